@@ -1,0 +1,49 @@
+// Fastify plugin: encapsulated (its body parsing never leaks into the host), glue over the Node bridge.
+import type { FastifyInstance, FastifyPluginAsync } from "fastify";
+import { dispatch, type Service } from "@mountkit/core";
+import { connectionSignal, type NodeBridgeOptions, toKitRequest, writeKitResponse } from "@mountkit/node";
+
+export interface MountkitPluginOptions extends NodeBridgeOptions {
+  services: Service | readonly Service[];
+}
+
+/** `app.register(mountkitPlugin, { services: [a, b], prefix: "/x" })`. */
+export const mountkitPlugin: FastifyPluginAsync<MountkitPluginOptions> = async (fastify: FastifyInstance, opts) => {
+  const list = Array.isArray(opts.services) ? opts.services : [opts.services as Service];
+  // Leave the body stream untouched: the core reads it with its own limit, content type and errors.
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser("*", (_req, _payload, done) => done(null, undefined));
+  const prefix = fastify.prefix ?? "";
+
+  const handler = async (request: import("fastify").FastifyRequest, reply: import("fastify").FastifyReply) => {
+    const abort = connectionSignal(reply.raw);
+    const url = request.raw.url ?? "/";
+    const q = url.indexOf("?");
+    let path = q === -1 ? url : url.slice(0, q);
+    if (prefix && path.startsWith(prefix)) path = path.slice(prefix.length) || "/";
+    const kreq = toKitRequest(request.raw, { path, signal: abort.signal });
+    const k = await dispatch(list, kreq);
+    if (!k) return reply.callNotFound();
+    if (k.stream) {
+      // streams bypass Fastify's serialisation; hijack so hooks do not write after us (fastify#3979)
+      reply.hijack();
+      await writeKitResponse(reply.raw, k, abort, opts);
+      return reply;
+    }
+    reply.code(k.status).headers(k.headers);
+    return reply.send(k.body ?? null);
+  };
+
+  const paths = new Set<string>();
+  for (const s of list) {
+    for (const m of s.mounts) {
+      const base = `${s.basePath}${m}`.replace(/\/+$/, "");
+      paths.add(base || "/");
+      paths.add(`${base}/*`);
+    }
+  }
+  for (const url of paths) fastify.route({ method: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], url, handler, exposeHeadRoute: false });
+};
+
+// Marks the plugin as not needing fastify-plugin's skip-override: it stays encapsulated on purpose.
+export default mountkitPlugin;

@@ -1,0 +1,99 @@
+// Fetch-style handler `(Request) => Promise<Response>` for any fetch runtime, plus a node:http host for it.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import { type FetchHandlerOptions, type Service, toFetchHandler } from "@mountkit/core";
+
+export { toFetchHandler, type FetchHandlerOptions };
+
+type FetchHandler = (request: Request) => Promise<Response>;
+
+/** Converts a Node request to a WHATWG Request (streaming body, aborted when the client leaves). */
+export function nodeToRequest(req: IncomingMessage, res: ServerResponse): Request {
+  const host = req.headers.host ?? "localhost";
+  const url = new URL(req.url ?? "/", `http://${host}`);
+  const abort = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v === undefined) continue;
+    if (Array.isArray(v)) for (const x of v) headers.append(k, x);
+    else headers.set(k, v);
+  }
+  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  return new Request(url, {
+    method: req.method,
+    headers,
+    signal: abort.signal,
+    ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: "half" } : {}),
+  } as RequestInit);
+}
+
+/** Writes a WHATWG Response to Node, streaming with backpressure; cancels the body if the client leaves. */
+export async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((v, k) => {
+    if (k !== "set-cookie") headers[k] = v;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length) headers["set-cookie"] = cookies;
+  res.writeHead(response.status, headers);
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  const streaming = (response.headers.get("content-type") ?? "").startsWith("text/event-stream");
+  if (streaming) res.flushHeaders();
+  const reader = response.body.getReader();
+  const onClose = () => void reader.cancel().catch(() => {});
+  res.once("close", onClose);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) {
+        if (res.writableLength > 1024 * 1024) {
+          res.destroy();
+          break;
+        }
+        await new Promise<void>((r) => {
+          const fin = () => {
+            res.off("drain", fin);
+            res.off("close", fin);
+            r();
+          };
+          res.on("drain", fin);
+          res.on("close", fin);
+        });
+        if (res.destroyed) break;
+      }
+    }
+  } catch {
+    // the client went away or the body failed mid-stream
+  } finally {
+    res.off("close", onClose);
+    if (!res.destroyed && !res.writableEnded) res.end();
+    reader.releaseLock?.();
+  }
+}
+
+/** Serves a fetch handler (or services) on node:http. */
+export function createFetchServer(handler: FetchHandler | Service | readonly Service[], options: FetchHandlerOptions = {}): Server {
+  const fetchHandler: FetchHandler = typeof handler === "function" ? handler : toFetchHandler(handler as Service | readonly Service[], options);
+  return createServer((req, res) => {
+    let request: Request;
+    try {
+      request = nodeToRequest(req, res);
+    } catch {
+      res.writeHead(400, { "content-type": "application/json" }).end('{"error":"bad request"}');
+      return;
+    }
+    fetchHandler(request)
+      .then((response) => writeResponse(response, res))
+      .catch(() => {
+        if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end('{"error":"internal error"}');
+        else res.destroy();
+      });
+  });
+}

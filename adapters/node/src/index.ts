@@ -1,0 +1,200 @@
+// The one bridge between Node's IncomingMessage/ServerResponse and the core. No WHATWG objects on the hot path.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { type BodySource, coreError, dispatch, genericNotFound, type KitRequest, type KitResponse, type Service } from "@mountkit/core";
+
+export interface NodeBridgeOptions {
+  /**
+   * Bytes an SSE response may have queued in memory for a slow client before the client is dropped
+   * (a stalled client must not hold memory forever). Default 1 MiB.
+   */
+  maxStreamBuffer?: number;
+  /** How long to wait for `drain` on a stream before dropping the client. Default 30 s. */
+  drainTimeoutMs?: number;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** Reads the raw body with a byte limit. Past the limit: stop reading, let the 413 go out, drop the rest. */
+export function nodeBodyReader(req: IncomingMessage): (limit: number) => Promise<Uint8Array> {
+  return (limit) =>
+    new Promise<Uint8Array>((resolve, reject) => {
+      if (req.readableEnded) return resolve(EMPTY);
+      const chunks: Buffer[] = [];
+      let total = 0;
+      const cleanup = () => {
+        req.off("data", onData);
+        req.off("end", onEnd);
+        req.off("error", onError);
+        req.off("close", onClose);
+      };
+      const onData = (c: Buffer) => {
+        total += c.length;
+        if (total > limit) {
+          cleanup();
+          // keep draining (discarding) so the client can read our 413 instead of a reset
+          req.resume();
+          reject(coreError("payload_too_large", { details: { limit } }));
+          return;
+        }
+        chunks.push(c);
+      };
+      const onEnd = () => {
+        cleanup();
+        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
+      };
+      const onError = (e: Error) => {
+        cleanup();
+        reject(e);
+      };
+      const onClose = () => {
+        if (!req.readableEnded) {
+          cleanup();
+          reject(new Error("client closed the request"));
+        }
+      };
+      req.on("data", onData);
+      req.on("end", onEnd);
+      req.on("error", onError);
+      req.on("close", onClose);
+    });
+}
+
+/** True when a host body parser (express.json(), ...) already consumed the stream. */
+function consumedBody(req: IncomingMessage & { body?: unknown; _body?: boolean }): boolean {
+  return req._body === true || (req.readableEnded && req.body !== undefined);
+}
+
+export function toKitRequest(
+  req: IncomingMessage & { body?: unknown },
+  options: { path?: string; signal: AbortSignal },
+): KitRequest {
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  const path = options.path ?? (q === -1 ? url : url.slice(0, q));
+  const query = new URLSearchParams(q === -1 ? "" : url.slice(q + 1));
+  const headers: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(", ") : v;
+  let body: BodySource;
+  if (consumedBody(req)) body = { kind: "parsed", value: req.body };
+  else if (req.method === "GET" || req.method === "HEAD") body = { kind: "none" };
+  else body = { kind: "stream", read: nodeBodyReader(req) };
+  return { method: req.method ?? "GET", path: safePath(path), query, headers, body, signal: options.signal, remoteAddress: req.socket?.remoteAddress };
+}
+
+function safePath(p: string): string {
+  // an absolute-form request target (`GET http://host/x`) still routes on its path
+  if (!p.startsWith("/")) {
+    try {
+      return new URL(p).pathname;
+    } catch {
+      return `/${p}`;
+    }
+  }
+  return p;
+}
+
+/** Ties an AbortController to the client connection: aborts when the response closes early. */
+export function connectionSignal(res: ServerResponse): AbortController {
+  const abort = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  return abort;
+}
+
+/** Writes a KitResponse. Streams flush every frame, honour `drain`, and drop stalled clients. */
+export async function writeKitResponse(res: ServerResponse, k: KitResponse, abort: AbortController, options: NodeBridgeOptions = {}): Promise<void> {
+  if (!k.stream) {
+    res.writeHead(k.status, k.body !== undefined ? { ...k.headers, "content-length": String(Buffer.byteLength(k.body as string | Uint8Array)) } : k.headers);
+    res.end(k.body);
+    return;
+  }
+  const maxBuffer = options.maxStreamBuffer ?? 1024 * 1024;
+  const drainTimeout = options.drainTimeoutMs ?? 30_000;
+  res.writeHead(k.status, k.headers);
+  res.flushHeaders();
+  res.socket?.setNoDelay(true);
+  const it = k.stream[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      if (abort.signal.aborted || res.destroyed) break;
+      const r = await it.next();
+      if (r.done || abort.signal.aborted || res.destroyed) break;
+      const ok = res.write(r.value);
+      (res as ServerResponse & { flush?: () => void }).flush?.();
+      if (!ok) {
+        if (res.writableLength > maxBuffer) {
+          res.destroy();
+          break;
+        }
+        const drained = await waitDrain(res, drainTimeout);
+        if (!drained) {
+          res.destroy();
+          break;
+        }
+      }
+    }
+  } catch {
+    // an event source failing mid-stream ends the stream; the client reconnects with Last-Event-ID
+  } finally {
+    abort.abort();
+    await it.return?.();
+    if (!res.destroyed && !res.writableEnded) res.end();
+  }
+}
+
+function waitDrain(res: ServerResponse, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (v: boolean) => {
+      clearTimeout(t);
+      res.off("drain", onDrain);
+      res.off("close", onClose);
+      resolve(v);
+    };
+    const onDrain = () => done(true);
+    const onClose = () => done(false);
+    const t = setTimeout(() => done(false), timeoutMs);
+    res.on("drain", onDrain);
+    res.on("close", onClose);
+  });
+}
+
+export interface NodeHandleOptions {
+  /** Path relative to the mount point (frameworks that strip a prefix pass it here). */
+  path?: string;
+}
+
+/**
+ * Handles a Node request with the given services. Resolves `false` when no service owns the path
+ * (the caller passes it on), `true` once a response was written.
+ */
+export function createNodeHandler(services: Service | readonly Service[], options: NodeBridgeOptions = {}) {
+  const list = Array.isArray(services) ? services : [services as Service];
+  return async function handleNode(req: IncomingMessage, res: ServerResponse, opts: NodeHandleOptions = {}): Promise<boolean> {
+    const abort = connectionSignal(res);
+    const kreq = toKitRequest(req, { path: opts.path, signal: abort.signal });
+    const k = await dispatch(list, kreq);
+    if (!k) return false;
+    await writeKitResponse(res, k, abort, options);
+    return true;
+  };
+}
+
+/** A plain `node:http` request listener; unowned paths answer a generic JSON 404. */
+export function toNodeListener(services: Service | readonly Service[], options: NodeBridgeOptions = {}) {
+  const handle = createNodeHandler(services, options);
+  return (req: IncomingMessage, res: ServerResponse) => {
+    handle(req, res).then(
+      (handled) => {
+        if (!handled) {
+          const k = genericNotFound({ method: req.method ?? "GET", path: (req.url ?? "/").split("?")[0]! });
+          res.writeHead(k.status, k.headers).end(k.body);
+        }
+      },
+      () => {
+        if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end('{"error":"internal error"}');
+        else res.destroy();
+      },
+    );
+  };
+}

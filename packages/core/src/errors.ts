@@ -1,0 +1,63 @@
+// The kit's single error type. Recognised by a global-symbol brand so duplicate installs still match.
+const BRAND = Symbol.for("mountkit.KitError");
+
+export interface KitErrorInit {
+  status: number;
+  code: string;
+  message?: string;
+  details?: unknown;
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class KitError extends Error {
+  readonly [BRAND] = true;
+  readonly status: number;
+  readonly code: string;
+  readonly details: unknown;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(init: KitErrorInit) {
+    super(init.message ?? init.code, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = "KitError";
+    this.status = init.status;
+    this.code = init.code;
+    this.details = init.details;
+    this.headers = init.headers;
+  }
+}
+
+export function isKitError(value: unknown): value is KitError {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+}
+
+/** Declares a service's error codes once, with their status and default message. */
+export function defineErrors<const T extends Record<string, { status: number; message: string }>>(table: T) {
+  return function kitError(
+    code: keyof T & string,
+    options: { message?: string; details?: unknown; headers?: Record<string, string>; cause?: unknown } = {},
+  ): KitError {
+    const entry = table[code] as { status: number; message: string };
+    return new KitError({
+      status: entry.status,
+      code,
+      message: options.message ?? entry.message,
+      details: options.details,
+      headers: options.headers,
+      cause: options.cause,
+    });
+  };
+}
+
+/** Errors the dispatcher itself raises, before any service code runs. */
+export const coreError = defineErrors({
+  not_found: { status: 404, message: "not found" },
+  method_not_allowed: { status: 405, message: "method not allowed" },
+  invalid_json: { status: 400, message: "request body is not valid JSON" },
+  invalid_request: { status: 400, message: "invalid request" },
+  unsupported_media_type: { status: 415, message: "unsupported content type" },
+  payload_too_large: { status: 413, message: "request body too large" },
+  too_many_requests: { status: 429, message: "too many requests" },
+  unauthorized: { status: 401, message: "unauthorized" },
+  internal: { status: 500, message: "internal error" },
+});

@@ -1,0 +1,53 @@
+// The core's boundary with adapters: a plain request in, a plain (already serialised) response out.
+
+/** Where the request body comes from. */
+export type BodySource =
+  | { kind: "none" }
+  /** Raw bytes still unread; `read` must reject with a 413 KitError past `limit` bytes. */
+  | { kind: "stream"; read(limit: number): Promise<Uint8Array> }
+  /** A host parser (e.g. `express.json()`) already consumed the stream. */
+  | { kind: "parsed"; value: unknown };
+
+export interface KitRequest {
+  method: string;
+  /** Path relative to where the service is mounted, without the query string. */
+  path: string;
+  query: URLSearchParams;
+  /** Lower-case header names. */
+  headers: Record<string, string | undefined>;
+  body: BodySource;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+  remoteAddress?: string;
+}
+
+export interface KitResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** Serialised body; absent for 204/HEAD and for streams. */
+  body?: string | Uint8Array;
+  /** SSE wire frames; the adapter writes each one and flushes. */
+  stream?: AsyncIterable<string>;
+}
+
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache, no-transform",
+  connection: "keep-alive",
+  "x-accel-buffering": "no",
+};
+
+/** Reads request headers from any `Headers`-like or Node-style object into lower-case strings. */
+export function normaliseHeaders(input: Headers | Record<string, string | string[] | undefined>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  if (typeof (input as Headers).forEach === "function" && typeof (input as Headers).get === "function") {
+    (input as Headers).forEach((v, k) => {
+      out[k.toLowerCase()] = v;
+    });
+    return out;
+  }
+  for (const [k, v] of Object.entries(input as Record<string, string | string[] | undefined>)) {
+    out[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
+  }
+  return out;
+}

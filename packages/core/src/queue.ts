@@ -1,0 +1,255 @@
+// Job queue in the shape of pg-boss/BullMQ: enqueue returns an id, at-least-once delivery via leases,
+// retries with exponential backoff, a graceful stop that drains in-flight jobs. Handlers must be idempotent.
+import { type Clock, systemClock } from "./clock.js";
+import { type IdGenerator, randomIds } from "./ids.js";
+import { type Logger, silentLogger } from "./logger.js";
+
+export interface Job<T = unknown> {
+  id: string;
+  queue: string;
+  payload: T;
+  /** Attempts started so far, including the current one once claimed. */
+  attempts: number;
+  maxAttempts: number;
+  runAt: number;
+}
+
+export interface EnqueueInput {
+  queue: string;
+  payload: unknown;
+  id?: string;
+  runAt?: number;
+  maxAttempts?: number;
+}
+
+/** Storage behind a queue. `claim` must be atomic: a job is leased to one worker at a time. */
+export interface JobStore {
+  enqueue(job: EnqueueInput & { id: string; now: number }): Promise<string>;
+  /** Leases up to `limit` due jobs (queued, or running with an expired lease) until `now + leaseMs`. */
+  claim(input: { queue: string; limit: number; now: number; leaseMs: number }): Promise<Job[]>;
+  complete(input: { id: string; now: number }): Promise<void>;
+  /** `retryAt: null` marks the job dead (no more attempts). */
+  fail(input: { id: string; error: string; retryAt: number | null; now: number }): Promise<void>;
+  /** Counts by state, for health and tests. */
+  counts(queue: string): Promise<{ queued: number; running: number; done: number; dead: number }>;
+}
+
+type MemJob = Job & { state: "queued" | "running" | "done" | "dead"; leaseUntil: number; lastError?: string };
+
+export function memoryJobStore(): JobStore {
+  const jobs = new Map<string, MemJob>();
+  return {
+    async enqueue(j) {
+      if (jobs.has(j.id)) return j.id;
+      jobs.set(j.id, {
+        id: j.id,
+        queue: j.queue,
+        payload: structuredClone(j.payload),
+        attempts: 0,
+        maxAttempts: j.maxAttempts ?? 5,
+        runAt: j.runAt ?? j.now,
+        state: "queued",
+        leaseUntil: 0,
+      });
+      return j.id;
+    },
+    async claim({ queue, limit, now, leaseMs }) {
+      const out: Job[] = [];
+      for (const j of jobs.values()) {
+        if (out.length >= limit) break;
+        if (j.queue !== queue) continue;
+        const due = (j.state === "queued" && j.runAt <= now) || (j.state === "running" && j.leaseUntil <= now);
+        if (!due) continue;
+        j.state = "running";
+        j.attempts += 1;
+        j.leaseUntil = now + leaseMs;
+        out.push({ id: j.id, queue: j.queue, payload: structuredClone(j.payload), attempts: j.attempts, maxAttempts: j.maxAttempts, runAt: j.runAt });
+      }
+      return out;
+    },
+    async complete({ id }) {
+      const j = jobs.get(id);
+      if (j) j.state = "done";
+    },
+    async fail({ id, error, retryAt }) {
+      const j = jobs.get(id);
+      if (!j) return;
+      j.lastError = error;
+      if (retryAt === null) j.state = "dead";
+      else {
+        j.state = "queued";
+        j.runAt = retryAt;
+      }
+    },
+    async counts(queue) {
+      const c = { queued: 0, running: 0, done: 0, dead: 0 };
+      for (const j of jobs.values()) if (j.queue === queue) c[j.state]++;
+      return c;
+    },
+  };
+}
+
+export interface WorkerOptions<T> {
+  store: JobStore;
+  queue: string;
+  handler: (job: Job<T>) => Promise<void>;
+  /** Called when a job has used its last attempt. */
+  onDead?: (job: Job<T>, error: unknown) => Promise<void> | void;
+  concurrency?: number;
+  pollMs?: number;
+  leaseMs?: number;
+  /** Delay before attempt n+1; default 1s doubling, capped at 5 min. */
+  backoffMs?: (attempt: number) => number;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+export interface Worker {
+  start(): void;
+  /** Polls now instead of waiting for the next tick (call after enqueue). */
+  wake(): void;
+  /** Stops claiming and waits for in-flight jobs to finish. */
+  stop(): Promise<void>;
+  /** Resolves when no job is in flight and none is due. */
+  idle(): Promise<void>;
+}
+
+export function createWorker<T>(o: WorkerOptions<T>): Worker {
+  const clock = o.clock ?? systemClock;
+  const log = o.logger ?? silentLogger;
+  const concurrency = o.concurrency ?? 2;
+  const pollMs = o.pollMs ?? 250;
+  const leaseMs = o.leaseMs ?? 60_000;
+  const backoff = o.backoffMs ?? ((n: number) => Math.min(300_000, 1000 * 2 ** (n - 1)));
+  const inFlight = new Set<Promise<void>>();
+  let running = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let polling: Promise<void> | undefined;
+  let again = false;
+  let idleWaiters: Array<() => void> = [];
+
+  async function runJob(job: Job<T>) {
+    try {
+      await o.handler(job);
+      await o.store.complete({ id: job.id, now: clock.now() });
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const last = job.attempts >= job.maxAttempts;
+      log.warn("job failed", { queue: o.queue, job: job.id, attempt: job.attempts, last, error: message });
+      try {
+        if (last) await o.onDead?.(job, err);
+      } catch (e) {
+        log.error("onDead failed", { queue: o.queue, job: job.id, error: e });
+      }
+      await o.store.fail({ id: job.id, error: message, retryAt: last ? null : clock.now() + backoff(job.attempts), now: clock.now() }).catch((e) =>
+        log.error("could not record job failure", { job: job.id, error: e }),
+      );
+    }
+  }
+
+  async function poll(): Promise<void> {
+    do {
+      again = false;
+      while (running && inFlight.size < concurrency) {
+        let jobs: Job[];
+        try {
+          jobs = await o.store.claim({ queue: o.queue, limit: concurrency - inFlight.size, now: clock.now(), leaseMs });
+        } catch (e) {
+          log.error("job claim failed", { queue: o.queue, error: e });
+          break;
+        }
+        if (!jobs.length) break;
+        for (const job of jobs) {
+          const p = runJob(job as Job<T>).finally(() => {
+            inFlight.delete(p);
+            if (running) wake();
+            else settleIdle();
+          });
+          inFlight.add(p);
+        }
+      }
+    } while (again && running);
+    settleIdle();
+  }
+
+  function settleIdle() {
+    if (inFlight.size === 0 && !polling) {
+      const w = idleWaiters;
+      idleWaiters = [];
+      for (const f of w) f();
+    }
+  }
+
+  function wake() {
+    if (!running) return;
+    if (polling) {
+      again = true;
+      return;
+    }
+    polling = poll().finally(() => {
+      polling = undefined;
+      schedule();
+      settleIdle();
+    });
+  }
+
+  function schedule() {
+    if (!running) return;
+    clearTimeout(timer);
+    timer = setTimeout(wake, pollMs);
+    timer.unref?.();
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      wake();
+    },
+    wake,
+    async stop() {
+      running = false;
+      clearTimeout(timer);
+      await polling;
+      await Promise.allSettled([...inFlight]);
+    },
+    async idle() {
+      for (;;) {
+        await polling;
+        if (inFlight.size) await Promise.allSettled([...inFlight]);
+        const c = await o.store.counts(o.queue);
+        if (!polling && inFlight.size === 0 && c.running === 0) {
+          // due queued jobs still count as work; delayed retries do not
+          const due = await o.store.claim({ queue: o.queue, limit: 0, now: clock.now(), leaseMs });
+          if (due.length === 0) return;
+        }
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+  };
+}
+
+/** The common queue shape on top of a JobStore: `enqueue` + `work` + `stop`. */
+export function createQueue(store: JobStore, options: { clock?: Clock; ids?: IdGenerator; logger?: Logger } = {}) {
+  const clock = options.clock ?? systemClock;
+  const ids = options.ids ?? randomIds;
+  const workers = new Map<string, Worker>();
+  return {
+    store,
+    async enqueue(queue: string, payload: unknown, opts: { id?: string; runAt?: number; maxAttempts?: number } = {}) {
+      const id = await store.enqueue({ queue, payload, id: opts.id ?? ids("job"), runAt: opts.runAt, maxAttempts: opts.maxAttempts, now: clock.now() });
+      workers.get(queue)?.wake();
+      return id;
+    },
+    work<T>(queue: string, handler: (job: Job<T>) => Promise<void>, opts: Omit<WorkerOptions<T>, "store" | "queue" | "handler"> = {}) {
+      const w = createWorker<T>({ clock, logger: options.logger, ...opts, store, queue, handler });
+      workers.set(queue, w);
+      w.start();
+      return w;
+    },
+    async stop() {
+      await Promise.all([...workers.values()].map((w) => w.stop()));
+    },
+  };
+}
+export type Queue = ReturnType<typeof createQueue>;

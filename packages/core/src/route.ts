@@ -1,0 +1,122 @@
+// Routes are data: one table per service drives dispatch, every adapter and the OpenAPI document.
+import type * as z from "zod";
+import type { Clock } from "./clock.js";
+import type { Logger } from "./logger.js";
+import type { SseEvent } from "./sse.js";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** What a handler sees: plain data, no framework objects. */
+export interface RequestContext<P = Record<string, string>, Q = Record<string, unknown>, B = unknown> {
+  method: HttpMethod;
+  /** Path relative to the service's mount point. */
+  path: string;
+  params: P;
+  query: Q;
+  body: B;
+  /** Raw body bytes, for routes declared with `body: "raw"`. */
+  rawBody: Uint8Array | undefined;
+  contentType: string | undefined;
+  headers: Readonly<Record<string, string | undefined>>;
+  requestId: string;
+  signal: AbortSignal;
+  /** Per-request scratch space for middleware (auth subject, brain id, ...). */
+  state: Record<string, unknown>;
+  clock: Clock;
+  log: Logger;
+}
+
+export type JsonResult = { status: number; headers?: Record<string, string>; json: unknown };
+export type TextResult = { status: number; headers?: Record<string, string>; text: string; contentType: string };
+export type EmptyResult = { status: number; headers?: Record<string, string> };
+export interface SseResult {
+  status?: 200;
+  headers?: Record<string, string>;
+  sse: {
+    events: AsyncIterable<SseEvent>;
+    /** `retry:` advice sent first, in ms. */
+    retryMs?: number;
+    /** Interval of `: ping` comments, in ms. */
+    heartbeatMs?: number;
+  };
+}
+export type HandlerResult = JsonResult | TextResult | EmptyResult | SseResult;
+
+export type Handler<Ctx extends RequestContext<any, any, any> = RequestContext> = (ctx: Ctx) => Promise<HandlerResult> | HandlerResult;
+export type Middleware = (ctx: RequestContext<any, any, any>, next: () => Promise<HandlerResult>) => Promise<HandlerResult>;
+
+export interface ResponseDoc {
+  description: string;
+  schema?: z.ZodType;
+  /** Content type of the documented body; default application/json. */
+  contentType?: string;
+}
+
+export interface RouteDef<
+  P extends z.ZodType | undefined = z.ZodType | undefined,
+  Q extends z.ZodType | undefined = z.ZodType | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+> {
+  method: HttpMethod;
+  /** Express-style path: `/api/conversations/:id`. */
+  path: string;
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** `json` (default when a body schema is given) or `raw` (bytes handed over as-is, e.g. YAML). */
+  bodyMode?: "json" | "raw" | "none";
+  /** Accepted request content types; default application/json. */
+  accepts?: string[];
+  /** Body size limit in bytes for this route; default is the service's. */
+  bodyLimit?: number;
+  /** Security scheme names (OpenAPI). */
+  security?: string[];
+  responses?: Record<number, ResponseDoc>;
+  use?: Middleware[];
+  /** Hidden from the OpenAPI document. */
+  internal?: boolean;
+  handler: Handler<
+    RequestContext<
+      P extends z.ZodType ? z.output<P> : Record<string, string>,
+      Q extends z.ZodType ? z.output<Q> : Record<string, unknown>,
+      B extends z.ZodType ? z.output<B> : unknown
+    >
+  >;
+}
+
+export type Route = RouteDef<any, any, any>;
+
+/** Identity function that types the handler's context from the schemas. */
+export function route<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(def: RouteDef<P, Q, B>): Route {
+  return def as Route;
+}
+
+export const json = (status: number, body: unknown, headers?: Record<string, string>): JsonResult => ({
+  status,
+  json: body,
+  ...(headers ? { headers } : {}),
+});
+export const text = (status: number, body: string, contentType: string, headers?: Record<string, string>): TextResult => ({
+  status,
+  text: body,
+  contentType,
+  ...(headers ? { headers } : {}),
+});
+export const empty = (status = 204, headers?: Record<string, string>): EmptyResult => ({ status, ...(headers ? { headers } : {}) });
+export const sse = (events: AsyncIterable<SseEvent>, options: { retryMs?: number; heartbeatMs?: number; headers?: Record<string, string> } = {}): SseResult => ({
+  status: 200,
+  ...(options.headers ? { headers: options.headers } : {}),
+  sse: { events, retryMs: options.retryMs, heartbeatMs: options.heartbeatMs },
+});
+
+export const isSseResult = (r: HandlerResult): r is SseResult => "sse" in r;
+export const isJsonResult = (r: HandlerResult): r is JsonResult => "json" in r;
+export const isTextResult = (r: HandlerResult): r is TextResult => "text" in r;

@@ -1,0 +1,64 @@
+// Matches a method and path against a route table: static segments first, `:param` segments capture.
+import type { HttpMethod, Route } from "./route.js";
+
+interface Compiled {
+  route: Route;
+  segments: Array<{ param: string } | { literal: string }>;
+  staticCount: number;
+}
+
+export type RouteMatch =
+  | { kind: "match"; route: Route; params: Record<string, string> }
+  | { kind: "method_not_allowed"; allow: HttpMethod[] }
+  | { kind: "none" };
+
+const split = (path: string): string[] => {
+  const parts = path.split("/");
+  // keep a trailing empty segment so `/x/` and `/x` stay distinct
+  return parts.slice(1);
+};
+
+export function compileRoutes(routes: readonly Route[]) {
+  const compiled: Compiled[] = routes.map((route) => {
+    const segments = split(route.path).map((s) => (s.startsWith(":") ? { param: s.slice(1) } : { literal: s }));
+    return { route, segments, staticCount: segments.filter((s) => "literal" in s).length };
+  });
+  // more literal segments win over params at equal length
+  compiled.sort((a, b) => b.staticCount - a.staticCount);
+
+  return function match(method: string, path: string): RouteMatch {
+    const parts = split(path);
+    const allow = new Set<HttpMethod>();
+    for (const c of compiled) {
+      if (c.segments.length !== parts.length) continue;
+      let params: Record<string, string> | undefined = {};
+      for (let i = 0; i < parts.length; i++) {
+        const seg = c.segments[i]!;
+        const part = parts[i]!;
+        if ("literal" in seg) {
+          if (seg.literal !== part) {
+            params = undefined;
+            break;
+          }
+        } else {
+          if (part === "") {
+            params = undefined;
+            break;
+          }
+          let value: string;
+          try {
+            value = decodeURIComponent(part);
+          } catch {
+            params = undefined;
+            break;
+          }
+          params[seg.param] = value;
+        }
+      }
+      if (!params) continue;
+      if (c.route.method === method || (method === "HEAD" && c.route.method === "GET")) return { kind: "match", route: c.route, params };
+      allow.add(c.route.method);
+    }
+    return allow.size ? { kind: "method_not_allowed", allow: [...allow] } : { kind: "none" };
+  };
+}

@@ -1,0 +1,302 @@
+// A service is a route table plus its error body; `defineService` derives dispatch, fetch and OpenAPI from it.
+import type * as z from "zod";
+import { DEFAULT_BODY_LIMIT, readBody } from "./body.js";
+import { type Clock, systemClock } from "./clock.js";
+import { coreError, isKitError, KitError } from "./errors.js";
+import { toFetchHandler } from "./fetch.js";
+import { type KitRequest, type KitResponse, SSE_HEADERS } from "./http.js";
+import { type IdGenerator, randomIds } from "./ids.js";
+import { type Logger, silentLogger } from "./logger.js";
+import { buildOpenApi, type OpenApiDocument } from "./openapi.js";
+import {
+  type HandlerResult,
+  type HttpMethod,
+  isJsonResult,
+  isSseResult,
+  isTextResult,
+  type Middleware,
+  type RequestContext,
+  type Route,
+} from "./route.js";
+import { compileRoutes } from "./router.js";
+import { sseFrames } from "./sse.js";
+
+export interface ServiceDefinition {
+  name: string;
+  /** OpenAPI info. */
+  title: string;
+  version: string;
+  description?: string;
+  /** Path prefixes this service owns (relative to basePath): unmatched paths under them get this service's 404/405. */
+  mounts: string[];
+  routes: Route[];
+  /** Middleware run around every route, outermost first. */
+  use?: Middleware[];
+  /** The service's wire error body. */
+  errorBody(error: KitError, requestId: string): unknown;
+  /** Zod schema of that body, for the OpenAPI document. */
+  errorSchema?: z.ZodType;
+  securitySchemes?: Record<string, Record<string, unknown>>;
+  basePath?: string;
+  bodyLimit?: number;
+  clock?: Clock;
+  logger?: Logger;
+  ids?: IdGenerator;
+  dispose?: () => Promise<void> | void;
+}
+
+export interface Service {
+  readonly name: string;
+  readonly basePath: string;
+  readonly mounts: readonly string[];
+  readonly routes: readonly Route[];
+  /** Dispatches a request; `null` when the path is not this service's. */
+  handle(request: KitRequest): Promise<KitResponse | null>;
+  /** `(Request) => Promise<Response>` for fetch runtimes. */
+  fetch(request: Request): Promise<Response>;
+  openapi(): OpenApiDocument;
+  /** The error body for a request no service owns. */
+  notFound(request: KitRequest): KitResponse;
+  /**
+   * Answers an error raised outside the kit (e.g. a host body parser that ran first) with this
+   * service's error body; `null` when the path is not this service's.
+   */
+  errorResponse(request: Pick<KitRequest, "method" | "path" | "headers">, error: unknown): KitResponse | null;
+  dispose(): Promise<void>;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function queryObject(q: URLSearchParams): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const key of new Set(q.keys())) {
+    const all = q.getAll(key);
+    out[key] = all.length === 1 ? all[0]! : all;
+  }
+  return out;
+}
+
+/** Zod issues as `[{ path, message }]` with dotted paths prefixed by where the value came from. */
+export function issuesToDetails(issues: readonly z.core.$ZodIssue[], prefix?: string): Array<{ path: string; message: string }> {
+  return issues.map((i) => {
+    const segs = i.path.map((p) => (typeof p === "number" ? `[${p}]` : String(p)));
+    const joined = segs.reduce((acc, s) => (s.startsWith("[") ? acc + s : acc ? `${acc}.${s}` : s), "");
+    return { path: prefix ? (joined ? `${prefix}.${joined}` : prefix) : joined, message: i.message };
+  });
+}
+
+function validate(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
+  if (!schema) return value;
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const details = issuesToDetails(r.error.issues, where === "body" ? undefined : where);
+  const first = details[0];
+  const message = first ? `invalid ${where}: ${first.path ? `${first.path}: ` : ""}${first.message}` : `invalid ${where}`;
+  throw coreError("invalid_request", { message, details });
+}
+
+const owns = (mounts: readonly string[], path: string) =>
+  mounts.some((m) => path === m || path.startsWith(m.endsWith("/") ? m : `${m}/`));
+
+export function defineService(def: ServiceDefinition): Service {
+  const basePath = (def.basePath ?? "").replace(/\/+$/, "");
+  const clock = def.clock ?? systemClock;
+  const log = def.logger ?? silentLogger;
+  const ids = def.ids ?? randomIds;
+  const bodyLimit = def.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const match = compileRoutes(def.routes);
+  let openapiCache: OpenApiDocument | undefined;
+
+  const errorResult = (err: unknown, requestId: string, method: string, path: string): HandlerResult => {
+    let kitErr: KitError;
+    if (isKitError(err)) kitErr = err;
+    else {
+      log.error("unhandled error", { service: def.name, requestId, method, path, error: err });
+      kitErr = coreError("internal");
+    }
+    if (kitErr.status >= 500 && isKitError(err) && err.cause) log.error("service error", { service: def.name, requestId, error: err.cause });
+    return { status: kitErr.status, json: def.errorBody(kitErr, requestId), headers: kitErr.headers };
+  };
+
+  const safe =
+    (fn: () => Promise<HandlerResult>, requestId: string, method: string, path: string) => async (): Promise<HandlerResult> => {
+      try {
+        return await fn();
+      } catch (e) {
+        return errorResult(e, requestId, method, path);
+      }
+    };
+
+  function serialise(result: HandlerResult, request: KitRequest, requestId: string): KitResponse {
+    const headers: Record<string, string> = { ...(result.headers ?? {}), "x-request-id": requestId };
+    if (isSseResult(result)) {
+      return {
+        status: 200,
+        headers: { ...SSE_HEADERS, ...headers },
+        stream: sseFrames(result.sse.events, { retryMs: result.sse.retryMs, heartbeatMs: result.sse.heartbeatMs, signal: request.signal }),
+      };
+    }
+    const head = request.method === "HEAD";
+    if (isJsonResult(result)) {
+      headers["content-type"] = "application/json; charset=utf-8";
+      return { status: result.status, headers, body: head ? undefined : JSON.stringify(result.json) };
+    }
+    if (isTextResult(result)) {
+      headers["content-type"] = result.contentType;
+      return { status: result.status, headers, body: head ? undefined : result.text };
+    }
+    return { status: result.status, headers };
+  }
+
+  async function handle(request: KitRequest): Promise<KitResponse | null> {
+    let path = request.path || "/";
+    if (basePath) {
+      if (path !== basePath && !path.startsWith(`${basePath}/`)) return null;
+      path = path.slice(basePath.length) || "/";
+    }
+    if (!owns(def.mounts, path)) return null;
+    const started = performance.now();
+    const incomingId = request.headers["x-request-id"];
+    const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : ids("req");
+    const method = request.method.toUpperCase();
+    const m = match(method, path);
+
+    const ctx: RequestContext<Record<string, string>, Record<string, unknown>, unknown> = {
+      method: method as HttpMethod,
+      path,
+      params: m.kind === "match" ? m.params : {},
+      query: queryObject(request.query),
+      body: undefined,
+      rawBody: undefined,
+      contentType: request.headers["content-type"],
+      headers: request.headers,
+      requestId,
+      signal: request.signal,
+      state: {},
+      clock,
+      log,
+    };
+
+    let result: HandlerResult;
+    if (m.kind === "none") {
+      result = errorResult(coreError("not_found", { message: `no route for ${method} ${path}` }), requestId, method, path);
+    } else if (m.kind === "method_not_allowed") {
+      const allow = [...m.allow, ...(m.allow.includes("GET") ? ["HEAD"] : [])].join(", ");
+      result = errorResult(coreError("method_not_allowed", { details: { allow }, headers: { allow } }), requestId, method, path);
+    } else {
+      const r = m.route;
+      const inner = async (): Promise<HandlerResult> => {
+        const mode = r.bodyMode ?? (r.body ? "json" : "none");
+        if (mode !== "none" && method !== "GET" && method !== "HEAD") {
+          const b = await readBody(request.body, {
+            mode,
+            accepts: r.accepts ?? ["application/json"],
+            limit: r.bodyLimit ?? bodyLimit,
+            contentType: request.headers["content-type"],
+            contentLength: request.headers["content-length"],
+          });
+          ctx.body = b.value;
+          ctx.rawBody = b.raw;
+          ctx.contentType = b.contentType;
+        }
+        ctx.params = validate(r.params, ctx.params, "path") as Record<string, string>;
+        ctx.query = validate(r.query, ctx.query, "query") as Record<string, unknown>;
+        if (r.body) ctx.body = validate(r.body, ctx.body, "body");
+        return r.handler(ctx as never);
+      };
+      const chain = [...(def.use ?? []), ...(r.use ?? [])];
+      let next = safe(inner, requestId, method, path);
+      for (let i = chain.length - 1; i >= 0; i--) {
+        const mw = chain[i]!;
+        const downstream = next;
+        next = safe(() => mw(ctx, downstream), requestId, method, path);
+      }
+      result = await next();
+    }
+    const response = serialise(result, request, requestId);
+    log.debug(`${method} ${basePath}${path} ${response.status} ${(performance.now() - started).toFixed(1)}ms`, { requestId });
+    return response;
+  }
+
+  const service: Service = {
+    name: def.name,
+    basePath,
+    mounts: def.mounts,
+    routes: def.routes,
+    handle,
+    fetch: (req) => fetchHandler(req),
+    openapi() {
+      openapiCache ??= buildOpenApi({
+        title: def.title,
+        version: def.version,
+        description: def.description,
+        routes: def.routes,
+        basePath,
+        errorSchema: def.errorSchema,
+        securitySchemes: def.securitySchemes,
+      });
+      return openapiCache;
+    },
+    notFound(request) {
+      const requestId = ids("req");
+      const err = coreError("not_found", { message: `no route for ${request.method} ${request.path}` });
+      return {
+        status: 404,
+        headers: { "content-type": "application/json; charset=utf-8", "x-request-id": requestId },
+        body: JSON.stringify(def.errorBody(err, requestId)),
+      };
+    },
+    errorResponse(request, error) {
+      let path = request.path || "/";
+      if (basePath) {
+        if (path !== basePath && !path.startsWith(`${basePath}/`)) return null;
+        path = path.slice(basePath.length) || "/";
+      }
+      if (!owns(def.mounts, path)) return null;
+      const incomingId = request.headers["x-request-id"];
+      const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : ids("req");
+      const result = errorResult(error, requestId, request.method, path);
+      return serialise(result, { method: request.method, signal: new AbortController().signal } as KitRequest, requestId);
+    },
+    async dispose() {
+      await def.dispose?.();
+    },
+  };
+  const fetchHandler = toFetchHandler(service, { bodyLimit });
+  return service;
+}
+
+/** Dispatches across several services mounted side by side: the first that owns the path answers. */
+export async function dispatch(services: readonly Service[], request: KitRequest): Promise<KitResponse | null> {
+  for (const s of services) {
+    const r = await s.handle(request);
+    if (r) return r;
+  }
+  return null;
+}
+
+/**
+ * Translates errors of common host body parsers (body-parser, raw-body: `status` + `type`) into
+ * KitErrors, so the service answers them with its own body.
+ */
+export function hostParserError(error: unknown): KitError | undefined {
+  if (isKitError(error)) return error;
+  const e = error as { status?: number; statusCode?: number; type?: string; message?: string } | null;
+  const status = e?.status ?? e?.statusCode;
+  if (!status || status < 400 || status >= 500) return undefined;
+  if (status === 413) return coreError("payload_too_large");
+  if (status === 415) return coreError("unsupported_media_type");
+  if (e?.type === "entity.parse.failed") return coreError("invalid_json");
+  return coreError("invalid_request", { message: "invalid request body" });
+}
+
+/** A 404 body acceptable to every service's error shape: `{ error, details, requestId }`. */
+export function genericNotFound(request: Pick<KitRequest, "method" | "path">, requestId: string = randomIds("req")): KitResponse {
+  return {
+    status: 404,
+    headers: { "content-type": "application/json; charset=utf-8", "x-request-id": requestId },
+    body: JSON.stringify({ error: `no route for ${request.method} ${request.path}`, details: null, requestId }),
+  };
+}
+
+export { KitError };

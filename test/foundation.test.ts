@@ -1,0 +1,185 @@
+// The foundation's contract, identical under every adapter: statuses, error bodies, bodies, SSE.
+import { request as httpRequest } from "node:http";
+import { EventSource } from "eventsource";
+import { describe, expect, it } from "vitest";
+import { echoService } from "./fixtures/echo-service.js";
+import { type AdapterTarget, call, forEachAdapter } from "./harness.js";
+
+let closedStreams = 0;
+const make = () => [echoService({ onStreamClosed: () => closedStreams++ })];
+
+function suite(t: AdapterTarget) {
+  it("routes JSON with a validated body and a request id", async () => {
+    const r = await call(`${t.url}/echo/json`, { body: { name: "ada", n: 3 } });
+    expect(r.status).toBe(200);
+    expect(r.body.got).toEqual({ name: "ada", n: 3 });
+    expect(r.headers.get("x-request-id")).toBe(r.body.requestId);
+    expect(r.headers.get("content-type")).toMatch(/^application\/json/);
+  });
+
+  it("keeps a sane incoming X-Request-Id and replaces an unsafe one", async () => {
+    const ok = await call(`${t.url}/echo/json`, { body: { name: "a" }, headers: { "x-request-id": "abc-123" } });
+    expect(ok.body.requestId).toBe("abc-123");
+    const bad = await call(`${t.url}/echo/json`, { body: { name: "a" }, headers: { "x-request-id": "x y<script>" } });
+    expect(bad.body.requestId).not.toBe("x y<script>");
+  });
+
+  it("decodes path params and query", async () => {
+    const r = await call(`${t.url}/echo/items/abc-1?q=hello%20world`);
+    expect(r.body).toEqual({ id: "abc-1", q: "hello world" });
+    const bad = await call(`${t.url}/echo/items/ABC`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.details[0].path).toBe("path.id");
+  });
+
+  it("answers malformed JSON with 400 and the service's error body", async () => {
+    const r = await call(`${t.url}/echo/json`, { rawBody: '{"name": ', headers: { "content-type": "application/json" } });
+    expect(r.status).toBe(400);
+    expect(typeof r.body.error).toBe("string");
+    expect(r.body.requestId).toBeTruthy();
+  });
+
+  it("answers schema violations with 400 and every failing path", async () => {
+    const r = await call(`${t.url}/echo/json`, { body: { name: "", n: "x" } });
+    expect(r.status).toBe(400);
+    expect(r.body.details.map((d: { path: string }) => d.path).sort()).toEqual(["n", "name"]);
+  });
+
+  it("answers a body that is not an object, or missing, with 400", async () => {
+    expect((await call(`${t.url}/echo/json`, { body: [1, 2] })).status).toBe(400);
+    expect((await call(`${t.url}/echo/json`, { method: "POST" })).status).toBe(400);
+    expect((await call(`${t.url}/echo/json`, { rawBody: "null", headers: { "content-type": "application/json" } })).status).toBe(400);
+  });
+
+  it("answers a wrong content type with 415", async () => {
+    const r = await call(`${t.url}/echo/json`, { rawBody: "name=ada", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    expect(r.status).toBe(415);
+    expect(r.body.error).toMatch(/content type/);
+    const none = await call(`${t.url}/echo/json`, { rawBody: '{"name":"a"}', headers: { "content-type": "" } });
+    expect(none.status).toBe(415);
+  });
+
+  it("accepts application/json with a charset and +json types", async () => {
+    const r = await call(`${t.url}/echo/json`, { rawBody: '{"name":"a"}', headers: { "content-type": "application/json; charset=utf-8" } });
+    expect(r.status).toBe(200);
+    const v = await call(`${t.url}/echo/json`, { rawBody: '{"name":"a"}', headers: { "content-type": "application/vnd.test+json" } });
+    expect(v.status).toBe(200);
+  });
+
+  it("answers an oversized body with 413 (declared length and streamed)", async () => {
+    const big = JSON.stringify({ name: "x".repeat(100 * 1024) });
+    const r = await call(`${t.url}/echo/json`, { rawBody: big, headers: { "content-type": "application/json" } });
+    expect(r.status).toBe(413);
+    expect(r.body.requestId).toBeTruthy();
+    // chunked, no content-length: the limit applies while reading
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(`${t.url}/echo/json`, { method: "POST", headers: { "content-type": "application/json", "transfer-encoding": "chunked" } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      const chunk = "x".repeat(16 * 1024);
+      req.write('{"name":"');
+      for (let i = 0; i < 8; i++) req.write(chunk);
+      req.end('"}');
+    });
+    expect(status).toBe(413);
+  });
+
+  it("answers unknown routes with 404 and wrong methods with 405 + Allow", async () => {
+    const nf = await call(`${t.url}/echo/nope`);
+    expect(nf.status).toBe(404);
+    expect(typeof nf.body.error).toBe("string");
+    const outside = await call(`${t.url}/elsewhere`);
+    expect(outside.status).toBe(404);
+    expect(typeof outside.body.error).toBe("string");
+    const na = await call(`${t.url}/echo/json`, { method: "DELETE" });
+    expect(na.status).toBe(405);
+    expect(na.headers.get("allow")).toBe("POST");
+    expect(typeof na.body.error).toBe("string");
+  });
+
+  it("maps KitErrors to their status and hides unknown errors behind an opaque 500", async () => {
+    const tea = await call(`${t.url}/echo/teapot`);
+    expect(tea.status).toBe(418);
+    expect(tea.body.error).toBe("short and stout");
+    const boom = await call(`${t.url}/echo/boom`);
+    expect(boom.status).toBe(500);
+    expect(boom.body.error).toBe("internal error");
+    expect(boom.text).not.toMatch(/passwd|at |Error/);
+    expect(boom.body.requestId).toBeTruthy();
+  });
+
+  it("passes raw bodies of other accepted types through", async () => {
+    const r = await call(`${t.url}/echo/raw`, { rawBody: "openapi: 3.1.0\n", headers: { "content-type": "application/yaml" } });
+    expect(r.status).toBe(200);
+    expect(r.text).toBe("openapi: 3.1.0\n");
+  });
+
+  it("streams SSE with retry first, ids, multi-line data and the right headers", async () => {
+    const res = await fetch(`${t.url}/echo/stream?count=2`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(res.headers.get("cache-control")).toMatch(/no-cache/);
+    expect(res.headers.get("x-accel-buffering")).toBe("no");
+    const body = await res.text();
+    expect(body.startsWith("retry: 1000\n\n")).toBe(true);
+    expect(body).toContain('data: {"type":"connected"}\n\n');
+    expect(body).toContain('id: 1\ndata: {"type":"tick","n":1,"text":"two\\nlines"}\n\n');
+    expect(body).toContain("id: 2\n");
+  });
+
+  it("delivers events to a real EventSource client, with heartbeats while idle", async () => {
+    const es = new EventSource(`${t.url}/echo/stream?count=3&hold=1`);
+    const got: string[] = [];
+    await new Promise<void>((resolve, reject) => {
+      es.onmessage = (e) => {
+        got.push(e.data);
+        if (got.length === 4) resolve();
+      };
+      es.onerror = () => reject(new Error("eventsource error"));
+    });
+    es.close();
+    expect(JSON.parse(got[0]!)).toEqual({ type: "connected" });
+    expect(JSON.parse(got[3]!).n).toBe(3);
+    // heartbeats: a raw read of a held stream shows `: ping` within the 200 ms test interval
+    const ctl = new AbortController();
+    const res = await fetch(`${t.url}/echo/stream?count=0&hold=1`, { signal: ctl.signal });
+    const reader = res.body!.getReader();
+    let acc = "";
+    const deadline = Date.now() + 5000;
+    while (!acc.includes(": ping") && Date.now() < deadline) acc += new TextDecoder().decode((await reader.read()).value);
+    ctl.abort();
+    expect(acc).toContain(": ping\n\n");
+  });
+
+  it("cleans up a stream as soon as the client disconnects", async () => {
+    const before = closedStreams;
+    const ctl = new AbortController();
+    const res = await fetch(`${t.url}/echo/stream?count=1&hold=1`, { signal: ctl.signal });
+    const reader = res.body!.getReader();
+    await reader.read();
+    ctl.abort();
+    const deadline = Date.now() + 5000;
+    while (closedStreams === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(closedStreams).toBe(before + 1);
+  });
+
+  it("serves HEAD for GET routes without a body", async () => {
+    const r = await fetch(`${t.url}/echo/items/x`, { method: "HEAD" });
+    expect(r.status).toBe(200);
+    expect(await r.text()).toBe("");
+  });
+}
+
+forEachAdapter("foundation", make, suite);
+forEachAdapter("foundation behind express.json()", make, suite, { frameworks: ["express"], hostJsonParser: true });
+
+describe("mounting under a prefix", () => {
+  forEachAdapter("prefixed", () => [echoService({ basePath: "/kit" })], (t) => {
+    it("serves under the prefix only", async () => {
+      expect((await call(`${t.url}/kit/echo/items/a`)).body).toEqual({ id: "a", q: null });
+      expect((await call(`${t.url}/echo/items/a`)).status).toBe(404);
+    });
+  });
+});

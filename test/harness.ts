@@ -1,0 +1,66 @@
+// Cross-adapter HTTP matrix: the same suite against real Express, Fastify and fetch-on-node:http servers.
+import type { Service } from "@mountkit/core";
+import { afterAll, beforeAll, describe } from "vitest";
+import { FRAMEWORKS, type Framework, listen, type Running } from "../examples/server/src/listen.js";
+
+export { FRAMEWORKS, type Framework };
+
+export interface AdapterTarget {
+  framework: Framework;
+  /** Base URL of the running server; valid inside tests and hooks. */
+  url: string;
+  services: Service[];
+}
+
+export interface ForEachAdapterOptions {
+  frameworks?: readonly Framework[];
+  /** Express: mount after the host's express.json(). */
+  hostJsonParser?: boolean;
+}
+
+export function forEachAdapter(
+  name: string,
+  makeServices: () => Promise<Service[]> | Service[],
+  suite: (t: AdapterTarget) => void,
+  options: ForEachAdapterOptions = {},
+) {
+  for (const framework of options.frameworks ?? FRAMEWORKS) {
+    describe(`${name} [${framework}]`, () => {
+      const t: AdapterTarget = { framework, url: "", services: [] };
+      let running: Running | undefined;
+      beforeAll(async () => {
+        t.services = await makeServices();
+        running = await listen(framework, t.services, { hostJsonParser: options.hostJsonParser });
+        t.url = running.url;
+      });
+      afterAll(async () => {
+        await running?.close();
+        for (const s of t.services) await s.dispose();
+      });
+      suite(t);
+    });
+  }
+}
+
+/** JSON request helper: returns status, headers and parsed body (or text when not JSON). */
+export async function call(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string | Uint8Array } = {},
+): Promise<{ status: number; headers: Headers; body: any; text: string }> {
+  const headers: Record<string, string> = { ...(init.headers ?? {}) };
+  let body: string | Uint8Array | undefined;
+  if (init.rawBody !== undefined) body = init.rawBody;
+  else if (init.body !== undefined) {
+    body = JSON.stringify(init.body);
+    headers["content-type"] ??= "application/json";
+  }
+  const res = await fetch(url, { method: init.method ?? (body === undefined ? "GET" : "POST"), headers, body: body as BodyInit | undefined });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
