@@ -1,0 +1,45 @@
+// The status machine of a conversation (seed "States and transitions" + CONTRACT.md §3).
+export const STATUSES = ["new", "waiting-for-agent", "waiting-for-customer", "resolved", "closed"] as const;
+export type Status = (typeof STATUSES)[number];
+export type State = "open" | "closed";
+export type CloseAction = "resolve" | "close";
+
+const OPEN: ReadonlySet<Status> = new Set(["new", "waiting-for-agent", "waiting-for-customer"]);
+
+export const isStatus = (value: string): value is Status => (STATUSES as readonly string[]).includes(value);
+export const isOpen = (status: Status): boolean => OPEN.has(status);
+export const stateOf = (status: Status): State => (isOpen(status) ? "open" : "closed");
+
+/** What a transition decided: the next status, or a refusal the caller turns into an HTTP error. */
+export type Transition = { ok: true; next: Status } | { ok: false; reason: "closed" };
+
+/** A customer posts: open or resolved -> waiting-for-agent (a resolved one reopens); closed refuses (409). */
+export function onCustomerMessage(current: Status): Transition {
+  if (current === "closed") return { ok: false, reason: "closed" };
+  return { ok: true, next: "waiting-for-agent" };
+}
+
+/**
+ * An agent replies: an open conversation now waits for the customer. A resolved or closed one keeps its
+ * status (an agent's note after closing does not reopen it, as a comment on a closed issue does not).
+ */
+export function onAgentReply(current: Status): Transition {
+  return { ok: true, next: isOpen(current) ? "waiting-for-customer" : current };
+}
+
+/** Close with `resolve` or `close`. Already resolved/closed: idempotent, nothing changes. */
+export function onClose(current: Status, action: CloseAction): Transition {
+  if (!isOpen(current)) return { ok: true, next: current };
+  return { ok: true, next: action === "resolve" ? "resolved" : "closed" };
+}
+
+export const closeMessage = (action: CloseAction): string =>
+  action === "resolve" ? "Conversation marked as resolved" : "Conversation closed";
+
+/** The events a status change implies: `state_update` when open/closed flips, `labels_changed` when the status label changes. */
+export function statusChangeEffects(from: Status, to: Status): { stateFlipped: boolean; labelsChanged: boolean } {
+  return { stateFlipped: isOpen(from) !== isOpen(to), labelsChanged: from !== to };
+}
+
+/** `labels` as the wire shows them: the status label first, then the agent's labels. */
+export const wireLabels = (status: Status, agentLabels: readonly string[]): string[] => [status, ...agentLabels.filter((l) => l !== status)];

@@ -1,0 +1,95 @@
+// Records to wire shapes: summaries, comments, interface A's `{issue, comments}`, interface B and agent details.
+import type { ConversationRecord, MessageRecord } from "../store/types.js";
+import { isOpen, type Status, stateOf, wireLabels } from "./status.js";
+
+export interface Summary {
+  id: string;
+  subject: string;
+  status: Status;
+  isOpen: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Comment {
+  id: string;
+  body: string | null;
+  author: string;
+  createdAt: string;
+  isCustomer: boolean;
+}
+
+export interface Issue {
+  id: string;
+  title: string;
+  body: string;
+  state: "open" | "closed";
+  status: Status;
+  labels: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The backend-neutral view of one conversation that every interface renders from. */
+export interface ConversationView extends Summary {
+  labels: string[];
+  messages: Comment[];
+  /** Id of the message shown as `issue.body`; the first message when absent. */
+  firstMessageId?: string;
+}
+
+export const summary = (c: ConversationRecord): Summary => ({
+  id: c.id,
+  subject: c.subject,
+  status: c.status,
+  isOpen: isOpen(c.status),
+  createdAt: c.createdAt,
+  updatedAt: c.updatedAt,
+});
+
+export const comment = (m: MessageRecord): Comment => ({
+  id: m.id,
+  body: m.body,
+  author: m.author,
+  createdAt: m.createdAt,
+  isCustomer: m.isCustomer,
+});
+
+export const view = (c: ConversationRecord, messages: MessageRecord[]): ConversationView => ({
+  ...summary(c),
+  labels: wireLabels(c.status, c.labels),
+  messages: messages.map(comment),
+  firstMessageId: c.firstMessageId,
+});
+
+/** Interface A's detail: the first message is the issue body, later ones are comments. */
+export function issueDetail(v: ConversationView): { issue: Issue; comments: Comment[] } {
+  const firstId = v.firstMessageId ?? v.messages[0]?.id;
+  const first = v.messages.find((m) => m.id === firstId);
+  return {
+    issue: {
+      id: v.id,
+      title: v.subject,
+      body: first?.body ?? "",
+      state: stateOf(v.status),
+      status: v.status,
+      labels: v.labels,
+      createdAt: v.createdAt,
+      updatedAt: v.updatedAt,
+    },
+    comments: v.messages.filter((m) => m !== first),
+  };
+}
+
+/** Interface B's detail: summary fields plus every message. */
+export function spiDetail(v: ConversationView): Summary & { messages: Comment[] } {
+  return {
+    id: v.id,
+    subject: v.subject,
+    status: v.status,
+    isOpen: v.isOpen,
+    createdAt: v.createdAt,
+    updatedAt: v.updatedAt,
+    messages: v.messages,
+  };
+}

@@ -1,0 +1,20 @@
+// The support service's error codes and its wire body `{ error, requestId }` (CONTRACT.md §3).
+import { defineErrors, type KitError } from "@mountkit/core";
+import * as z from "zod";
+
+export const supportError = defineErrors({
+  invalid_request: { status: 400, message: "invalid request" },
+  unauthorized: { status: 401, message: "unauthorized" },
+  product_not_found: { status: 404, message: "product not found" },
+  conversation_not_found: { status: 404, message: "conversation not found" },
+  message_not_found: { status: 404, message: "message not found" },
+  conversation_closed: { status: 409, message: "conversation is closed" },
+  too_many_requests: { status: 429, message: "too many requests" },
+  too_many_streams: { status: 429, message: "too many concurrent streams for this customer" },
+  not_supported: { status: 501, message: "not supported by this product's backend" },
+  backend_unavailable: { status: 502, message: "support backend unavailable" },
+});
+
+export const errorBody = (error: KitError, requestId: string) => ({ error: error.message, requestId });
+
+export const ErrorSchema = z.object({ error: z.string(), requestId: z.string() });

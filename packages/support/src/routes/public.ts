@@ -1,0 +1,209 @@
+// Interface A: the public conversation API under /api/conversations (no tokens; identity is customerId).
+import { json, type Route, route } from "@mountkit/core";
+import * as z from "zod";
+import { withMetadata } from "../domain/metadata.js";
+import { closeMessage } from "../domain/status.js";
+import { defaultSubject } from "../domain/subject.js";
+import { issueDetail } from "../domain/wire.js";
+import { supportError } from "../errors.js";
+import { admit, type SupportContext } from "../http/context.js";
+import { openStream, parseLastEventId } from "../stream/open.js";
+import {
+  ClientMessageId,
+  CloseActionSchema,
+  CommentSchema,
+  CustomerId,
+  CustomerQuery,
+  IdParam,
+  IssueSchema,
+  MessageBody,
+  ProductSlug,
+  StreamEventSchema,
+  Subject,
+  SummarySchema,
+} from "./schemas.js";
+
+const BASE = "/api/conversations";
+const tags = ["conversations"];
+const err = (description: string) => ({ description });
+
+const CreateBody = z.object({
+  productSlug: ProductSlug,
+  customerId: CustomerId,
+  message: MessageBody,
+  subject: Subject.optional(),
+  clientMessageId: ClientMessageId.optional(),
+});
+const PostBody = z.object({ productSlug: ProductSlug, customerId: CustomerId, message: MessageBody, clientMessageId: ClientMessageId.optional() });
+const CloseBody = z.object({ productSlug: ProductSlug, customerId: CustomerId, action: CloseActionSchema });
+const StreamQuery = CustomerQuery.extend({ lastEventId: z.string().optional().describe("Replay events after this id (same as the Last-Event-ID header)") });
+
+/** The hidden block every customer message is stored with. */
+const metaFor = (customerId: string, clientMessageId: string | undefined): Record<string, string> => (clientMessageId ? { customerId, clientMessageId } : { customerId });
+
+export function publicRoutes(cx: SupportContext): Route[] {
+  return [
+    route({
+      method: "POST",
+      path: BASE,
+      operationId: "createConversation",
+      summary: "Create a conversation with its first message",
+      tags,
+      body: CreateBody,
+      responses: {
+        200: { description: "Created", schema: z.object({ conversationId: z.string(), createdAt: z.string() }) },
+        400: err("Missing or invalid productSlug, customerId or message"),
+        404: err("No product for the slug"),
+        429: err("Rate limit exceeded"),
+      },
+      async handler({ body }) {
+        const product = cx.products.require(body.productSlug);
+        await admit(cx, product);
+        const r = await product.backend.createConversation({
+          productSlug: product.slug,
+          customerId: body.customerId,
+          subject: body.subject ?? defaultSubject(body.message),
+          body: withMetadata(body.message, metaFor(body.customerId, body.clientMessageId)),
+          clientMessageId: body.clientMessageId ?? null,
+        });
+        return json(200, { conversationId: r.conversationId, createdAt: r.createdAt });
+      },
+    }),
+
+    route({
+      method: "GET",
+      path: `${BASE}/list`,
+      operationId: "listConversations",
+      summary: "The customer's conversations, open and closed, most recent activity first",
+      tags,
+      query: CustomerQuery,
+      responses: { 200: { description: "OK", schema: z.object({ conversations: z.array(SummarySchema) }) }, 400: err("Missing parameters") },
+      async handler({ query }) {
+        const product = cx.products.get(query.productSlug);
+        if (!product) return json(200, { conversations: [] });
+        await admit(cx, product);
+        return json(200, { conversations: await product.backend.listConversations({ productSlug: product.slug, customerId: query.customerId }) });
+      },
+    }),
+
+    route({
+      method: "GET",
+      path: `${BASE}/find`,
+      operationId: "findConversation",
+      summary: "The customer's first open conversation (else the most recent one)",
+      tags,
+      query: CustomerQuery,
+      responses: {
+        200: { description: "OK", schema: z.union([z.object({ found: z.literal(true), conversationId: z.string() }), z.object({ found: z.literal(false) })]) },
+        400: err("Missing parameters"),
+        404: err("Product not found"),
+      },
+      async handler({ query }) {
+        const product = cx.products.require(query.productSlug);
+        await admit(cx, product);
+        const list = await product.backend.listConversations({ productSlug: product.slug, customerId: query.customerId });
+        const hit = list.find((c) => c.isOpen) ?? list[0];
+        return json(200, hit ? { found: true, conversationId: hit.id } : { found: false });
+      },
+    }),
+
+    route({
+      method: "GET",
+      path: `${BASE}/:id`,
+      operationId: "getConversation",
+      summary: "Conversation detail: the issue (first message) and later comments",
+      tags,
+      params: IdParam,
+      query: CustomerQuery,
+      responses: {
+        200: { description: "OK", schema: z.object({ issue: IssueSchema, comments: z.array(CommentSchema) }) },
+        400: err("Missing productSlug or customerId"),
+        404: err("Conversation not found or not this customer's"),
+      },
+      async handler({ params, query }) {
+        const product = cx.products.require(query.productSlug);
+        await admit(cx, product);
+        const v = await product.backend.getConversation({ productSlug: product.slug, customerId: query.customerId, conversationId: params.id });
+        if (!v) throw supportError("conversation_not_found");
+        return json(200, issueDetail(v));
+      },
+    }),
+
+    route({
+      method: "POST",
+      path: `${BASE}/:id/messages`,
+      operationId: "postMessage",
+      summary: "Post a customer message (deduplicated on clientMessageId)",
+      tags,
+      params: IdParam,
+      body: PostBody,
+      responses: {
+        200: { description: "Posted, or the original of a repeated clientMessageId", schema: z.object({ id: z.string(), createdAt: z.string() }) },
+        400: err("Missing message, productSlug or customerId"),
+        404: err("Conversation not found"),
+        409: err("Conversation is closed"),
+      },
+      async handler({ params, body }) {
+        const product = cx.products.require(body.productSlug);
+        await admit(cx, product);
+        const r = await product.backend.postMessage({
+          productSlug: product.slug,
+          customerId: body.customerId,
+          conversationId: params.id,
+          body: withMetadata(body.message, metaFor(body.customerId, body.clientMessageId)),
+          clientMessageId: body.clientMessageId ?? null,
+        });
+        return json(200, { id: r.id, createdAt: r.createdAt });
+      },
+    }),
+
+    route({
+      method: "POST",
+      path: `${BASE}/:id/close`,
+      operationId: "closeConversation",
+      summary: "Resolve or close a conversation",
+      tags,
+      params: IdParam,
+      body: CloseBody,
+      responses: {
+        200: { description: "Done (also when already resolved or closed)", schema: z.object({ success: z.literal(true), message: z.string() }) },
+        400: err("Missing parameters or action not resolve/close"),
+        404: err("Conversation not found"),
+      },
+      async handler({ params, body }) {
+        const product = cx.products.require(body.productSlug);
+        await admit(cx, product);
+        await product.backend.closeConversation({ productSlug: product.slug, customerId: body.customerId, conversationId: params.id, action: body.action });
+        return json(200, { success: true, message: closeMessage(body.action) });
+      },
+    }),
+
+    route({
+      method: "GET",
+      path: `${BASE}/:id/stream`,
+      operationId: "streamConversation",
+      summary: "Server-Sent Events: connected, new_comment, comment_edited, comment_deleted, state_update, labels_changed, assignee_changed, issue_deleted, resync",
+      tags,
+      params: IdParam,
+      query: StreamQuery,
+      responses: {
+        200: { description: "Event stream", contentType: "text/event-stream", schema: StreamEventSchema },
+        400: err("Missing productSlug or customerId"),
+        404: err("Conversation not found"),
+        429: err("Rate limit or concurrent-stream limit exceeded"),
+      },
+      async handler({ params, query, headers, signal }) {
+        const product = cx.products.require(query.productSlug);
+        if (!product.builtin) {
+          const remote = await product.backend.getConversation({ productSlug: product.slug, customerId: query.customerId, conversationId: params.id });
+          if (!remote) throw supportError("conversation_not_found");
+          throw supportError("not_supported", { message: "live events are not available for this product's backend" });
+        }
+        const c = await cx.conversations.get(params.id);
+        if (!c || c.productSlug !== product.slug || c.customerId !== query.customerId) throw supportError("conversation_not_found");
+        await admit(cx, product);
+        return openStream(cx, { product, conversation: c, customerId: query.customerId, lastEventId: parseLastEventId(headers["last-event-id"], query.lastEventId), signal });
+      },
+    }),
+  ];
+}

@@ -1,0 +1,136 @@
+// Interface B: the Support SPI under /care, bearer-protected, over the same store as interface A.
+// The product is the one this service was configured to expose there (inferred from the mount).
+import { empty, json, type Route, route } from "@mountkit/core";
+import * as z from "zod";
+import { parseMetadata } from "../domain/metadata.js";
+import { defaultSubject } from "../domain/subject.js";
+import { spiDetail } from "../domain/wire.js";
+import { supportError } from "../errors.js";
+import { bearer } from "../http/auth.js";
+import { admit, type SupportContext } from "../http/context.js";
+import { CloseActionSchema, CustomerId, IdParam, MessageBody, SpiDetailSchema, Subject, SummarySchema } from "./schemas.js";
+
+const BASE = "/care/conversations";
+const tags = ["support-spi"];
+const security = ["spiBearer"];
+const err = (description: string) => ({ description });
+
+const ListQuery = z.object({ customerId: CustomerId });
+const CreateBody = z.object({ customerId: CustomerId, subject: Subject, body: MessageBody });
+const PostBody = z.object({ customerId: CustomerId, conversationId: z.string().min(1).max(200), body: MessageBody });
+const CloseBody = z.object({ customerId: CustomerId, conversationId: z.string().min(1).max(200), action: CloseActionSchema });
+
+/**
+ * The dedup key of an SPI message: a caller speaking for a customer (the kit's SPI client) writes the
+ * hidden block itself; its clientMessageId counts only when the block names the same customer.
+ */
+function clientMessageIdOf(body: string, customerId: string): string | null {
+  const meta = parseMetadata(body);
+  return meta?.clientMessageId && meta.customerId === customerId ? meta.clientMessageId : null;
+}
+
+export function spiRoutes(cx: SupportContext): Route[] {
+  const use = [bearer(cx.spiToken, "support-spi")];
+  const product = async () => {
+    const p = cx.spiProduct === undefined ? undefined : cx.products.get(cx.spiProduct);
+    if (!p) throw supportError("product_not_found", { message: "no product is served on this SPI" });
+    await admit(cx, p);
+    return p;
+  };
+  const common = { tags, security, use };
+  return [
+    route({
+      ...common,
+      method: "GET",
+      path: BASE,
+      operationId: "spiListConversations",
+      summary: "The customer's conversations",
+      query: ListQuery,
+      responses: { 200: { description: "OK", schema: z.object({ conversations: z.array(SummarySchema) }) }, 400: err("Missing customerId"), 401: err("Bad or missing bearer token") },
+      async handler({ query }) {
+        const p = await product();
+        return json(200, { conversations: await p.backend.listConversations({ productSlug: p.slug, customerId: query.customerId }) });
+      },
+    }),
+    route({
+      ...common,
+      method: "POST",
+      path: BASE,
+      operationId: "spiCreateConversation",
+      summary: "Create a conversation",
+      body: CreateBody,
+      responses: { 200: { description: "Created", schema: z.object({ conversationId: z.string(), createdAt: z.string() }) }, 400: err("Invalid body"), 401: err("Bad or missing bearer token") },
+      async handler({ body }) {
+        const p = await product();
+        const r = await p.backend.createConversation({
+          productSlug: p.slug,
+          customerId: body.customerId,
+          subject: body.subject.trim() ? body.subject : defaultSubject(body.body),
+          body: body.body,
+          clientMessageId: clientMessageIdOf(body.body, body.customerId),
+        });
+        return json(200, r);
+      },
+    }),
+    route({
+      ...common,
+      method: "GET",
+      path: `${BASE}/:id`,
+      operationId: "spiGetConversation",
+      summary: "Conversation detail with every message",
+      params: IdParam,
+      query: ListQuery,
+      responses: { 200: { description: "OK", schema: SpiDetailSchema }, 404: err("Not found or not this customer's"), 401: err("Bad or missing bearer token") },
+      async handler({ params, query }) {
+        const p = await product();
+        const v = await p.backend.getConversation({ productSlug: p.slug, customerId: query.customerId, conversationId: params.id });
+        if (!v) throw supportError("conversation_not_found");
+        return json(200, spiDetail(v));
+      },
+    }),
+    route({
+      ...common,
+      method: "POST",
+      path: `${BASE}/:id/messages`,
+      operationId: "spiPostMessage",
+      summary: "Post a customer message",
+      params: IdParam,
+      body: PostBody,
+      responses: {
+        200: { description: "Posted", schema: z.object({ messageId: z.string(), createdAt: z.string() }) },
+        400: err("Invalid body, or conversationId differs from the path"),
+        404: err("Not found"),
+        409: err("Conversation is closed"),
+        401: err("Bad or missing bearer token"),
+      },
+      async handler({ params, body }) {
+        if (body.conversationId !== params.id) throw supportError("invalid_request", { message: "conversationId in the body differs from the path" });
+        const p = await product();
+        const r = await p.backend.postMessage({
+          productSlug: p.slug,
+          customerId: body.customerId,
+          conversationId: params.id,
+          body: body.body,
+          clientMessageId: clientMessageIdOf(body.body, body.customerId),
+        });
+        return json(200, { messageId: r.id, createdAt: r.createdAt });
+      },
+    }),
+    route({
+      ...common,
+      method: "POST",
+      path: `${BASE}/:id/close`,
+      operationId: "spiCloseConversation",
+      summary: "Resolve or close a conversation",
+      params: IdParam,
+      body: CloseBody,
+      responses: { 204: { description: "Done" }, 400: err("Invalid body"), 404: err("Not found"), 401: err("Bad or missing bearer token") },
+      async handler({ params, body }) {
+        if (body.conversationId !== params.id) throw supportError("invalid_request", { message: "conversationId in the body differs from the path" });
+        const p = await product();
+        await p.backend.closeConversation({ productSlug: p.slug, customerId: body.customerId, conversationId: params.id, action: body.action });
+        return empty(204);
+      },
+    }),
+  ];
+}

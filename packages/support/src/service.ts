@@ -1,0 +1,234 @@
+// createSupportService: interfaces A (/api/conversations), B (/care) and the agent side (/agent) on one store.
+import {
+  buildOpenApi,
+  type Clock,
+  defineService,
+  type IdGenerator,
+  iso,
+  json,
+  type Logger,
+  memoryPubSub,
+  memoryRateLimiter,
+  type OpenApiDocument,
+  type PubSub,
+  type RateLimiter,
+  type Route,
+  randomIds,
+  route,
+  type Service,
+  silentLogger,
+  systemClock,
+} from "@mountkit/core";
+import type { CustomerScope } from "./domain/backend.js";
+import { type Conversations, createConversations } from "./domain/conversations.js";
+import { withMetadata } from "./domain/metadata.js";
+import { type ProductConfig, type ProductLimits, type ProductRegistry, productRegistry } from "./domain/products.js";
+import { type CloseAction, closeMessage } from "./domain/status.js";
+import { defaultSubject } from "./domain/subject.js";
+import { issueDetail } from "./domain/wire.js";
+import { ErrorSchema, errorBody, supportError } from "./errors.js";
+import type { SupportContext } from "./http/context.js";
+import { agentRoutes } from "./routes/agent.js";
+import { publicRoutes } from "./routes/public.js";
+import { spiRoutes } from "./routes/spi.js";
+import { memorySupportStore } from "./store/memory.js";
+import type { SupportStore } from "./store/types.js";
+import { createStreamHub, type StreamHub } from "./stream/hub.js";
+
+export interface SupportServiceOptions {
+  /** Products served; a bare string is a built-in product with default limits. */
+  products: ReadonlyArray<ProductConfig | string>;
+  store?: SupportStore;
+  /** Carries ids-only event notices; a cross-process bus makes every process's streams see every change. */
+  bus?: PubSub;
+  limiter?: RateLimiter;
+  /** Defaults for every product's limits. */
+  limits?: Partial<ProductLimits>;
+  /** The product interface B serves; default the first product. */
+  spiProduct?: string;
+  /** Bearer token of /care; unset refuses every call with 401. */
+  spiToken?: string;
+  /** Bearer token of /agent; unset refuses every call with 401. */
+  agentToken?: string;
+  clock?: Clock;
+  ids?: IdGenerator;
+  logger?: Logger;
+  basePath?: string;
+  /** Request body limit; default 64 KiB. */
+  bodyLimit?: number;
+  /** `: ping` interval on streams; default 15 s. */
+  heartbeatMs?: number;
+  /** How long events stay replayable for `Last-Event-ID`; default (and minimum) 1 hour. */
+  eventRetentionMs?: number;
+  /** How often old events are pruned; default 1 minute, 0 disables. */
+  pruneIntervalMs?: number;
+}
+
+export interface SupportApi {
+  createConversation(input: CustomerScope & { message: string; subject?: string; clientMessageId?: string }): Promise<{ conversationId: string; createdAt: string }>;
+  listConversations(input: CustomerScope): Promise<{ conversations: Awaited<ReturnType<SupportContext["conversations"]["backend"]["listConversations"]>> }>;
+  getConversation(input: CustomerScope & { conversationId: string }): Promise<ReturnType<typeof issueDetail>>;
+  postMessage(input: CustomerScope & { conversationId: string; message: string; clientMessageId?: string }): Promise<{ id: string; createdAt: string }>;
+  closeConversation(input: CustomerScope & { conversationId: string; action: CloseAction }): Promise<{ success: true; message: string }>;
+  /** Agent operations (no HTTP auth in-process). */
+  agent: Omit<Conversations, "backend">;
+}
+
+export interface SupportService extends Service {
+  api: SupportApi;
+  store: SupportStore;
+  products: ProductRegistry;
+  hub: StreamHub;
+  /** Deletes events past the retention; the service also runs it on a timer. */
+  pruneEvents(): Promise<number>;
+}
+
+export const SUPPORT_MOUNTS = ["/api/conversations", "/care", "/agent"];
+const HOUR = 3_600_000;
+
+export function createSupportService(options: SupportServiceOptions): SupportService {
+  const clock = options.clock ?? systemClock;
+  const ids = options.ids ?? randomIds;
+  const logger = options.logger ?? silentLogger;
+  const store = options.store ?? memorySupportStore();
+  const bus = options.bus ?? memoryPubSub();
+  const limiter = options.limiter ?? memoryRateLimiter();
+  const retention = Math.max(HOUR, options.eventRetentionMs ?? HOUR);
+
+  const conversations = createConversations({ store, bus, clock, ids, logger });
+  const configs = options.products.map((p) => (typeof p === "string" ? { slug: p } : p));
+  const products = productRegistry(configs, conversations.backend, options.limits);
+  const hub = createStreamHub({ store, bus, logger, clock });
+  const cx: SupportContext = {
+    store,
+    conversations,
+    products,
+    hub,
+    limiter,
+    clock,
+    ids,
+    logger,
+    spiProduct: options.spiProduct ?? configs[0]?.slug,
+    spiToken: options.spiToken || undefined,
+    agentToken: options.agentToken || undefined,
+    heartbeatMs: options.heartbeatMs ?? 15_000,
+    streamsByCustomer: new Map(),
+  };
+  if (options.spiProduct !== undefined && !products.get(options.spiProduct)) throw new Error(`spiProduct ${options.spiProduct} is not a configured product`);
+
+  const a = publicRoutes(cx);
+  const b = spiRoutes(cx);
+  const agent = agentRoutes(cx);
+  const basePath = (options.basePath ?? "").replace(/\/+$/, "");
+  const securitySchemes = {
+    spiBearer: { type: "http", scheme: "bearer", description: "SUPPORT_SPI_TOKEN" },
+    agentBearer: { type: "http", scheme: "bearer", description: "SUPPORT_AGENT_TOKEN" },
+  };
+  const docs = new Map<string, OpenApiDocument>();
+  const docRoute = (path: string, title: string, routes: Route[]) =>
+    route({
+      method: "GET",
+      path,
+      internal: true,
+      handler: () => {
+        let doc = docs.get(path);
+        if (!doc) {
+          doc = buildOpenApi({ title, version: "1.0.0", routes, basePath, errorSchema: ErrorSchema, securitySchemes });
+          docs.set(path, doc);
+        }
+        return json(200, doc);
+      },
+    });
+
+  const pruneEvents = () => store.pruneEvents({ before: iso(clock.now() - retention) });
+  const pruneEvery = options.pruneIntervalMs ?? 60_000;
+  const timer =
+    pruneEvery > 0
+      ? setInterval(() => {
+          pruneEvents().catch((error) => logger.warn("support: pruning events failed", { error }));
+        }, pruneEvery)
+      : undefined;
+  (timer as { unref?: () => void } | undefined)?.unref?.();
+
+  const service = defineService({
+    name: "support",
+    title: "mountkit support",
+    version: "1.0.0",
+    description: "Customer-support conversations: public API (A), Support SPI (B), agent side.",
+    mounts: SUPPORT_MOUNTS,
+    routes: [
+      ...a,
+      ...b,
+      ...agent,
+      docRoute("/api/conversations/openapi.json", "Support conversations: public API", a),
+      docRoute("/care/openapi.json", "Support SPI", b),
+      docRoute("/agent/openapi.json", "Support agent API", agent),
+    ],
+    errorBody,
+    errorSchema: ErrorSchema,
+    securitySchemes,
+    basePath,
+    bodyLimit: options.bodyLimit ?? 64 * 1024,
+    clock,
+    logger,
+    ids,
+    async dispose() {
+      if (timer) clearInterval(timer);
+      hub.close();
+      for (const p of products.list()) if (!p.builtin) await p.backend.dispose?.();
+    },
+  });
+
+  const api: SupportApi = {
+    async createConversation(input) {
+      const p = products.require(input.productSlug);
+      return p.backend.createConversation({
+        productSlug: p.slug,
+        customerId: input.customerId,
+        subject: input.subject ?? defaultSubject(input.message),
+        body: withMetadata(input.message, input.clientMessageId ? { customerId: input.customerId, clientMessageId: input.clientMessageId } : { customerId: input.customerId }),
+        clientMessageId: input.clientMessageId ?? null,
+      });
+    },
+    async listConversations(input) {
+      const p = products.get(input.productSlug);
+      return { conversations: p ? await p.backend.listConversations({ productSlug: p.slug, customerId: input.customerId }) : [] };
+    },
+    async getConversation(input) {
+      const p = products.require(input.productSlug);
+      const v = await p.backend.getConversation({ productSlug: p.slug, customerId: input.customerId, conversationId: input.conversationId });
+      if (!v) throw supportError("conversation_not_found");
+      return issueDetail(v);
+    },
+    async postMessage(input) {
+      const p = products.require(input.productSlug);
+      const r = await p.backend.postMessage({
+        productSlug: p.slug,
+        customerId: input.customerId,
+        conversationId: input.conversationId,
+        body: withMetadata(input.message, input.clientMessageId ? { customerId: input.customerId, clientMessageId: input.clientMessageId } : { customerId: input.customerId }),
+        clientMessageId: input.clientMessageId ?? null,
+      });
+      return { id: r.id, createdAt: r.createdAt };
+    },
+    async closeConversation(input) {
+      const p = products.require(input.productSlug);
+      await p.backend.closeConversation({ productSlug: p.slug, customerId: input.customerId, conversationId: input.conversationId, action: input.action });
+      return { success: true, message: closeMessage(input.action) };
+    },
+    agent: {
+      get: conversations.get,
+      agentList: conversations.agentList,
+      agentDetail: conversations.agentDetail,
+      reply: conversations.reply,
+      editMessage: conversations.editMessage,
+      deleteMessage: conversations.deleteMessage,
+      setLabels: conversations.setLabels,
+      setAssignee: conversations.setAssignee,
+      setStatus: conversations.setStatus,
+      remove: conversations.remove,
+    },
+  };
+
+  return Object.assign(service, { api, store, products, hub, pruneEvents });
+}

@@ -1,0 +1,187 @@
+// In-memory SupportStore: every operation runs synchronously inside one call, so each is atomic.
+import type {
+  AppendMessageResult,
+  ConversationPatch,
+  ConversationRecord,
+  EventInput,
+  EventRecord,
+  ListConversationsQuery,
+  MessageRecord,
+  SupportStore,
+  WriteResult,
+} from "./types.js";
+
+interface Row {
+  conversation: ConversationRecord;
+  messages: MessageRecord[];
+  byClientId: Map<string, MessageRecord>;
+  events: EventRecord[];
+  prunedThrough: number;
+}
+
+// Records cross the interface as copies, as they would from a database.
+const copy = <T>(v: T): T => structuredClone(v);
+
+const before = (a: ConversationRecord, b: { updatedAt: string; id: string }) =>
+  a.updatedAt < b.updatedAt || (a.updatedAt === b.updatedAt && a.id < b.id);
+
+export function memorySupportStore(): SupportStore {
+  const rows = new Map<string, Row>();
+
+  function append(row: Row, events: EventInput[]): number[] {
+    const seqs: number[] = [];
+    for (const e of events) {
+      const seq = ++row.conversation.lastSeq;
+      row.events.push({ conversationId: row.conversation.id, seq, type: e.type, data: copy(e.data ?? null), createdAt: e.createdAt });
+      seqs.push(seq);
+    }
+    return seqs;
+  }
+
+  function apply(row: Row, patch: ConversationPatch) {
+    for (const [k, v] of Object.entries(patch)) {
+      if (v !== undefined) (row.conversation as unknown as Record<string, unknown>)[k] = copy(v);
+    }
+  }
+
+  /** The live row when the write may go ahead, else why not. */
+  function writable(conversationId: string, expectedSeq: number): Row | { ok: false; reason: "not_found" | "conflict" } {
+    const row = rows.get(conversationId);
+    if (!row || row.conversation.deletedAt) return { ok: false, reason: "not_found" };
+    if (row.conversation.lastSeq !== expectedSeq) return { ok: false, reason: "conflict" };
+    return row;
+  }
+
+  return {
+    async createConversation({ conversation, message, events }) {
+      if (rows.has(conversation.id)) throw new Error(`conversation ${conversation.id} exists`);
+      const row: Row = {
+        conversation: { ...copy(conversation), lastSeq: 0, deletedAt: null },
+        messages: [],
+        byClientId: new Map(),
+        events: [],
+        prunedThrough: 0,
+      };
+      const seqs = append(row, events);
+      const m: MessageRecord = { ...copy(message), conversationId: conversation.id, seq: seqs[0] ?? 0 };
+      row.messages.push(m);
+      if (m.clientMessageId !== null) row.byClientId.set(m.clientMessageId, m);
+      rows.set(conversation.id, row);
+      return { conversation: copy(row.conversation), message: copy(m), seqs };
+    },
+
+    async getConversation({ id }) {
+      const row = rows.get(id);
+      return row ? copy(row.conversation) : null;
+    },
+
+    async listConversations(q: ListConversationsQuery) {
+      const out: ConversationRecord[] = [];
+      for (const { conversation: c } of rows.values()) {
+        if (c.deletedAt || c.productSlug !== q.productSlug) continue;
+        if (q.customerId !== undefined && c.customerId !== q.customerId) continue;
+        if (q.statuses && !q.statuses.includes(c.status)) continue;
+        if (q.label !== undefined && !c.labels.includes(q.label)) continue;
+        if (q.assignee !== undefined && c.assignee !== q.assignee) continue;
+        if (q.after && !before(c, q.after)) continue;
+        out.push(c);
+      }
+      out.sort((a, b) => (before(a, b) ? 1 : before(b, a) ? -1 : 0));
+      return copy(q.limit === undefined ? out : out.slice(0, q.limit));
+    },
+
+    async listMessages({ conversationId }) {
+      const row = rows.get(conversationId);
+      if (!row || row.conversation.deletedAt) return [];
+      return copy(row.messages);
+    },
+
+    async getMessage({ conversationId, id }) {
+      const row = rows.get(conversationId);
+      if (!row || row.conversation.deletedAt) return null;
+      const m = row.messages.find((x) => x.id === id);
+      return m ? copy(m) : null;
+    },
+
+    async appendMessage({ conversationId, expectedSeq, message, patch, events }): Promise<AppendMessageResult> {
+      const existing = rows.get(conversationId);
+      if (existing && !existing.conversation.deletedAt && message.clientMessageId !== null) {
+        const dup = existing.byClientId.get(message.clientMessageId);
+        if (dup) return { ok: false, reason: "duplicate", message: copy(dup) };
+      }
+      const row = writable(conversationId, expectedSeq);
+      if ("ok" in row) return row;
+      const seqs = append(row, events);
+      apply(row, patch);
+      const m: MessageRecord = { ...copy(message), conversationId, seq: seqs[0] ?? row.conversation.lastSeq };
+      row.messages.push(m);
+      if (m.clientMessageId !== null) row.byClientId.set(m.clientMessageId, m);
+      return { ok: true, conversation: copy(row.conversation), message: copy(m), seqs };
+    },
+
+    async updateConversation({ conversationId, expectedSeq, patch, events }): Promise<WriteResult> {
+      const row = writable(conversationId, expectedSeq);
+      if ("ok" in row) return row;
+      apply(row, patch);
+      const seqs = append(row, events);
+      return { ok: true, conversation: copy(row.conversation), seqs };
+    },
+
+    async updateMessage({ conversationId, expectedSeq, messageId, body, updatedAt, patch, events }) {
+      const row = writable(conversationId, expectedSeq);
+      if ("ok" in row) return row;
+      const m = row.messages.find((x) => x.id === messageId);
+      if (!m) return { ok: false, reason: "not_found" };
+      m.body = body;
+      m.updatedAt = updatedAt;
+      apply(row, patch);
+      const seqs = append(row, events);
+      return { ok: true, conversation: copy(row.conversation), message: copy(m), seqs };
+    },
+
+    async deleteMessage({ conversationId, expectedSeq, messageId, patch, events }) {
+      const row = writable(conversationId, expectedSeq);
+      if ("ok" in row) return row;
+      const i = row.messages.findIndex((x) => x.id === messageId);
+      if (i === -1) return { ok: false, reason: "not_found" };
+      const [m] = row.messages.splice(i, 1);
+      if (m?.clientMessageId !== null && m?.clientMessageId !== undefined) row.byClientId.delete(m.clientMessageId);
+      apply(row, patch);
+      const seqs = append(row, events);
+      return { ok: true, conversation: copy(row.conversation), seqs };
+    },
+
+    async deleteConversation({ conversationId, expectedSeq, deletedAt, events }) {
+      const row = writable(conversationId, expectedSeq);
+      if ("ok" in row) return row;
+      const seqs = append(row, events);
+      row.conversation.deletedAt = deletedAt;
+      row.messages = [];
+      row.byClientId.clear();
+      return { ok: true, conversation: copy(row.conversation), seqs };
+    },
+
+    async readEvents({ conversationId, afterSeq, limit }) {
+      const row = rows.get(conversationId);
+      if (!row) return { events: [], prunedThrough: 0 };
+      const out: EventRecord[] = [];
+      // events are appended in seq order, so scan from the first one past afterSeq
+      const first = row.events.length ? row.events[0]!.seq : row.conversation.lastSeq + 1;
+      for (let i = Math.max(0, afterSeq + 1 - first); i < row.events.length && out.length < limit; i++) out.push(row.events[i]!);
+      return { events: copy(out), prunedThrough: row.prunedThrough };
+    },
+
+    async pruneEvents({ before: cutoff }) {
+      let n = 0;
+      for (const row of rows.values()) {
+        let k = 0;
+        while (k < row.events.length && row.events[k]!.createdAt < cutoff) k++;
+        if (k === 0) continue;
+        row.prunedThrough = row.events[k - 1]!.seq;
+        row.events.splice(0, k);
+        n += k;
+      }
+      return n;
+    },
+  };
+}

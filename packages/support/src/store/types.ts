@@ -1,0 +1,149 @@
+// The support store interface: plain JSON records, explicit ordering, atomic operations the domain needs.
+// Implemented in memory here (memory.ts) and in SQL elsewhere; every implementation runs `describeSupportStore`.
+import type { Status } from "../domain/status.js";
+
+/** Timestamps are ISO-8601 UTC strings as produced by `Date#toISOString` (they sort as text). */
+export interface ConversationRecord {
+  id: string;
+  productSlug: string;
+  customerId: string;
+  subject: string;
+  status: Status;
+  /** The agent's labels, without the status label. */
+  labels: string[];
+  assignee: string | null;
+  /** The message shown as `issue.body` in interface A. */
+  firstMessageId: string;
+  createdAt: string;
+  updatedAt: string;
+  /** Sequence number of the last event appended to this conversation's log (per-conversation, from 1). */
+  lastSeq: number;
+  /** Set when deleted: the row stays as a tombstone so the id is never recycled and streams see `issue_deleted`. */
+  deletedAt: string | null;
+}
+
+export interface MessageRecord {
+  id: string;
+  conversationId: string;
+  /** As stored, hidden metadata block included; null is allowed (interface B's schema allows it). */
+  body: string | null;
+  author: string;
+  isCustomer: boolean;
+  /** Unique per conversation when not null: the dedup key. */
+  clientMessageId: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** Sequence number of the event that created the message; orders messages in a conversation. */
+  seq: number;
+}
+
+export interface EventRecord {
+  conversationId: string;
+  /** Increases by one per event within a conversation. */
+  seq: number;
+  type: string;
+  /** JSON-serialisable; null for events without data. */
+  data: unknown;
+  createdAt: string;
+}
+
+/** An event to append: the store assigns `seq` (lastSeq + 1, + 2, ... in array order) and `conversationId`. */
+export interface EventInput {
+  type: string;
+  data: unknown;
+  createdAt: string;
+}
+
+export type ConversationPatch = Partial<Pick<ConversationRecord, "subject" | "status" | "labels" | "assignee" | "updatedAt">>;
+
+/** Why a conditional write did nothing: the conversation is missing or deleted, or `expectedSeq` is stale. */
+export type WriteFailure = { ok: false; reason: "not_found" | "conflict" };
+export type WriteResult = { ok: true; conversation: ConversationRecord; seqs: number[] } | WriteFailure;
+
+export type AppendMessageResult =
+  | { ok: true; conversation: ConversationRecord; message: MessageRecord; seqs: number[] }
+  /** A message with this (conversationId, clientMessageId) exists: nothing was written. */
+  | { ok: false; reason: "duplicate"; message: MessageRecord }
+  | WriteFailure;
+
+export interface ListConversationsQuery {
+  productSlug: string;
+  customerId?: string;
+  /** Any of these statuses. */
+  statuses?: Status[];
+  /** Conversations whose agent labels contain this one. */
+  label?: string;
+  /** Exact assignee; `null` means unassigned. */
+  assignee?: string | null;
+  /** Keyset position: rows strictly after it in the order (updatedAt desc, id desc). */
+  after?: { updatedAt: string; id: string };
+  /** Maximum rows; all when absent. */
+  limit?: number;
+}
+
+/**
+ * Every write that changes a conversation is conditional on `expectedSeq` (the `lastSeq` the caller read)
+ * and appends its events in the same atomic step, so the event log and the data never disagree and
+ * concurrent writers retry instead of overwriting each other's decisions.
+ */
+export interface SupportStore {
+  /** Inserts a conversation, its first message and its events (`message.seq` = the first event's seq). */
+  createConversation(input: {
+    conversation: Omit<ConversationRecord, "lastSeq" | "deletedAt">;
+    message: Omit<MessageRecord, "seq">;
+    events: EventInput[];
+  }): Promise<{ conversation: ConversationRecord; message: MessageRecord; seqs: number[] }>;
+
+  /** The conversation, tombstones included (`deletedAt` set); null when the id never existed. */
+  getConversation(input: { id: string }): Promise<ConversationRecord | null>;
+
+  /** Non-deleted conversations of a product, ordered by updatedAt desc then id desc. */
+  listConversations(query: ListConversationsQuery): Promise<ConversationRecord[]>;
+
+  /** Messages of a conversation ordered by seq ascending. */
+  listMessages(input: { conversationId: string }): Promise<MessageRecord[]>;
+
+  getMessage(input: { conversationId: string; id: string }): Promise<MessageRecord | null>;
+
+  /**
+   * Atomically: when `message.clientMessageId` is set and already used in this conversation, answers
+   * `duplicate` with the original and writes nothing (whatever `expectedSeq` is); otherwise, when
+   * `lastSeq === expectedSeq`, inserts the message (seq = first event's seq), applies `patch`, appends `events`.
+   */
+  appendMessage(input: {
+    conversationId: string;
+    expectedSeq: number;
+    message: Omit<MessageRecord, "seq">;
+    patch: ConversationPatch;
+    events: EventInput[];
+  }): Promise<AppendMessageResult>;
+
+  /** Applies `patch` and appends `events` when `lastSeq === expectedSeq`. */
+  updateConversation(input: { conversationId: string; expectedSeq: number; patch: ConversationPatch; events: EventInput[] }): Promise<WriteResult>;
+
+  /** Replaces a message's body; `not_found` also when the message is missing. */
+  updateMessage(input: {
+    conversationId: string;
+    expectedSeq: number;
+    messageId: string;
+    body: string | null;
+    updatedAt: string;
+    patch: ConversationPatch;
+    events: EventInput[];
+  }): Promise<WriteResult & { message?: MessageRecord }>;
+
+  /** Removes a message; `not_found` also when the message is missing. */
+  deleteMessage(input: { conversationId: string; expectedSeq: number; messageId: string; patch: ConversationPatch; events: EventInput[] }): Promise<WriteResult>;
+
+  /** Marks the conversation deleted, drops its messages, appends `events` (kept for open streams). */
+  deleteConversation(input: { conversationId: string; expectedSeq: number; deletedAt: string; events: EventInput[] }): Promise<WriteResult>;
+
+  /**
+   * Events with seq > afterSeq in seq order, at most `limit`. `prunedThrough` is the highest seq already
+   * pruned from this conversation's log (0 when none): a reader behind it has lost events.
+   */
+  readEvents(input: { conversationId: string; afterSeq: number; limit: number }): Promise<{ events: EventRecord[]; prunedThrough: number }>;
+
+  /** Deletes events created before `before`; answers how many. */
+  pruneEvents(input: { before: string }): Promise<number>;
+}
