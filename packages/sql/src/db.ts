@@ -1,0 +1,147 @@
+// Opens the one database a deployment shares: embedded SQLite (a file under DATA_DIR, the default) or
+// PostgreSQL (selected by a postgres:// URL). Stores receive the handle and branch on `dialect` only
+// where the two engines genuinely differ (locking, full-text search).
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, PostgresDialect, SqliteDialect, SqliteDriver } from "kysely";
+import pg from "pg";
+import { type MigrationSet, migrate } from "./migrate.js";
+
+export type Dialect = "sqlite" | "postgres";
+
+export interface SqlDatabase {
+  /** Untyped at this level: each store narrows it to its own tables. */
+  readonly kysely: Kysely<any>;
+  readonly dialect: Dialect;
+  /** The PostgreSQL pool (for LISTEN/NOTIFY); null on SQLite. */
+  readonly pool: pg.Pool | null;
+  /** The SQLite file or the PostgreSQL URL without its password, for logs. */
+  readonly location: string;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** `postgres://` or `postgresql://` selects PostgreSQL; absent means SQLite. */
+  url?: string;
+  /** Folder of the SQLite file `mountkit.sqlite` (created when missing). Default `./data`. */
+  dataDir?: string;
+  /** Exact SQLite file, overriding `dataDir` (`:memory:` works for single-process tests). */
+  filename?: string;
+  /**
+   * SQLite `synchronous` level. NORMAL (the default) in WAL mode never corrupts the database and keeps
+   * every committed transaction across a process crash (kill -9): the WAL write reaches the OS before
+   * COMMIT returns. Only a power loss or OS crash can drop the last few commits; choose FULL to fsync
+   * the WAL on every commit when that matters more than write throughput.
+   */
+  synchronous?: "NORMAL" | "FULL";
+  /** How long a SQLite writer waits for another process's write lock before failing. Default 10 s. */
+  busyTimeoutMs?: number;
+  /** PostgreSQL pool size. Default 10. */
+  maxConnections?: number;
+  /** Migration sets to apply on open (in order). Default: none; `openStorage` passes all of them. */
+  migrations?: MigrationSet[];
+}
+
+/**
+ * Every SQLite write transaction starts with BEGIN IMMEDIATE: it takes the write lock up front (waiting
+ * up to busy_timeout for another process), so a transaction that reads then writes can never fail with
+ * SQLITE_BUSY on a lock upgrade, which busy_timeout does not cover.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
+  constructor(config: ConstructorParameters<typeof SqliteDialect>[0]) {
+    super(config);
+    this.#config = config;
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
+
+/** BIGINT (int8) and NUMERIC come back as JS numbers: every stored time is epoch ms, far below 2^53. */
+const pgTypes = {
+  getTypeParser(oid: number, format?: "text" | "binary") {
+    if (oid === 20 || oid === 1700) return (v: string) => Number(v);
+    return (pg.types.getTypeParser as (o: number, f?: string) => (v: string) => unknown)(oid, format);
+  },
+};
+
+export function isPostgresUrl(url: string | undefined): url is string {
+  return !!url && /^postgres(ql)?:\/\//i.test(url);
+}
+
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "postgres://…";
+  }
+}
+
+export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<SqlDatabase> {
+  const handle = isPostgresUrl(options.url) ? openPostgres(options.url, options) : openSqlite(options);
+  if (options.migrations?.length) {
+    try {
+      await migrate(handle, options.migrations);
+    } catch (e) {
+      await handle.close();
+      throw e;
+    }
+  }
+  return handle;
+}
+
+function openSqlite(options: OpenDatabaseOptions): SqlDatabase {
+  let filename = options.filename;
+  if (!filename) {
+    const dir = resolve(options.dataDir ?? "./data");
+    mkdirSync(dir, { recursive: true });
+    filename = join(dir, "mountkit.sqlite");
+  }
+  const raw = new BetterSqlite3(filename);
+  raw.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 10_000))}`);
+  raw.pragma("journal_mode = WAL");
+  raw.pragma(`synchronous = ${options.synchronous ?? "NORMAL"}`);
+  raw.pragma("foreign_keys = ON");
+  const kysely = new Kysely<any>({ dialect: new ImmediateSqliteDialect({ database: raw }) });
+  let closed = false;
+  return {
+    kysely,
+    dialect: "sqlite",
+    pool: null,
+    location: filename,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await kysely.destroy();
+    },
+  };
+}
+
+function openPostgres(url: string, options: OpenDatabaseOptions): SqlDatabase {
+  const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10, types: pgTypes });
+  // an idle client losing its server must not crash the process; the next query gets a fresh client
+  pool.on("error", () => {});
+  const kysely = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  let closed = false;
+  return {
+    kysely,
+    dialect: "postgres",
+    pool,
+    location: redact(url),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await kysely.destroy();
+    },
+  };
+}

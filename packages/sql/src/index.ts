@@ -1,0 +1,8 @@
+// @mountkit/sql: one database for every mountkit service (embedded SQLite by default, PostgreSQL by URL),
+// versioned migrations, and SQL implementations of the core and service store interfaces.
+export { type Dialect, isPostgresUrl, type OpenDatabaseOptions, openDatabase, type SqlDatabase } from "./db.js";
+export { type AppliedMigration, exec, type Migration, type MigrationSet, migrate } from "./migrate.js";
+export { coreMigrations } from "./migrations/core.js";
+export { insertJob, sqlJobStore } from "./core/jobs.js";
+export { sqlQuotaCounter, sqlRateLimiter } from "./core/limiter.js";
+export { type PgPubSub, type PgPubSubOptions, pgPubSub } from "./core/pubsub.js";

@@ -1,0 +1,43 @@
+// Tables behind the core interfaces: durable jobs, sliding-log rate limits, quota counters.
+import type { MigrationSet } from "../migrate.js";
+import { exec } from "../migrate.js";
+
+export const coreMigrations: MigrationSet = {
+  name: "core",
+  migrations: [
+    {
+      version: 1,
+      name: "jobs, rate limits, quotas",
+      async up(db) {
+        await exec(db, [
+          `create table jobs (
+            id text primary key,
+            queue text not null,
+            payload text not null,
+            state text not null check (state in ('queued', 'running', 'done', 'dead')),
+            attempts integer not null default 0,
+            max_attempts integer not null,
+            run_at bigint not null,
+            lease_until bigint not null default 0,
+            last_error text,
+            created_at bigint not null,
+            updated_at bigint not null
+          )`,
+          "create index jobs_due on jobs (queue, state, run_at)",
+          `create table rate_limit_logs (
+            key text primary key,
+            log text not null,
+            expires_at bigint not null
+          )`,
+          "create index rate_limit_logs_expiry on rate_limit_logs (expires_at)",
+          `create table quota_counters (
+            key text not null,
+            period text not null,
+            used integer not null,
+            primary key (key, period)
+          )`,
+        ]);
+      },
+    },
+  ],
+};

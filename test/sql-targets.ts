@@ -1,0 +1,80 @@
+// Test databases: a fresh SQLite file in a temp dir, or a fresh database in the test PostgreSQL cluster
+// (MOUNTKIT_TEST_PG_URL, started by test/global-setup.ts). `forEachDatabase` runs a suite on both and
+// skips the PostgreSQL half with its reason when no cluster is available (a failure under CI=true).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Dialect, type MigrationSet, openDatabase, type SqlDatabase } from "@mountkit/sql";
+import pg from "pg";
+import { describe } from "vitest";
+
+export interface TestDatabase {
+  dialect: Dialect;
+  /** What a process needs in its environment to reach this database (DATABASE_URL or DATA_DIR). */
+  env: Record<string, string>;
+  open(options?: { migrations?: MigrationSet[] }): Promise<SqlDatabase>;
+  drop(): Promise<void>;
+}
+
+export function pgSkipReason(): string | null {
+  if (process.env.MOUNTKIT_TEST_PG_URL) return null;
+  const reason = process.env.MOUNTKIT_TEST_PG_SKIP ?? "MOUNTKIT_TEST_PG_URL is not set (is test/global-setup.ts in the vitest globalSetup?)";
+  if (process.env.CI === "true" || process.env.CI === "1") throw new Error(`CI=true requires PostgreSQL: ${reason}`);
+  return reason;
+}
+
+let counter = 0;
+
+export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+  if (dialect === "sqlite") {
+    const dataDir = mkdtempSync(join(tmpdir(), "mountkit-sqlite-"));
+    return {
+      dialect,
+      env: { DATA_DIR: dataDir },
+      open: (o) => openDatabase({ dataDir, migrations: o?.migrations }),
+      async drop() {
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  }
+  const admin = process.env.MOUNTKIT_TEST_PG_URL;
+  if (!admin) throw new Error("no test PostgreSQL cluster");
+  const name = `mk_${process.pid}_${Date.now().toString(36)}_${counter++}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    await client.query(`create database ${name}`);
+  } finally {
+    await client.end();
+  }
+  const u = new URL(admin);
+  u.pathname = `/${name}`;
+  const url = u.toString();
+  return {
+    dialect,
+    env: { DATABASE_URL: url },
+    open: (o) => openDatabase({ url, migrations: o?.migrations }),
+    async drop() {
+      const c = new pg.Client({ connectionString: admin });
+      await c.connect();
+      try {
+        await c.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+/** Runs `suite` once per dialect; the PostgreSQL run is a titled skip when no cluster is available. */
+export function forEachDatabase(name: string, suite: (dialect: Dialect) => void, dialects: readonly Dialect[] = ["sqlite", "postgres"]) {
+  for (const dialect of dialects) {
+    const reason = dialect === "postgres" ? pgSkipReason() : null;
+    if (reason) {
+      console.log(`[mountkit] skipping ${name} [postgres]: ${reason}`);
+      describe.skip(`${name} [postgres] (skipped: ${reason})`, () => suite(dialect));
+      continue;
+    }
+    describe(`${name} [${dialect}]`, () => suite(dialect));
+  }
+}
