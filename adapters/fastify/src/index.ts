@@ -16,18 +16,18 @@ export const mountkitPlugin: FastifyPluginAsync<MountkitPluginOptions> = async (
   const prefix = fastify.prefix ?? "";
 
   const handler = async (request: import("fastify").FastifyRequest, reply: import("fastify").FastifyReply) => {
-    const abort = connectionSignal(reply.raw);
+    const conn = connectionSignal(reply.raw);
     const url = request.raw.url ?? "/";
     const q = url.indexOf("?");
     let path = q === -1 ? url : url.slice(0, q);
     if (prefix && path.startsWith(prefix)) path = path.slice(prefix.length) || "/";
-    const kreq = toKitRequest(request.raw, { path, signal: abort.signal });
+    const kreq = toKitRequest(request.raw, { path, signal: conn.signal });
     const k = await dispatch(list, kreq);
     if (!k) return reply.callNotFound();
     if (k.stream) {
       // streams bypass Fastify's serialisation; hijack so hooks do not write after us (fastify#3979)
       reply.hijack();
-      await writeKitResponse(reply.raw, k, abort, opts);
+      await writeKitResponse(reply.raw, k, conn.controller, opts);
       return reply;
     }
     reply.code(k.status).headers(k.headers);

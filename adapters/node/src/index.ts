@@ -64,21 +64,38 @@ function consumedBody(req: IncomingMessage & { body?: unknown; _body?: boolean }
   return req._body === true || (req.readableEnded && req.body !== undefined);
 }
 
+/**
+ * A KitRequest over a Node request. The query, and the abort signal (an AbortController costs more than
+ * the rest of dispatch), are created only when something reads them.
+ */
 export function toKitRequest(
   req: IncomingMessage & { body?: unknown },
-  options: { path?: string; signal: AbortSignal },
+  options: { path?: string; signal: AbortSignal | (() => AbortSignal) },
 ): KitRequest {
   const url = req.url ?? "/";
   const q = url.indexOf("?");
   const path = options.path ?? (q === -1 ? url : url.slice(0, q));
-  const query = new URLSearchParams(q === -1 ? "" : url.slice(q + 1));
-  const headers: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(", ") : v;
+  let query: URLSearchParams | undefined;
   let body: BodySource;
   if (consumedBody(req)) body = { kind: "parsed", value: req.body };
   else if (req.method === "GET" || req.method === "HEAD") body = { kind: "none" };
   else body = { kind: "stream", read: nodeBodyReader(req) };
-  return { method: req.method ?? "GET", path: safePath(path), query, headers, body, signal: options.signal, remoteAddress: req.socket?.remoteAddress };
+  const signal = options.signal;
+  return {
+    method: req.method ?? "GET",
+    path: safePath(path),
+    get query() {
+      query ??= new URLSearchParams(q === -1 ? "" : url.slice(q + 1));
+      return query;
+    },
+    // Node already lower-cases names; only set-cookie is an array, and requests do not carry it
+    headers: req.headers as Record<string, string | undefined>,
+    body,
+    get signal() {
+      return typeof signal === "function" ? signal() : signal;
+    },
+    remoteAddress: req.socket?.remoteAddress,
+  };
 }
 
 function safePath(p: string): string {
@@ -93,18 +110,35 @@ function safePath(p: string): string {
   return p;
 }
 
-/** Ties an AbortController to the client connection: aborts when the response closes early. */
-export function connectionSignal(res: ServerResponse): AbortController {
-  const abort = new AbortController();
-  res.once("close", () => {
-    if (!res.writableFinished) abort.abort();
-  });
-  return abort;
+/**
+ * Ties an AbortController to the client connection, created on first use: aborts when the response
+ * closes before it finished.
+ */
+export function connectionSignal(res: ServerResponse): { readonly controller: AbortController; signal: () => AbortSignal } {
+  let controller: AbortController | undefined;
+  const get = () => {
+    if (!controller) {
+      const c = new AbortController();
+      controller = c;
+      if (res.destroyed && !res.writableFinished) c.abort();
+      else
+        res.once("close", () => {
+          if (!res.writableFinished) c.abort();
+        });
+    }
+    return controller;
+  };
+  return {
+    get controller() {
+      return get();
+    },
+    signal: () => get().signal,
+  };
 }
 
 /** Writes a KitResponse. Streams flush every frame, honour `drain`, and drop stalled clients. */
-export async function writeKitResponse(res: ServerResponse, k: KitResponse, abort: AbortController, options: NodeBridgeOptions = {}): Promise<void> {
-  if (!k.stream) {
+export async function writeKitResponse(res: ServerResponse, k: KitResponse, abort: AbortController | undefined, options: NodeBridgeOptions = {}): Promise<void> {
+  if (!k.stream || !abort) {
     res.writeHead(k.status, k.body !== undefined ? { ...k.headers, "content-length": String(Buffer.byteLength(k.body as string | Uint8Array)) } : k.headers);
     res.end(k.body);
     return;
@@ -171,11 +205,11 @@ export interface NodeHandleOptions {
 export function createNodeHandler(services: Service | readonly Service[], options: NodeBridgeOptions = {}) {
   const list = Array.isArray(services) ? services : [services as Service];
   return async function handleNode(req: IncomingMessage, res: ServerResponse, opts: NodeHandleOptions = {}): Promise<boolean> {
-    const abort = connectionSignal(res);
-    const kreq = toKitRequest(req, { path: opts.path, signal: abort.signal });
+    const conn = connectionSignal(res);
+    const kreq = toKitRequest(req, { path: opts.path, signal: conn.signal });
     const k = await dispatch(list, kreq);
     if (!k) return false;
-    await writeKitResponse(res, k, abort, options);
+    await writeKitResponse(res, k, k.stream ? conn.controller : undefined, options);
     return true;
   };
 }

@@ -67,6 +67,13 @@ export interface Service {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** Request ids need to be unique, not secret: a random per-process prefix and a counter. */
+const requestIds = (() => {
+  const prefix = `req_${randomIds().slice(0, 10)}`;
+  let n = 0;
+  return () => `${prefix}${(++n).toString(36)}`;
+})();
+
 function queryObject(q: URLSearchParams): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const key of new Set(q.keys())) {
@@ -157,21 +164,32 @@ export function defineService(def: ServiceDefinition): Service {
     if (!owns(def.mounts, path)) return null;
     const started = performance.now();
     const incomingId = request.headers["x-request-id"];
-    const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : ids("req");
+    const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : requestIds();
     const method = request.method.toUpperCase();
     const m = match(method, path);
 
+    let query: Record<string, unknown> | undefined;
     const ctx: RequestContext<Record<string, string>, Record<string, unknown>, unknown> = {
       method: method as HttpMethod,
       path,
       params: m.kind === "match" ? m.params : {},
-      query: queryObject(request.query),
+      // parsed on first read: most routes have no query
+      get query() {
+        query ??= queryObject(request.query);
+        return query;
+      },
+      set query(v) {
+        query = v;
+      },
       body: undefined,
       rawBody: undefined,
       contentType: request.headers["content-type"],
       headers: request.headers,
       requestId,
-      signal: request.signal,
+      // the adapter creates the connection's AbortController only if a handler asks for it
+      get signal() {
+        return request.signal;
+      },
       state: {},
       clock,
       log,

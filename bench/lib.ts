@@ -1,0 +1,105 @@
+// Shared benchmark helpers: child-process targets, percentiles, a raw SSE reader, table printing.
+import { type ChildProcess, spawn } from "node:child_process";
+import { request } from "node:http";
+import { fileURLToPath } from "node:url";
+
+export const now = () => performance.timeOrigin + performance.now();
+
+export function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return Number.NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+export interface Child {
+  proc: ChildProcess;
+  url: string;
+  send(line: string): void;
+  /** Waits for a stdout line starting with `prefix`. */
+  expect(prefix: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** Spawns a TypeScript script (run on sources) and waits for it to print `url <base>`. */
+export async function spawnTarget(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Child> {
+  const path = fileURLToPath(new URL(script, import.meta.url));
+  const proc = spawn(process.execPath, ["--conditions=mountkit-source", "--import", "tsx", path, ...args], {
+    stdio: ["pipe", "pipe", "inherit"],
+    env: { ...process.env, ...env },
+  });
+  const waiters: Array<{ prefix: string; resolve: (l: string) => void }> = [];
+  let buf = "";
+  proc.stdout!.setEncoding("utf8");
+  proc.stdout!.on("data", (d: string) => {
+    buf += d;
+    let i: number;
+    while ((i = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      const w = waiters.findIndex((x) => line.startsWith(x.prefix));
+      if (w >= 0) waiters.splice(w, 1)[0]!.resolve(line);
+    }
+  });
+  const expect = (prefix: string) =>
+    new Promise<string>((resolve, reject) => {
+      waiters.push({ prefix, resolve });
+      proc.once("exit", (code) => reject(new Error(`${script} exited (${code}) before printing "${prefix}"`)));
+    });
+  const url = (await expect("url ")).slice(4).trim();
+  return {
+    proc,
+    url,
+    send: (line) => proc.stdin!.write(`${line}\n`),
+    expect,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (proc.exitCode !== null) return resolve();
+        proc.once("exit", () => resolve());
+        proc.stdin!.end();
+        setTimeout(() => proc.kill("SIGKILL"), 3000).unref();
+      }),
+  };
+}
+
+/** A minimal SSE reader over node:http: calls `onData(json, receivedAt)` per `data:` line. */
+export function openSse(url: string, onData: (data: string, at: number) => void): Promise<{ close(): void }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers: { accept: "text/event-stream" }, agent: false }, (res) => {
+      if (res.statusCode !== 200) {
+        reject(new Error(`SSE ${url}: status ${res.statusCode}`));
+        res.resume();
+        return;
+      }
+      res.setEncoding("utf8");
+      let buf = "";
+      res.on("data", (chunk: string) => {
+        const at = now();
+        buf += chunk;
+        let i: number;
+        while ((i = buf.indexOf("\n\n")) >= 0) {
+          const frame = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          for (const line of frame.split("\n")) if (line.startsWith("data: ")) onData(line.slice(6), at);
+        }
+      });
+      res.on("error", () => {});
+      resolve({ close: () => req.destroy() });
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+export function table(rows: Array<Record<string, string | number>>): string {
+  if (!rows.length) return "";
+  const cols = Object.keys(rows[0]!);
+  const cell = (v: string | number) => (typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toFixed(2)) : v);
+  const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c] ?? "").length)));
+  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join("  ");
+  return [line(cols), line(widths.map((w) => "-".repeat(w))), ...rows.map((r) => line(cols.map((c) => cell(r[c] ?? ""))))].join("\n");
+}
+
+export function arg(args: string[], name: string, fallback: number): number {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] ? Number(args[i + 1]) : fallback;
+}

@@ -1,0 +1,40 @@
+import { defineConfig } from "tsup";
+
+// One build for every workspace package: ESM + .d.ts into each package's dist/. Every bare import stays
+// external so packages never bundle each other (they resolve through the workspace at run time).
+const packages: Array<{ dir: string; entries?: Record<string, string> }> = [
+  { dir: "packages/core" },
+  { dir: "packages/entries", entries: { testing: "src/testing.ts", cli: "src/cli.ts" } },
+  { dir: "packages/memory", entries: { testing: "src/testing.ts", cli: "src/cli.ts" } },
+  { dir: "packages/support", entries: { testing: "src/testing.ts" } },
+  { dir: "packages/support-client" },
+  { dir: "packages/sql" },
+  { dir: "adapters/node" },
+  { dir: "adapters/express" },
+  { dir: "adapters/fastify" },
+  { dir: "adapters/fetch" },
+];
+
+import { existsSync } from "node:fs";
+
+export default defineConfig(
+  packages
+    .filter((p) => existsSync(`${p.dir}/src/index.ts`))
+    .map((p) => {
+      const entry: Record<string, string> = { index: `${p.dir}/src/index.ts` };
+      for (const [name, file] of Object.entries(p.entries ?? {})) if (existsSync(`${p.dir}/${file}`)) entry[name] = `${p.dir}/${file}`;
+      return {
+        entry,
+        outDir: `${p.dir}/dist`,
+        format: ["esm"],
+        target: "node20",
+        platform: "node",
+        dts: true,
+        sourcemap: true,
+        clean: true,
+        skipNodeModulesBundle: true,
+        external: [/^[^./]/],
+        silent: true,
+      };
+    }),
+);
