@@ -1,0 +1,279 @@
+// The SupportStore conformance suite: every store implementation (memory, SQLite, PostgreSQL, third-party) runs it.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ConversationRecord, EventInput, MessageRecord, SupportStore } from "./store/types.js";
+
+export interface DescribeSupportStoreOptions {
+  /** Tests to skip, each group with the reason written down. */
+  skip?: Array<{ reason: string; tests: string[] }>;
+}
+
+const T0 = Date.parse("2030-01-01T00:00:00.000Z");
+const at = (s: number) => new Date(T0 + s * 1000).toISOString();
+
+let counter = 0;
+const uid = (p: string) => `${p}_${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+
+function conversationInput(o: Partial<ConversationRecord> & { id?: string } = {}) {
+  const id = o.id ?? uid("conv");
+  const messageId = uid("cmt");
+  const createdAt = o.createdAt ?? at(0);
+  return {
+    conversation: {
+      id,
+      productSlug: o.productSlug ?? "p1",
+      customerId: o.customerId ?? "cust_a",
+      subject: o.subject ?? "Hello",
+      status: o.status ?? "new",
+      labels: o.labels ?? [],
+      assignee: o.assignee ?? null,
+      firstMessageId: messageId,
+      createdAt,
+      updatedAt: o.updatedAt ?? createdAt,
+    },
+    message: { id: messageId, conversationId: id, body: "first", author: "Customer", isCustomer: true, clientMessageId: null, createdAt, updatedAt: createdAt },
+    events: [{ type: "new_comment", data: { id: messageId }, createdAt }] as EventInput[],
+  };
+}
+
+const message = (conversationId: string, o: Partial<MessageRecord> = {}): Omit<MessageRecord, "seq"> => ({
+  id: o.id ?? uid("cmt"),
+  conversationId,
+  body: o.body === undefined ? "hi" : o.body,
+  author: o.author ?? "Customer",
+  isCustomer: o.isCustomer ?? true,
+  clientMessageId: o.clientMessageId ?? null,
+  createdAt: o.createdAt ?? at(1),
+  updatedAt: o.updatedAt ?? o.createdAt ?? at(1),
+});
+
+const event = (type: string, s = 1, data: unknown = { n: s }): EventInput => ({ type, data, createdAt: at(s) });
+
+export function describeSupportStore(name: string, factory: () => Promise<{ store: SupportStore; close?(): Promise<void> | void }>, options: DescribeSupportStoreOptions = {}) {
+  const skipped = new Set((options.skip ?? []).flatMap((g) => g.tests));
+  const test = (title: string, fn: () => Promise<void>) => (skipped.has(title) ? it.skip(title, fn) : it(title, fn));
+
+  describe(`SupportStore: ${name}`, () => {
+    let store: SupportStore;
+    let close: (() => Promise<void> | void) | undefined;
+    beforeEach(async () => {
+      const made = await factory();
+      store = made.store;
+      close = made.close;
+    });
+    afterEach(async () => {
+      await close?.();
+    });
+
+    test("creates a conversation with its first message at seq 1", async () => {
+      const input = conversationInput();
+      const r = await store.createConversation(input);
+      expect(r.seqs).toEqual([1]);
+      expect(r.conversation).toMatchObject({ ...input.conversation, lastSeq: 1, deletedAt: null });
+      expect(r.message).toMatchObject({ ...input.message, seq: 1 });
+      expect(await store.getConversation({ id: input.conversation.id })).toEqual(r.conversation);
+      expect(await store.listMessages({ conversationId: input.conversation.id })).toEqual([r.message]);
+      expect(await store.getMessage({ conversationId: input.conversation.id, id: input.message.id })).toEqual(r.message);
+    });
+
+    test("unknown ids read as null or empty", async () => {
+      expect(await store.getConversation({ id: "conv_missing" })).toBeNull();
+      expect(await store.listMessages({ conversationId: "conv_missing" })).toEqual([]);
+      expect(await store.getMessage({ conversationId: "conv_missing", id: "x" })).toBeNull();
+      expect(await store.readEvents({ conversationId: "conv_missing", afterSeq: 0, limit: 10 })).toEqual({ events: [], prunedThrough: 0 });
+    });
+
+    test("records are values: changing a returned record changes nothing stored", async () => {
+      const input = conversationInput({ labels: ["a"] });
+      const r = await store.createConversation(input);
+      r.conversation.labels.push("mutated");
+      r.conversation.subject = "mutated";
+      const again = await store.getConversation({ id: input.conversation.id });
+      expect(again?.labels).toEqual(["a"]);
+      expect(again?.subject).toBe("Hello");
+    });
+
+    test("lists by most recent activity, then id, with keyset pagination", async () => {
+      const p = uid("prod");
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const input = conversationInput({ productSlug: p, updatedAt: at(i % 3), id: `conv_${p}_${i}` });
+        await store.createConversation(input);
+        ids.push(input.conversation.id);
+      }
+      const all = await store.listConversations({ productSlug: p });
+      const expected = [...ids].sort((a, b) => {
+        const ua = at(Number(a.slice(-1)) % 3);
+        const ub = at(Number(b.slice(-1)) % 3);
+        return ua === ub ? (a < b ? 1 : -1) : ua < ub ? 1 : -1;
+      });
+      expect(all.map((c) => c.id)).toEqual(expected);
+      const page1 = await store.listConversations({ productSlug: p, limit: 2 });
+      expect(page1.map((c) => c.id)).toEqual(expected.slice(0, 2));
+      const last = page1[1]!;
+      const page2 = await store.listConversations({ productSlug: p, limit: 2, after: { updatedAt: last.updatedAt, id: last.id } });
+      expect(page2.map((c) => c.id)).toEqual(expected.slice(2, 4));
+      const l2 = page2[1]!;
+      const page3 = await store.listConversations({ productSlug: p, limit: 2, after: { updatedAt: l2.updatedAt, id: l2.id } });
+      expect(page3.map((c) => c.id)).toEqual(expected.slice(4));
+    });
+
+    test("filters by product, customer, statuses, label and assignee", async () => {
+      const p = uid("prod");
+      const a = conversationInput({ productSlug: p, customerId: "cust_x", status: "new", labels: ["billing"], assignee: "ann" });
+      const b = conversationInput({ productSlug: p, customerId: "cust_y", status: "closed", labels: ["bug"], assignee: null });
+      const c = conversationInput({ productSlug: uid("other"), customerId: "cust_x" });
+      for (const x of [a, b, c]) await store.createConversation(x);
+      const ids = async (q: Parameters<SupportStore["listConversations"]>[0]) => (await store.listConversations(q)).map((r) => r.id).sort();
+      expect(await ids({ productSlug: p })).toEqual([a.conversation.id, b.conversation.id].sort());
+      expect(await ids({ productSlug: p, customerId: "cust_x" })).toEqual([a.conversation.id]);
+      expect(await ids({ productSlug: p, statuses: ["closed", "resolved"] })).toEqual([b.conversation.id]);
+      expect(await ids({ productSlug: p, label: "billing" })).toEqual([a.conversation.id]);
+      expect(await ids({ productSlug: p, label: "bill" })).toEqual([]);
+      expect(await ids({ productSlug: p, assignee: "ann" })).toEqual([a.conversation.id]);
+      expect(await ids({ productSlug: p, assignee: null })).toEqual([b.conversation.id]);
+    });
+
+    test("appendMessage inserts, patches and appends events atomically", async () => {
+      const input = conversationInput();
+      const id = input.conversation.id;
+      await store.createConversation(input);
+      const m = message(id);
+      const r = await store.appendMessage({ conversationId: id, expectedSeq: 1, message: m, patch: { status: "waiting-for-agent", updatedAt: at(1) }, events: [event("new_comment"), event("labels_changed")] });
+      expect(r.ok).toBe(true);
+      if (!r.ok) return;
+      expect(r.seqs).toEqual([2, 3]);
+      expect(r.message).toEqual({ ...m, seq: 2 });
+      expect(r.conversation).toMatchObject({ status: "waiting-for-agent", updatedAt: at(1), lastSeq: 3 });
+      const evs = await store.readEvents({ conversationId: id, afterSeq: 1, limit: 10 });
+      expect(evs.events.map((e) => [e.seq, e.type, e.conversationId])).toEqual([
+        [2, "new_comment", id],
+        [3, "labels_changed", id],
+      ]);
+      expect(evs.events[0]!.data).toEqual({ n: 1 });
+      expect((await store.listMessages({ conversationId: id })).map((x) => x.id)).toEqual([input.message.id, m.id]);
+    });
+
+    test("a stale expectedSeq is a conflict and writes nothing", async () => {
+      const input = conversationInput();
+      const id = input.conversation.id;
+      await store.createConversation(input);
+      const r = await store.appendMessage({ conversationId: id, expectedSeq: 0, message: message(id), patch: { status: "closed" }, events: [event("x")] });
+      expect(r).toEqual({ ok: false, reason: "conflict" });
+      const u = await store.updateConversation({ conversationId: id, expectedSeq: 5, patch: { status: "closed" }, events: [event("x")] });
+      expect(u).toEqual({ ok: false, reason: "conflict" });
+      expect((await store.getConversation({ id }))?.status).toBe("new");
+      expect((await store.getConversation({ id }))?.lastSeq).toBe(1);
+      expect(await store.listMessages({ conversationId: id })).toHaveLength(1);
+    });
+
+    test("writes to a missing conversation are not_found", async () => {
+      expect(await store.appendMessage({ conversationId: "conv_nope", expectedSeq: 0, message: message("conv_nope"), patch: {}, events: [] })).toEqual({ ok: false, reason: "not_found" });
+      expect(await store.updateConversation({ conversationId: "conv_nope", expectedSeq: 0, patch: {}, events: [] })).toEqual({ ok: false, reason: "not_found" });
+      expect((await store.updateMessage({ conversationId: "conv_nope", expectedSeq: 0, messageId: "m", body: "x", updatedAt: at(1), patch: {}, events: [] })).ok).toBe(false);
+      expect((await store.deleteMessage({ conversationId: "conv_nope", expectedSeq: 0, messageId: "m", patch: {}, events: [] })).ok).toBe(false);
+      expect((await store.deleteConversation({ conversationId: "conv_nope", expectedSeq: 0, deletedAt: at(1), events: [] })).ok).toBe(false);
+    });
+
+    test("a repeated clientMessageId answers the original and writes nothing, whatever expectedSeq", async () => {
+      const input = conversationInput();
+      const id = input.conversation.id;
+      await store.createConversation(input);
+      const first = await store.appendMessage({ conversationId: id, expectedSeq: 1, message: message(id, { clientMessageId: "msg_1" }), patch: {}, events: [event("new_comment")] });
+      expect(first.ok).toBe(true);
+      const again = await store.appendMessage({ conversationId: id, expectedSeq: 0, message: message(id, { clientMessageId: "msg_1", body: "other" }), patch: {}, events: [event("new_comment")] });
+      expect(again.ok).toBe(false);
+      if (again.ok || again.reason !== "duplicate" || !first.ok) throw new Error("expected duplicate");
+      expect(again.message).toEqual(first.message);
+      expect((await store.getConversation({ id }))?.lastSeq).toBe(2);
+      // the key is per conversation
+      const other = conversationInput();
+      await store.createConversation(other);
+      const elsewhere = await store.appendMessage({ conversationId: other.conversation.id, expectedSeq: 1, message: message(other.conversation.id, { clientMessageId: "msg_1" }), patch: {}, events: [event("new_comment")] });
+      expect(elsewhere.ok).toBe(true);
+    });
+
+    test("concurrent appends with one clientMessageId create exactly one message", async () => {
+      const input = conversationInput();
+      const id = input.conversation.id;
+      await store.createConversation(input);
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => store.appendMessage({ conversationId: id, expectedSeq: 1, message: message(id, { clientMessageId: "msg_race" }), patch: {}, events: [event("new_comment")] })),
+      );
+      const ok = results.filter((r) => r.ok);
+      expect(ok).toHaveLength(1);
+      for (const r of results) if (!r.ok) expect(["duplicate", "conflict"]).toContain(r.reason);
+      const msgs = await store.listMessages({ conversationId: id });
+      expect(msgs.filter((m) => m.clientMessageId === "msg_race")).toHaveLength(1);
+      expect((await store.getConversation({ id }))?.lastSeq).toBe(2);
+    });
+
+    test("updateConversation patches and appends", async () => {
+      const input = conversationInput();
+      const id = input.conversation.id;
+      await store.createConversation(input);
+      const r = await store.updateConversation({ conversationId: id, expectedSeq: 1, patch: { labels: ["x", "y"], assignee: "bob" }, events: [event("labels_changed"), event("assignee_changed")] });
+      expect(r.ok && r.seqs).toEqual([2, 3]);
+      expect(await store.getConversation({ id })).toMatchObject({ labels: ["x", "y"], assignee: "bob", lastSeq: 3, status: "new" });
+      const back = await store.updateConversation({ conversationId: id, expectedSeq: 3, patch: { assignee: null }, events: [] });
+      expect(back.ok).toBe(true);
+      expect((await store.getConversation({ id }))?.assignee).toBeNull();
+    });
+
+    test("updateMessage and deleteMessage", async () => {
+      const input = conversationInput();
+      const id = input.conversation.id;
+      await store.createConversation(input);
+      const u = await store.updateMessage({ conversationId: id, expectedSeq: 1, messageId: input.message.id, body: "edited", updatedAt: at(5), patch: { updatedAt: at(5) }, events: [event("comment_edited", 5)] });
+      expect(u.ok).toBe(true);
+      expect(await store.getMessage({ conversationId: id, id: input.message.id })).toMatchObject({ body: "edited", updatedAt: at(5), seq: 1 });
+      expect((await store.getConversation({ id }))?.updatedAt).toBe(at(5));
+      const missing = await store.updateMessage({ conversationId: id, expectedSeq: 2, messageId: "cmt_missing", body: "x", updatedAt: at(6), patch: {}, events: [event("x")] });
+      expect(missing).toEqual({ ok: false, reason: "not_found" });
+      const nulled = await store.updateMessage({ conversationId: id, expectedSeq: 2, messageId: input.message.id, body: null, updatedAt: at(6), patch: {}, events: [] });
+      expect(nulled.ok).toBe(true);
+      expect((await store.getMessage({ conversationId: id, id: input.message.id }))?.body).toBeNull();
+      const d = await store.deleteMessage({ conversationId: id, expectedSeq: 2, messageId: input.message.id, patch: {}, events: [event("comment_deleted", 7)] });
+      expect(d.ok && d.seqs).toEqual([3]);
+      expect(await store.listMessages({ conversationId: id })).toEqual([]);
+      expect(await store.getMessage({ conversationId: id, id: input.message.id })).toBeNull();
+      expect(await store.deleteMessage({ conversationId: id, expectedSeq: 3, messageId: input.message.id, patch: {}, events: [] })).toEqual({ ok: false, reason: "not_found" });
+    });
+
+    test("deleteConversation leaves a tombstone whose events stay readable", async () => {
+      const input = conversationInput({ productSlug: uid("prod") });
+      const id = input.conversation.id;
+      await store.createConversation(input);
+      const r = await store.deleteConversation({ conversationId: id, expectedSeq: 1, deletedAt: at(9), events: [event("issue_deleted", 9)] });
+      expect(r.ok && r.seqs).toEqual([2]);
+      const c = await store.getConversation({ id });
+      expect(c?.deletedAt).toBe(at(9));
+      expect(await store.listConversations({ productSlug: input.conversation.productSlug })).toEqual([]);
+      expect(await store.listMessages({ conversationId: id })).toEqual([]);
+      const evs = await store.readEvents({ conversationId: id, afterSeq: 1, limit: 10 });
+      expect(evs.events.map((e) => e.type)).toEqual(["issue_deleted"]);
+      expect(await store.appendMessage({ conversationId: id, expectedSeq: 2, message: message(id), patch: {}, events: [] })).toEqual({ ok: false, reason: "not_found" });
+      expect(await store.updateConversation({ conversationId: id, expectedSeq: 2, patch: {}, events: [] })).toEqual({ ok: false, reason: "not_found" });
+    });
+
+    test("readEvents pages after a seq; pruning reports what is gone", async () => {
+      const input = conversationInput();
+      const id = input.conversation.id;
+      await store.createConversation(input);
+      for (let i = 1; i <= 5; i++) {
+        const r = await store.updateConversation({ conversationId: id, expectedSeq: i, patch: {}, events: [event("labels_changed", i * 100)] });
+        expect(r.ok).toBe(true);
+      }
+      const page = await store.readEvents({ conversationId: id, afterSeq: 2, limit: 2 });
+      expect(page.events.map((e) => e.seq)).toEqual([3, 4]);
+      expect(page.prunedThrough).toBe(0);
+      const pruned = await store.pruneEvents({ before: at(250) });
+      expect(pruned).toBeGreaterThanOrEqual(3);
+      const after = await store.readEvents({ conversationId: id, afterSeq: 0, limit: 10 });
+      expect(after.prunedThrough).toBe(3);
+      expect(after.events.map((e) => e.seq)).toEqual([4, 5, 6]);
+      // appending keeps counting from lastSeq
+      const next = await store.updateConversation({ conversationId: id, expectedSeq: 6, patch: {}, events: [event("x", 999)] });
+      expect(next.ok && next.seqs).toEqual([7]);
+    });
+  });
+}
