@@ -6,3 +6,5 @@ export { coreMigrations } from "./migrations/core.js";
 export { insertJob, sqlJobStore } from "./core/jobs.js";
 export { sqlQuotaCounter, sqlRateLimiter } from "./core/limiter.js";
 export { type PgPubSub, type PgPubSubOptions, pgPubSub } from "./core/pubsub.js";
+export { supportMigrations } from "./migrations/support.js";
+export { sqlSupportStore } from "./stores/support.js";

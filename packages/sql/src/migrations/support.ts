@@ -1,0 +1,58 @@
+// Tables of the support service: conversations (with their event-log position), messages, the event log.
+import type { MigrationSet } from "../migrate.js";
+import { exec } from "../migrate.js";
+
+export const supportMigrations: MigrationSet = {
+  name: "support",
+  migrations: [
+    {
+      version: 1,
+      name: "conversations, messages, events",
+      async up(db, dialect) {
+        // byte order for keys and ISO timestamps: keyset pagination must sort exactly as the other stores do
+        const key = dialect === "postgres" ? 'text collate "C"' : "text";
+        await exec(db, [
+          `create table support_conversations (
+            id ${key} primary key,
+            product_slug text not null,
+            customer_id text not null,
+            subject text not null,
+            status text not null,
+            labels text not null,
+            assignee text,
+            first_message_id text not null,
+            created_at ${key} not null,
+            updated_at ${key} not null,
+            last_seq integer not null,
+            pruned_through integer not null default 0,
+            deleted_at text
+          )`,
+          "create index support_conversations_product on support_conversations (product_slug, updated_at desc, id desc)",
+          "create index support_conversations_customer on support_conversations (product_slug, customer_id, updated_at desc, id desc)",
+          `create table support_messages (
+            id text primary key,
+            conversation_id text not null references support_conversations (id),
+            body text,
+            author text not null,
+            is_customer integer not null,
+            client_message_id text,
+            created_at text not null,
+            updated_at text not null,
+            seq integer not null
+          )`,
+          "create index support_messages_conversation on support_messages (conversation_id, seq)",
+          "create unique index support_messages_client_id on support_messages (conversation_id, client_message_id)",
+          `create table support_events (
+            conversation_id text not null references support_conversations (id),
+            seq integer not null,
+            type text not null,
+            data text,
+            created_at text not null,
+            primary key (conversation_id, seq)
+          )`,
+          "create index support_events_created on support_events (created_at)",
+        ]);
+      },
+    },
+  ],
+};
