@@ -110,7 +110,7 @@ export interface Worker {
   wake(): void;
   /** Stops claiming and waits for in-flight jobs to finish. */
   stop(): Promise<void>;
-  /** Resolves when no job is in flight and none is due. */
+  /** Resolves when the queue is drained: nothing queued (delayed retries included) and nothing running. */
   idle(): Promise<void>;
 }
 
@@ -218,12 +218,9 @@ export function createWorker<T>(o: WorkerOptions<T>): Worker {
         await polling;
         if (inFlight.size) await Promise.allSettled([...inFlight]);
         const c = await o.store.counts(o.queue);
-        if (!polling && inFlight.size === 0 && c.running === 0) {
-          // due queued jobs still count as work; delayed retries do not
-          const due = await o.store.claim({ queue: o.queue, limit: 0, now: clock.now(), leaseMs });
-          if (due.length === 0) return;
-        }
-        await new Promise((r) => setTimeout(r, 10));
+        // delayed retries count as pending work: idle means drained
+        if (!polling && inFlight.size === 0 && c.running === 0 && c.queued === 0) return;
+        await new Promise((r) => setTimeout(r, Math.min(pollMs, 10)));
       }
     },
   };

@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import * as z from "zod";
+import { buildOpenApi, defineErrors, isKitError, json, KitError, route, toYaml } from "../src/index.js";
+
+describe("KitError", () => {
+  it("is recognised by its global brand, not by instanceof", () => {
+    const foreign = { [Symbol.for("mountkit.KitError")]: true, status: 409, code: "x" };
+    expect(isKitError(foreign)).toBe(true);
+    expect(isKitError(new Error("x"))).toBe(false);
+    const e = defineErrors({ conflict: { status: 409, message: "conflict" } })("conflict", { details: { a: 1 } });
+    expect(e).toBeInstanceOf(KitError);
+    expect([e.status, e.code, e.message, e.details]).toEqual([409, "conflict", "conflict", { a: 1 }]);
+  });
+});
+
+describe("OpenAPI from the route table", () => {
+  const doc = buildOpenApi({
+    title: "t",
+    version: "1",
+    errorSchema: z.object({ error: z.string() }),
+    securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+    routes: [
+      route({
+        method: "POST",
+        path: "/things/:id",
+        params: z.object({ id: z.string() }),
+        query: z.object({ dry: z.enum(["yes", "no"]).optional() }),
+        body: z.object({ name: z.string() }),
+        security: ["bearer"],
+        responses: { 201: { description: "created", schema: z.object({ id: z.string() }) }, 404: { description: "missing" } },
+        handler: () => json(201, {}),
+      }),
+      route({ method: "GET", path: "/hidden", internal: true, handler: () => json(200, {}) }),
+    ],
+  });
+  it("derives paths, parameters, bodies, responses and security", () => {
+    expect(doc.openapi).toBe("3.1.0");
+    const op = doc.paths["/things/{id}"]!.post as Record<string, any>;
+    expect(op.parameters).toEqual([
+      { name: "id", in: "path", required: true, schema: { type: "string" } },
+      { name: "dry", in: "query", required: false, schema: { type: "string", enum: ["yes", "no"] } },
+    ]);
+    expect(op.requestBody.content["application/json"].schema.required).toEqual(["name"]);
+    expect(op.responses["201"].content["application/json"].schema.properties.id).toEqual({ type: "string" });
+    expect(op.responses["404"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" });
+    expect(op.security).toEqual([{ bearer: [] }]);
+    expect(doc.paths["/hidden"]).toBeUndefined();
+    expect(toYaml(doc)).toContain("openapi: 3.1.0");
+  });
+});

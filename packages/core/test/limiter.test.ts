@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { memoryQuotaCounter, memoryRateLimiter, utcDay } from "../src/index.js";
+
+describe("sliding-log rate limiter", () => {
+  it("never admits more than the limit in any window, even across a second boundary", async () => {
+    const limiter = memoryRateLimiter();
+    const admitted: number[] = [];
+    // a burst at the end of one second and another at the start of the next
+    const times = [...Array.from({ length: 30 }, (_, i) => 900 + i * 3), ...Array.from({ length: 30 }, (_, i) => 1000 + i * 3)];
+    for (const t of times) if ((await limiter.hit("p", { limit: 20, windowMs: 1000, now: t })).allowed) admitted.push(t);
+    for (const start of admitted) expect(admitted.filter((t) => t >= start && t < start + 1000).length).toBeLessThanOrEqual(20);
+    expect(admitted.length).toBe(20);
+  });
+  it("tells how long to wait and admits again after it", async () => {
+    const limiter = memoryRateLimiter();
+    for (let i = 0; i < 5; i++) await limiter.hit("k", { limit: 5, windowMs: 1000, now: 100 + i });
+    const denied = await limiter.hit("k", { limit: 5, windowMs: 1000, now: 500 });
+    expect(denied).toMatchObject({ allowed: false, remaining: 0, retryAfterMs: 600 });
+    expect((await limiter.hit("k", { limit: 5, windowMs: 1000, now: 1100 })).allowed).toBe(true);
+  });
+  it("keeps keys apart", async () => {
+    const limiter = memoryRateLimiter();
+    expect((await limiter.hit("a", { limit: 1, windowMs: 1000, now: 0 })).allowed).toBe(true);
+    expect((await limiter.hit("b", { limit: 1, windowMs: 1000, now: 0 })).allowed).toBe(true);
+    expect((await limiter.hit("a", { limit: 1, windowMs: 1000, now: 1 })).allowed).toBe(false);
+  });
+});
+
+describe("quota counter", () => {
+  it("is exact under concurrent consumption and refunds", async () => {
+    const q = memoryQuotaCounter();
+    const results = await Promise.all(Array.from({ length: 50 }, () => q.consume("brain", "2026-01-01", 10)));
+    expect(results.filter((r) => r.allowed).length).toBe(10);
+    await q.refund("brain", "2026-01-01");
+    expect((await q.consume("brain", "2026-01-01", 10)).allowed).toBe(true);
+    expect((await q.consume("brain", "2026-01-02", 10)).used).toBe(1);
+  });
+  it("resets at midnight UTC", () => {
+    expect(utcDay(Date.parse("2026-03-04T23:59:59.999Z"))).toEqual({ day: "2026-03-04", resetAt: Date.parse("2026-03-05T00:00:00Z") });
+  });
+});

@@ -1,0 +1,97 @@
+import { describe, expect, it } from "vitest";
+import { createQueue, createWorker, type Job, manualClock, memoryJobStore } from "../src/index.js";
+
+describe("queue", () => {
+  it("retries a failing handler with backoff, then succeeds", async () => {
+    const q = createQueue(memoryJobStore());
+    let calls = 0;
+    const done: string[] = [];
+    const w = q.work<{ n: number }>(
+      "q",
+      async (job) => {
+        calls++;
+        if (calls < 3) throw new Error("flaky");
+        done.push(job.id);
+      },
+      { pollMs: 5, backoffMs: () => 5 },
+    );
+    const id = await q.enqueue("q", { n: 1 });
+    await w.idle();
+    expect(done).toEqual([id]);
+    expect(calls).toBe(3);
+    await q.stop();
+  });
+
+  it("marks a job dead after its last attempt and keeps going", async () => {
+    const store = memoryJobStore();
+    const q = createQueue(store);
+    const dead: string[] = [];
+    const ok: unknown[] = [];
+    const w = q.work<{ ok: boolean }>(
+      "q",
+      async (job) => {
+        if (!job.payload.ok) throw new Error("always");
+        ok.push(job.payload);
+      },
+      { pollMs: 5, backoffMs: () => 1, onDead: (job) => void dead.push(job.id) },
+    );
+    const bad = await q.enqueue("q", { ok: false }, { maxAttempts: 2 });
+    await q.enqueue("q", { ok: true });
+    await w.idle();
+    expect(dead).toEqual([bad]);
+    expect(ok).toHaveLength(1);
+    expect(await store.counts("q")).toEqual({ queued: 0, running: 0, done: 1, dead: 1 });
+    await q.stop();
+  });
+
+  it("re-delivers a job whose lease expired (a crashed worker)", async () => {
+    const store = memoryJobStore();
+    const clock = manualClock(0);
+    await store.enqueue({ queue: "q", payload: {}, id: "j1", now: 0 });
+    const first = await store.claim({ queue: "q", limit: 1, now: 0, leaseMs: 1000 });
+    expect(first.map((j) => j.id)).toEqual(["j1"]);
+    expect(await store.claim({ queue: "q", limit: 1, now: 500, leaseMs: 1000 })).toEqual([]);
+    clock.set(1500);
+    const again = await store.claim({ queue: "q", limit: 1, now: clock.now(), leaseMs: 1000 });
+    expect(again[0]).toMatchObject({ id: "j1", attempts: 2 });
+  });
+
+  it("stop() waits for in-flight jobs", async () => {
+    const store = memoryJobStore();
+    let finished = false;
+    let started!: () => void;
+    const startedP = new Promise<void>((r) => (started = r));
+    const w = createWorker({
+      store,
+      queue: "q",
+      pollMs: 5,
+      handler: async (_job: Job) => {
+        started();
+        await new Promise((r) => setTimeout(r, 50));
+        finished = true;
+      },
+    });
+    w.start();
+    await store.enqueue({ queue: "q", payload: {}, id: "a", now: Date.now() });
+    w.wake();
+    await startedP;
+    await w.stop();
+    expect(finished).toBe(true);
+  });
+
+  it("runs jobs concurrently up to the limit", async () => {
+    const q = createQueue(memoryJobStore());
+    let active = 0;
+    let peak = 0;
+    const w = q.work("q", async () => {
+      active++;
+      peak = Math.max(peak, active);
+      await new Promise((r) => setTimeout(r, 10));
+      active--;
+    }, { concurrency: 3, pollMs: 5 });
+    for (let i = 0; i < 10; i++) await q.enqueue("q", { i });
+    await w.idle();
+    expect(peak).toBe(3);
+    await q.stop();
+  });
+});
