@@ -1,0 +1,31 @@
+// The entries service configured from the environment (CONTRACT.md §0): auth, validation address, spec-fetch policy.
+import type { Clock, Logger } from "@mountkit/core";
+import { createEntriesService, devAuth, type EntriesService, firebaseVerifier, jwtVerifier, memoryEntriesStore, type TokenVerifier } from "@mountkit/entries";
+
+const list = (v: string | undefined) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : undefined);
+const one = (l: string[] | undefined) => (l && l.length === 1 ? l[0] : l);
+
+async function verifierFromEnv(env: NodeJS.ProcessEnv, deps: { logger: Logger; clock?: Clock }): Promise<TokenVerifier> {
+  const issuer = one(list(env.AUTH_ISSUER));
+  const audience = one(list(env.AUTH_AUDIENCE));
+  if (env.AUTH_FIREBASE_PROJECT) return firebaseVerifier({ projectId: env.AUTH_FIREBASE_PROJECT, clock: deps.clock });
+  if (env.AUTH_JWKS_URL) return jwtVerifier({ jwksUrl: env.AUTH_JWKS_URL, issuer, audience, clock: deps.clock });
+  if (env.AUTH_HS256_SECRET) return jwtVerifier({ secret: env.AUTH_HS256_SECRET, issuer, audience, clock: deps.clock });
+  const dev = await devAuth();
+  deps.logger.info("entries: no AUTH_* variable set, dev mode with a generated HS256 secret", { devToken: dev.token });
+  return dev.verifier;
+}
+
+export async function entriesFromEnv(
+  env: NodeJS.ProcessEnv,
+  deps: { logger: Logger; clock?: Clock; selfUrl: () => string },
+): Promise<EntriesService> {
+  return createEntriesService({
+    auth: await verifierFromEnv(env, deps),
+    store: memoryEntriesStore(),
+    validator: { url: env.VALIDATE_URL || undefined, selfUrl: deps.selfUrl },
+    specFetch: { allowPrivate: env.SPEC_FETCH_ALLOW_PRIVATE === "1" },
+    logger: deps.logger,
+    clock: deps.clock,
+  });
+}

@@ -1,0 +1,56 @@
+// Catalogues a parsed spec: its version, endpoints ((path, method) pairs), paths, tags and operation list.
+import type { ParsedSpec } from "../openapi/parse.js";
+import type { InventoryInput, Operation } from "../store/types.js";
+
+export type Inventory = InventoryInput;
+
+/** HTTP methods an OpenAPI 2.0/3.x path item can carry, in the order operations are listed. */
+export const OPERATION_METHODS = ["delete", "get", "head", "options", "patch", "post", "put", "trace"] as const;
+
+/** `v<version>`, without doubling a leading `v` (`v1` stays `v1`). */
+export function versionTag(version: string): string {
+  return /^v\d/i.test(version) ? version : `v${version}`;
+}
+
+export function inventoryTags(version: string): string[] {
+  return ["api", "openapi", versionTag(version)];
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Lists operations sorted by path (code-unit order), then method: a stable order independent of how the
+ * document was written. `pathItem` follows a path item's `$ref`; by default the item is read as is.
+ */
+export function catalogue(spec: ParsedSpec, pathItem: (key: string) => unknown = (k) => (spec.document.paths as Record<string, unknown>)[k]): Inventory {
+  const paths = spec.document.paths as Record<string, unknown>;
+  const keys = Object.keys(paths)
+    .filter((k) => k.startsWith("/"))
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const operations: Operation[] = [];
+  let pathCount = 0;
+  for (const path of keys) {
+    const item = pathItem(path);
+    if (!isObject(item)) continue;
+    let any = false;
+    for (const method of OPERATION_METHODS) {
+      const op = item[method];
+      if (!isObject(op)) continue;
+      any = true;
+      const rec: Operation = { method: method.toUpperCase(), path };
+      if (typeof op.operationId === "string" && op.operationId) rec.operationId = op.operationId;
+      if (typeof op.summary === "string" && op.summary) rec.summary = op.summary;
+      operations.push(rec);
+    }
+    if (any) pathCount++;
+  }
+  return {
+    specVersion: spec.specVersion,
+    title: spec.title,
+    version: spec.version,
+    endpoints: operations.length,
+    paths: pathCount,
+    tags: inventoryTags(spec.version),
+    operations,
+  };
+}

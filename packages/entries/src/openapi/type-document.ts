@@ -1,0 +1,238 @@
+// The per-type OpenAPI 3.1 document: every entry endpoint of one type, its customData schema inlined, ready for client generators.
+import type { EntryType } from "../types/registry.js";
+import type { JsonSchema } from "../types/schema.js";
+
+export interface TypeDocumentOptions {
+  /** Where the service is mounted (`servers[0].url`); default `/`. */
+  basePath?: string;
+  /** Whether the type has an inventory route (types with a `prepare` hook). */
+  inventory: boolean;
+  limits: { name: number; description: number; tags: number; tag: number; listMax: number; operationsMax: number };
+}
+
+const pascal = (id: string) => id.replace(/(^|[-_])([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());
+
+/**
+ * Moves `$defs` of an embedded schema into `components.schemas` and rewrites its `#/$defs/...` references,
+ * which would otherwise point at the root of the OpenAPI document.
+ */
+export function hoistDefs(schema: JsonSchema, prefix: string, into: Record<string, unknown>): JsonSchema {
+  const defs = (schema.$defs ?? schema.definitions) as Record<string, unknown> | undefined;
+  if (!defs) return schema;
+  const rename = (name: string) => `${prefix}${name.replace(/[^A-Za-z0-9._-]/g, "_")}`;
+  const rewrite = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rewrite);
+    if (typeof node !== "object" || node === null) return node;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(node)) {
+      if (k === "$ref" && typeof v === "string") {
+        const m = /^#\/(?:\$defs|definitions)\/(.+)$/.exec(v);
+        out[k] = m ? `#/components/schemas/${rename(decodeURIComponent(m[1]!))}` : v;
+      } else out[k] = rewrite(v);
+    }
+    return out;
+  };
+  for (const [name, def] of Object.entries(defs)) into[rename(name)] = rewrite(def);
+  const { $defs: _a, definitions: _b, ...rest } = schema;
+  return rewrite(rest) as JsonSchema;
+}
+
+const json = (schema: unknown) => ({ "application/json": { schema } });
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const resp = (name: string) => ({ $ref: `#/components/responses/${name}` });
+
+export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<string, unknown> {
+  const P = pascal(type.id);
+  const schemas: Record<string, unknown> = {};
+  const { $schema: _d, ...raw } = type.schema.jsonSchema;
+  const customData = hoistDefs(raw, `${P}CustomData_`, schemas);
+  const L = o.limits;
+  const tags = { type: "array", maxItems: L.tags, items: { type: "string", minLength: 1, maxLength: L.tag }, description: "Categorisation tags." };
+  const common = {
+    name: { type: "string", minLength: 1, maxLength: L.name, description: "Display name of the entry." },
+    description: { type: "string", minLength: 1, maxLength: L.description, description: "Detailed description." },
+  };
+
+  schemas[`${P}EntryInput`] = {
+    type: "object",
+    required: ["name", "description", "customData"],
+    properties: { ...common, customData, tags },
+  };
+  schemas[`${P}EntryPatch`] = {
+    type: "object",
+    minProperties: 1,
+    description: "Fields to replace; `customData`, when given, replaces the whole object and is validated again.",
+    properties: { ...common, customData, tags },
+  };
+  schemas[`${P}Entry`] = {
+    type: "object",
+    required: ["id", "typeId", "ownerId", "name", "description", "customData", "tags", "dateCreated", "dateModified"],
+    properties: {
+      id: { type: "string", description: "Generated identifier." },
+      typeId: { type: "string", const: type.id },
+      ownerId: { type: "string", description: "`sub` of the token that created the entry." },
+      ...common,
+      customData,
+      tags: { ...tags, maxItems: L.tags + 3 },
+      dateCreated: { type: "integer", format: "int64", description: "Epoch milliseconds." },
+      dateModified: { type: "integer", format: "int64", description: "Epoch milliseconds." },
+    },
+  };
+  schemas[`${P}EntryList`] = {
+    type: "object",
+    required: ["items", "next"],
+    properties: {
+      items: { type: "array", items: ref(`${P}Entry`) },
+      next: { type: ["string", "null"], description: "Cursor of the next page; null on the last page." },
+    },
+  };
+  schemas.Error = {
+    type: "object",
+    required: ["error"],
+    properties: { error: { type: "string" }, details: { description: "Machine-readable detail; its shape depends on the error." } },
+  };
+  schemas.Issue = { type: "object", required: ["path", "message"], properties: { path: { type: "string", examples: ["customData.contact.email"] }, message: { type: "string" } } };
+  schemas.ValidationError = {
+    type: "object",
+    required: ["error", "details"],
+    properties: { error: { type: "string" }, details: { type: "array", items: ref("Issue") } },
+  };
+  schemas.InternalError = { type: "object", required: ["error", "requestId"], properties: { error: { type: "string", const: "internal error" }, requestId: { type: "string" } } };
+
+  const responses: Record<string, unknown> = {
+    BadRequest: { description: "Body not JSON, not an object, or a common field missing, of the wrong type or out of its limits.", content: json(ref("ValidationError")) },
+    Unauthorized: {
+      description: "Bearer token missing, malformed, expired, or with a wrong signature, issuer or audience.",
+      headers: { "WWW-Authenticate": { schema: { type: "string" } } },
+      content: json(ref("Error")),
+    },
+    Forbidden: { description: "The entry belongs to someone else.", content: json(ref("Error")) },
+    NotFound: { description: "No such entry.", content: json(ref("Error")) },
+    PayloadTooLarge: { description: "Body over the size limit.", content: json(ref("Error")) },
+    UnsupportedMediaType: { description: "Body is not `application/json`.", content: json(ref("Error")) },
+    Unprocessable: { description: "`customData` failed the type's schema (or, for `apis`, the spec failed to fetch or validate).", content: json(ref("ValidationError")) },
+    InternalError: { description: "Server processing error.", content: json(ref("InternalError")) },
+  };
+
+  const base = `/api/v1/types/${type.id}`;
+  const idParam = { name: "id", in: "path", required: true, schema: { type: "string" }, description: "Entry id." };
+  const cursorParam = { name: "cursor", in: "query", required: false, schema: { type: "string" }, description: "`next` of the previous page." };
+  const errors = (...names: Array<[string, string]>) => Object.fromEntries(names.map(([status, name]) => [status, resp(name)]));
+  const secured = [{ bearerAuth: [] }];
+
+  const paths: Record<string, unknown> = {
+    [`${base}/data`]: {
+      post: {
+        operationId: `create${P}Entry`,
+        summary: `Submit a ${type.id} entry`,
+        tags: [P],
+        security: secured,
+        requestBody: { required: true, content: json({ ...(schemas[`${P}EntryInput`] as object) }) },
+        responses: {
+          "201": {
+            description: "Created.",
+            headers: { Location: { description: "URL of the created entry.", schema: { type: "string" } } },
+            content: json(ref(`${P}Entry`)),
+          },
+          ...errors(["400", "BadRequest"], ["401", "Unauthorized"], ["413", "PayloadTooLarge"], ["415", "UnsupportedMediaType"], ["422", "Unprocessable"], ["500", "InternalError"]),
+        },
+      },
+      get: {
+        operationId: `list${P}Entries`,
+        summary: `List ${type.id} entries, newest first`,
+        tags: [P],
+        parameters: [
+          cursorParam,
+          { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: L.listMax, default: 20 } },
+          { name: "tag", in: "query", required: false, schema: { type: "string" }, description: "Only entries with this tag." },
+          { name: "ownerId", in: "query", required: false, schema: { type: "string" }, description: "Only entries of this owner." },
+        ],
+        responses: { "200": { description: "A page of entries.", content: json(ref(`${P}EntryList`)) }, ...errors(["400", "BadRequest"], ["500", "InternalError"]) },
+      },
+    },
+    [`${base}/data/{id}`]: {
+      parameters: [idParam],
+      get: {
+        operationId: `get${P}Entry`,
+        summary: `Get a ${type.id} entry`,
+        tags: [P],
+        responses: { "200": { description: "The entry.", content: json(ref(`${P}Entry`)) }, ...errors(["404", "NotFound"], ["500", "InternalError"]) },
+      },
+      patch: {
+        operationId: `update${P}Entry`,
+        summary: `Change a ${type.id} entry (owner only)`,
+        tags: [P],
+        security: secured,
+        requestBody: { required: true, content: json(ref(`${P}EntryPatch`)) },
+        responses: {
+          "200": { description: "The updated entry; `dateModified` moved.", content: json(ref(`${P}Entry`)) },
+          ...errors(["400", "BadRequest"], ["401", "Unauthorized"], ["403", "Forbidden"], ["404", "NotFound"], ["413", "PayloadTooLarge"], ["415", "UnsupportedMediaType"], ["422", "Unprocessable"], ["500", "InternalError"]),
+        },
+      },
+      delete: {
+        operationId: `delete${P}Entry`,
+        summary: `Delete a ${type.id} entry (owner only)`,
+        tags: [P],
+        security: secured,
+        responses: { "204": { description: "Deleted." }, ...errors(["401", "Unauthorized"], ["403", "Forbidden"], ["404", "NotFound"], ["500", "InternalError"]) },
+      },
+    },
+    [`${base}/openapi.json`]: {
+      get: {
+        operationId: `get${P}OpenApi`,
+        summary: "This document",
+        tags: [P],
+        responses: { "200": { description: "OpenAPI 3.1 document.", content: json({ type: "object" }) } },
+      },
+    },
+  };
+
+  if (o.inventory) {
+    schemas.Operation = {
+      type: "object",
+      required: ["method", "path"],
+      properties: { method: { type: "string" }, path: { type: "string" }, operationId: { type: "string" }, summary: { type: "string" } },
+    };
+    schemas.Inventory = {
+      type: "object",
+      required: ["version", "endpoints", "paths", "tags", "operations", "next"],
+      properties: {
+        title: { type: "string" },
+        specVersion: { type: "string", description: "`openapi`/`swagger` field of the catalogued document." },
+        version: { type: "string", description: "`info.version` of the catalogued API." },
+        endpoints: { type: "integer", description: "(path, method) pairs." },
+        paths: { type: "integer", description: "Distinct paths." },
+        tags: { type: "array", items: { type: "string" } },
+        operations: { type: "array", items: ref("Operation") },
+        next: { type: ["string", "null"] },
+      },
+    };
+    paths[`${base}/data/{id}/inventory`] = {
+      parameters: [idParam],
+      get: {
+        operationId: `get${P}Inventory`,
+        summary: "The catalogued API: version, counts and a page of operations",
+        tags: [P],
+        parameters: [cursorParam, { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: L.operationsMax, default: 100 } }],
+        responses: { "200": { description: "Inventory.", content: json(ref("Inventory")) }, ...errors(["400", "BadRequest"], ["404", "NotFound"], ["500", "InternalError"]) },
+      },
+    };
+  }
+
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: `${type.title} entries`,
+      version: "1",
+      ...(type.description ? { description: type.description } : {}),
+    },
+    servers: [{ url: o.basePath || "/" }],
+    tags: [{ name: P, description: type.description ?? `Entries of type ${type.id}` }],
+    paths,
+    components: {
+      schemas,
+      responses,
+      securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "ID token of the identity provider; `sub` becomes `ownerId`." } },
+    },
+  };
+}

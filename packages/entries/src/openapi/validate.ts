@@ -1,0 +1,108 @@
+// The OpenAPI validation behind the validation address: hard errors only for what blocks cataloguing, the rest as warnings.
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { type Inventory, catalogue } from "../inventory/catalogue.js";
+import { checkDocument, type ParsedSpec, parseSpec, parseText, type SpecIssue, decodeText } from "./parse.js";
+import { checkRefs, type ExternalLoader } from "./refs.js";
+
+export type ValidationAnswer =
+  | {
+      valid: true;
+      /** `openapi` or `swagger` field of the document. */
+      openapi: string;
+      title: string;
+      version: string;
+      endpoints: number;
+      paths: number;
+      warnings: SpecIssue[];
+      /** All warnings found; `warnings` holds at most `maxWarnings` of them. */
+      warningCount: number;
+    }
+  | { valid: false; errors: SpecIssue[] };
+
+export interface ValidateSpecOptions {
+  /** URL the document came from: same-origin external `$ref`s are fetched relative to it. */
+  baseUrl?: string;
+  /** Fetches a same-origin external document (bytes); absent: external references are only reported. */
+  fetchDocument?: (url: URL) => Promise<Uint8Array>;
+  maxWarnings?: number;
+  maxExternalDocuments?: number;
+}
+
+export interface ValidationOutcome {
+  answer: ValidationAnswer;
+  /** Present when valid: what the catalogue stores. */
+  inventory?: Inventory;
+}
+
+// The JSON Schema validators compile once per process (about 100 ms each); validate() itself runs synchronously.
+let shared: Validator | undefined;
+const validator = () => (shared ??= new Validator({ allErrors: true }));
+
+/** Runs the spec's own JSON Schema (2.0, 3.0 or 3.1) and turns every violation into a warning. */
+async function schemaWarnings(spec: ParsedSpec): Promise<SpecIssue[]> {
+  const r = await validator().validate(spec.document);
+  if (r.valid || !r.errors) return [];
+  // String errors are the library's reference check, which refs.ts already reports path by path.
+  if (typeof r.errors === "string") return r.errors.startsWith("Can't resolve") ? [] : [{ path: "", message: r.errors }];
+  const seen = new Set<string>();
+  const out: SpecIssue[] = [];
+  for (const e of r.errors) {
+    const params = e.params as Record<string, unknown>;
+    const extra = params.additionalProperty ?? params.missingProperty;
+    const message = `${e.message ?? "is invalid"}${extra !== undefined ? ` (${String(extra)})` : ""}`;
+    const k = `${e.instancePath}\u0000${message}`;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    out.push({ path: e.instancePath, message });
+  }
+  return out;
+}
+
+/** Loads an external `$ref` target: any JSON or YAML value (often a bare path item or schema, not a whole spec). */
+export function externalLoader(fetchDocument: (url: URL) => Promise<Uint8Array>): ExternalLoader {
+  return async (url) => {
+    const text = decodeText(await fetchDocument(url));
+    if (text === undefined) throw new Error("not valid UTF-8");
+    const r = parseText(text);
+    if (!r.ok) throw new Error(r.message);
+    return r.value;
+  };
+}
+
+/** Validates and catalogues bytes, text, or an already parsed document. */
+export async function validateSpec(input: Uint8Array | string | ParsedSpec, options: ValidateSpecOptions = {}): Promise<ValidationOutcome> {
+  let spec: ParsedSpec;
+  if (typeof input === "object" && !(input instanceof Uint8Array)) spec = input;
+  else {
+    const parsed = parseSpec(input);
+    if (!parsed.ok) return { answer: { valid: false, errors: parsed.errors } };
+    spec = parsed.spec;
+  }
+  const fetchDocument = options.fetchDocument;
+  const refs = await checkRefs(spec.document, {
+    baseUrl: options.baseUrl,
+    maxDocuments: options.maxExternalDocuments,
+    load: fetchDocument ? externalLoader(fetchDocument) : undefined,
+  });
+  const warnings = [...spec.notes, ...refs.warnings, ...(await schemaWarnings(spec))];
+  const inventory = catalogue(spec, refs.pathItem);
+  const max = options.maxWarnings ?? 50;
+  return {
+    answer: {
+      valid: true,
+      openapi: spec.specVersion,
+      title: spec.title,
+      version: spec.version,
+      endpoints: inventory.endpoints,
+      paths: inventory.paths,
+      warnings: warnings.slice(0, max),
+      warningCount: warnings.length,
+    },
+    inventory,
+  };
+}
+
+/** For a document already decoded by a JSON body parser. */
+export function parsedFromValue(value: unknown): ReturnType<typeof checkDocument> {
+  return checkDocument(value, "json");
+}

@@ -1,0 +1,52 @@
+// Wire schemas of the entry routes (zod): the core turns their failures into 400 with every failing path.
+import * as z from "zod";
+
+export const LIMITS = { name: 200, description: 10_000, tags: 32, tag: 64, listMax: 100, operationsMax: 1000 } as const;
+
+const tags = z.array(z.string().min(1).max(LIMITS.tag)).max(LIMITS.tags);
+const customData = z.record(z.string(), z.unknown());
+
+export const entryInput = z.object({
+  name: z.string().min(1).max(LIMITS.name),
+  description: z.string().min(1).max(LIMITS.description),
+  customData,
+  tags: tags.optional(),
+});
+
+export const entryPatch = z
+  .object({
+    name: z.string().min(1).max(LIMITS.name).optional(),
+    description: z.string().min(1).max(LIMITS.description).optional(),
+    customData: customData.optional(),
+    tags: tags.optional(),
+  })
+  .refine((p) => Object.values(p).some((v) => v !== undefined), { message: "give at least one of name, description, customData, tags" });
+
+export const entry = z.object({
+  id: z.string(),
+  typeId: z.string(),
+  ownerId: z.string(),
+  name: z.string(),
+  description: z.string(),
+  customData: z.record(z.string(), z.unknown()),
+  tags: z.array(z.string()),
+  dateCreated: z.number().int(),
+  dateModified: z.number().int(),
+});
+
+export const typeParams = z.object({ typeId: z.string() });
+export const entryParams = z.object({ typeId: z.string(), id: z.string().min(1).max(200) });
+
+const limit = (max: number) => z.coerce.number().int().min(1).max(max).optional();
+
+export const listQuery = z.object({
+  cursor: z.string().max(500).optional(),
+  limit: limit(LIMITS.listMax),
+  tag: z.string().min(1).max(LIMITS.tag).optional(),
+  ownerId: z.string().min(1).max(200).optional(),
+});
+
+export const pageQuery = z.object({ cursor: z.string().max(500).optional(), limit: limit(LIMITS.operationsMax) });
+
+export const issue = z.object({ path: z.string(), message: z.string() });
+export const validationErrorBody = z.object({ error: z.string(), details: z.array(issue) });

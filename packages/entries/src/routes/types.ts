@@ -1,0 +1,45 @@
+// `/api/v1/types` and `/api/v1/types/:typeId/openapi.json`: the registry, and each type's own OpenAPI document.
+import { json, type Middleware, route } from "@mountkit/core";
+import * as z from "zod";
+import type { TypeRegistry } from "../types/registry.js";
+import { typeParams } from "./schemas.js";
+
+export function typeRoutes(o: { types: TypeRegistry; document: (typeId: string) => Record<string, unknown>; knownType: Middleware; basePath: string }) {
+  return [
+    route({
+      method: "GET",
+      path: "/api/v1/types",
+      operationId: "listTypes",
+      summary: "Registered entry types",
+      tags: ["types"],
+      responses: {
+        200: {
+          description: "Types",
+          schema: z.object({ items: z.array(z.object({ id: z.string(), title: z.string(), description: z.string().optional(), openapi: z.string() })) }),
+        },
+      },
+      handler() {
+        const items = o.types.list().map((t) => ({
+          id: t.id,
+          title: t.title,
+          ...(t.description ? { description: t.description } : {}),
+          openapi: `${o.basePath}/api/v1/types/${t.id}/openapi.json`,
+        }));
+        return json(200, { items });
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/api/v1/types/:typeId/openapi.json",
+      operationId: "getTypeOpenApi",
+      summary: "OpenAPI 3.1 document of one type",
+      tags: ["types"],
+      params: typeParams,
+      use: [o.knownType],
+      responses: { 200: { description: "OpenAPI document" } },
+      handler(ctx) {
+        return json(200, o.document(ctx.params.typeId), { "cache-control": "no-cache" });
+      },
+    }),
+  ];
+}

@@ -1,0 +1,144 @@
+// createEntriesService: the typed-entry catalogue as a mountkit service (routes, fetch, api, per-type OpenAPI).
+import { type Clock, defineService, type IdGenerator, type Logger, type Middleware, randomIds, type Service, systemClock } from "@mountkit/core";
+import { requireAuth } from "./auth/middleware.js";
+import type { TokenVerifier } from "./auth/verifier.js";
+import { type EntriesDomain, entriesDomain } from "./domain/entries.js";
+import { entriesError, errorBody, errorSchema } from "./errors.js";
+import type { SafeFetchOptions } from "./fetch/safe-fetch.js";
+import { apisPrepare, sameOriginFetcher } from "./inventory/apis-hook.js";
+import { type ValidateRequest, validationAddress, validationClient } from "./openapi/client.js";
+import { typeDocument } from "./openapi/type-document.js";
+import { type ValidationOutcome, validateSpec } from "./openapi/validate.js";
+import { dataRoutes } from "./routes/data.js";
+import { inventoryRoutes } from "./routes/inventory.js";
+import { LIMITS } from "./routes/schemas.js";
+import { typeRoutes } from "./routes/types.js";
+import { answerFor, validateRoutes } from "./routes/validate.js";
+import { memoryEntriesStore } from "./store/memory.js";
+import type { EntriesStore } from "./store/types.js";
+import { builtinTypes, type EntryTypeDefinition, type TypeRegistry, typeRegistry } from "./types/registry.js";
+
+export interface EntriesServiceOptions {
+  /** Verifies bearer tokens: `jwtVerifier`, `firebaseVerifier`, `devAuth().verifier`, or the host's own. */
+  auth: TokenVerifier;
+  store?: EntriesStore;
+  /** Types registered besides `apis` and `countries`. */
+  types?: EntryTypeDefinition[];
+  /** The validation address used before an `apis` entry is saved. */
+  validator?: {
+    /** Base URL of a remote kit; unset: validate in process. */
+    url?: string;
+    /** This server's base URL; when `url` points here the call stays in process. */
+    selfUrl?: () => string | undefined;
+    timeoutMs?: number;
+  };
+  /** Policy for fetching `specUrl` and same-origin `$ref`s. */
+  specFetch?: SafeFetchOptions;
+  /** Body limit of entry routes; default 1 MiB. */
+  bodyLimit?: number;
+  /** Body limit of the validation address (specs run to megabytes); default 25 MiB. */
+  validateBodyLimit?: number;
+  basePath?: string;
+  clock?: Clock;
+  ids?: IdGenerator;
+  logger?: Logger;
+}
+
+export interface EntriesApi extends EntriesDomain {
+  /** The validation address, in process. */
+  validateOpenApi(body: Uint8Array | string, options?: { baseUrl?: string }): ReturnType<typeof answerFor>;
+  /** The OpenAPI document of one type (throws a 404 KitError for an unknown type). */
+  typeDocument(typeId: string): Record<string, unknown>;
+}
+
+export interface EntriesService extends Service {
+  api: EntriesApi;
+  types: TypeRegistry;
+  store: EntriesStore;
+}
+
+export const ENTRIES_MOUNTS = ["/api/v1/types", "/api/dev/validate-openapi"];
+
+export function createEntriesService(o: EntriesServiceOptions): EntriesService {
+  const basePath = (o.basePath ?? "").replace(/\/+$/, "");
+  const store = o.store ?? memoryEntriesStore();
+  const clock = o.clock ?? systemClock;
+  const ids = o.ids ?? randomIds;
+  const fetchOptions: SafeFetchOptions = o.specFetch ?? {};
+
+  const local = async (req: ValidateRequest): Promise<ValidationOutcome> =>
+    validateSpec(req.body, {
+      baseUrl: req.baseUrl,
+      fetchDocument: req.baseUrl ? sameOriginFetcher({ ...fetchOptions, signal: req.signal }) : undefined,
+    });
+  const client = validationClient({
+    local,
+    url: o.validator?.url,
+    timeoutMs: o.validator?.timeoutMs,
+    selfUrl: () => {
+      const self = o.validator?.selfUrl?.();
+      return self ? validationAddress(`${self.replace(/\/+$/, "")}${basePath}`) : undefined;
+    },
+  });
+
+  const types = typeRegistry([builtinTypes.apis(apisPrepare({ client, fetch: fetchOptions })), builtinTypes.countries(), ...(o.types ?? [])]);
+  const domain = entriesDomain({ store, types, clock, ids });
+
+  const documents = new Map<string, Record<string, unknown>>();
+  let documentsVersion = types.version;
+  const document = (typeId: string) => {
+    if (documentsVersion !== types.version) {
+      documents.clear();
+      documentsVersion = types.version;
+    }
+    const type = types.get(typeId);
+    if (!type) throw entriesError("unknown_type", { message: `unknown type ${typeId}` });
+    let doc = documents.get(typeId);
+    if (!doc) {
+      doc = typeDocument(type, { basePath, inventory: type.prepare !== undefined, limits: LIMITS });
+      documents.set(typeId, doc);
+    }
+    return doc;
+  };
+
+  // Runs before auth and body parsing: an unknown type is a 404 whatever the request carries.
+  const knownType: Middleware = async (ctx, next) => {
+    const typeId = (ctx.params as Record<string, string>).typeId;
+    if (typeId === undefined || !types.get(typeId)) throw entriesError("unknown_type", { message: `unknown type ${typeId}` });
+    return next();
+  };
+  const auth = requireAuth(o.auth);
+
+  const service = defineService({
+    name: "entries",
+    title: "mountkit entries",
+    version: "1",
+    description: "Typed-entry catalogue: submit, list and catalogue entries of registered types.",
+    mounts: ENTRIES_MOUNTS,
+    basePath,
+    bodyLimit: o.bodyLimit,
+    clock,
+    ids,
+    logger: o.logger,
+    errorBody,
+    errorSchema,
+    securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
+    routes: [
+      ...typeRoutes({ types, document, knownType, basePath }),
+      ...dataRoutes({ domain, auth, knownType, basePath }),
+      ...inventoryRoutes({ domain, knownType }),
+      ...validateRoutes({ fetch: fetchOptions, bodyLimit: o.validateBodyLimit ?? 25 * 1024 * 1024 }),
+    ],
+    dispose: async () => {
+      await store.close?.();
+    },
+  });
+
+  const api: EntriesApi = {
+    ...domain,
+    validateOpenApi: (body, options = {}) =>
+      answerFor(typeof body === "string" ? new TextEncoder().encode(body) : body, { baseUrl: options.baseUrl, fetch: fetchOptions }),
+    typeDocument: document,
+  };
+  return Object.assign(service, { api, types, store });
+}

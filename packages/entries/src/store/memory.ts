@@ -1,0 +1,71 @@
+// In-memory EntriesStore: the reference implementation the conformance suite pins down.
+import type { EntriesStore, Entry, InventoryInput, InventorySummary, Operation } from "./types.js";
+
+const key = (typeId: string, id: string) => `${typeId}\u0000${id}`;
+
+/** Newest first; ties broken by id descending, so the order is total and stable. */
+export function compareEntries(a: { dateCreated: number; id: string }, b: { dateCreated: number; id: string }): number {
+  if (a.dateCreated !== b.dateCreated) return b.dateCreated - a.dateCreated;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+export function memoryEntriesStore(): EntriesStore {
+  const entries = new Map<string, Entry>();
+  const inventories = new Map<string, InventoryInput>();
+  // Copies in and out, like a database would: callers never share state with the store.
+  const copy = <T>(v: T): T => structuredClone(v);
+
+  return {
+    async create({ entry, inventory }) {
+      const k = key(entry.typeId, entry.id);
+      if (entries.has(k)) throw new Error(`entry ${entry.id} already exists`);
+      entries.set(k, copy(entry));
+      if (inventory) inventories.set(k, copy(inventory));
+    },
+    async get({ typeId, id }) {
+      const e = entries.get(key(typeId, id));
+      return e ? copy(e) : null;
+    },
+    async list({ typeId, limit, after, tag, ownerId }) {
+      const out: Entry[] = [];
+      for (const e of entries.values()) {
+        if (e.typeId !== typeId) continue;
+        if (ownerId !== undefined && e.ownerId !== ownerId) continue;
+        if (tag !== undefined && !e.tags.includes(tag)) continue;
+        if (after && compareEntries(after, e) >= 0) continue;
+        out.push(e);
+      }
+      out.sort(compareEntries);
+      return out.slice(0, Math.max(0, limit)).map(copy);
+    },
+    async update({ typeId, id, ownerId, changes, inventory }) {
+      const k = key(typeId, id);
+      const e = entries.get(k);
+      if (!e || e.ownerId !== ownerId) return null;
+      const next: Entry = { ...e, ...copy(changes) };
+      entries.set(k, next);
+      if (inventory === null) inventories.delete(k);
+      else if (inventory) inventories.set(k, copy(inventory));
+      return copy(next);
+    },
+    async delete({ typeId, id, ownerId }) {
+      const k = key(typeId, id);
+      const e = entries.get(k);
+      if (!e || e.ownerId !== ownerId) return false;
+      entries.delete(k);
+      inventories.delete(k);
+      return true;
+    },
+    async getInventory({ typeId, entryId }) {
+      const inv = inventories.get(key(typeId, entryId));
+      if (!inv) return null;
+      const { operations: _ops, ...summary } = inv;
+      return copy(summary) as InventorySummary;
+    },
+    async listOperations({ typeId, entryId, offset, limit }) {
+      const inv = inventories.get(key(typeId, entryId));
+      if (!inv) return [];
+      return inv.operations.slice(Math.max(0, offset), Math.max(0, offset) + Math.max(0, limit)).map((o) => copy(o) as Operation);
+    },
+  };
+}

@@ -1,0 +1,72 @@
+// The entries store interface. Plain JSON records and explicit ordering/pagination, so SQL stores can implement it.
+
+export interface Entry {
+  id: string;
+  typeId: string;
+  /** The `sub` of the token that created it. */
+  ownerId: string;
+  name: string;
+  description: string;
+  customData: Record<string, unknown>;
+  tags: string[];
+  /** Epoch milliseconds. */
+  dateCreated: number;
+  dateModified: number;
+}
+
+/** One (path, method) pair of a catalogued API. */
+export interface Operation {
+  method: string;
+  path: string;
+  operationId?: string;
+  summary?: string;
+}
+
+/** What a catalogued spec yields; `operations` in catalogue order (path, then method). */
+export interface InventoryInput {
+  /** `openapi` or `swagger` version of the document, e.g. `3.1.0`, `2.0`. */
+  specVersion: string;
+  title: string;
+  /** `info.version` of the API. */
+  version: string;
+  endpoints: number;
+  paths: number;
+  tags: string[];
+  operations: Operation[];
+}
+
+export type InventorySummary = Omit<InventoryInput, "operations">;
+
+/** Keyset position in the entries order (newest first: `dateCreated` desc, then `id` desc). */
+export interface EntryPosition {
+  dateCreated: number;
+  id: string;
+}
+
+export interface EntriesStore {
+  /** Saves a new entry and, when given, its inventory, atomically. Entry ids are unique per store. */
+  create(input: { entry: Entry; inventory?: InventoryInput }): Promise<void>;
+  get(input: { typeId: string; id: string }): Promise<Entry | null>;
+  /**
+   * Entries of one type, newest first (`dateCreated` desc, `id` desc), strictly after `after` when given,
+   * at most `limit`. `tag` keeps entries carrying that tag; `ownerId` keeps that owner's entries.
+   */
+  list(input: { typeId: string; limit: number; after?: EntryPosition; tag?: string; ownerId?: string }): Promise<Entry[]>;
+  /**
+   * Applies `changes` when the entry exists and belongs to `ownerId`; returns the updated entry or null.
+   * `inventory`: an object replaces the stored inventory, `null` removes it, absent leaves it.
+   */
+  update(input: {
+    typeId: string;
+    id: string;
+    ownerId: string;
+    changes: Partial<Pick<Entry, "name" | "description" | "customData" | "tags">> & { dateModified: number };
+    inventory?: InventoryInput | null;
+  }): Promise<Entry | null>;
+  /** Deletes the entry and its inventory when it exists and belongs to `ownerId`; false otherwise. */
+  delete(input: { typeId: string; id: string; ownerId: string }): Promise<boolean>;
+  getInventory(input: { typeId: string; entryId: string }): Promise<InventorySummary | null>;
+  /** Operations in stored order from position `offset` (0-based), at most `limit`. */
+  listOperations(input: { typeId: string; entryId: string; offset: number; limit: number }): Promise<Operation[]>;
+  close?(): Promise<void>;
+}

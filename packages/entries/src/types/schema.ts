@@ -1,0 +1,92 @@
+// Adapters turning a host's schema (zod, Effect Schema, any Standard Schema, or JSON Schema) into one validator + JSON Schema pair.
+import type { StandardSchemaV1 } from "@standard-schema/spec";
+import { JSONSchema, Schema } from "effect";
+import * as z from "zod";
+import { compileJsonSchema } from "./json-schema.js";
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface ValidationIssue {
+  /** Dotted path inside the validated value: `contact.email`, `items[2].name`; empty for the root. */
+  path: string;
+  message: string;
+}
+
+export type ValidationResult = { ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] };
+
+/** What the registry needs from any schema: a validator reporting every failing path, and a JSON Schema for docs. */
+export interface TypeSchema {
+  validate(value: unknown): Promise<ValidationResult>;
+  /** JSON Schema 2020-12 without `$schema`; may carry `$defs`. */
+  jsonSchema: JsonSchema;
+}
+
+/** Anything a host may register a type with. */
+export type SchemaInput = z.ZodType | Schema.Schema<any, any, never> | StandardSchemaV1 | JsonSchema;
+
+export function formatPath(path: ReadonlyArray<PropertyKey | { key: PropertyKey }> | undefined): string {
+  let out = "";
+  for (const seg of path ?? []) {
+    const key = typeof seg === "object" && seg !== null ? seg.key : seg;
+    if (typeof key === "number") out += `[${key}]`;
+    else out += out ? `.${String(key)}` : String(key);
+  }
+  return out;
+}
+
+function stripDialect(schema: JsonSchema): JsonSchema {
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
+}
+
+/** Wraps a Standard Schema validator; `jsonSchema` documents it. */
+export function fromStandardSchema(schema: StandardSchemaV1, jsonSchema: JsonSchema): TypeSchema {
+  return {
+    jsonSchema: stripDialect(jsonSchema),
+    async validate(value) {
+      const r = await schema["~standard"].validate(value);
+      if (!r.issues) return { ok: true, value: r.value };
+      return { ok: false, issues: r.issues.map((i) => ({ path: formatPath(i.path), message: i.message })) };
+    },
+  };
+}
+
+export function fromZod(schema: z.ZodType): TypeSchema {
+  const js = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input", unrepresentable: "any" }) as JsonSchema;
+  return fromStandardSchema(schema, js);
+}
+
+export function fromEffect(schema: Schema.Schema<any, any, never>): TypeSchema {
+  // errors: "all" makes Effect report every failing path instead of stopping at the first.
+  const std = Schema.standardSchemaV1(schema, { errors: "all" });
+  const js = JSONSchema.make(schema, { target: "jsonSchema2020-12" }) as unknown as JsonSchema;
+  return fromStandardSchema(std, js);
+}
+
+export function fromJsonSchema(schema: JsonSchema): TypeSchema {
+  const check = compileJsonSchema(schema);
+  return {
+    jsonSchema: stripDialect(schema),
+    async validate(value) {
+      const issues = check(value);
+      return issues.length ? { ok: false, issues } : { ok: true, value };
+    },
+  };
+}
+
+const isZod = (s: unknown): s is z.ZodType => typeof s === "object" && s !== null && "_zod" in s;
+const isStandard = (s: unknown): s is StandardSchemaV1 => typeof s === "object" && s !== null && "~standard" in s;
+
+/** Picks the adapter for a schema. A bare Standard Schema other than zod/Effect needs `jsonSchema` for the docs. */
+export function toTypeSchema(schema: SchemaInput, jsonSchema?: JsonSchema): TypeSchema {
+  if (isZod(schema)) return jsonSchema ? fromStandardSchema(schema, jsonSchema) : fromZod(schema);
+  if (Schema.isSchema(schema)) {
+    const adapted = fromEffect(schema as Schema.Schema<any, any, never>);
+    return jsonSchema ? { ...adapted, jsonSchema: stripDialect(jsonSchema) } : adapted;
+  }
+  if (isStandard(schema)) {
+    if (!jsonSchema) throw new TypeError("a Standard Schema other than zod or Effect Schema needs a jsonSchema for its documentation");
+    return fromStandardSchema(schema, jsonSchema);
+  }
+  return fromJsonSchema(schema as JsonSchema);
+}
