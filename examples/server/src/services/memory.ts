@@ -1,0 +1,27 @@
+// The memory service from the environment: MEMORY_API_KEYS (key=brain,...) or one generated dev key,
+// MEMORY_DAILY_QUOTA; in-memory store for now; the extraction worker runs in this process.
+import type { Clock, Logger, Service } from "@mountkit/core";
+import { createMemoryService, memoryMemoryStore, parseKeyList } from "@mountkit/memory";
+
+export async function memoryFromEnv(env: NodeJS.ProcessEnv, deps: { logger: Logger; clock?: Clock }): Promise<Service> {
+  const quota = env.MEMORY_DAILY_QUOTA === undefined || env.MEMORY_DAILY_QUOTA === "" ? 1000 : Number(env.MEMORY_DAILY_QUOTA);
+  if (!Number.isSafeInteger(quota) || quota < 0) throw new Error("MEMORY_DAILY_QUOTA must be a non-negative integer");
+  const service = createMemoryService({
+    store: memoryMemoryStore(),
+    dailyQuota: quota,
+    logger: deps.logger,
+    ...(deps.clock ? { clock: deps.clock } : {}),
+  });
+  try {
+    const configured = env.MEMORY_API_KEYS?.trim() ? parseKeyList(env.MEMORY_API_KEYS) : [];
+    for (const { key, brainId } of configured) await service.keys.create({ brainId, key, label: "MEMORY_API_KEYS" });
+    if (!configured.length) {
+      const dev = await service.keys.create({ brainId: "dev", label: "generated dev key" });
+      deps.logger.info(`memory: no MEMORY_API_KEYS set; dev key for brain "dev": ${dev.key}`);
+    }
+  } catch (err) {
+    await service.dispose();
+    throw err;
+  }
+  return service;
+}

@@ -1,0 +1,146 @@
+// The service's operations as typed in-process calls, scoped by brain. Routes are thin wrappers
+// around them; hosts and tests can call them without HTTP.
+import type { Clock, IdGenerator } from "@mountkit/core";
+import { iso } from "@mountkit/core";
+import type { EdgeRecord, EpisodeRecord } from "./domain/types.js";
+import { edgeVisibleAt } from "./domain/types.js";
+import { decodeCursor, edgeJson, encodeCursor, entityJson, episodeJson, playbookSummaryJson } from "./domain/wire.js";
+import type { Embedder } from "./embeddings.js";
+import { memoryError } from "./errors.js";
+import { EXTRACTION_QUEUE } from "./pipeline/run.js";
+import { type RecallWeights, recall } from "./retrieval/recall.js";
+import type { MemoryStore } from "./store/types.js";
+
+export interface MemoryApiDeps {
+  store: MemoryStore;
+  clock: Clock;
+  ids: IdGenerator;
+  embedder?: Embedder;
+  recallWeights?: Partial<RecallWeights>;
+  /** Called after an episode is stored so the worker picks its job at once. */
+  onEnqueued?: () => void;
+  maxAttempts?: number;
+}
+
+export interface CreateEpisodeInput {
+  content: string;
+  metadata?: Record<string, unknown>;
+  /** Epoch ms; default: now. */
+  occurredAt?: number;
+}
+
+export interface PageInput {
+  cursor?: string;
+  limit?: number;
+}
+
+const PLAYBOOK_EDGES = 200;
+
+export function createMemoryApi(deps: MemoryApiDeps) {
+  const { store, clock, ids } = deps;
+  const notFound = (what: string, id: string) => memoryError("not_found", { message: `${what} not found`, details: { id } });
+
+  async function listPage<T, J>(
+    page: PageInput,
+    fetchPage: (after: ReturnType<typeof decodeCursor>, limit: number) => Promise<{ items: T[]; next: { createdAt: number; id: string } | null }>,
+    toJson: (t: T) => J,
+  ) {
+    const after = decodeCursor(page.cursor);
+    const r = await fetchPage(after, page.limit ?? 20);
+    return { items: r.items.map(toJson), next: encodeCursor(r.next) };
+  }
+
+  return {
+    async createEpisode(brainId: string, input: CreateEpisodeInput) {
+      const now = clock.now();
+      const episode: EpisodeRecord = {
+        id: ids("ep"),
+        brainId,
+        content: input.content,
+        metadata: input.metadata ?? {},
+        occurredAt: input.occurredAt ?? now,
+        createdAt: now,
+        status: "queued",
+        error: null,
+        entityIds: [],
+        edgeIds: [],
+        processedAt: null,
+      };
+      await store.createEpisode({
+        episode,
+        job: { id: ids("job"), queue: EXTRACTION_QUEUE, payload: { brainId, episodeId: episode.id }, maxAttempts: deps.maxAttempts ?? 5 },
+      });
+      deps.onEnqueued?.();
+      return episodeJson(episode);
+    },
+
+    async getEpisode(brainId: string, id: string) {
+      const e = await store.getEpisode({ brainId, id });
+      if (!e) throw notFound("episode", id);
+      return episodeJson(e);
+    },
+
+    listEpisodes: (brainId: string, page: PageInput = {}) =>
+      listPage(page, (after, limit) => store.listEpisodes({ brainId, limit, after }), episodeJson),
+
+    async recall(brainId: string, input: { query: string; asOf?: number; limit?: number }) {
+      const asOf = input.asOf ?? clock.now();
+      const r = await recall({ store, embedder: deps.embedder, weights: deps.recallWeights }, { brainId, query: input.query, asOf, limit: input.limit ?? 10 });
+      return {
+        asOf: iso(asOf),
+        context: r.context,
+        edges: r.edges.map((e) => edgeJson(e, e.score)),
+        entities: [...r.entities.values()].map((e) => ({ id: e.id, name: e.name, kind: e.kind })),
+        episodes: r.episodes.map((e) => ({ id: e.id, content: e.content, metadata: e.metadata, occurredAt: iso(e.occurredAt), createdAt: iso(e.createdAt) })),
+      };
+    },
+
+    async getEdge(brainId: string, id: string) {
+      const e = await store.getEdge({ brainId, id });
+      if (!e) throw notFound("edge", id);
+      const episode = await store.getEpisode({ brainId, id: e.episodeId });
+      return { ...edgeJson(e), episode: episode ? episodeJson(episode) : null };
+    },
+
+    listEdges: (brainId: string, page: PageInput & { entityId?: string } = {}) =>
+      listPage(page, (after, limit) => store.listEdges({ brainId, limit, after, entityId: page.entityId }), (e: EdgeRecord) => edgeJson(e)),
+
+    async invalidateEdge(brainId: string, id: string, input: { reason?: string } = {}) {
+      const now = clock.now();
+      const r = await store.invalidateEdge({ brainId, id, tInvalid: now, tExpired: now, reason: input.reason?.trim() || "invalidated manually", invalidatedBy: null });
+      if (!r.ok && r.reason === "not_found") throw notFound("edge", id);
+      if (!r.ok) {
+        const current = await store.getEdge({ brainId, id });
+        throw memoryError("already_invalidated", { details: { id, tInvalid: current?.tInvalid != null ? iso(current.tInvalid) : null } });
+      }
+      return edgeJson(r.edge);
+    },
+
+    async getEntity(brainId: string, id: string, options: { edges?: number } = {}) {
+      const e = await store.getEntity({ brainId, id });
+      if (!e) throw notFound("entity", id);
+      const edges = await store.edgesOfEntities({ brainId, entityIds: [id], asOf: clock.now(), limit: options.edges ?? 20 });
+      return { ...entityJson(e), edges: edges.map((x) => edgeJson(x)) };
+    },
+
+    listEntities: (brainId: string, page: PageInput = {}) => listPage(page, (after, limit) => store.listEntities({ brainId, limit, after }), entityJson),
+
+    async getPlaybook(brainId: string, slug: string) {
+      const p = await store.getPlaybook({ brainId, slug });
+      if (!p) throw notFound("playbook", slug);
+      const now = clock.now();
+      const edges = (await store.edgesOfEpisodes({ brainId, episodeIds: p.episodeIds }))
+        .filter((e) => edgeVisibleAt(e, now))
+        .sort((a, b) => (a.tValid ?? a.tIngested) - (b.tValid ?? b.tIngested))
+        .slice(-PLAYBOOK_EDGES);
+      const lines = [`# ${p.title}`, ""];
+      if (!edges.length) lines.push("_No currently valid facts._");
+      for (const e of edges) lines.push(`- ${e.fact.replace(/\s+/g, " ")} _(since ${iso(e.tValid ?? e.tIngested).slice(0, 10)}; edge \`${e.id}\`)_`);
+      return { slug: p.slug, title: p.title, content: lines.join("\n"), edges: edges.map((e) => e.id), episodes: p.episodeIds, updatedAt: iso(p.updatedAt) };
+    },
+
+    listPlaybooks: (brainId: string, page: PageInput = {}) => listPage(page, (after, limit) => store.listPlaybooks({ brainId, limit, after }), playbookSummaryJson),
+  };
+}
+
+export type MemoryApi = ReturnType<typeof createMemoryApi>;

@@ -1,0 +1,35 @@
+// Stage 5: deduplication. A fact the brain already holds (same source, relation and target, still
+// current, and the same statement for multi-valued relations) is not stored again.
+import { isSingleValued } from "../domain/relations.js";
+import type { EdgeRecord } from "../domain/types.js";
+import { terms } from "../text/tokenize.js";
+import type { EpisodeRun } from "./context.js";
+
+function sameStatement(a: string, b: string): boolean {
+  const ta = new Set(terms(a));
+  const tb = new Set(terms(b));
+  if (!ta.size || !tb.size) return a.trim().toLowerCase() === b.trim().toLowerCase();
+  let common = 0;
+  for (const t of ta) if (tb.has(t)) common++;
+  return common / (ta.size + tb.size - common) >= 0.8;
+}
+
+const duplicates = (a: EdgeRecord, b: EdgeRecord) =>
+  a.source === b.source && a.relation === b.relation && a.target === b.target && (isSingleValued(a.relation) || sameStatement(a.fact, b.fact));
+
+export async function dropDuplicates(run: EpisodeRun, edges: EdgeRecord[]): Promise<EdgeRecord[]> {
+  const kept: EdgeRecord[] = [];
+  const known = new Map<string, EdgeRecord[]>();
+  for (const e of edges) {
+    const k = `${e.source}\u0000${e.relation}`;
+    let current = known.get(k);
+    if (!current) {
+      const stored = await run.deps.store.findCurrentEdges({ brainId: run.episode.brainId, source: e.source, relation: e.relation });
+      current = stored.filter((s) => s.tInvalid === null);
+      known.set(k, current);
+    }
+    if (current.some((c) => duplicates(c, e)) || kept.some((c) => duplicates(c, e))) continue;
+    kept.push(e);
+  }
+  return kept;
+}

@@ -1,0 +1,106 @@
+// The extraction pipeline: stages 1-7 for one episode, run by the queue worker. Per brain, episodes
+// are resolved and committed one at a time so two concurrent episodes never create the same entity.
+import type { Job } from "@mountkit/core";
+import type { Embedder } from "../embeddings.js";
+import { commit, indexVectors } from "./commit.js";
+import type { EpisodeRun, PipelineDeps } from "./context.js";
+import { resolveContradictions } from "./contradiction.js";
+import { dropDuplicates } from "./dedup.js";
+import { extractEntities } from "./entities.js";
+import { extractFacts } from "./facts.js";
+import { createResolver, knownMentions } from "./resolve.js";
+import { resolveTimes } from "./temporal.js";
+
+export const EXTRACTION_QUEUE = "memory.extract";
+
+export interface ExtractionPayload {
+  brainId: string;
+  episodeId: string;
+}
+
+function keyedLock() {
+  const tails = new Map<string, Promise<unknown>>();
+  return async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
+    const prev = tails.get(key) ?? Promise.resolve();
+    const run = prev.then(fn, fn);
+    const tail = run.catch(() => {});
+    tails.set(key, tail);
+    try {
+      return await run;
+    } finally {
+      if (tails.get(key) === tail) tails.delete(key);
+    }
+  };
+}
+
+export interface Pipeline {
+  /** The queue handler: throws only on storage errors (the queue retries); extractor errors fail the episode. */
+  handle(job: Job<ExtractionPayload>): Promise<void>;
+  /** Marks an episode failed once its job has no attempts left. */
+  onDead(job: Job<ExtractionPayload>, error: unknown): Promise<void>;
+}
+
+const reasonOf = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 1000) || "extraction failed";
+
+/**
+ * Wraps a store so its failures can be told apart from the extractor's: a store error is transient
+ * (the queue retries the job), an extractor error is final (the episode fails with the reason).
+ */
+function tagStoreErrors<S extends object>(store: S, tagged: WeakSet<object>): S {
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== "function") return value;
+      return async (...args: unknown[]) => {
+        try {
+          return await value.apply(target, args);
+        } catch (err) {
+          if (typeof err === "object" && err !== null) tagged.add(err);
+          throw err;
+        }
+      };
+    },
+  });
+}
+
+export function createPipeline(options: PipelineDeps & { embedder?: Embedder }): Pipeline {
+  const lock = keyedLock();
+  const storeErrors = new WeakSet<object>();
+  const deps: PipelineDeps = { ...options, store: tagStoreErrors(options.store, storeErrors) };
+  const { store, clock, logger } = deps;
+
+  async function process(payload: ExtractionPayload) {
+    const episode = await store.getEpisode({ brainId: payload.brainId, id: payload.episodeId });
+    if (!episode || episode.status === "done") return;
+    await store.setEpisodeStatus({ brainId: episode.brainId, id: episode.id, status: "processing", now: clock.now() });
+    await lock(episode.brainId, async () => {
+      const run: EpisodeRun = { deps, episode, now: clock.now(), entities: new Map(), edges: [], invalidations: [] };
+      const resolver = createResolver(run);
+      try {
+        const extracted = await extractEntities(run);
+        extracted.push(...(await knownMentions(run, extracted)));
+        for (const e of extracted) await resolver.resolve(e);
+        const facts = await extractFacts(run, resolver);
+        const timed = resolveTimes(run, facts);
+        run.edges = await dropDuplicates(run, timed);
+        await resolveContradictions(run, run.edges);
+      } catch (err) {
+        if (typeof err === "object" && err !== null && storeErrors.has(err)) throw err;
+        logger.warn("extraction failed", { episode: episode.id, error: reasonOf(err) });
+        await store.setEpisodeStatus({ brainId: episode.brainId, id: episode.id, status: "failed", error: reasonOf(err), now: clock.now() });
+        return;
+      }
+      const result = await commit(run);
+      if (result.committed) await indexVectors(run, options.embedder);
+    });
+  }
+
+  return {
+    async handle(job) {
+      await process(job.payload);
+    },
+    async onDead(job, error) {
+      await store.setEpisodeStatus({ brainId: job.payload.brainId, id: job.payload.episodeId, status: "failed", error: reasonOf(error), now: clock.now() });
+    },
+  };
+}

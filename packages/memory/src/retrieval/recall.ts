@@ -1,0 +1,115 @@
+// Hybrid recall: full-text over facts and episodes, graph expansion from named entities, optional
+// vectors, fused by reciprocal rank and filtered bi-temporally at `asOf`.
+import { iso } from "@mountkit/core";
+import { type EdgeRecord, type EntityRecord, type EpisodeRecord, edgeVisibleAt, episodeVisibleAt } from "../domain/types.js";
+import type { Embedder } from "../embeddings.js";
+import type { MemoryStore } from "../store/types.js";
+import { reciprocalRankFusion } from "./fusion.js";
+import { expandFromEntities } from "./graph.js";
+
+export interface RecallWeights {
+  edgeText: number;
+  graph: number;
+  episodeEdges: number;
+  vectors: number;
+  episodeText: number;
+  edgeEpisodes: number;
+}
+
+export const DEFAULT_WEIGHTS: RecallWeights = { edgeText: 1, graph: 0.8, episodeEdges: 0.6, vectors: 1, episodeText: 1, edgeEpisodes: 0.5 };
+
+export interface RecallInput {
+  brainId: string;
+  query: string;
+  asOf: number;
+  limit: number;
+}
+
+export interface RecallResult {
+  edges: Array<EdgeRecord & { score: number }>;
+  episodes: EpisodeRecord[];
+  entities: Map<string, EntityRecord>;
+  context: string;
+}
+
+export interface RecallDeps {
+  store: MemoryStore;
+  embedder?: Embedder;
+  weights?: Partial<RecallWeights>;
+}
+
+const day = (ms: number | null) => (ms === null ? null : iso(ms).slice(0, 10));
+
+export async function recall(deps: RecallDeps, input: RecallInput): Promise<RecallResult> {
+  const { store } = deps;
+  const w = { ...DEFAULT_WEIGHTS, ...deps.weights };
+  const { brainId, query, asOf, limit } = input;
+  const depth = Math.max(30, limit * 3);
+
+  const vector = deps.embedder && store.searchVectors ? await deps.embedder.embed([query]).then((v) => v[0], () => undefined) : undefined;
+  const [edgeHits, graphEdges, episodeHits, edgeVec, episodeVec] = await Promise.all([
+    store.searchEdges({ brainId, query, limit: depth, asOf }),
+    expandFromEntities(store, { brainId, query, asOf, limit: depth }),
+    store.searchEpisodes({ brainId, query, limit: depth, asOf }),
+    vector ? store.searchVectors!({ brainId, kind: "edge", vector, limit: depth }) : Promise.resolve([]),
+    vector ? store.searchVectors!({ brainId, kind: "episode", vector, limit: depth }) : Promise.resolve([]),
+  ]);
+
+  const byId = new Map<string, EdgeRecord>();
+  for (const h of edgeHits) byId.set(h.item.id, h.item);
+  for (const e of graphEdges) byId.set(e.id, e);
+  const episodeIds = episodeHits.map((h) => h.item.id);
+  const fromEpisodes = (await store.edgesOfEpisodes({ brainId, episodeIds: episodeIds.slice(0, limit) })).filter((e) => edgeVisibleAt(e, asOf));
+  for (const e of fromEpisodes) byId.set(e.id, e);
+  const vecEdgeIds = edgeVec.map((h) => h.item).filter((id) => !byId.has(id) || edgeVisibleAt(byId.get(id)!, asOf));
+  for (const e of await store.getEdges({ brainId, ids: vecEdgeIds.filter((id) => !byId.has(id)) })) if (edgeVisibleAt(e, asOf)) byId.set(e.id, e);
+
+  const episodeRank = new Map(episodeIds.map((id, i) => [id, i]));
+  const fusedEdges = reciprocalRankFusion([
+    { ids: edgeHits.map((h) => h.item.id), weight: w.edgeText },
+    { ids: graphEdges.map((e) => e.id), weight: w.graph },
+    { ids: [...fromEpisodes].sort((a, b) => episodeRank.get(a.episodeId)! - episodeRank.get(b.episodeId)!).map((e) => e.id), weight: w.episodeEdges },
+    { ids: vecEdgeIds.filter((id) => byId.has(id)), weight: w.vectors },
+  ])
+    .filter((f) => byId.has(f.id))
+    .slice(0, limit);
+  const edges = fusedEdges.map((f) => ({ ...byId.get(f.id)!, score: Math.round(f.score * 1e6) / 1e6 }));
+
+  const fusedEpisodes = reciprocalRankFusion([
+    { ids: episodeIds, weight: w.episodeText },
+    { ids: edges.map((e) => e.episodeId), weight: w.edgeEpisodes },
+    { ids: episodeVec.map((h) => h.item), weight: w.vectors },
+  ]).slice(0, limit * 2);
+  const known = new Map(episodeHits.map((h) => [h.item.id, h.item]));
+  const missing = fusedEpisodes.map((f) => f.id).filter((id) => !known.has(id));
+  for (const e of await store.getEpisodes({ brainId, ids: missing })) known.set(e.id, e);
+  const episodes = fusedEpisodes
+    .map((f) => known.get(f.id))
+    .filter((e): e is EpisodeRecord => !!e && episodeVisibleAt(e, asOf))
+    .slice(0, limit);
+
+  const entityIds = [...new Set(edges.flatMap((e) => [e.source, e.target]))];
+  const entities = new Map((await store.getEntities({ brainId, ids: entityIds })).map((e) => [e.id, e]));
+  return { edges, episodes, entities, context: renderContext(edges, episodes, asOf) };
+}
+
+const MAX_EPISODE_CHARS = 400;
+
+/** The compact text an agent pastes into a prompt: facts with validity, then their sources. */
+export function renderContext(edges: EdgeRecord[], episodes: EpisodeRecord[], asOf: number): string {
+  const lines: string[] = [`Memory as of ${iso(asOf)}.`];
+  lines.push(edges.length ? "Facts:" : "Facts: none found.");
+  for (const e of edges) {
+    const from = day(e.tValid) ?? "unknown";
+    const until = e.tInvalid === null ? "present" : day(e.tInvalid);
+    lines.push(`- ${e.fact.replace(/\s+/g, " ")} (valid ${from} to ${until}) [${e.id}]`);
+  }
+  if (episodes.length) {
+    lines.push("Sources:");
+    for (const ep of episodes) {
+      const text = ep.content.replace(/\s+/g, " ");
+      lines.push(`- [${day(ep.occurredAt)}] ${text.length > MAX_EPISODE_CHARS ? `${text.slice(0, MAX_EPISODE_CHARS - 1)}…` : text} [${ep.id}]`);
+    }
+  }
+  return lines.join("\n");
+}

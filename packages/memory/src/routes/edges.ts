@@ -1,0 +1,46 @@
+// Edges: list, read (with the source episode) and invalidate (never delete).
+import { json, route } from "@mountkit/core";
+import * as z from "zod";
+import { brainOf } from "../auth/middleware.js";
+import { type RouteDeps, errors, SECURITY } from "./common.js";
+import { EdgeSchema, EpisodeSchema, IdParams, InvalidateBody, PageQuery, page } from "./schemas.js";
+
+export const edgeRoutes = ({ api, guard }: RouteDeps) => [
+  route({
+    method: "GET",
+    path: "/v1/edges",
+    operationId: "listEdges",
+    summary: "List edges, most recently ingested first",
+    tags: ["edges"],
+    security: SECURITY,
+    use: guard,
+    query: PageQuery.extend({ entityId: z.string().max(128).optional().describe("Only edges touching this entity") }),
+    responses: { 200: { description: "A page of edges", schema: page(EdgeSchema) }, ...errors(400) },
+    handler: async (ctx) => json(200, await api.listEdges(brainOf(ctx.state), ctx.query)),
+  }),
+  route({
+    method: "GET",
+    path: "/v1/edges/:id",
+    operationId: "getEdge",
+    summary: "An edge with both time ranges and its source episode",
+    tags: ["edges"],
+    security: SECURITY,
+    use: guard,
+    params: IdParams,
+    responses: { 200: { description: "The edge", schema: EdgeSchema.extend({ episode: EpisodeSchema.nullable() }) }, ...errors(404) },
+    handler: async (ctx) => json(200, await api.getEdge(brainOf(ctx.state), ctx.params.id)),
+  }),
+  route({
+    method: "POST",
+    path: "/v1/edges/:id/invalidate",
+    operationId: "invalidateEdge",
+    summary: "Mark an edge superseded: tInvalid and tExpired become now; it stays readable",
+    tags: ["edges"],
+    security: SECURITY,
+    use: guard,
+    params: IdParams,
+    body: InvalidateBody,
+    responses: { 200: { description: "The updated edge", schema: EdgeSchema }, ...errors(400, 404, 409) },
+    handler: async (ctx) => json(200, await api.invalidateEdge(brainOf(ctx.state), ctx.params.id, ctx.body ?? {})),
+  }),
+];

@@ -1,0 +1,47 @@
+// POST/GET /v1/episodes: store an episode (202, extraction queued) and read its status.
+import { json, route } from "@mountkit/core";
+import { brainOf } from "../auth/middleware.js";
+import { type RouteDeps, errors, SECURITY } from "./common.js";
+import { CreateEpisodeBody, EpisodeSchema, IdParams, PageQuery, page } from "./schemas.js";
+
+export const episodeRoutes = ({ api, guard }: RouteDeps) => [
+  route({
+    method: "POST",
+    path: "/v1/episodes",
+    operationId: "createEpisode",
+    summary: "Store an episode; extraction runs asynchronously",
+    tags: ["episodes"],
+    security: SECURITY,
+    use: guard,
+    body: CreateEpisodeBody,
+    responses: { 202: { description: "Accepted; status `queued`", schema: EpisodeSchema }, ...errors(400, 413, 415) },
+    handler: async (ctx) => {
+      const ep = await api.createEpisode(brainOf(ctx.state), ctx.body);
+      return json(202, ep, { location: `/v1/episodes/${ep.id}` });
+    },
+  }),
+  route({
+    method: "GET",
+    path: "/v1/episodes",
+    operationId: "listEpisodes",
+    summary: "List episodes, newest first",
+    tags: ["episodes"],
+    security: SECURITY,
+    use: guard,
+    query: PageQuery,
+    responses: { 200: { description: "A page of episodes", schema: page(EpisodeSchema) }, ...errors(400) },
+    handler: async (ctx) => json(200, await api.listEpisodes(brainOf(ctx.state), ctx.query)),
+  }),
+  route({
+    method: "GET",
+    path: "/v1/episodes/:id",
+    operationId: "getEpisode",
+    summary: "An episode with its extraction status and results",
+    tags: ["episodes"],
+    security: SECURITY,
+    use: guard,
+    params: IdParams,
+    responses: { 200: { description: "The episode", schema: EpisodeSchema }, ...errors(404) },
+    handler: async (ctx) => json(200, await api.getEpisode(brainOf(ctx.state), ctx.params.id)),
+  }),
+];

@@ -1,0 +1,138 @@
+// createMemoryService: the memory API as a mountable service plus its extraction worker.
+import {
+  type Clock,
+  createWorker,
+  defineService,
+  type IdGenerator,
+  type Logger,
+  type QuotaCounter,
+  randomIds,
+  type Service,
+  silentLogger,
+  systemClock,
+  type Worker,
+} from "@mountkit/core";
+import { createMemoryApi, type MemoryApi } from "./api.js";
+import { requireApiKey } from "./auth/middleware.js";
+import { createApiKey, revokeApiKey } from "./auth/keys.js";
+import type { Embedder } from "./embeddings.js";
+import { ErrorSchema, errorBody } from "./errors.js";
+import { ruleBasedExtractor } from "./extractors/rule-based.js";
+import type { Extractor } from "./extractors/types.js";
+import { createPipeline, EXTRACTION_QUEUE, type ExtractionPayload } from "./pipeline/run.js";
+import { dailyQuota } from "./quota.js";
+import type { RecallWeights } from "./retrieval/recall.js";
+import { edgeRoutes } from "./routes/edges.js";
+import { entityRoutes } from "./routes/entities.js";
+import { episodeRoutes } from "./routes/episodes.js";
+import { openapiRoutes } from "./routes/openapi.js";
+import { playbookRoutes } from "./routes/playbooks.js";
+import { recallRoutes } from "./routes/recall.js";
+import { memoryMemoryStore } from "./store/memory.js";
+import type { MemoryStore } from "./store/types.js";
+
+export interface MemoryServiceOptions {
+  store?: MemoryStore;
+  /** Default: the offline rule-based extractor. */
+  extractor?: Extractor;
+  embedder?: Embedder;
+  /** Successful calls per brain per UTC day; default 1000. */
+  dailyQuota?: number;
+  /** Default: the store's counter (shared by every process on the same database). */
+  quota?: QuotaCounter;
+  clock?: Clock;
+  ids?: IdGenerator;
+  logger?: Logger;
+  basePath?: string;
+  bodyLimit?: number;
+  worker?: {
+    /** Default true; false leaves extraction to another process (or to `service.worker.start()`). */
+    start?: boolean;
+    concurrency?: number;
+    pollMs?: number;
+    maxAttempts?: number;
+  };
+  recallWeights?: Partial<RecallWeights>;
+}
+
+export interface MemoryService extends Service {
+  readonly api: MemoryApi;
+  readonly store: MemoryStore;
+  readonly worker: Worker;
+  readonly keys: {
+    create(input: { brainId: string; key?: string; label?: string }): Promise<{ key: string; id: string; brainId: string }>;
+    revoke(id: string): Promise<boolean>;
+  };
+}
+
+export function createMemoryService(options: MemoryServiceOptions = {}): MemoryService {
+  const store = options.store ?? memoryMemoryStore();
+  const clock = options.clock ?? systemClock;
+  const ids = options.ids ?? randomIds;
+  const logger = options.logger ?? silentLogger;
+  const pipeline = createPipeline({ store, extractor: options.extractor ?? ruleBasedExtractor(), embedder: options.embedder, clock, ids, logger });
+  const worker = createWorker<ExtractionPayload>({
+    store: store.jobs,
+    queue: EXTRACTION_QUEUE,
+    handler: (job) => pipeline.handle(job),
+    onDead: (job, err) => pipeline.onDead(job, err),
+    concurrency: options.worker?.concurrency ?? 2,
+    pollMs: options.worker?.pollMs ?? 250,
+    clock,
+    logger,
+  });
+  const api = createMemoryApi({
+    store,
+    clock,
+    ids,
+    embedder: options.embedder,
+    recallWeights: options.recallWeights,
+    onEnqueued: () => worker.wake(),
+    maxAttempts: options.worker?.maxAttempts,
+  });
+  const guard = [requireApiKey(store), dailyQuota({ counter: options.quota ?? store.quota, limit: options.dailyQuota ?? 1000, clock })];
+  const deps = { api, guard };
+
+  let service: Service;
+  const routes = [
+    ...episodeRoutes(deps),
+    ...recallRoutes(deps),
+    ...edgeRoutes(deps),
+    ...entityRoutes(deps),
+    ...playbookRoutes(deps),
+    ...openapiRoutes(() => service.openapi()),
+  ];
+  service = defineService({
+    name: "memory",
+    title: "mountkit memory",
+    version: "1.0.0",
+    description: "Agent memory: episodes, extraction into a bi-temporal knowledge graph, hybrid recall as of any date.",
+    mounts: ["/v1", "/openapi.yaml"],
+    routes,
+    errorBody,
+    errorSchema: ErrorSchema,
+    securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "API key of one brain" } },
+    basePath: options.basePath,
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    clock,
+    logger,
+    ids,
+    dispose: async () => {
+      await worker.stop();
+    },
+  });
+  if (options.worker?.start ?? true) worker.start();
+
+  return Object.assign(service, {
+    api,
+    store,
+    worker,
+    keys: {
+      async create(input: { brainId: string; key?: string; label?: string }) {
+        const r = await createApiKey(store, input, { clock, ids });
+        return { key: r.key, id: r.record.id, brainId: r.record.brainId };
+      },
+      revoke: (id: string) => revokeApiKey(store, id, { clock }),
+    },
+  });
+}

@@ -1,0 +1,128 @@
+// The memory service's storage contract. Every data operation is scoped by brainId; records are plain
+// JSON with epoch-ms times; listings are keyset-paginated newest first. A SQL store implements the
+// search operations natively (SQLite FTS5, PostgreSQL tsvector) and runs `createEpisode` and
+// `commitExtraction` in one transaction each.
+import type { JobStore, QuotaCounter } from "@mountkit/core";
+import type { ApiKeyRecord, BrainRecord, EdgeRecord, EntityRecord, EpisodeRecord, EpisodeStatus, Page, PageAfter, PlaybookRecord } from "../domain/types.js";
+
+export interface SearchHit<T> {
+  item: T;
+  /** Engine-specific relevance, higher is better; only the order within one call is meaningful. */
+  score: number;
+}
+
+/** The extraction job created together with its episode. */
+export interface EpisodeJob {
+  id: string;
+  queue: string;
+  payload: { brainId: string; episodeId: string };
+  maxAttempts: number;
+}
+
+/** An edge already stored whose validity the commit closes. */
+export interface EdgeInvalidation {
+  id: string;
+  tInvalid: number;
+  tExpired: number;
+  reason: string;
+  invalidatedBy: string | null;
+}
+
+/** Everything one extraction writes, applied all-or-nothing. */
+export interface ExtractionCommit {
+  brainId: string;
+  episodeId: string;
+  now: number;
+  /** New entities. */
+  createEntities: EntityRecord[];
+  /** Existing entities that changed (a longer name, a kind, aliases): their full new values. */
+  updateEntities: Array<Pick<EntityRecord, "id" | "name" | "kind" | "aliases" | "keys" | "updatedAt">>;
+  createEdges: EdgeRecord[];
+  invalidate: EdgeInvalidation[];
+  /** Entities the episode mentions (new or existing) and edges it produced, recorded on the episode. */
+  entityIds: string[];
+  edgeIds: string[];
+  /** Adds the episode to this playbook, creating it when absent. */
+  playbook: { slug: string; title: string } | null;
+}
+
+export type CommitResult = { committed: true } | { committed: false; reason: "already_done" | "episode_not_found" };
+
+export type InvalidateResult = { ok: true; edge: EdgeRecord } | { ok: false; reason: "not_found" | "already_invalid" };
+
+export interface ListInput {
+  brainId: string;
+  limit: number;
+  after?: PageAfter | null;
+}
+
+export interface MemoryStore {
+  // --- brains and keys (keys are global: a key's hash finds its brain) ---
+  createBrain(input: { brain: BrainRecord }): Promise<BrainRecord>;
+  getBrain(input: { brainId: string }): Promise<BrainRecord | null>;
+  listBrains(): Promise<BrainRecord[]>;
+  createApiKey(input: { key: ApiKeyRecord }): Promise<void>;
+  /** The key with this hash, revoked or not (the caller checks `revokedAt`). */
+  findApiKey(input: { hash: string }): Promise<ApiKeyRecord | null>;
+  /** Revokes an active key by id; false when no active key has that id. */
+  revokeApiKey(input: { id: string; now: number }): Promise<boolean>;
+  listApiKeys(input: { brainId?: string }): Promise<ApiKeyRecord[]>;
+
+  // --- episodes ---
+  /** Stores the episode and enqueues its extraction job in one atomic step. */
+  createEpisode(input: { episode: EpisodeRecord; job: EpisodeJob }): Promise<void>;
+  getEpisode(input: { brainId: string; id: string }): Promise<EpisodeRecord | null>;
+  getEpisodes(input: { brainId: string; ids: string[] }): Promise<EpisodeRecord[]>;
+  listEpisodes(input: ListInput): Promise<Page<EpisodeRecord>>;
+  /** Moves an episode to `processing` or `failed`; never leaves `done` (commit owns that). */
+  setEpisodeStatus(input: { brainId: string; id: string; status: Exclude<EpisodeStatus, "done" | "queued">; error?: string | null; now: number }): Promise<void>;
+  /** Full-text search over episode content; only episodes with createdAt and occurredAt <= asOf. */
+  searchEpisodes(input: { brainId: string; query: string; limit: number; asOf: number }): Promise<Array<SearchHit<EpisodeRecord>>>;
+
+  // --- entities ---
+  getEntity(input: { brainId: string; id: string }): Promise<EntityRecord | null>;
+  getEntities(input: { brainId: string; ids: string[] }): Promise<EntityRecord[]>;
+  listEntities(input: ListInput): Promise<Page<EntityRecord>>;
+  /** Entities having any of these lookup keys (see EntityRecord.keys). */
+  findEntitiesByKeys(input: { brainId: string; keys: string[]; limit: number }): Promise<EntityRecord[]>;
+  /** Full-text search over entity names and aliases. */
+  searchEntities(input: { brainId: string; query: string; limit: number }): Promise<Array<SearchHit<EntityRecord>>>;
+
+  // --- edges ---
+  getEdge(input: { brainId: string; id: string }): Promise<EdgeRecord | null>;
+  getEdges(input: { brainId: string; ids: string[] }): Promise<EdgeRecord[]>;
+  /** Newest first by tIngested; optionally only edges touching one entity. */
+  listEdges(input: ListInput & { entityId?: string }): Promise<Page<EdgeRecord>>;
+  /** Edges not yet expired (tExpired null) with this source and relation: dedup and contradiction candidates. */
+  findCurrentEdges(input: { brainId: string; source: string; relation?: string }): Promise<EdgeRecord[]>;
+  /** Edges touching any of these entities visible at `asOf` (see edgeVisibleAt), most recently valid first. */
+  edgesOfEntities(input: { brainId: string; entityIds: string[]; asOf: number; limit: number }): Promise<EdgeRecord[]>;
+  /** Edges extracted from these episodes. */
+  edgesOfEpisodes(input: { brainId: string; episodeIds: string[] }): Promise<EdgeRecord[]>;
+  /** Full-text search over edges' fact text, restricted to edges visible at `asOf`. */
+  searchEdges(input: { brainId: string; query: string; limit: number; asOf: number }): Promise<Array<SearchHit<EdgeRecord>>>;
+  /** Closes an edge's validity unless already closed (tInvalid or tExpired set): atomic, for the 409 rule. */
+  invalidateEdge(input: { brainId: string; id: string; tInvalid: number; tExpired: number; reason: string; invalidatedBy: string | null }): Promise<InvalidateResult>;
+
+  // --- extraction ---
+  /**
+   * Writes one extraction and marks the episode `done`, all-or-nothing. Idempotent: when the episode is
+   * already done (a job re-run after a crash) nothing is written and `already_done` is returned.
+   */
+  commitExtraction(input: ExtractionCommit): Promise<CommitResult>;
+
+  // --- playbooks ---
+  getPlaybook(input: { brainId: string; slug: string }): Promise<PlaybookRecord | null>;
+  /** Newest first by updatedAt; `after.createdAt` carries updatedAt and `after.id` the slug. */
+  listPlaybooks(input: ListInput): Promise<Page<PlaybookRecord>>;
+
+  // --- optional vectors (used only when an Embedder is configured) ---
+  putEmbeddings?(input: { brainId: string; items: Array<{ kind: "edge" | "episode"; id: string; vector: number[] }> }): Promise<void>;
+  searchVectors?(input: { brainId: string; kind: "edge" | "episode"; vector: number[]; limit: number }): Promise<Array<SearchHit<string>>>;
+
+  /** The extraction queue's durable jobs (claim/complete/fail/counts); `createEpisode` enqueues into it. */
+  readonly jobs: JobStore;
+  /** Daily quota counters, shared by every process using this store. */
+  readonly quota: QuotaCounter;
+  close?(): Promise<void>;
+}

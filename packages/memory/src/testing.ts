@@ -1,0 +1,279 @@
+// Store conformance suite: every MemoryStore (in-memory, SQLite, PostgreSQL, third-party) runs it.
+// Usage: describeMemoryStore("sqlite", async () => ({ store, close }), { skip: [{ reason, tests }] }).
+import { describe, expect, it } from "vitest";
+import type { EdgeRecord, EntityRecord, EpisodeRecord } from "./domain/types.js";
+import { nameKeys } from "./text/names.js";
+import type { ExtractionCommit, MemoryStore } from "./store/types.js";
+
+export interface StoreFactoryResult {
+  store: MemoryStore;
+  close?(): Promise<void>;
+}
+
+export interface DescribeOptions {
+  /** Tests to skip, each with a written reason. */
+  skip?: Array<{ reason: string; tests: string[] }>;
+}
+
+const T0 = Date.UTC(2024, 0, 1);
+const DAY = 86_400_000;
+let seq = 0;
+const uid = (p: string) => `${p}_${process.pid}_${++seq}`;
+
+export function episode(brainId: string, over: Partial<EpisodeRecord> = {}): EpisodeRecord {
+  return {
+    id: uid("ep"),
+    brainId,
+    content: "Alice Moreau lives in Paris.",
+    metadata: { source: "test" },
+    occurredAt: T0,
+    createdAt: T0,
+    status: "queued",
+    error: null,
+    entityIds: [],
+    edgeIds: [],
+    processedAt: null,
+    ...over,
+  };
+}
+
+export function entity(brainId: string, name: string, over: Partial<EntityRecord> = {}): EntityRecord {
+  return { id: uid("ent"), brainId, name, kind: "person", aliases: [], keys: nameKeys([name, ...(over.aliases ?? [])]), createdAt: T0, updatedAt: T0, ...over };
+}
+
+export function edge(brainId: string, episodeId: string, source: string, target: string, over: Partial<EdgeRecord> = {}): EdgeRecord {
+  return {
+    id: uid("edge"),
+    brainId,
+    source,
+    target,
+    relation: "lives_in",
+    fact: "Alice lives in Paris",
+    tValid: T0,
+    tInvalid: null,
+    tIngested: T0,
+    tExpired: null,
+    episodeId,
+    invalidationReason: null,
+    invalidatedBy: null,
+    ...over,
+  };
+}
+
+export function commitOf(ep: EpisodeRecord, over: Partial<ExtractionCommit> = {}): ExtractionCommit {
+  return {
+    brainId: ep.brainId,
+    episodeId: ep.id,
+    now: T0 + 1000,
+    createEntities: [],
+    updateEntities: [],
+    createEdges: [],
+    invalidate: [],
+    entityIds: [],
+    edgeIds: [],
+    playbook: null,
+    ...over,
+  };
+}
+
+export function describeMemoryStore(name: string, factory: () => Promise<StoreFactoryResult>, options: DescribeOptions = {}) {
+  const skipped = new Set((options.skip ?? []).flatMap((s) => s.tests));
+  const test = (title: string, fn: (store: MemoryStore) => Promise<void>) =>
+    (skipped.has(title) ? it.skip : it)(title, async () => {
+      const { store, close } = await factory();
+      try {
+        await fn(store);
+      } finally {
+        await close?.();
+      }
+    }, 30_000);
+
+  async function seeded(store: MemoryStore, brainId = uid("brain")) {
+    await store.createBrain({ brain: { id: brainId, name: brainId, createdAt: T0 } });
+    const ep = episode(brainId);
+    await store.createEpisode({ episode: ep, job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep.id }, maxAttempts: 3 } });
+    const alice = entity(brainId, "Alice Moreau", { aliases: ["Alice"] });
+    const paris = entity(brainId, "Paris", { kind: "place" });
+    const e1 = edge(brainId, ep.id, alice.id, paris.id);
+    await store.commitExtraction(commitOf(ep, { createEntities: [alice, paris], createEdges: [e1], entityIds: [alice.id, paris.id], edgeIds: [e1.id] }));
+    return { brainId, ep, alice, paris, e1 };
+  }
+
+  describe(`MemoryStore conformance: ${name}`, () => {
+    test("creates an episode and its job atomically; the job is claimable once", async (store) => {
+      const brainId = uid("brain");
+      const ep = episode(brainId);
+      const queue = uid("q");
+      await store.createEpisode({ episode: ep, job: { id: uid("job"), queue, payload: { brainId, episodeId: ep.id }, maxAttempts: 3 } });
+      expect(await store.getEpisode({ brainId, id: ep.id })).toMatchObject({ id: ep.id, status: "queued", metadata: { source: "test" } });
+      const claimed = await store.jobs.claim({ queue, limit: 10, now: T0 + 1, leaseMs: 60_000 });
+      expect(claimed).toHaveLength(1);
+      expect(claimed[0]!.payload).toEqual({ brainId, episodeId: ep.id });
+      expect(await store.jobs.claim({ queue, limit: 10, now: T0 + 2, leaseMs: 60_000 })).toHaveLength(0);
+      await store.jobs.complete({ id: claimed[0]!.id, now: T0 + 3 });
+      expect((await store.jobs.counts(queue)).done).toBe(1);
+    });
+
+    test("scopes every read by brain", async (store) => {
+      const { ep, alice, e1 } = await seeded(store);
+      const other = uid("brain");
+      expect(await store.getEpisode({ brainId: other, id: ep.id })).toBeNull();
+      expect(await store.getEntity({ brainId: other, id: alice.id })).toBeNull();
+      expect(await store.getEdge({ brainId: other, id: e1.id })).toBeNull();
+      expect(await store.getEdges({ brainId: other, ids: [e1.id] })).toEqual([]);
+      expect(await store.searchEdges({ brainId: other, query: "Paris", limit: 10, asOf: T0 + DAY })).toEqual([]);
+      expect(await store.searchEpisodes({ brainId: other, query: "Paris", limit: 10, asOf: T0 + DAY })).toEqual([]);
+      expect(await store.searchEntities({ brainId: other, query: "Alice", limit: 10 })).toEqual([]);
+      expect((await store.invalidateEdge({ brainId: other, id: e1.id, tInvalid: T0, tExpired: T0, reason: "x", invalidatedBy: null })).ok).toBe(false);
+    });
+
+    test("commitExtraction writes everything, marks the episode done and is idempotent", async (store) => {
+      const { brainId, ep, alice, e1 } = await seeded(store);
+      const done = await store.getEpisode({ brainId, id: ep.id });
+      expect(done).toMatchObject({ status: "done", edgeIds: [e1.id] });
+      expect(done!.entityIds).toContain(alice.id);
+      const again = await store.commitExtraction(
+        commitOf(ep, { createEntities: [entity(brainId, "Bob")], createEdges: [edge(brainId, ep.id, alice.id, alice.id)] }),
+      );
+      expect(again).toEqual({ committed: false, reason: "already_done" });
+      expect((await store.listEntities({ brainId, limit: 100 })).items).toHaveLength(2);
+      expect((await store.listEdges({ brainId, limit: 100 })).items).toHaveLength(1);
+    });
+
+    test("commitExtraction on an unknown episode commits nothing", async (store) => {
+      const brainId = uid("brain");
+      const r = await store.commitExtraction(commitOf(episode(brainId), { createEntities: [entity(brainId, "Zed")] }));
+      expect(r).toEqual({ committed: false, reason: "episode_not_found" });
+      expect((await store.listEntities({ brainId, limit: 10 })).items).toEqual([]);
+    });
+
+    test("commitExtraction invalidates, updates entities and feeds playbooks", async (store) => {
+      const { brainId, alice, paris, e1 } = await seeded(store);
+      const ep2 = episode(brainId, { createdAt: T0 + DAY, content: "Alice moved to Berlin", metadata: { playbook: "alice" } });
+      await store.createEpisode({ episode: ep2, job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep2.id }, maxAttempts: 3 } });
+      const berlin = entity(brainId, "Berlin", { kind: "place" });
+      const e2 = edge(brainId, ep2.id, alice.id, berlin.id, { fact: "Alice moved to Berlin", tValid: T0 + DAY, tIngested: T0 + DAY });
+      await store.commitExtraction(
+        commitOf(ep2, {
+          now: T0 + DAY,
+          createEntities: [berlin],
+          updateEntities: [{ id: alice.id, name: "Alice Moreau", kind: "person", aliases: ["Alice", "A. Moreau"], keys: nameKeys(["Alice Moreau", "Alice", "A. Moreau"]), updatedAt: T0 + DAY }],
+          createEdges: [e2],
+          invalidate: [{ id: e1.id, tInvalid: T0 + DAY, tExpired: T0 + DAY, reason: `superseded by edge ${e2.id}`, invalidatedBy: e2.id }],
+          entityIds: [alice.id, berlin.id],
+          edgeIds: [e2.id],
+          playbook: { slug: "alice", title: "Alice" },
+        }),
+      );
+      const old = await store.getEdge({ brainId, id: e1.id });
+      expect(old).toMatchObject({ tInvalid: T0 + DAY, tExpired: T0 + DAY, invalidatedBy: e2.id });
+      expect((await store.getEntity({ brainId, id: alice.id }))!.aliases).toContain("A. Moreau");
+      expect((await store.findEntitiesByKeys({ brainId, keys: ["a moreau"], limit: 5 })).map((e) => e.id)).toEqual([alice.id]);
+      expect(await store.findCurrentEdges({ brainId, source: alice.id, relation: "lives_in" })).toHaveLength(1);
+      const pb = await store.getPlaybook({ brainId, slug: "alice" });
+      expect(pb).toMatchObject({ slug: "alice", title: "Alice", episodeIds: [ep2.id] });
+      expect((await store.edgesOfEpisodes({ brainId, episodeIds: [ep2.id] })).map((e) => e.id)).toEqual([e2.id]);
+      expect((await store.listPlaybooks({ brainId, limit: 10 })).items.map((p) => p.slug)).toEqual(["alice"]);
+      expect(paris.id).toBeTruthy();
+    });
+
+    test("searchEdges is bi-temporal: only edges valid and known at asOf", async (store) => {
+      const { brainId, ep, alice, paris } = await seeded(store);
+      const old = edge(brainId, ep.id, alice.id, paris.id, { fact: "Alice rented a flat near the Louvre", tValid: T0 - 10 * DAY, tInvalid: T0, tIngested: T0 - 10 * DAY, tExpired: T0 });
+      const later = edge(brainId, ep.id, alice.id, paris.id, { fact: "Alice bought a flat near the Louvre", tValid: T0 + 5 * DAY, tIngested: T0 + 5 * DAY });
+      const ep2 = episode(brainId);
+      await store.createEpisode({ episode: ep2, job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep2.id }, maxAttempts: 3 } });
+      await store.commitExtraction(commitOf(ep2, { createEdges: [old, later], edgeIds: [old.id, later.id] }));
+      const at = async (t: number) => (await store.searchEdges({ brainId, query: "flat Louvre", limit: 10, asOf: t })).map((h) => h.item.id);
+      expect(await at(T0 - DAY)).toEqual([old.id]);
+      expect(await at(T0)).toEqual([]);
+      expect(await at(T0 + 6 * DAY)).toEqual([later.id]);
+    });
+
+    test("edgesOfEntities returns visible edges, most recently valid first", async (store) => {
+      const { brainId, ep, alice, paris, e1 } = await seeded(store);
+      const e2 = edge(brainId, ep.id, paris.id, alice.id, { relation: "home_of", fact: "Paris is home to Alice", tValid: T0 + DAY });
+      const ep2 = episode(brainId);
+      await store.createEpisode({ episode: ep2, job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep2.id }, maxAttempts: 3 } });
+      await store.commitExtraction(commitOf(ep2, { createEdges: [e2], edgeIds: [e2.id] }));
+      const ids = (await store.edgesOfEntities({ brainId, entityIds: [alice.id], asOf: T0 + 2 * DAY, limit: 10 })).map((e) => e.id);
+      expect(ids).toEqual([e2.id, e1.id]);
+      expect((await store.edgesOfEntities({ brainId, entityIds: [alice.id], asOf: T0 + 1, limit: 10 })).map((e) => e.id)).toEqual([e1.id]);
+    });
+
+    test("full-text search finds episodes, entities and facts by their words", async (store) => {
+      const { brainId, ep, alice, e1 } = await seeded(store);
+      expect((await store.searchEpisodes({ brainId, query: "where does she live in Paris", limit: 5, asOf: T0 + DAY })).map((h) => h.item.id)).toEqual([ep.id]);
+      expect(await store.searchEpisodes({ brainId, query: "Paris", limit: 5, asOf: T0 - 1 })).toEqual([]);
+      expect((await store.searchEntities({ brainId, query: "alice", limit: 5 }))[0]!.item.id).toBe(alice.id);
+      expect((await store.searchEdges({ brainId, query: "lives Paris", limit: 5, asOf: T0 + DAY }))[0]!.item.id).toBe(e1.id);
+      expect(await store.searchEdges({ brainId, query: "zeppelin", limit: 5, asOf: T0 + DAY })).toEqual([]);
+    });
+
+    test("invalidateEdge succeeds once, then reports already_invalid", async (store) => {
+      const { brainId, e1 } = await seeded(store);
+      const r1 = await store.invalidateEdge({ brainId, id: e1.id, tInvalid: T0 + DAY, tExpired: T0 + DAY, reason: "moved", invalidatedBy: null });
+      expect(r1).toMatchObject({ ok: true, edge: { id: e1.id, tInvalid: T0 + DAY, invalidationReason: "moved" } });
+      const results = await Promise.all([1, 2, 3].map(() => store.invalidateEdge({ brainId, id: e1.id, tInvalid: T0 + 2 * DAY, tExpired: T0 + 2 * DAY, reason: "again", invalidatedBy: null })));
+      expect(results.every((r) => !r.ok && r.reason === "already_invalid")).toBe(true);
+      expect(await store.invalidateEdge({ brainId, id: "edge_missing", tInvalid: 1, tExpired: 1, reason: "x", invalidatedBy: null })).toEqual({ ok: false, reason: "not_found" });
+      expect((await store.getEdge({ brainId, id: e1.id }))!.invalidationReason).toBe("moved");
+    });
+
+    test("lists page newest first without gaps or repeats", async (store) => {
+      const brainId = uid("brain");
+      const made: string[] = [];
+      for (let i = 0; i < 7; i++) {
+        const ep = episode(brainId, { createdAt: T0 + (i % 3) * 1000 });
+        made.push(ep.id);
+        await store.createEpisode({ episode: ep, job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep.id }, maxAttempts: 3 } });
+      }
+      const seen: string[] = [];
+      let after = null;
+      for (let guard = 0; guard < 10; guard++) {
+        const page: Awaited<ReturnType<MemoryStore["listEpisodes"]>> = await store.listEpisodes({ brainId, limit: 3, after });
+        seen.push(...page.items.map((e) => e.id));
+        for (let i = 1; i < page.items.length; i++) expect(page.items[i - 1]!.createdAt).toBeGreaterThanOrEqual(page.items[i]!.createdAt);
+        if (!page.next) break;
+        after = page.next;
+      }
+      expect([...seen].sort()).toEqual([...made].sort());
+      expect(new Set(seen).size).toBe(7);
+    });
+
+    test("setEpisodeStatus moves queued -> processing -> failed but never leaves done", async (store) => {
+      const { brainId, ep } = await seeded(store);
+      await store.setEpisodeStatus({ brainId, id: ep.id, status: "failed", error: "late", now: T0 });
+      expect((await store.getEpisode({ brainId, id: ep.id }))!.status).toBe("done");
+      const ep2 = episode(brainId);
+      await store.createEpisode({ episode: ep2, job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep2.id }, maxAttempts: 3 } });
+      await store.setEpisodeStatus({ brainId, id: ep2.id, status: "processing", now: T0 });
+      expect((await store.getEpisode({ brainId, id: ep2.id }))!.status).toBe("processing");
+      await store.setEpisodeStatus({ brainId, id: ep2.id, status: "failed", error: "boom", now: T0 });
+      expect(await store.getEpisode({ brainId, id: ep2.id })).toMatchObject({ status: "failed", error: "boom" });
+    });
+
+    test("api keys: stored by hash, revocable, listed per brain", async (store) => {
+      const brainId = uid("brain");
+      await store.createBrain({ brain: { id: brainId, name: brainId, createdAt: T0 } });
+      const hash = `h${uid("hash")}`;
+      await store.createApiKey({ key: { id: uid("key"), brainId, hash, prefix: "mk_abcde", label: null, createdAt: T0, revokedAt: null } });
+      const found = await store.findApiKey({ hash });
+      expect(found).toMatchObject({ brainId, hash, revokedAt: null });
+      expect((await store.listApiKeys({ brainId })).map((k) => k.hash)).toEqual([hash]);
+      expect(await store.revokeApiKey({ id: found!.id, now: T0 + 1 })).toBe(true);
+      expect(await store.revokeApiKey({ id: found!.id, now: T0 + 2 })).toBe(false);
+      expect((await store.findApiKey({ hash }))!.revokedAt).toBe(T0 + 1);
+      expect(await store.getBrain({ brainId })).toMatchObject({ id: brainId });
+    });
+
+    test("the quota counter never passes its limit under concurrent calls", async (store) => {
+      const key = uid("quota");
+      const results = await Promise.all(Array.from({ length: 25 }, () => store.quota.consume(key, "2024-01-01", 10)));
+      expect(results.filter((r) => r.allowed)).toHaveLength(10);
+      await store.quota.refund(key, "2024-01-01");
+      expect(await store.quota.used(key, "2024-01-01")).toBe(9);
+      expect(await store.quota.used(key, "2024-01-02")).toBe(0);
+    });
+  });
+}

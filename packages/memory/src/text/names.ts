@@ -1,0 +1,66 @@
+// Name normalisation and similarity for entity resolution: "Alice Moreau", "alice  moreau" and
+// "Alicé Moreau" share a key; near-spellings are compared with Jaro-Winkler.
+import { fold } from "./tokenize.js";
+
+const HONORIFICS = new Set(["mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam", "mx"]);
+const ORG_SUFFIXES = new Set(["inc", "corp", "corporation", "ltd", "llc", "plc", "gmbh", "sa", "co", "company", "ag"]);
+
+/** Canonical key of a name: folded, punctuation and honorifics removed, possessive dropped. */
+export function nameKey(name: string): string {
+  const parts = fold(name)
+    .replace(/['’]s\b/g, "")
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim()
+    .split(" ")
+    .filter(Boolean);
+  while (parts.length > 1 && HONORIFICS.has(parts[0]!)) parts.shift();
+  while (parts.length > 1 && ORG_SUFFIXES.has(parts[parts.length - 1]!)) parts.pop();
+  if (parts[0] === "the" && parts.length > 1) parts.shift();
+  return parts.join(" ");
+}
+
+/** Lookup keys an entity is findable by: its full key and each token of three letters or more. */
+export function nameKeys(names: readonly string[]): string[] {
+  const keys = new Set<string>();
+  for (const n of names) {
+    const k = nameKey(n);
+    if (!k) continue;
+    keys.add(k);
+    for (const t of k.split(" ")) if (t.length >= 3) keys.add(`t:${t}`);
+  }
+  return [...keys];
+}
+
+/** Jaro-Winkler similarity in [0, 1]. */
+export function jaroWinkler(a: string, b: string): number {
+  if (a === b) return 1;
+  if (!a.length || !b.length) return 0;
+  const range = Math.max(0, Math.floor(Math.max(a.length, b.length) / 2) - 1);
+  const aMatch = new Array<boolean>(a.length).fill(false);
+  const bMatch = new Array<boolean>(b.length).fill(false);
+  let matches = 0;
+  for (let i = 0; i < a.length; i++) {
+    const lo = Math.max(0, i - range);
+    const hi = Math.min(b.length - 1, i + range);
+    for (let j = lo; j <= hi; j++) {
+      if (bMatch[j] || a[i] !== b[j]) continue;
+      aMatch[i] = bMatch[j] = true;
+      matches++;
+      break;
+    }
+  }
+  if (!matches) return 0;
+  let transpositions = 0;
+  let k = 0;
+  for (let i = 0; i < a.length; i++) {
+    if (!aMatch[i]) continue;
+    while (!bMatch[k]) k++;
+    if (a[i] !== b[k]) transpositions++;
+    k++;
+  }
+  const m = matches;
+  const jaro = (m / a.length + m / b.length + (m - transpositions / 2) / m) / 3;
+  let prefix = 0;
+  while (prefix < 4 && prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix++;
+  return jaro + prefix * 0.1 * (1 - jaro);
+}
