@@ -7,8 +7,8 @@ import type { Comment, ConversationView, Summary } from "../domain/wire.js";
 import { supportError } from "../errors.js";
 
 export interface SpiBackendOptions {
-  /** The remote's base address; requests go to `${baseUrl}/care/conversations...`. */
-  baseUrl: string;
+  /** The remote's base address (or a function giving it); requests go to `${baseUrl}/care/conversations...`. */
+  baseUrl: string | (() => string);
   /** Bearer token the remote expects. */
   token: string;
   fetch?: typeof fetch;
@@ -48,12 +48,12 @@ function toComment(raw: unknown): Comment {
 }
 
 export function spiBackend(options: SpiBackendOptions): CustomerBackend {
-  const base = `${options.baseUrl.replace(/\/+$/, "")}/care/conversations`;
+  const base = () => `${(typeof options.baseUrl === "function" ? options.baseUrl() : options.baseUrl).replace(/\/+$/, "")}/care/conversations`;
   const doFetch = options.fetch ?? fetch;
   const timeoutMs = options.timeoutMs ?? 10_000;
 
   async function call(method: string, path: string, init: { query?: Record<string, string>; body?: unknown } = {}): Promise<Reply> {
-    const url = new URL(base + path);
+    const url = new URL(base() + path);
     for (const [k, v] of Object.entries(init.query ?? {})) url.searchParams.set(k, v);
     let res: Response;
     try {
