@@ -11,6 +11,6 @@ if (existsSync(built)) {
 } else {
   const source = fileURLToPath(new URL("../src/cli-main.ts", import.meta.url));
   const tsx = import.meta.resolve("tsx");
-  const r = spawnSync(process.execPath, ["--conditions=source", "--import", tsx, source, ...process.argv.slice(2)], { stdio: "inherit" });
+  const r = spawnSync(process.execPath, ["--conditions=mountkit-source", "--import", tsx, source, ...process.argv.slice(2)], { stdio: "inherit" });
   process.exitCode = r.status ?? 1;
 }

@@ -1,0 +1,182 @@
+// Store conformance suite: every EntriesStore (memory, SQLite, PostgreSQL, third-party) must pass it.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EntriesStore, Entry, InventoryInput } from "./store/types.js";
+
+export interface EntriesStoreTarget {
+  store: EntriesStore;
+  close?(): Promise<void>;
+}
+
+export interface DescribeEntriesStoreOptions {
+  /** Tests to skip, each with a written reason. */
+  skip?: Array<{ reason: string; tests: string[] }>;
+}
+
+let counter = 0;
+const uid = (p: string) => `${p}_${Date.now().toString(36)}_${(counter++).toString(36)}`;
+
+function makeEntry(over: Partial<Entry> = {}): Entry {
+  return {
+    id: uid("ent"),
+    typeId: "countries",
+    ownerId: "alice",
+    name: "Name",
+    description: "Description",
+    customData: { nested: { list: [1, "two", { three: true }] }, unicode: "Ångström ✓" },
+    tags: ["a"],
+    dateCreated: 1_700_000_000_000,
+    dateModified: 1_700_000_000_000,
+    ...over,
+  };
+}
+
+function makeInventory(n: number, version = "2.0"): InventoryInput {
+  const operations = Array.from({ length: n }, (_, i) => ({
+    method: i % 2 ? "POST" : "GET",
+    path: `/v1/r${String(Math.floor(i / 2)).padStart(4, "0")}`,
+    ...(i % 3 ? { operationId: `op${i}` } : {}),
+    ...(i % 5 ? { summary: `Summary ${i}` } : {}),
+  }));
+  return { specVersion: "3.1.0", title: "API", version, endpoints: n, paths: Math.ceil(n / 2), tags: ["api", "openapi", `v${version}`], operations };
+}
+
+export function describeEntriesStore(name: string, factory: () => Promise<EntriesStoreTarget>, options: DescribeEntriesStoreOptions = {}) {
+  const skipped = new Set(options.skip?.flatMap((s) => s.tests) ?? []);
+  const test = (title: string, fn: () => Promise<void>) => (skipped.has(title) ? it.skip(title, fn) : it(title, fn));
+
+  describe(`EntriesStore conformance: ${name}`, () => {
+    let target: EntriesStoreTarget;
+    let store: EntriesStore;
+    beforeAll(async () => {
+      target = await factory();
+      store = target.store;
+    });
+    afterAll(async () => {
+      await target?.close?.();
+    });
+
+    test("create then get returns the same record; another type or id is null", async () => {
+      const e = makeEntry({ typeId: uid("t") });
+      await store.create({ entry: e });
+      expect(await store.get({ typeId: e.typeId, id: e.id })).toEqual(e);
+      expect(await store.get({ typeId: "other", id: e.id })).toBeNull();
+      expect(await store.get({ typeId: e.typeId, id: "missing" })).toBeNull();
+    });
+
+    test("returned records are copies: mutating them changes nothing stored", async () => {
+      const e = makeEntry({ typeId: uid("t") });
+      await store.create({ entry: e });
+      const got = (await store.get({ typeId: e.typeId, id: e.id }))!;
+      got.tags.push("mutated");
+      (got.customData as Record<string, unknown>).x = 1;
+      expect(await store.get({ typeId: e.typeId, id: e.id })).toEqual(e);
+    });
+
+    test("create refuses a duplicate id", async () => {
+      const e = makeEntry({ typeId: uid("t") });
+      await store.create({ entry: e });
+      await expect(store.create({ entry: { ...e, name: "again" } })).rejects.toThrow();
+    });
+
+    test("list: newest first, ties by id descending, keyset pagination without gaps or repeats", async () => {
+      const typeId = uid("t");
+      const made: Entry[] = [];
+      for (let i = 0; i < 7; i++) {
+        // two entries per timestamp exercise the id tie-break
+        const e = makeEntry({ typeId, id: `ent_${String(i).padStart(3, "0")}`, dateCreated: 1000 + Math.floor(i / 2), dateModified: 1000 });
+        made.push(e);
+        await store.create({ entry: e });
+      }
+      const expected = [...made].sort((a, b) => b.dateCreated - a.dateCreated || (a.id < b.id ? 1 : -1)).map((e) => e.id);
+      const seen: string[] = [];
+      let after: { dateCreated: number; id: string } | undefined;
+      for (;;) {
+        const page = await store.list({ typeId, limit: 3, after });
+        seen.push(...page.map((e) => e.id));
+        if (page.length < 3) break;
+        const last = page[page.length - 1]!;
+        after = { dateCreated: last.dateCreated, id: last.id };
+      }
+      expect(seen).toEqual(expected);
+    });
+
+    test("list filters by tag and by owner, and never crosses types", async () => {
+      const typeId = uid("t");
+      await store.create({ entry: makeEntry({ typeId, ownerId: "alice", tags: ["x", "y"] }) });
+      await store.create({ entry: makeEntry({ typeId, ownerId: "bob", tags: ["y"] }) });
+      await store.create({ entry: makeEntry({ typeId, ownerId: "bob", tags: [] }) });
+      await store.create({ entry: makeEntry({ typeId: uid("t"), ownerId: "bob", tags: ["y"] }) });
+      expect((await store.list({ typeId, limit: 10 })).length).toBe(3);
+      expect((await store.list({ typeId, limit: 10, tag: "y" })).map((e) => e.ownerId).sort()).toEqual(["alice", "bob"]);
+      expect((await store.list({ typeId, limit: 10, tag: "x" })).length).toBe(1);
+      expect((await store.list({ typeId, limit: 10, ownerId: "bob" })).length).toBe(2);
+      expect((await store.list({ typeId, limit: 10, ownerId: "bob", tag: "y" })).length).toBe(1);
+      expect((await store.list({ typeId, limit: 10, tag: "nope" })).length).toBe(0);
+    });
+
+    test("update applies changes only for the owner and returns the new record", async () => {
+      const e = makeEntry({ typeId: uid("t") });
+      await store.create({ entry: e });
+      expect(await store.update({ typeId: e.typeId, id: e.id, ownerId: "mallory", changes: { name: "X", dateModified: 2 } })).toBeNull();
+      const u = await store.update({ typeId: e.typeId, id: e.id, ownerId: "alice", changes: { name: "New", tags: ["b"], dateModified: e.dateModified + 5 } });
+      expect(u).toEqual({ ...e, name: "New", tags: ["b"], dateModified: e.dateModified + 5 });
+      expect(await store.get({ typeId: e.typeId, id: e.id })).toEqual(u);
+      expect(await store.update({ typeId: e.typeId, id: "missing", ownerId: "alice", changes: { dateModified: 3 } })).toBeNull();
+    });
+
+    test("inventory: stored with the entry, summary without operations, operations paginated in order", async () => {
+      const e = makeEntry({ typeId: uid("t") });
+      const inv = makeInventory(25);
+      await store.create({ entry: e, inventory: inv });
+      const { operations, ...summary } = inv;
+      expect(await store.getInventory({ typeId: e.typeId, entryId: e.id })).toEqual(summary);
+      const all = [];
+      for (let offset = 0; ; offset += 10) {
+        const page = await store.listOperations({ typeId: e.typeId, entryId: e.id, offset, limit: 10 });
+        all.push(...page);
+        if (page.length < 10) break;
+      }
+      expect(all).toEqual(operations);
+      expect(await store.listOperations({ typeId: e.typeId, entryId: e.id, offset: 25, limit: 10 })).toEqual([]);
+      expect(await store.getInventory({ typeId: "other", entryId: e.id })).toBeNull();
+    });
+
+    test("an entry created without an inventory has none", async () => {
+      const e = makeEntry({ typeId: uid("t") });
+      await store.create({ entry: e });
+      expect(await store.getInventory({ typeId: e.typeId, entryId: e.id })).toBeNull();
+      expect(await store.listOperations({ typeId: e.typeId, entryId: e.id, offset: 0, limit: 5 })).toEqual([]);
+    });
+
+    test("update replaces the inventory with an object, removes it with null, keeps it when absent", async () => {
+      const e = makeEntry({ typeId: uid("t") });
+      await store.create({ entry: e, inventory: makeInventory(4, "1.0") });
+      await store.update({ typeId: e.typeId, id: e.id, ownerId: "alice", changes: { name: "n", dateModified: 2 } });
+      expect((await store.getInventory({ typeId: e.typeId, entryId: e.id }))?.version).toBe("1.0");
+      await store.update({ typeId: e.typeId, id: e.id, ownerId: "alice", changes: { dateModified: 3 }, inventory: makeInventory(6, "2.0") });
+      expect(await store.getInventory({ typeId: e.typeId, entryId: e.id })).toMatchObject({ version: "2.0", endpoints: 6 });
+      expect((await store.listOperations({ typeId: e.typeId, entryId: e.id, offset: 0, limit: 100 })).length).toBe(6);
+      await store.update({ typeId: e.typeId, id: e.id, ownerId: "alice", changes: { dateModified: 4 }, inventory: null });
+      expect(await store.getInventory({ typeId: e.typeId, entryId: e.id })).toBeNull();
+    });
+
+    test("delete: owner only, removes the entry and its inventory", async () => {
+      const e = makeEntry({ typeId: uid("t") });
+      await store.create({ entry: e, inventory: makeInventory(3) });
+      expect(await store.delete({ typeId: e.typeId, id: e.id, ownerId: "mallory" })).toBe(false);
+      expect(await store.get({ typeId: e.typeId, id: e.id })).not.toBeNull();
+      expect(await store.delete({ typeId: e.typeId, id: e.id, ownerId: "alice" })).toBe(true);
+      expect(await store.get({ typeId: e.typeId, id: e.id })).toBeNull();
+      expect(await store.getInventory({ typeId: e.typeId, entryId: e.id })).toBeNull();
+      expect(await store.delete({ typeId: e.typeId, id: e.id, ownerId: "alice" })).toBe(false);
+    });
+
+    test("a large inventory (1000 operations) round-trips exactly", async () => {
+      const e = makeEntry({ typeId: uid("t") });
+      const inv = makeInventory(1000);
+      await store.create({ entry: e, inventory: inv });
+      expect(await store.listOperations({ typeId: e.typeId, entryId: e.id, offset: 0, limit: 1000 })).toEqual(inv.operations);
+      expect(await store.listOperations({ typeId: e.typeId, entryId: e.id, offset: 990, limit: 50 })).toEqual(inv.operations.slice(990));
+    });
+  });
+}

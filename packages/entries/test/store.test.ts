@@ -1,0 +1,5 @@
+// The in-memory store against the exported conformance suite.
+import { memoryEntriesStore } from "@mountkit/entries";
+import { describeEntriesStore } from "@mountkit/entries/testing";
+
+describeEntriesStore("memory", async () => ({ store: memoryEntriesStore() }));
