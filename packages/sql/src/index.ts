@@ -8,3 +8,7 @@ export { sqlQuotaCounter, sqlRateLimiter } from "./core/limiter.js";
 export { type PgPubSub, type PgPubSubOptions, pgPubSub } from "./core/pubsub.js";
 export { supportMigrations } from "./migrations/support.js";
 export { sqlSupportStore } from "./stores/support.js";
+export { memoryMigrations } from "./migrations/memory.js";
+export { sqlMemoryStore } from "./stores/memory.js";
+export { entriesMigrations } from "./migrations/entries.js";
+export { sqlEntriesStore } from "./stores/entries.js";

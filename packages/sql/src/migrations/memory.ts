@@ -1,0 +1,126 @@
+// Tables of the memory service, with full-text indexes: FTS5 tables on SQLite, a tsvector column with a
+// GIN index on PostgreSQL. Both index the memory service's own analysed terms (folded, stop words out,
+// stemmed), so a word matches the same documents on every store.
+import type { MigrationSet } from "../migrate.js";
+import { exec } from "../migrate.js";
+
+export const memoryMigrations: MigrationSet = {
+  name: "memory",
+  migrations: [
+    {
+      version: 1,
+      name: "brains, keys, episodes, entities, edges, playbooks, vectors, full-text search",
+      async up(db, dialect) {
+        const pg = dialect === "postgres";
+        // byte order for ids: keyset pagination must sort exactly as the other stores do
+        const key = pg ? 'text collate "C"' : "text";
+        // PostgreSQL keeps the analysed text as a tsvector plus its term count (BM25's document length)
+        const search = pg ? ",\n            search tsvector not null,\n            n_terms integer not null" : "";
+        await exec(db, [
+          `create table memory_brains (
+            id text primary key,
+            name text not null,
+            created_at bigint not null
+          )`,
+          `create table memory_api_keys (
+            id text primary key,
+            brain_id text not null,
+            hash text not null unique,
+            prefix text not null,
+            label text,
+            created_at bigint not null,
+            revoked_at bigint
+          )`,
+          "create index memory_api_keys_brain on memory_api_keys (brain_id)",
+          `create table memory_episodes (
+            brain_id text not null,
+            id ${key} not null,
+            content text not null,
+            metadata text not null,
+            occurred_at bigint not null,
+            created_at bigint not null,
+            status text not null,
+            error text,
+            entity_ids text not null,
+            edge_ids text not null,
+            processed_at bigint${search},
+            primary key (brain_id, id)
+          )`,
+          "create index memory_episodes_newest on memory_episodes (brain_id, created_at desc, id desc)",
+          `create table memory_entities (
+            brain_id text not null,
+            id ${key} not null,
+            name text not null,
+            kind text not null,
+            aliases text not null,
+            keys text not null,
+            created_at bigint not null,
+            updated_at bigint not null${search},
+            primary key (brain_id, id)
+          )`,
+          "create index memory_entities_newest on memory_entities (brain_id, created_at desc, id desc)",
+          `create table memory_entity_keys (
+            brain_id text not null,
+            key text not null,
+            entity_id text not null,
+            primary key (brain_id, key, entity_id)
+          )`,
+          // edges keep their insertion order: SQLite's rowid, an identity column on PostgreSQL
+          `create table memory_edges (
+            brain_id text not null,
+            id ${key} not null,${pg ? "\n            ord bigint generated always as identity," : ""}
+            source text not null,
+            target text not null,
+            relation text not null,
+            fact text not null,
+            t_valid bigint,
+            t_invalid bigint,
+            t_ingested bigint not null,
+            t_expired bigint,
+            episode_id text not null,
+            invalidation_reason text,
+            invalidated_by text${search},
+            primary key (brain_id, id)
+          )`,
+          "create index memory_edges_newest on memory_edges (brain_id, t_ingested desc, id desc)",
+          "create index memory_edges_source on memory_edges (brain_id, source, relation)",
+          "create index memory_edges_target on memory_edges (brain_id, target)",
+          "create index memory_edges_episode on memory_edges (brain_id, episode_id)",
+          `create table memory_playbooks (
+            brain_id text not null,
+            slug ${key} not null,
+            title text not null,
+            episode_ids text not null,
+            created_at bigint not null,
+            updated_at bigint not null,
+            primary key (brain_id, slug)
+          )`,
+          "create index memory_playbooks_newest on memory_playbooks (brain_id, updated_at desc, slug desc)",
+          `create table memory_vectors (
+            brain_id text not null,
+            kind text not null,
+            id text not null,
+            vector text not null,
+            primary key (brain_id, kind, id)
+          )`,
+          ...(pg
+            ? [
+                "create index memory_episodes_search on memory_episodes using gin (search)",
+                "create index memory_entities_search on memory_entities using gin (search)",
+                "create index memory_edges_search on memory_edges using gin (search)",
+                "create index memory_episodes_terms on memory_episodes (brain_id) include (n_terms)",
+                "create index memory_entities_terms on memory_entities (brain_id) include (n_terms)",
+                "create index memory_edges_terms on memory_edges (brain_id) include (n_terms)",
+              ]
+            : [
+                // an FTS row shares the rowid of its table's row; `brain` is indexed too so a match is
+                // confined to one brain inside the FTS index itself
+                "create virtual table memory_episodes_fts using fts5(brain, terms, tokenize = 'unicode61 remove_diacritics 2')",
+                "create virtual table memory_entities_fts using fts5(brain, terms, tokenize = 'unicode61 remove_diacritics 2')",
+                "create virtual table memory_edges_fts using fts5(brain, terms, tokenize = 'unicode61 remove_diacritics 2')",
+              ]),
+        ]);
+      },
+    },
+  ],
+};

@@ -1,0 +1,205 @@
+// EntriesStore on SQL: entries keyed by (type, id), an inventory summary per catalogued entry and its
+// operations one row each (so `listOperations` pages in the database, not in memory).
+import type { EntriesStore, Entry, EntryPosition, InventoryInput, InventorySummary, Operation } from "@mountkit/entries";
+import { type Kysely, sql, type Transaction } from "kysely";
+import type { SqlDatabase } from "../db.js";
+
+interface EntryRow {
+  type_id: string;
+  id: string;
+  owner_id: string;
+  name: string;
+  description: string;
+  custom_data: string;
+  tags: string;
+  date_created: number;
+  date_modified: number;
+}
+
+interface InventoryRow {
+  type_id: string;
+  entry_id: string;
+  spec_version: string;
+  title: string;
+  version: string;
+  endpoints: number;
+  paths: number;
+  tags: string;
+}
+
+interface OperationRow {
+  type_id: string;
+  entry_id: string;
+  position: number;
+  method: string;
+  path: string;
+  operation_id: string | null;
+  summary: string | null;
+}
+
+interface EntriesDb {
+  entries: EntryRow;
+  entries_inventories: InventoryRow;
+  entries_operations: OperationRow;
+}
+
+/** Rows per INSERT: 7 parameters each stays far below both engines' parameter limits. */
+const BATCH = 500;
+
+function toEntry(r: EntryRow): Entry {
+  return {
+    id: r.id,
+    typeId: r.type_id,
+    ownerId: r.owner_id,
+    name: r.name,
+    description: r.description,
+    customData: JSON.parse(r.custom_data),
+    tags: JSON.parse(r.tags),
+    dateCreated: Number(r.date_created),
+    dateModified: Number(r.date_modified),
+  };
+}
+
+function toOperation(r: OperationRow): Operation {
+  const op: Operation = { method: r.method, path: r.path };
+  if (r.operation_id !== null) op.operationId = r.operation_id;
+  if (r.summary !== null) op.summary = r.summary;
+  return op;
+}
+
+async function putInventory(trx: Transaction<EntriesDb>, typeId: string, entryId: string, inv: InventoryInput) {
+  await trx
+    .insertInto("entries_inventories")
+    .values({
+      type_id: typeId,
+      entry_id: entryId,
+      spec_version: inv.specVersion,
+      title: inv.title,
+      version: inv.version,
+      endpoints: inv.endpoints,
+      paths: inv.paths,
+      tags: JSON.stringify(inv.tags),
+    })
+    .execute();
+  for (let i = 0; i < inv.operations.length; i += BATCH) {
+    await trx
+      .insertInto("entries_operations")
+      .values(
+        inv.operations.slice(i, i + BATCH).map((o, k) => ({
+          type_id: typeId,
+          entry_id: entryId,
+          position: i + k,
+          method: o.method,
+          path: o.path,
+          operation_id: o.operationId ?? null,
+          summary: o.summary ?? null,
+        })),
+      )
+      .execute();
+  }
+}
+
+async function dropInventory(trx: Transaction<EntriesDb>, typeId: string, entryId: string) {
+  await trx.deleteFrom("entries_operations").where("type_id", "=", typeId).where("entry_id", "=", entryId).execute();
+  await trx.deleteFrom("entries_inventories").where("type_id", "=", typeId).where("entry_id", "=", entryId).execute();
+}
+
+export function sqlEntriesStore(database: SqlDatabase): EntriesStore {
+  const db = database.kysely as Kysely<EntriesDb>;
+  const pg = database.dialect === "postgres";
+  return {
+    async create({ entry, inventory }) {
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto("entries")
+          .values({
+            type_id: entry.typeId,
+            id: entry.id,
+            owner_id: entry.ownerId,
+            name: entry.name,
+            description: entry.description,
+            custom_data: JSON.stringify(entry.customData),
+            tags: JSON.stringify(entry.tags),
+            date_created: entry.dateCreated,
+            date_modified: entry.dateModified,
+          })
+          .execute();
+        if (inventory) await putInventory(trx, entry.typeId, entry.id, inventory);
+      });
+    },
+
+    async get({ typeId, id }) {
+      const row = await db.selectFrom("entries").selectAll().where("type_id", "=", typeId).where("id", "=", id).executeTakeFirst();
+      return row ? toEntry(row) : null;
+    },
+
+    async list({ typeId, limit, after, tag, ownerId }) {
+      if (limit <= 0) return [];
+      let q = db.selectFrom("entries").selectAll().where("type_id", "=", typeId);
+      if (ownerId !== undefined) q = q.where("owner_id", "=", ownerId);
+      if (tag !== undefined) {
+        q = pg ? q.where(sql<boolean>`(tags::jsonb) @> jsonb_build_array(${tag}::text)`) : q.where(sql<boolean>`exists (select 1 from json_each(entries.tags) where value = ${tag})`);
+      }
+      if (after) {
+        const a: EntryPosition = after;
+        q = q.where((eb) => eb.or([eb("date_created", "<", a.dateCreated), eb.and([eb("date_created", "=", a.dateCreated), eb("id", "<", a.id)])]));
+      }
+      const rows = await q.orderBy("date_created", "desc").orderBy("id", "desc").limit(limit).execute();
+      return rows.map(toEntry);
+    },
+
+    async update({ typeId, id, ownerId, changes, inventory }) {
+      return db.transaction().execute(async (trx) => {
+        const set: Partial<EntryRow> = { date_modified: changes.dateModified };
+        if (changes.name !== undefined) set.name = changes.name;
+        if (changes.description !== undefined) set.description = changes.description;
+        if (changes.customData !== undefined) set.custom_data = JSON.stringify(changes.customData);
+        if (changes.tags !== undefined) set.tags = JSON.stringify(changes.tags);
+        const row = await trx.updateTable("entries").set(set).where("type_id", "=", typeId).where("id", "=", id).where("owner_id", "=", ownerId).returningAll().executeTakeFirst();
+        if (!row) return null;
+        if (inventory !== undefined) {
+          await dropInventory(trx, typeId, id);
+          if (inventory !== null) await putInventory(trx, typeId, id, inventory);
+        }
+        return toEntry(row);
+      });
+    },
+
+    async delete({ typeId, id, ownerId }) {
+      return db.transaction().execute(async (trx) => {
+        const r = await trx.deleteFrom("entries").where("type_id", "=", typeId).where("id", "=", id).where("owner_id", "=", ownerId).executeTakeFirst();
+        if (Number(r.numDeletedRows) === 0) return false;
+        await dropInventory(trx, typeId, id);
+        return true;
+      });
+    },
+
+    async getInventory({ typeId, entryId }) {
+      const r = await db.selectFrom("entries_inventories").selectAll().where("type_id", "=", typeId).where("entry_id", "=", entryId).executeTakeFirst();
+      if (!r) return null;
+      const summary: InventorySummary = {
+        specVersion: r.spec_version,
+        title: r.title,
+        version: r.version,
+        endpoints: Number(r.endpoints),
+        paths: Number(r.paths),
+        tags: JSON.parse(r.tags),
+      };
+      return summary;
+    },
+
+    async listOperations({ typeId, entryId, offset, limit }) {
+      if (limit <= 0) return [];
+      const rows = await db
+        .selectFrom("entries_operations")
+        .selectAll()
+        .where("type_id", "=", typeId)
+        .where("entry_id", "=", entryId)
+        .where("position", ">=", Math.max(0, offset))
+        .orderBy("position")
+        .limit(limit)
+        .execute();
+      return rows.map(toOperation);
+    },
+  };
+}

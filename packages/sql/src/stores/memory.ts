@@ -1,0 +1,557 @@
+// MemoryStore on SQL. An episode and its extraction job are inserted in one transaction (so an accepted
+// episode is always extracted, even after a crash), and an extraction commits all-or-nothing, idempotently
+// (the episode row is locked and checked first, so a re-run job writes nothing twice). Full-text search
+// ranks with BM25 on both engines: FTS5's bm25() on SQLite, the same formula over tsvector on PostgreSQL.
+import {
+  type ApiKeyRecord,
+  type BrainRecord,
+  type EdgeRecord,
+  type EntityRecord,
+  type EpisodeRecord,
+  type MemoryStore,
+  type Page,
+  type PageAfter,
+  type PlaybookRecord,
+  type SearchHit,
+  searchTerms,
+} from "@mountkit/memory";
+import { type Kysely, type RawBuilder, sql } from "kysely";
+import { insertJob, sqlJobStore } from "../core/jobs.js";
+import { sqlQuotaCounter } from "../core/limiter.js";
+import type { SqlDatabase } from "../db.js";
+
+const EPISODE_COLS = ["brain_id", "id", "content", "metadata", "occurred_at", "created_at", "status", "error", "entity_ids", "edge_ids", "processed_at"] as const;
+const ENTITY_COLS = ["brain_id", "id", "name", "kind", "aliases", "keys", "created_at", "updated_at"] as const;
+const EDGE_COLS = [
+  "brain_id",
+  "id",
+  "source",
+  "target",
+  "relation",
+  "fact",
+  "t_valid",
+  "t_invalid",
+  "t_ingested",
+  "t_expired",
+  "episode_id",
+  "invalidation_reason",
+  "invalidated_by",
+] as const;
+
+type Row = Record<string, any>;
+type Db = Kysely<any>;
+type Kind = "episodes" | "entities" | "edges";
+
+const num = (v: unknown): number => Number(v);
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+function toEpisode(r: Row): EpisodeRecord {
+  return {
+    id: r.id,
+    brainId: r.brain_id,
+    content: r.content,
+    metadata: JSON.parse(r.metadata),
+    occurredAt: num(r.occurred_at),
+    createdAt: num(r.created_at),
+    status: r.status,
+    error: r.error,
+    entityIds: JSON.parse(r.entity_ids),
+    edgeIds: JSON.parse(r.edge_ids),
+    processedAt: numOrNull(r.processed_at),
+  };
+}
+
+function toEntity(r: Row): EntityRecord {
+  return {
+    id: r.id,
+    brainId: r.brain_id,
+    name: r.name,
+    kind: r.kind,
+    aliases: JSON.parse(r.aliases),
+    keys: JSON.parse(r.keys),
+    createdAt: num(r.created_at),
+    updatedAt: num(r.updated_at),
+  };
+}
+
+function toEdge(r: Row): EdgeRecord {
+  return {
+    id: r.id,
+    brainId: r.brain_id,
+    source: r.source,
+    target: r.target,
+    relation: r.relation,
+    fact: r.fact,
+    tValid: numOrNull(r.t_valid),
+    tInvalid: numOrNull(r.t_invalid),
+    tIngested: num(r.t_ingested),
+    tExpired: numOrNull(r.t_expired),
+    episodeId: r.episode_id,
+    invalidationReason: r.invalidation_reason,
+    invalidatedBy: r.invalidated_by,
+  };
+}
+
+function toPlaybook(r: Row): PlaybookRecord {
+  return { brainId: r.brain_id, slug: r.slug, title: r.title, episodeIds: JSON.parse(r.episode_ids), createdAt: num(r.created_at), updatedAt: num(r.updated_at) };
+}
+
+const toBrain = (r: Row): BrainRecord => ({ id: r.id, name: r.name, createdAt: num(r.created_at) });
+const toKey = (r: Row): ApiKeyRecord => ({
+  id: r.id,
+  brainId: r.brain_id,
+  hash: r.hash,
+  prefix: r.prefix,
+  label: r.label,
+  createdAt: num(r.created_at),
+  revokedAt: numOrNull(r.revoked_at),
+});
+
+const entityText = (e: Pick<EntityRecord, "name" | "aliases">) => [e.name, ...e.aliases].join(" \n ");
+
+/** Keeps `rows` in the order of `ids` (the contract of the get-many operations). */
+function inOrder<T extends { id: string }>(ids: string[], rows: T[]): T[] {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => {
+    const r = byId.get(id);
+    return r ? [r] : [];
+  });
+}
+
+/** Bi-temporal visibility (domain `edgeVisibleAt`/`episodeVisibleAt`) as SQL on alias `t`. */
+const visible: Record<Kind, (asOf: number | null) => RawBuilder<unknown>> = {
+  episodes: (asOf) => (asOf === null ? sql`1 = 1` : sql`t.created_at <= ${asOf} and t.occurred_at <= ${asOf}`),
+  entities: () => sql`1 = 1`,
+  edges: (asOf) =>
+    asOf === null
+      ? sql`1 = 1`
+      : sql`(t.t_valid is null or t.t_valid <= ${asOf}) and (t.t_invalid is null or ${asOf} < t.t_invalid) and t.t_ingested <= ${asOf} and (t.t_expired is null or ${asOf} < t.t_expired)`,
+};
+
+const COLS: Record<Kind, readonly string[]> = { episodes: EPISODE_COLS, entities: ENTITY_COLS, edges: EDGE_COLS };
+
+const ftsPhrase = (s: string) => `"${s.replace(/"/g, '""')}"`;
+
+export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
+  const db = database.kysely as Db;
+  const pg = database.dialect === "postgres";
+  const table = (k: Kind) => `memory_${k}`;
+  const cols = (k: Kind, alias = "t") => sql.raw(COLS[k].map((c) => `${alias}.${c}`).join(", "));
+  /** Insertion order of edges. */
+  const edgeOrder = pg ? "ord" : "rowid";
+
+  /** Writes a row's analysed text to the full-text index (the row must exist in this transaction). */
+  async function index(trx: Db, kind: Kind, brainId: string, id: string, text: string, replace = false) {
+    const terms = searchTerms(text);
+    if (pg) {
+      await sql`update ${sql.table(table(kind))} set search = to_tsvector('simple', ${terms.join(" ")}), n_terms = ${terms.length} where brain_id = ${brainId} and id = ${id}`.execute(trx);
+      return;
+    }
+    const fts = sql.table(`${table(kind)}_fts`);
+    const rowid = sql`(select rowid from ${sql.table(table(kind))} where brain_id = ${brainId} and id = ${id})`;
+    if (replace) await sql`delete from ${fts} where rowid = ${rowid}`.execute(trx);
+    await sql`insert into ${fts} (rowid, brain, terms) values (${rowid}, ${brainId}, ${terms.join(" ")})`.execute(trx);
+  }
+
+  /** Columns PostgreSQL requires on insert before `index` fills them. */
+  const searchPlaceholder = () => (pg ? { search: sql`''::tsvector`, n_terms: 0 } : {});
+
+  async function search<T>(kind: Kind, brainId: string, query: string, limit: number, asOf: number | null, map: (r: Row) => T): Promise<Array<SearchHit<T>>> {
+    const terms = [...new Set(searchTerms(query))];
+    if (!terms.length || limit <= 0) return [];
+    const t = sql.table(table(kind));
+    if (!pg) {
+      const fts = sql.table(`${table(kind)}_fts`);
+      const match = `brain : ${ftsPhrase(brainId)} AND terms : (${terms.map(ftsPhrase).join(" OR ")})`;
+      const r = await sql<Row>`
+        select ${cols(kind)}, bm25(${fts}, 0.0, 1.0) as rank
+        from ${fts} f join ${t} t on t.rowid = f.rowid
+        where ${fts} match ${match} and t.brain_id = ${brainId} and ${visible[kind](asOf)}
+        order by rank, t.id limit ${limit}`.execute(db);
+      // bm25() is lower-is-better
+      return r.rows.map((row) => ({ item: map(row), score: -Number(row.rank) }));
+    }
+    // Okapi BM25 (k1 = 1.2, b = 0.75) over the brain's own documents: idf from how many of them hold each
+    // term, tf from the tsvector's positions, document length from the stored term count
+    const text = terms.join(" ");
+    const r = await sql<Row>`
+      with cand as (
+        select t.id, t.search, t.n_terms, (${visible[kind](asOf)}) as ok
+        from ${t} t
+        where t.brain_id = ${brainId} and t.search @@ replace(plainto_tsquery('simple', ${text})::text, ' & ', ' | ')::tsquery
+      ),
+      q as (select distinct unnest(tsvector_to_array(to_tsvector('simple', ${text}))) as lexeme),
+      df as (
+        select u.lexeme, count(*)::float8 as n
+        from cand c cross join lateral unnest(c.search) u
+        where u.lexeme in (select lexeme from q)
+        group by u.lexeme
+      ),
+      st as (select count(*)::float8 as docs, greatest(coalesce(avg(n_terms), 1), 1)::float8 as avgdl from ${t} where brain_id = ${brainId}),
+      sc as (
+        select c.id, sum(ln(1 + (st.docs - df.n + 0.5) / (df.n + 0.5)) * (x.tf * 2.2) / (x.tf + 1.2 * (0.25 + 0.75 * c.n_terms / st.avgdl))) as score
+        from cand c
+        cross join st
+        cross join lateral (select u.lexeme, coalesce(array_length(u.positions, 1), 1)::float8 as tf from unnest(c.search) u) x
+        join df on df.lexeme = x.lexeme
+        where c.ok
+        group by c.id
+        order by score desc, c.id
+        limit ${limit}
+      )
+      select ${cols(kind)}, sc.score from sc join ${t} t on t.brain_id = ${brainId} and t.id = sc.id
+      order by sc.score desc, t.id`.execute(db);
+    return r.rows.map((row) => ({ item: map(row), score: Number(row.score) }));
+  }
+
+  /** Newest-first keyset page over `kind` ordered by (`timeCol` desc, `idCol` desc). */
+  async function page<T>(from: string, timeCol: string, idCol: string, brainId: string, limit: number, after: PageAfter | null | undefined, map: (r: Row) => T, where?: RawBuilder<unknown>): Promise<Page<T>> {
+    if (limit <= 0) return { items: [], next: null };
+    let q = db.selectFrom(`${from} as t`).selectAll("t").where("t.brain_id", "=", brainId);
+    if (where) q = q.where(where as RawBuilder<boolean>);
+    if (after) q = q.where((eb) => eb.or([eb(`t.${timeCol}`, "<", after.createdAt), eb.and([eb(`t.${timeCol}`, "=", after.createdAt), eb(`t.${idCol}`, "<", after.id)])]));
+    const rows = await q.orderBy(`t.${timeCol}`, "desc").orderBy(`t.${idCol}`, "desc").limit(limit + 1).execute();
+    const items = rows.slice(0, limit);
+    const last = items[items.length - 1];
+    return { items: items.map(map), next: rows.length > limit && last ? { createdAt: num(last[timeCol]), id: last[idCol] } : null };
+  }
+
+  function edgeRow(e: EdgeRecord) {
+    return {
+      brain_id: e.brainId,
+      id: e.id,
+      source: e.source,
+      target: e.target,
+      relation: e.relation,
+      fact: e.fact,
+      t_valid: e.tValid,
+      t_invalid: e.tInvalid,
+      t_ingested: e.tIngested,
+      t_expired: e.tExpired,
+      episode_id: e.episodeId,
+      invalidation_reason: e.invalidationReason,
+      invalidated_by: e.invalidatedBy,
+      ...searchPlaceholder(),
+    };
+  }
+
+  async function insertEntityKeys(trx: Db, brainId: string, entityId: string, keys: string[]) {
+    if (!keys.length) return;
+    await trx
+      .insertInto("memory_entity_keys")
+      .values([...new Set(keys)].map((key) => ({ brain_id: brainId, key, entity_id: entityId })))
+      .onConflict((oc) => oc.columns(["brain_id", "key", "entity_id"]).doNothing())
+      .execute();
+  }
+
+  async function existingIds(trx: Db, from: string, brainId: string, ids: string[]): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const rows = await trx.selectFrom(from).select("id").where("brain_id", "=", brainId).where("id", "in", [...new Set(ids)]).execute();
+    return new Set(rows.map((r) => r.id as string));
+  }
+
+  const selectEdges = (brainId: string) => db.selectFrom("memory_edges as t").select(EDGE_COLS.map((c) => `t.${c}` as const)).where("t.brain_id", "=", brainId);
+
+  return {
+    jobs: sqlJobStore(database),
+    quota: sqlQuotaCounter(database),
+
+    async createBrain({ brain }) {
+      await db.insertInto("memory_brains").values({ id: brain.id, name: brain.name, created_at: brain.createdAt }).onConflict((oc) => oc.column("id").doNothing()).execute();
+      return toBrain(await db.selectFrom("memory_brains").selectAll().where("id", "=", brain.id).executeTakeFirstOrThrow());
+    },
+    async getBrain({ brainId }) {
+      const r = await db.selectFrom("memory_brains").selectAll().where("id", "=", brainId).executeTakeFirst();
+      return r ? toBrain(r) : null;
+    },
+    async listBrains() {
+      return (await db.selectFrom("memory_brains").selectAll().orderBy("created_at").orderBy("id").execute()).map(toBrain);
+    },
+    async createApiKey({ key }) {
+      await db
+        .insertInto("memory_api_keys")
+        .values({ id: key.id, brain_id: key.brainId, hash: key.hash, prefix: key.prefix, label: key.label, created_at: key.createdAt, revoked_at: key.revokedAt })
+        .execute();
+    },
+    async findApiKey({ hash }) {
+      const r = await db.selectFrom("memory_api_keys").selectAll().where("hash", "=", hash).executeTakeFirst();
+      return r ? toKey(r) : null;
+    },
+    async revokeApiKey({ id, now }) {
+      const r = await db.updateTable("memory_api_keys").set({ revoked_at: now }).where("id", "=", id).where("revoked_at", "is", null).executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
+    async listApiKeys({ brainId }) {
+      let q = db.selectFrom("memory_api_keys").selectAll();
+      if (brainId) q = q.where("brain_id", "=", brainId);
+      return (await q.orderBy("created_at").orderBy("id").execute()).map(toKey);
+    },
+
+    async createEpisode({ episode, job }) {
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto("memory_episodes")
+          .values({
+            brain_id: episode.brainId,
+            id: episode.id,
+            content: episode.content,
+            metadata: JSON.stringify(episode.metadata),
+            occurred_at: episode.occurredAt,
+            created_at: episode.createdAt,
+            status: episode.status,
+            error: episode.error,
+            entity_ids: JSON.stringify(episode.entityIds),
+            edge_ids: JSON.stringify(episode.edgeIds),
+            processed_at: episode.processedAt,
+            ...searchPlaceholder(),
+          })
+          .execute();
+        await index(trx, "episodes", episode.brainId, episode.id, episode.content);
+        await insertJob(trx, { id: job.id, queue: job.queue, payload: job.payload, maxAttempts: job.maxAttempts, now: episode.createdAt });
+      });
+    },
+    async getEpisode({ brainId, id }) {
+      const r = await db.selectFrom("memory_episodes").select(EPISODE_COLS).where("brain_id", "=", brainId).where("id", "=", id).executeTakeFirst();
+      return r ? toEpisode(r) : null;
+    },
+    async getEpisodes({ brainId, ids }) {
+      if (!ids.length) return [];
+      const rows = await db.selectFrom("memory_episodes").select(EPISODE_COLS).where("brain_id", "=", brainId).where("id", "in", [...new Set(ids)]).execute();
+      return inOrder(ids, rows.map(toEpisode));
+    },
+    async listEpisodes({ brainId, limit, after }) {
+      return page("memory_episodes", "created_at", "id", brainId, limit, after, toEpisode);
+    },
+    async setEpisodeStatus({ brainId, id, status, error, now }) {
+      await db
+        .updateTable("memory_episodes")
+        .set(status === "failed" ? { status, error: error ?? "extraction failed", processed_at: now } : { status, error: null })
+        .where("brain_id", "=", brainId)
+        .where("id", "=", id)
+        .where("status", "<>", "done")
+        .execute();
+    },
+    async searchEpisodes({ brainId, query, limit, asOf }) {
+      return search("episodes", brainId, query, limit, asOf, toEpisode);
+    },
+
+    async getEntity({ brainId, id }) {
+      const r = await db.selectFrom("memory_entities").select(ENTITY_COLS).where("brain_id", "=", brainId).where("id", "=", id).executeTakeFirst();
+      return r ? toEntity(r) : null;
+    },
+    async getEntities({ brainId, ids }) {
+      if (!ids.length) return [];
+      const rows = await db.selectFrom("memory_entities").select(ENTITY_COLS).where("brain_id", "=", brainId).where("id", "in", [...new Set(ids)]).execute();
+      return inOrder(ids, rows.map(toEntity));
+    },
+    async listEntities({ brainId, limit, after }) {
+      return page("memory_entities", "created_at", "id", brainId, limit, after, toEntity);
+    },
+    async findEntitiesByKeys({ brainId, keys, limit }) {
+      if (!keys.length || limit <= 0) return [];
+      const rows = await db
+        .selectFrom("memory_entity_keys as k")
+        .innerJoin("memory_entities as e", (j) => j.onRef("e.brain_id", "=", "k.brain_id").onRef("e.id", "=", "k.entity_id"))
+        .select(["k.key", "k.entity_id", "e.created_at"])
+        .where("k.brain_id", "=", brainId)
+        .where("k.key", "in", [...new Set(keys)])
+        .orderBy("e.created_at")
+        .orderBy("k.entity_id")
+        .execute();
+      // the order the keys were asked in, then the entities' age: the most specific key's entity first
+      const ids: string[] = [];
+      for (const key of keys) for (const r of rows) if (r.key === key && !ids.includes(r.entity_id)) ids.push(r.entity_id);
+      const chosen = ids.slice(0, limit);
+      const entities = await db.selectFrom("memory_entities").select(ENTITY_COLS).where("brain_id", "=", brainId).where("id", "in", chosen.length ? chosen : [""]).execute();
+      return inOrder(chosen, entities.map(toEntity));
+    },
+    async searchEntities({ brainId, query, limit }) {
+      return search("entities", brainId, query, limit, null, toEntity);
+    },
+
+    async getEdge({ brainId, id }) {
+      const r = await selectEdges(brainId).where("t.id", "=", id).executeTakeFirst();
+      return r ? toEdge(r) : null;
+    },
+    async getEdges({ brainId, ids }) {
+      if (!ids.length) return [];
+      const rows = await selectEdges(brainId).where("t.id", "in", [...new Set(ids)]).execute();
+      return inOrder(ids, rows.map(toEdge));
+    },
+    async listEdges({ brainId, limit, after, entityId }) {
+      const where = entityId === undefined ? undefined : sql`(t.source = ${entityId} or t.target = ${entityId})`;
+      return page("memory_edges", "t_ingested", "id", brainId, limit, after, toEdge, where);
+    },
+    async findCurrentEdges({ brainId, source, relation }) {
+      let q = selectEdges(brainId).where("t.source", "=", source).where("t.t_expired", "is", null);
+      if (relation) q = q.where("t.relation", "=", relation);
+      return (await q.orderBy(`t.${edgeOrder}`).execute()).map(toEdge);
+    },
+    async edgesOfEntities({ brainId, entityIds, asOf, limit }) {
+      if (!entityIds.length || limit <= 0) return [];
+      const ids = [...new Set(entityIds)];
+      const rows = await selectEdges(brainId)
+        .where((eb) => eb.or([eb("t.source", "in", ids), eb("t.target", "in", ids)]))
+        .where(visible.edges(asOf) as RawBuilder<boolean>)
+        .orderBy(sql`coalesce(t.t_valid, t.t_ingested)`, "desc")
+        .orderBy("t.id")
+        .limit(limit)
+        .execute();
+      return rows.map(toEdge);
+    },
+    async edgesOfEpisodes({ brainId, episodeIds }) {
+      if (!episodeIds.length) return [];
+      const rows = await selectEdges(brainId).where("t.episode_id", "in", [...new Set(episodeIds)]).orderBy(`t.${edgeOrder}`).execute();
+      const rank = new Map(episodeIds.map((id, i) => [id, i] as const));
+      const edges = rows.map(toEdge);
+      // stable sort: episodes in the order asked, each episode's edges in insertion order
+      return edges.sort((a, b) => rank.get(a.episodeId)! - rank.get(b.episodeId)!);
+    },
+    async searchEdges({ brainId, query, limit, asOf }) {
+      return search("edges", brainId, query, limit, asOf, toEdge);
+    },
+    async invalidateEdge({ brainId, id, tInvalid, tExpired, reason, invalidatedBy }) {
+      const row = await db
+        .updateTable("memory_edges")
+        .set({ t_invalid: tInvalid, t_expired: tExpired, invalidation_reason: reason, invalidated_by: invalidatedBy })
+        .where("brain_id", "=", brainId)
+        .where("id", "=", id)
+        .where("t_invalid", "is", null)
+        .where("t_expired", "is", null)
+        .returning(EDGE_COLS)
+        .executeTakeFirst();
+      if (row) return { ok: true, edge: toEdge(row) };
+      const exists = await db.selectFrom("memory_edges").select("id").where("brain_id", "=", brainId).where("id", "=", id).executeTakeFirst();
+      return { ok: false, reason: exists ? "already_invalid" : "not_found" };
+    },
+
+    async commitExtraction(c) {
+      return db.transaction().execute(async (trx) => {
+        // the lock makes a second run of the same job wait here and then see `done`
+        let q = trx.selectFrom("memory_episodes").select("status").where("brain_id", "=", c.brainId).where("id", "=", c.episodeId);
+        if (pg) q = q.forUpdate();
+        const episode = await q.executeTakeFirst();
+        if (!episode) return { committed: false, reason: "episode_not_found" } as const;
+        if (episode.status === "done") return { committed: false, reason: "already_done" } as const;
+
+        const created = new Set(c.createEntities.map((e) => e.id));
+        const referenced = [...c.updateEntities.map((u) => u.id), ...c.createEdges.flatMap((e) => [e.source, e.target])].filter((id) => !created.has(id));
+        const knownEntities = await existingIds(trx, "memory_entities", c.brainId, referenced);
+        for (const u of c.updateEntities) if (!knownEntities.has(u.id)) throw new Error(`unknown entity ${u.id}`);
+        for (const e of c.createEdges) {
+          const known = (id: string) => created.has(id) || knownEntities.has(id);
+          if (!known(e.source) || !known(e.target)) throw new Error(`edge ${e.id} references an unknown entity`);
+        }
+        const knownEdges = await existingIds(trx, "memory_edges", c.brainId, c.invalidate.map((i) => i.id));
+        for (const inv of c.invalidate) if (!knownEdges.has(inv.id)) throw new Error(`unknown edge ${inv.id}`);
+
+        for (const e of c.createEntities) {
+          await trx
+            .insertInto("memory_entities")
+            .values({
+              brain_id: e.brainId,
+              id: e.id,
+              name: e.name,
+              kind: e.kind,
+              aliases: JSON.stringify(e.aliases),
+              keys: JSON.stringify(e.keys),
+              created_at: e.createdAt,
+              updated_at: e.updatedAt,
+              ...searchPlaceholder(),
+            })
+            .execute();
+          await index(trx, "entities", c.brainId, e.id, entityText(e));
+          await insertEntityKeys(trx, c.brainId, e.id, e.keys);
+        }
+        for (const u of c.updateEntities) {
+          await trx
+            .updateTable("memory_entities")
+            .set({ name: u.name, kind: u.kind, aliases: JSON.stringify(u.aliases), keys: JSON.stringify(u.keys), updated_at: u.updatedAt })
+            .where("brain_id", "=", c.brainId)
+            .where("id", "=", u.id)
+            .execute();
+          await index(trx, "entities", c.brainId, u.id, entityText(u), true);
+          await insertEntityKeys(trx, c.brainId, u.id, u.keys);
+        }
+        for (const inv of c.invalidate) {
+          await trx
+            .updateTable("memory_edges")
+            .set({
+              t_invalid: sql`case when t_invalid is null or t_invalid > ${inv.tInvalid} then ${inv.tInvalid} else t_invalid end`,
+              t_expired: inv.tExpired,
+              invalidation_reason: inv.reason,
+              invalidated_by: inv.invalidatedBy,
+            })
+            .where("brain_id", "=", c.brainId)
+            .where("id", "=", inv.id)
+            .where("t_expired", "is", null)
+            .execute();
+        }
+        for (const e of c.createEdges) {
+          await trx.insertInto("memory_edges").values(edgeRow(e)).execute();
+          await index(trx, "edges", c.brainId, e.id, e.fact);
+        }
+        if (c.playbook) {
+          await trx
+            .insertInto("memory_playbooks")
+            .values({ brain_id: c.brainId, slug: c.playbook.slug, title: c.playbook.title, episode_ids: "[]", created_at: c.now, updated_at: c.now })
+            .onConflict((oc) => oc.columns(["brain_id", "slug"]).doNothing())
+            .execute();
+          let pq = trx.selectFrom("memory_playbooks").select("episode_ids").where("brain_id", "=", c.brainId).where("slug", "=", c.playbook.slug);
+          if (pg) pq = pq.forUpdate();
+          const p = await pq.executeTakeFirstOrThrow();
+          const episodeIds: string[] = JSON.parse(p.episode_ids);
+          if (!episodeIds.includes(c.episodeId)) episodeIds.push(c.episodeId);
+          await trx
+            .updateTable("memory_playbooks")
+            .set({ episode_ids: JSON.stringify(episodeIds), updated_at: c.now })
+            .where("brain_id", "=", c.brainId)
+            .where("slug", "=", c.playbook.slug)
+            .execute();
+        }
+        await trx
+          .updateTable("memory_episodes")
+          .set({ status: "done", error: null, entity_ids: JSON.stringify(c.entityIds), edge_ids: JSON.stringify(c.edgeIds), processed_at: c.now })
+          .where("brain_id", "=", c.brainId)
+          .where("id", "=", c.episodeId)
+          .execute();
+        return { committed: true } as const;
+      });
+    },
+
+    async getPlaybook({ brainId, slug }) {
+      const r = await db.selectFrom("memory_playbooks").selectAll().where("brain_id", "=", brainId).where("slug", "=", slug).executeTakeFirst();
+      return r ? toPlaybook(r) : null;
+    },
+    async listPlaybooks({ brainId, limit, after }) {
+      return page("memory_playbooks", "updated_at", "slug", brainId, limit, after, toPlaybook);
+    },
+
+    async putEmbeddings({ brainId, items }) {
+      if (!items.length) return;
+      await db
+        .insertInto("memory_vectors")
+        .values(items.map((it) => ({ brain_id: brainId, kind: it.kind, id: it.id, vector: JSON.stringify(it.vector) })))
+        .onConflict((oc) => oc.columns(["brain_id", "kind", "id"]).doUpdateSet((eb) => ({ vector: eb.ref("excluded.vector") })))
+        .execute();
+    },
+    async searchVectors({ brainId, kind, vector, limit }) {
+      if (limit <= 0) return [];
+      // brute-force cosine in process: vectors are optional and small per brain; an ANN index is a host choice
+      const rows = await db.selectFrom("memory_vectors").select(["id", "vector"]).where("brain_id", "=", brainId).where("kind", "=", kind).execute();
+      const q = Float64Array.from(vector);
+      const qn = Math.sqrt(q.reduce((s, x) => s + x * x, 0));
+      const scored = rows.map((r) => {
+        const v: number[] = JSON.parse(r.vector);
+        let dot = 0;
+        let vn = 0;
+        for (let i = 0; i < Math.min(v.length, q.length); i++) {
+          dot += v[i]! * q[i]!;
+          vn += v[i]! * v[i]!;
+        }
+        return { item: r.id as string, score: qn && vn ? dot / (qn * Math.sqrt(vn)) : 0 };
+      });
+      return scored.sort((a, b) => b.score - a.score || (a.item < b.item ? -1 : 1)).slice(0, limit);
+    },
+  };
+}
