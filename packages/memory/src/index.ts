@@ -15,3 +15,5 @@ export { DEFAULT_WEIGHTS, type RecallWeights } from "./retrieval/recall.js";
 export { createMemoryService, type MemoryService, type MemoryServiceOptions } from "./service.js";
 export { memoryMemoryStore } from "./store/memory.js";
 export type * from "./store/types.js";
+// the analyser behind full-text search, for SQL stores that index the same terms natively
+export { terms as searchTerms } from "./text/tokenize.js";
