@@ -1,0 +1,19 @@
+// @mountkit/support-client: browser/Node client for the support service's public interface (A).
+export { backoffDelay, STREAM_BACKOFF } from "./backoff.js";
+export {
+  type Comment,
+  createSupportClient,
+  type EventSourceLike,
+  type Issue,
+  type StreamEvent,
+  type StreamHandlers,
+  type Subscription,
+  SupportApiError,
+  type SupportClient,
+  type SupportClientOptions,
+  type Summary,
+} from "./client.js";
+export { CUSTOMER_ID_KEY, defaultStorage, type KeyValueStorage, memoryStorage, newClientMessageId, newCustomerId, persistentCustomerId } from "./ids.js";
+export { type DisplayComment, type LiveConversation, type LiveState, liveConversation } from "./live.js";
+export { displayBody, readMetadata } from "./metadata.js";
+export { readSse, type SseMessage } from "./sse.js";

@@ -1,0 +1,166 @@
+// A live view of one conversation: detail + stream merged, optimistic sends matched against the echoed
+// `new_comment` by clientMessageId, failed sends kept for a retry with the same id.
+import type { Comment, Issue, StreamEvent, SupportClient } from "./client.js";
+import { newClientMessageId } from "./ids.js";
+import { displayBody, readMetadata } from "./metadata.js";
+
+export interface DisplayComment {
+  /** Server id once known; the clientMessageId while pending. */
+  id: string;
+  clientMessageId?: string;
+  /** Body with the hidden block removed. */
+  text: string;
+  author: string;
+  createdAt: string;
+  isCustomer: boolean;
+  status: "pending" | "sent" | "failed";
+}
+
+export interface LiveState {
+  issue: (Issue & { text: string }) | undefined;
+  comments: DisplayComment[];
+  deleted: boolean;
+}
+
+export interface LiveConversation {
+  readonly state: LiveState;
+  /** Shows the message at once (pending), posts it, and settles it on the response or the echo. */
+  send(message: string): Promise<DisplayComment>;
+  /** Re-posts a failed message with its original clientMessageId. */
+  retry(clientMessageId: string): Promise<DisplayComment>;
+  /** Refetches the detail (done automatically after reconnects and `resync`). */
+  refresh(): Promise<void>;
+  close(): void;
+}
+
+const fromServer = (c: Comment): DisplayComment => {
+  const cid = readMetadata(c.body)?.clientMessageId;
+  return {
+    id: c.id,
+    ...(cid ? { clientMessageId: cid } : {}),
+    text: displayBody(c.body),
+    author: c.author,
+    createdAt: c.createdAt,
+    isCustomer: c.isCustomer,
+    status: "sent",
+  };
+};
+
+export function liveConversation(client: SupportClient, conversationId: string, options: { onChange?(state: LiveState): void; onEvent?(e: StreamEvent): void } = {}): LiveConversation {
+  const state: LiveState = { issue: undefined, comments: [], deleted: false };
+  const drafts = new Map<string, string>();
+  const changed = () => options.onChange?.(state);
+
+  /** Inserts or settles a server comment; a pending one with the same clientMessageId becomes it. */
+  function upsert(c: DisplayComment) {
+    const byId = state.comments.findIndex((x) => x.id === c.id);
+    if (byId !== -1) {
+      state.comments[byId] = c;
+      return;
+    }
+    const byClient = c.clientMessageId ? state.comments.findIndex((x) => x.clientMessageId === c.clientMessageId) : -1;
+    if (byClient !== -1) state.comments[byClient] = c;
+    else state.comments.push(c);
+    if (c.clientMessageId) drafts.delete(c.clientMessageId);
+  }
+
+  async function refresh() {
+    const d = await client.get(conversationId);
+    const local = state.comments.filter((c) => c.status !== "sent");
+    state.issue = { ...d.issue, text: displayBody(d.issue.body) };
+    state.comments = d.comments.map(fromServer);
+    for (const c of local) if (!state.comments.some((x) => x.clientMessageId === c.clientMessageId)) state.comments.push(c);
+    changed();
+  }
+
+  function onEvent(e: StreamEvent) {
+    options.onEvent?.(e);
+    switch (e.type) {
+      case "new_comment":
+      case "comment_edited": {
+        if (!e.data?.id) return;
+        // the first message is the issue body (the detail shows it there, not as a comment)
+        const isIssueBody = state.issue !== undefined && e.data.createdAt === state.issue.createdAt && !state.comments.some((c) => c.id === e.data.id);
+        if (isIssueBody) {
+          if (e.type === "comment_edited") state.issue = { ...state.issue!, body: e.data.body ?? "", text: displayBody(e.data.body) };
+        } else upsert(fromServer(e.data));
+        break;
+      }
+      case "comment_deleted":
+        state.comments = state.comments.filter((c) => c.id !== e.data?.id);
+        break;
+      case "state_update":
+        if (state.issue && e.data?.state) state.issue = { ...state.issue, state: e.data.state };
+        break;
+      case "labels_changed":
+        if (state.issue && e.data?.labels) state.issue = { ...state.issue, labels: e.data.labels, ...(e.data.status ? { status: e.data.status } : {}) };
+        break;
+      case "issue_deleted":
+        state.deleted = true;
+        break;
+      default:
+        return;
+    }
+    changed();
+  }
+
+  const ready = refresh().catch(() => {});
+
+  const sub = client.subscribe(conversationId, {
+    onEvent,
+    onCatchUp: () => refresh().catch(() => {}),
+    onEnd: (reason) => {
+      if (reason !== "closed") {
+        state.deleted = true;
+        changed();
+      }
+    },
+  });
+
+  async function post(cid: string): Promise<DisplayComment> {
+    const message = drafts.get(cid) ?? "";
+    try {
+      const r = await client.send(conversationId, message, cid);
+      const settled: DisplayComment = state.comments.find((c) => c.id === r.id || c.clientMessageId === cid) ?? {
+        id: r.id,
+        clientMessageId: cid,
+        text: message,
+        author: "Customer",
+        createdAt: r.createdAt,
+        isCustomer: true,
+        status: "sent",
+      };
+      if (settled.status !== "sent") Object.assign(settled, { id: r.id, createdAt: r.createdAt, status: "sent" as const });
+      if (!state.comments.includes(settled)) state.comments.push(settled);
+      drafts.delete(cid);
+      changed();
+      return settled;
+    } catch (e) {
+      const mine = state.comments.find((c) => c.clientMessageId === cid);
+      if (mine && mine.status === "pending") mine.status = "failed";
+      changed();
+      throw e;
+    }
+  }
+
+  return {
+    state,
+    async send(message) {
+      await ready;
+      const cid = newClientMessageId();
+      drafts.set(cid, message);
+      state.comments.push({ id: cid, clientMessageId: cid, text: message, author: "Customer", createdAt: new Date().toISOString(), isCustomer: true, status: "pending" });
+      changed();
+      return post(cid);
+    },
+    async retry(cid) {
+      const mine = state.comments.find((c) => c.clientMessageId === cid);
+      if (!mine || mine.status !== "failed") throw new Error(`no failed message ${cid}`);
+      mine.status = "pending";
+      changed();
+      return post(cid);
+    },
+    refresh,
+    close: () => sub.close(),
+  };
+}

@@ -1,0 +1,254 @@
+// The support client against a real server on a real socket (fetch adapter on node:http).
+import { createSupportService, stripMetadata, type SupportService } from "@mountkit/support";
+import { EventSource } from "eventsource";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listen, type Running } from "../../../examples/server/src/listen.js";
+import {
+  backoffDelay,
+  createSupportClient,
+  displayBody,
+  type EventSourceLike,
+  type LiveState,
+  liveConversation,
+  memoryStorage,
+  persistentCustomerId,
+  readMetadata,
+  readSse,
+  type StreamEvent,
+  SupportApiError,
+} from "../src/index.js";
+
+const until = async (cond: () => boolean, what: string, ms = 10_000) => {
+  const start = Date.now();
+  while (!cond()) {
+    if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+describe("client helpers", () => {
+  it("persists one cust_<UUID> per storage and replaces an invalid stored value", () => {
+    const storage = memoryStorage();
+    const a = persistentCustomerId(storage);
+    expect(a).toMatch(/^cust_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(persistentCustomerId(storage)).toBe(a);
+    expect(persistentCustomerId(memoryStorage())).not.toBe(a);
+    storage.setItem("mountkit.support.customerId", "user@example.com");
+    expect(persistentCustomerId(storage)).toMatch(/^cust_/);
+    expect(persistentCustomerId(storage)).not.toBe("user@example.com");
+  });
+
+  it("backs off 1 s doubling to 30 s", () => {
+    expect([0, 1, 2, 3, 4, 5, 6, 50].map((n) => backoffDelay(n))).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]);
+  });
+
+  it("strips for display exactly like the server's reference implementation", () => {
+    expect(displayBody("Hi\n\n<!-- cs:customerId=cust_1;clientMessageId=msg_2 -->")).toBe("Hi");
+    expect(readMetadata("Hi <!-- cs:clientMessageId=msg%3B1 -->")).toEqual({ clientMessageId: "msg;1" });
+    expect(displayBody(null)).toBe("");
+    const piece = fc.constantFrom("<!-- cs:", "-->", " ", "\n", "a", "=", ";", "%", "x=1");
+    const body = fc.array(fc.oneof(piece, fc.string()), { maxLength: 12 }).map((a) => a.join(""));
+    fc.assert(
+      fc.property(body, (b) => {
+        expect(displayBody(b)).toBe(stripMetadata(b));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("parses SSE framing: CRLF, multi-line data, comments, ids", async () => {
+    const text = "retry: 1000\r\n\r\n: ping\n\ndata: {\"a\":\ndata: 1}\n\nid: 7\ndata: x\n\n";
+    const stream = new ReadableStream<Uint8Array>({
+      start(c) {
+        const bytes = new TextEncoder().encode(text);
+        for (let i = 0; i < bytes.length; i += 5) c.enqueue(bytes.slice(i, i + 5));
+        c.close();
+      },
+    });
+    const out = [];
+    for await (const m of readSse(stream)) out.push(m);
+    expect(out).toEqual([
+      { id: undefined, data: '{"a":\n1}' },
+      { id: "7", data: "x" },
+    ]);
+  });
+});
+
+describe("client against a real server", () => {
+  let service: SupportService;
+  let running: Running;
+  let base = "";
+  beforeAll(async () => {
+    service = createSupportService({ products: ["demo"], agentToken: "agent", limits: { rateLimit: 10_000 } });
+    running = await listen("fetch", [service]);
+    base = running.url;
+  });
+  afterAll(async () => {
+    await running.close();
+    await service.dispose();
+  });
+
+  /** A fetch whose stream connections can be cut and whose message POSTs can be made to fail. */
+  function instrumentedFetch() {
+    const ctl = {
+      streamStarts: [] as number[],
+      lastEventIds: [] as Array<string | null>,
+      posts: 0,
+      failBeforeSend: false,
+      loseNextResponse: false,
+      cut: () => {},
+    };
+    const f: typeof fetch = async (input, init) => {
+      const url = String(input);
+      if (url.includes("/stream")) {
+        ctl.streamStarts.push(Date.now());
+        ctl.lastEventIds.push(new Headers(init?.headers).get("last-event-id"));
+        const inner = new AbortController();
+        init?.signal?.addEventListener("abort", () => inner.abort());
+        ctl.cut = () => inner.abort();
+        return fetch(input, { ...init, signal: inner.signal });
+      }
+      if (url.includes("/messages") && init?.method === "POST") {
+        ctl.posts++;
+        if (ctl.failBeforeSend) throw new TypeError("fetch failed");
+        if (ctl.loseNextResponse) {
+          ctl.loseNextResponse = false;
+          await fetch(input, init).then((r) => r.text());
+          throw new TypeError("connection reset after the server answered");
+        }
+      }
+      return fetch(input, init);
+    };
+    return { f, ctl };
+  }
+
+  it("create, list, find, get, send, close", async () => {
+    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage() });
+    expect(await client.find()).toBeUndefined();
+    const { conversationId } = await client.create({ message: "Help\nplease" });
+    expect(await client.find()).toBe(conversationId);
+    expect((await client.list()).map((c) => c.id)).toEqual([conversationId]);
+    const sent = await client.send(conversationId, "more");
+    expect(sent.clientMessageId).toMatch(/^msg_[0-9a-f-]{36}$/);
+    const d = await client.get(conversationId);
+    expect(d.comments.map((c) => displayBody(c.body))).toEqual(["more"]);
+    expect(readMetadata(d.comments[0]!.body)).toEqual({ customerId: client.customerId, clientMessageId: sent.clientMessageId });
+    expect(await client.close(conversationId, "close")).toMatchObject({ success: true });
+    const before = client;
+    await expect(before.send(conversationId, "late")).rejects.toMatchObject({ status: 409, retryable: false });
+  });
+
+  it("does not retry a 4xx", async () => {
+    const { f, ctl } = instrumentedFetch();
+    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage(), fetch: f, postRetryMs: 1 });
+    const { conversationId } = await client.create({ message: "x" });
+    await client.close(conversationId, "close");
+    const err = await client.send(conversationId, "late").catch((e) => e);
+    expect(err).toBeInstanceOf(SupportApiError);
+    expect(ctl.posts).toBe(1);
+  });
+
+  it("retries a post whose response was lost with the same clientMessageId: one message", async () => {
+    const { f, ctl } = instrumentedFetch();
+    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage(), fetch: f, postRetryMs: 10 });
+    const { conversationId } = await client.create({ message: "x" });
+    ctl.loseNextResponse = true;
+    const r = await client.send(conversationId, "exactly once");
+    expect(ctl.posts).toBe(2);
+    const d = await client.get(conversationId);
+    expect(d.comments).toHaveLength(1);
+    expect(d.comments[0]!.id).toBe(r.id);
+  });
+
+  it("live conversation: optimistic send settles on the echo without duplicates; agent replies arrive", async () => {
+    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage() });
+    const { conversationId } = await client.create({ message: "Start" });
+    const snapshots: DisplayState[] = [];
+    type DisplayState = Array<{ text: string; status: string }>;
+    const events: StreamEvent[] = [];
+    const live = liveConversation(client, conversationId, {
+      onChange: (s: LiveState) => snapshots.push(s.comments.map((c) => ({ text: c.text, status: c.status }))),
+      onEvent: (e) => events.push(e),
+    });
+    try {
+      await until(() => events.some((e) => e.type === "connected"), "connected");
+      const sent = live.send("optimistic hello");
+      await until(() => snapshots.some((s) => s.some((c) => c.text === "optimistic hello" && c.status === "pending")), "pending shown");
+      const settled = await sent;
+      await until(() => events.some((e) => e.type === "new_comment" && e.data.id === settled.id), "echo");
+      expect(live.state.comments.filter((c) => c.text === "optimistic hello")).toHaveLength(1);
+      expect(live.state.comments[0]).toMatchObject({ id: settled.id, status: "sent", isCustomer: true });
+      await service.api.agent.reply(conversationId, { body: "agent here", author: "Ann" });
+      await until(() => live.state.comments.some((c) => c.text === "agent here"), "agent reply");
+      expect(live.state.issue).toMatchObject({ status: "waiting-for-customer", text: "Start" });
+      await service.api.agent.setStatus(conversationId, "resolved");
+      await until(() => live.state.issue?.state === "closed", "state_update");
+    } finally {
+      live.close();
+    }
+  });
+
+  it("a failed send stays visible as failed and retry() posts it again with the same id", async () => {
+    const { f, ctl } = instrumentedFetch();
+    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage(), fetch: f, postAttempts: 1 });
+    const { conversationId } = await client.create({ message: "x" });
+    const live = liveConversation(client, conversationId);
+    try {
+      ctl.failBeforeSend = true;
+      await expect(live.send("offline message")).rejects.toMatchObject({ status: 0 });
+      const failed = live.state.comments.find((c) => c.text === "offline message")!;
+      expect(failed.status).toBe("failed");
+      ctl.failBeforeSend = false;
+      const ok = await live.retry(failed.clientMessageId!);
+      expect(ok.status).toBe("sent");
+      expect(ok.clientMessageId).toBe(failed.clientMessageId);
+      const d = await client.get(conversationId);
+      expect(d.comments).toHaveLength(1);
+      expect(readMetadata(d.comments[0]!.body)?.clientMessageId).toBe(failed.clientMessageId);
+    } finally {
+      live.close();
+    }
+  });
+
+  it("fetch reader: a dropped stream reconnects after 1 s with Last-Event-ID and refetches the detail", async () => {
+    const { f, ctl } = instrumentedFetch();
+    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage(), fetch: f });
+    const { conversationId } = await client.create({ message: "x" });
+    const events: StreamEvent[] = [];
+    const live = liveConversation(client, conversationId, { onEvent: (e) => events.push(e) });
+    try {
+      await until(() => events.some((e) => e.type === "connected"), "connected");
+      await client.send(conversationId, "before");
+      await until(() => events.some((e) => e.type === "new_comment"), "first echo");
+      const cutAt = Date.now();
+      ctl.cut();
+      await service.api.agent.reply(conversationId, { body: "while you were away", author: "Ann" });
+      await until(() => ctl.streamStarts.length >= 2, "reconnect");
+      expect(ctl.streamStarts[1]! - cutAt).toBeGreaterThanOrEqual(900);
+      expect(ctl.lastEventIds[1]).toMatch(/^\d+$/);
+      await until(() => live.state.comments.some((c) => c.text === "while you were away"), "missed reply");
+      expect(live.state.comments.filter((c) => c.text === "while you were away")).toHaveLength(1);
+    } finally {
+      live.close();
+    }
+  });
+
+  it("EventSource mode: uses the platform EventSource (here the eventsource package) and its own reconnects", async () => {
+    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage(), EventSource: EventSource as unknown as EventSourceLike });
+    const { conversationId } = await client.create({ message: "x" });
+    const events: StreamEvent[] = [];
+    let ended = "";
+    const sub = client.subscribe(conversationId, { onEvent: (e) => events.push(e), onEnd: (r) => (ended = r) });
+    try {
+      await until(() => events.some((e) => e.type === "connected"), "connected");
+      const r = await client.send(conversationId, "via ES");
+      await until(() => events.some((e) => e.type === "new_comment" && e.data.id === r.id), "echo");
+      expect(events.find((e) => e.type === "new_comment")!.id).toMatch(/^\d+$/);
+      await service.api.agent.remove(conversationId);
+      await until(() => ended === "deleted", "issue_deleted");
+    } finally {
+      sub.close();
+    }
+  });
+});
