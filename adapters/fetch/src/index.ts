@@ -91,6 +91,14 @@ export function createFetchServer(handler: FetchHandler | Service | readonly Ser
     }
     fetchHandler(request)
       .then((response) => writeResponse(response, res))
+      .then(() => {
+        // answered before reading the whole body (e.g. 413 on Content-Length): discard the rest, as
+        // Node does for unread bodies, so the client reads our answer instead of a reset
+        if (!req.complete && !req.destroyed) {
+          req.removeAllListeners("data");
+          req.resume();
+        }
+      })
       .catch(() => {
         if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end('{"error":"internal error"}');
         else res.destroy();

@@ -67,6 +67,9 @@ const CONNECTORS = new Set(["of", "de", "du", "da", "del", "van", "von", "der", 
 const isCap = (t: string) => /^[\p{Lu}]/u.test(t) || /^[a-z]+[A-Z]/.test(t);
 const isAcronym = (t: string) => /^[\p{Lu}]{2,6}$/u.test(t);
 const lower = (t: string) => t.toLowerCase();
+const ALWAYS_COMMON = /^(i|i'm|i've|i'd|i'll|im|ive|ok|okay|mom|dad|mum|god|omg|lol)$/i;
+/** Capitalised common words are names only mid-sentence ("moved to Nice"), never at its start. */
+const isCommon = (w: string, sentenceInitial: boolean) => ALWAYS_COMMON.test(w) || (sentenceInitial && COMMON_WORDS.has(lower(w)));
 
 function classify(words: string[], before: string | undefined, after: string | undefined): EntityKind {
   const ls = words.map(lower);
@@ -90,7 +93,7 @@ export function findNames(text: string): ExtractedEntity[] {
   let i = 0;
   while (i < ts.length) {
     const t = ts[i]!;
-    if (!isCap(t.text) || COMMON_WORDS.has(lower(t.text)) && !ts[i + 1]?.text.match(/^[\p{Lu}]/u)) {
+    if (!isCap(t.text) || (isCommon(t.text, t.sentenceStart) && !ts[i + 1]?.text.match(/^[\p{Lu}]/u))) {
       i++;
       continue;
     }
@@ -109,7 +112,7 @@ export function findNames(text: string): ExtractedEntity[] {
     const w0 = words[0]!;
     const sentenceInitial = t.sentenceStart && words[0] === t.text;
     const reject =
-      COMMON_WORDS.has(lower(w0)) && single ||
+      (single && isCommon(w0, sentenceInitial)) ||
       (single && sentenceInitial && !FIRST_NAMES.has(lower(w0)) && !PLACES.has(lower(w0)) && !PRODUCTS.has(lower(w0)) && !isAcronym(w0) &&
         !/^(said|says|told|lives|works|is|was|has|had|moved|joined|and)$/i.test(ts[j]?.text ?? "")) ||
       (single && /(ing|ly)$/.test(lower(w0)) && !FIRST_NAMES.has(lower(w0))) ||

@@ -43,7 +43,7 @@ const cloneEpisode = (e: EpisodeRecord): EpisodeRecord => ({
 const clonePlaybook = (p: PlaybookRecord): PlaybookRecord => ({ ...p, episodeIds: [...p.episodeIds] });
 
 const newestFirst = (a: PageAfter, b: PageAfter) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
-const isAfter = (pos: PageAfter, after: PageAfter) => newestFirst(after, pos) > 0;
+const isAfter = (pos: PageAfter, after: PageAfter) => newestFirst(after, pos) < 0;
 
 function paginate<T>(all: Iterable<T>, position: (t: T) => PageAfter, limit: number, after: PageAfter | null | undefined, clone: (t: T) => T): Page<T> {
   const sorted = [...all].filter((t) => !after || isAfter(position(t), after)).sort((a, b) => newestFirst(position(a), position(b)));

@@ -1,0 +1,4 @@
+import { memoryMemoryStore } from "../src/index.js";
+import { describeMemoryStore } from "../src/testing.js";
+
+describeMemoryStore("in-memory", async () => ({ store: memoryMemoryStore() }));

@@ -1,0 +1,255 @@
+// Memory service HTTP conformance (seed 001 + CONTRACT.md §2) under Express, Fastify and fetch, on real sockets.
+import { type ManualClock, manualClock } from "@mountkit/core";
+import { createMemoryService, type MemoryService } from "@mountkit/memory";
+import { expect, it } from "vitest";
+import { call, forEachAdapter } from "./harness.js";
+
+const KEY_A = "mk_test_brain_a_0123456789";
+const KEY_B = "mk_test_brain_b_0123456789";
+const KEY_Q = "mk_test_quota_q_0123456789";
+const KEY_R = "mk_test_quota_r_0123456789";
+const QUOTA = 5;
+
+let clock: ManualClock;
+let main: MemoryService;
+
+function expectError(r: { status: number; body: any }, status: number) {
+  expect(r.status).toBe(status);
+  expect(typeof r.body?.error).toBe("string");
+  expect(r.body).toHaveProperty("details");
+  expect(JSON.stringify(r.body)).not.toMatch(/at .*\.ts:\d+/);
+}
+
+forEachAdapter(
+  "memory",
+  async () => {
+    clock = manualClock("2020-01-01T00:00:00Z");
+    main = createMemoryService({ clock, dailyQuota: 100_000, worker: { pollMs: 20 } });
+    await main.keys.create({ brainId: "a", key: KEY_A });
+    await main.keys.create({ brainId: "b", key: KEY_B });
+    const small = createMemoryService({ clock, dailyQuota: QUOTA, basePath: "/small" });
+    await small.keys.create({ brainId: "q", key: KEY_Q });
+    await small.keys.create({ brainId: "r", key: KEY_R });
+    return [main, small];
+  },
+  (t) => {
+    const u = (path: string) => `${t.url}${path}`;
+    const as = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
+    const A = as(KEY_A);
+    const B = as(KEY_B);
+    const post = (path: string, body: unknown, headers = A) => call(u(path), { method: "POST", headers, body });
+    const get = (path: string, headers = A) => call(u(path), { headers });
+    async function ingest(content: string, extra: Record<string, unknown> = {}) {
+      const r = await post("/v1/episodes", { content, ...extra });
+      expect(r.status).toBe(202);
+      for (let i = 0; i < 400; i++) {
+        const e = await get(`/v1/episodes/${r.body.id}`);
+        if (e.body.status === "done" || e.body.status === "failed") return e.body;
+        await new Promise((res) => setTimeout(res, 10));
+      }
+      throw new Error("extraction did not finish");
+    }
+
+    it("refuses missing and unknown keys with 401 {error, details}", async () => {
+      expectError(await get("/v1/episodes", {}), 401);
+      expectError(await get("/v1/episodes", as("mk_not_a_real_key_123456")), 401);
+      expectError(await post("/v1/recall", { query: "x" }, { authorization: "Basic abc" }), 401);
+    });
+
+    it("POST /v1/episodes answers 202 queued; extraction completes off the request path", async () => {
+      const r = await post("/v1/episodes", { content: "Alice Moreau works at Acme Corp.", metadata: { source: "chat" } });
+      expect(r.status).toBe(202);
+      expect(r.body).toMatchObject({ content: "Alice Moreau works at Acme Corp.", metadata: { source: "chat" }, status: "queued" });
+      expect(r.body.occurredAt).toBe("2020-01-01T00:00:00.000Z");
+      expect(r.body.createdAt).toBe("2020-01-01T00:00:00.000Z");
+      expect(r.headers.get("location")).toBe(`/v1/episodes/${r.body.id}`);
+      let done: any;
+      for (let i = 0; i < 400 && done?.status !== "done"; i++) {
+        done = (await get(`/v1/episodes/${r.body.id}`)).body;
+        if (done.status !== "done") await new Promise((res) => setTimeout(res, 10));
+      }
+      expect(done.status).toBe("done");
+      expect(done.edgeIds.length).toBeGreaterThan(0);
+      expect(done.entityIds.length).toBeGreaterThanOrEqual(2);
+      const list = await get("/v1/episodes?limit=1");
+      expect(list.status).toBe(200);
+      expect(list.body.items[0].id).toBe(r.body.id);
+    });
+
+    it("recall returns context, scored edges and source episodes with metadata", async () => {
+      await ingest("Bruno Silva lives in Lisbon.", { metadata: { channel: "email" } });
+      const r = await post("/v1/recall", { query: "Where does Bruno Silva live?" });
+      expect(r.status).toBe(200);
+      const edge = r.body.edges.find((e: any) => e.fact.includes("Lisbon"));
+      expect(edge).toMatchObject({ relation: "lives_in", tInvalid: null, tExpired: null });
+      expect(typeof edge.score).toBe("number");
+      expect(edge.tValid).toMatch(/Z$/);
+      expect(r.body.context).toContain("Bruno Silva lives in Lisbon.");
+      expect(r.body.episodes[0]).toMatchObject({ content: "Bruno Silva lives in Lisbon.", metadata: { channel: "email" } });
+      const entity = await get(`/v1/entities/${edge.source}`);
+      expect(entity.status).toBe(200);
+      expect(entity.body).toMatchObject({ name: "Bruno Silva", kind: "person" });
+      expect(entity.body.edges.map((e: any) => e.id)).toContain(edge.id);
+      const full = await get(`/v1/edges/${edge.id}`);
+      expect(full.body).toMatchObject({ id: edge.id, episode: { content: "Bruno Silva lives in Lisbon." } });
+      expect(full.body).toHaveProperty("tIngested");
+    });
+
+    it("a supersession is bi-temporal: asOf before it sees the old fact, after it the new one", async () => {
+      clock.set("2021-01-01T00:00:00Z");
+      const paris = await ingest("Chloe Martin lives in Paris.", { occurredAt: "2021-01-01T00:00:00Z" });
+      clock.set("2023-03-02T00:00:00Z");
+      const berlin = await ingest("Chloe Martin moved to Berlin.", { occurredAt: "2023-03-01T00:00:00Z" });
+      const q = "Where does Chloe Martin live?";
+      const before = await post("/v1/recall", { query: q, asOf: "2022-06-01" });
+      expect(before.body.edges.map((e: any) => e.id)).toContain(paris.edgeIds[0]);
+      expect(before.body.edges.map((e: any) => e.id)).not.toContain(berlin.edgeIds[0]);
+      const after = await post("/v1/recall", { query: q });
+      expect(after.body.edges.map((e: any) => e.id)).toContain(berlin.edgeIds[0]);
+      expect(after.body.edges.map((e: any) => e.id)).not.toContain(paris.edgeIds[0]);
+      const old = await get(`/v1/edges/${paris.edgeIds[0]}`);
+      expect(old.body).toMatchObject({ tInvalid: "2023-03-01T00:00:00.000Z", tExpired: "2023-03-02T00:00:00.000Z" });
+      expect(old.body.invalidationReason).toContain(berlin.edgeIds[0]);
+      // a full timestamp works as asOf too
+      const exact = await post("/v1/recall", { query: q, asOf: "2023-02-28T23:59:59Z" });
+      expect(exact.body.edges.map((e: any) => e.id)).toContain(paris.edgeIds[0]);
+    });
+
+    it("manual invalidation: 200 with the edge, stays readable, visible before tInvalid only; twice -> 409", async () => {
+      clock.set("2024-01-10T00:00:00Z");
+      const ep = await ingest("Dora Kim works at Initech Corp.");
+      const id = ep.edgeIds[0];
+      clock.set("2024-02-01T12:00:00Z");
+      const r = await post(`/v1/edges/${id}/invalidate`, { reason: "left the company" });
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ id, tInvalid: "2024-02-01T12:00:00.000Z", invalidationReason: "left the company" });
+      const again = await post(`/v1/edges/${id}/invalidate`, {});
+      expectError(again, 409);
+      expect((await get(`/v1/edges/${id}`)).body.tInvalid).toBe("2024-02-01T12:00:00.000Z");
+      const q = "Where does Dora Kim work?";
+      expect((await post("/v1/recall", { query: q, asOf: "2024-01-20" })).body.edges.map((e: any) => e.id)).toContain(id);
+      expect((await post("/v1/recall", { query: q })).body.edges.map((e: any) => e.id)).not.toContain(id);
+      // an empty body is accepted too
+      const other = await ingest("Eli Cohen lives in Haifa.");
+      const empty = await call(u(`/v1/edges/${other.edgeIds[0]}/invalidate`), { method: "POST", headers: A });
+      expect(empty.status).toBe(200);
+      expect(empty.body.invalidationReason).toBeTruthy();
+    });
+
+    it("another brain's ids answer 404 and its data never leaks into recall or lists", async () => {
+      const ep = await ingest("Farah Haddad lives in Beirut.");
+      const edge = (await get(`/v1/edges/${ep.edgeIds[0]}`)).body;
+      expectError(await get(`/v1/episodes/${ep.id}`, B), 404);
+      expectError(await get(`/v1/edges/${edge.id}`, B), 404);
+      expectError(await get(`/v1/entities/${edge.source}`, B), 404);
+      expectError(await post(`/v1/edges/${edge.id}/invalidate`, {}, B), 404);
+      const recall = await post("/v1/recall", { query: "Farah Haddad Beirut" }, B);
+      expect(recall.status).toBe(200);
+      expect(recall.body.edges).toEqual([]);
+      expect(recall.body.episodes).toEqual([]);
+      expect((await get("/v1/episodes", B)).body.items).toEqual([]);
+      expect((await get("/v1/entities", B)).body.items).toEqual([]);
+      expect((await get(`/v1/edges/${edge.id}`)).status).toBe(200);
+    });
+
+    it("paginates every list with an opaque cursor", async () => {
+      const C = as(`mk_page_${t.framework}_0123456789`);
+      await main.keys.create({ brainId: `pages-${t.framework}`, key: `mk_page_${t.framework}_0123456789` });
+      const made: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        clock.advance(1000);
+        made.push((await post("/v1/episodes", { content: `Note ${i} about Gina Rossi and Pisa.` }, C)).body.id);
+      }
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      for (let i = 0; i < 10; i++) {
+        const r: any = await get(`/v1/episodes?limit=2${cursor ? `&cursor=${cursor}` : ""}`, C);
+        expect(r.status).toBe(200);
+        seen.push(...r.body.items.map((e: any) => e.id));
+        cursor = r.body.next;
+        if (!cursor) break;
+      }
+      expect(seen).toEqual([...made].reverse());
+      for (const path of ["/v1/entities", "/v1/edges", "/v1/playbooks"]) {
+        const r = await get(`${path}?limit=1`, C);
+        expect(r.status).toBe(200);
+        expect(r.body).toHaveProperty("items");
+        expect(r.body).toHaveProperty("next");
+      }
+      expectError(await get("/v1/episodes?cursor=not-a-cursor!", C), 400);
+      expectError(await get("/v1/episodes?cursor=bm9wZQ", C), 400);
+      expectError(await get("/v1/episodes?limit=101", C), 400);
+      expectError(await get("/v1/episodes?limit=0", C), 400);
+    });
+
+    it("bad input answers 4xx {error, details}", async () => {
+      expectError(await post("/v1/episodes", { content: "" }), 400);
+      expectError(await post("/v1/episodes", { content: "   " }), 400);
+      expectError(await post("/v1/episodes", {}), 400);
+      expectError(await post("/v1/episodes", { content: "x".repeat(100_001) }), 400);
+      expectError(await post("/v1/episodes", { content: "x".repeat(1_100_000) }), 413);
+      expectError(await post("/v1/episodes", { content: "ok", metadata: "nope" }), 400);
+      expectError(await post("/v1/episodes", { content: "ok", metadata: { playbook: "Not A Slug" } }), 400);
+      expectError(await post("/v1/episodes", { content: "ok", occurredAt: "last tuesday" }), 400);
+      expectError(await call(u("/v1/episodes"), { method: "POST", headers: { ...A, "content-type": "application/json" }, rawBody: "{nope" }), 400);
+      expectError(await call(u("/v1/episodes"), { method: "POST", headers: { ...A, "content-type": "text/plain" }, rawBody: "hello" }), 415);
+      expectError(await post("/v1/recall", { query: "x", asOf: "2023-13-45" }), 400);
+      expectError(await post("/v1/recall", { query: "x", asOf: "2023-02-30" }), 400);
+      expectError(await post("/v1/recall", { query: "x", asOf: "yesterday" }), 400);
+      expectError(await post("/v1/recall", { query: "x", limit: 101 }), 400);
+      expectError(await post("/v1/recall", { query: "x", limit: 0 }), 400);
+      expectError(await post("/v1/recall", { query: "" }), 400);
+      const invalid = await post("/v1/recall", { query: "x", asOf: "2023-13-45" });
+      expect(invalid.body.details[0].path).toBe("asOf");
+      expectError(await get("/v1/episodes/ep_does_not_exist"), 404);
+      expectError(await get("/v1/edges/edge_nope"), 404);
+      expectError(await post("/v1/edges/edge_nope/invalidate", {}), 404);
+      expectError(await get("/v1/playbooks/nope"), 404);
+    });
+
+    it("playbooks collect episodes tagged metadata.playbook", async () => {
+      const ep = await ingest("Hana Sato lives in Kyoto.", { metadata: { playbook: `hana-${t.framework}` } });
+      const r = await get(`/v1/playbooks/hana-${t.framework}`);
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ slug: `hana-${t.framework}`, episodes: [ep.id], edges: ep.edgeIds });
+      expect(r.body.content).toContain(ep.edgeIds[0]);
+      expect(typeof r.body.updatedAt).toBe("string");
+    });
+
+    it("serves GET /openapi.yaml without auth", async () => {
+      const r = await get("/openapi.yaml", {});
+      expect(r.status).toBe(200);
+      expect(r.headers.get("content-type")).toMatch(/yaml/);
+      expect(r.text).toContain("openapi: 3.1.0");
+      expect(r.text).toContain("/v1/recall:");
+      expect(r.text).toContain("/v1/edges/{id}/invalidate:");
+    });
+
+    it("daily quota: exact under concurrent calls, 429 with headers, failures free, reset at midnight UTC", async () => {
+      clock.set(`2030-0${1 + ["fastify", "express", "fetch"].indexOf(t.framework)}-01T10:00:00Z`);
+      const Q = as(KEY_Q);
+      const R = as(KEY_R);
+      // 401 and 404 do not count
+      expectError(await get("/small/v1/episodes/ep_missing", R), 404);
+      expectError(await get("/small/v1/episodes/ep_missing", R), 404);
+      const ok = await get("/small/v1/episodes", R);
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get("ratelimit-limit")).toBe(String(QUOTA));
+      expect(ok.headers.get("ratelimit-remaining")).toBe(String(QUOTA - 1));
+      expect(Number(ok.headers.get("ratelimit-reset"))).toBe(14 * 3600);
+      const results = await Promise.all(Array.from({ length: 3 * QUOTA }, () => get("/small/v1/episodes", Q)));
+      expect(results.filter((r) => r.status === 200)).toHaveLength(QUOTA);
+      const refused = results.filter((r) => r.status === 429);
+      expect(refused).toHaveLength(2 * QUOTA);
+      expectError(refused[0]!, 429);
+      expect(refused[0]!.headers.get("retry-after")).toBe(String(14 * 3600));
+      expect(refused[0]!.headers.get("ratelimit-remaining")).toBe("0");
+      // brain R is unaffected by Q's exhaustion
+      expect((await get("/small/v1/episodes", R)).status).toBe(200);
+      clock.set(`2030-0${1 + ["fastify", "express", "fetch"].indexOf(t.framework)}-02T00:00:00Z`);
+      const next = await get("/small/v1/episodes", Q);
+      expect(next.status).toBe(200);
+      expect(next.headers.get("ratelimit-remaining")).toBe(String(QUOTA - 1));
+    });
+  },
+);
