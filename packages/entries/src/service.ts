@@ -26,8 +26,8 @@ export interface EntriesServiceOptions {
   types?: EntryTypeDefinition[];
   /** The validation address used before an `apis` entry is saved. */
   validator?: {
-    /** Base URL of a remote kit; unset: validate in process. */
-    url?: string;
+    /** Base URL of a remote kit (or a getter, for addresses known once servers listen); unset: validate in process. */
+    url?: string | (() => string | undefined);
     /** This server's base URL; when `url` points here the call stays in process. */
     selfUrl?: () => string | undefined;
     timeoutMs?: number;

@@ -95,19 +95,25 @@ export function sameAddress(a: string, b: string): boolean {
  */
 export function validationClient(o: {
   local: (req: ValidateRequest) => Promise<ValidationOutcome>;
-  url?: string;
+  /** Base URL of a remote kit, or a getter for one known only once servers listen. */
+  url?: string | (() => string | undefined);
   selfUrl?: () => string | undefined;
   timeoutMs?: number;
   fetch?: typeof fetch;
 }): ValidationClient & { isLocal(): boolean } {
-  const remote = o.url ? remoteValidationClient({ url: o.url, timeoutMs: o.timeoutMs, fetch: o.fetch }) : undefined;
+  const urlNow = () => (typeof o.url === "function" ? o.url() : o.url) || undefined;
   const isLocal = () => {
-    if (!remote || !o.url) return true;
+    const url = urlNow();
+    if (!url) return true;
     const self = o.selfUrl?.();
-    return self !== undefined && sameAddress(validationAddress(o.url), self);
+    return self !== undefined && sameAddress(validationAddress(url), self);
   };
   return {
     isLocal,
-    validate: (req) => (isLocal() ? o.local(req) : remote!.validate(req)),
+    validate(req) {
+      const url = urlNow();
+      if (!url || isLocal()) return o.local(req);
+      return remoteValidationClient({ url, timeoutMs: o.timeoutMs, fetch: o.fetch }).validate(req);
+    },
   };
 }
