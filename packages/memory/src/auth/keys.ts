@@ -53,7 +53,14 @@ export async function createApiKey(
     createdAt: now,
     revokedAt: null,
   };
-  await store.createApiKey({ key: record });
+  try {
+    await store.createApiKey({ key: record });
+  } catch (err) {
+    // another process sharing the database registered the same key at the same moment (concurrent start)
+    const raced = await store.findApiKey({ hash });
+    if (raced && raced.brainId === input.brainId) return { key, record: raced };
+    throw err;
+  }
   return { key, record };
 }
 
