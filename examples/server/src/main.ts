@@ -1,6 +1,6 @@
 // `npm start`: one process hosting all three services, configured by the environment only.
 import { consoleLogger, type LogLevel } from "@mountkit/core";
-import { createServices } from "./app.js";
+import { createApp } from "./app.js";
 import { FRAMEWORKS, type Framework, listen } from "./listen.js";
 
 const env = process.env;
@@ -14,8 +14,8 @@ const port = Number(env.PORT ?? 3000);
 const host = env.HOST ?? "127.0.0.1";
 let selfUrl = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 
-const services = await createServices(env, { logger, selfUrl: () => selfUrl });
-const running = await listen(framework, services, { port, host, logger });
+const app = await createApp(env, { logger, selfUrl: () => selfUrl });
+const running = await listen(framework, app.services, { port, host, logger });
 selfUrl = running.url;
 process.stdout.write(`listening on ${running.url}\n`);
 
@@ -31,7 +31,7 @@ async function shutdown(signal: string) {
   force.unref();
   try {
     await running.close();
-    for (const s of services) await s.dispose();
+    await app.close();
   } catch (e) {
     logger.error("error during shutdown", { error: e });
     process.exitCode = 1;

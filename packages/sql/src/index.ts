@@ -12,3 +12,4 @@ export { memoryMigrations } from "./migrations/memory.js";
 export { sqlMemoryStore } from "./stores/memory.js";
 export { entriesMigrations } from "./migrations/entries.js";
 export { sqlEntriesStore } from "./stores/entries.js";
+export { allMigrations, type OpenStorageOptions, openStorage, type Storage } from "./storage.js";

@@ -1,6 +1,15 @@
 // The entries service configured from the environment (CONTRACT.md §0): auth, validation address, spec-fetch policy.
 import type { Clock, Logger } from "@mountkit/core";
-import { createEntriesService, devAuth, type EntriesService, firebaseVerifier, jwtVerifier, memoryEntriesStore, type TokenVerifier } from "@mountkit/entries";
+import {
+  createEntriesService,
+  devAuth,
+  type EntriesService,
+  type EntriesStore,
+  firebaseVerifier,
+  jwtVerifier,
+  memoryEntriesStore,
+  type TokenVerifier,
+} from "@mountkit/entries";
 
 const list = (v: string | undefined) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : undefined);
 const one = (l: string[] | undefined) => (l && l.length === 1 ? l[0] : l);
@@ -18,11 +27,11 @@ async function verifierFromEnv(env: NodeJS.ProcessEnv, deps: { logger: Logger; c
 
 export async function entriesFromEnv(
   env: NodeJS.ProcessEnv,
-  deps: { logger: Logger; clock?: Clock; selfUrl: () => string },
+  deps: { logger: Logger; clock?: Clock; selfUrl: () => string; store?: EntriesStore },
 ): Promise<EntriesService> {
   return createEntriesService({
     auth: await verifierFromEnv(env, deps),
-    store: memoryEntriesStore(),
+    store: deps.store ?? memoryEntriesStore(),
     validator: { url: env.VALIDATE_URL || undefined, selfUrl: deps.selfUrl },
     specFetch: { allowPrivate: env.SPEC_FETCH_ALLOW_PRIVATE === "1" },
     logger: deps.logger,

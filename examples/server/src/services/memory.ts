@@ -1,13 +1,13 @@
 // The memory service from the environment: MEMORY_API_KEYS (key=brain,...) or one generated dev key,
-// MEMORY_DAILY_QUOTA; in-memory store for now; the extraction worker runs in this process.
+// MEMORY_DAILY_QUOTA; the store the app opened (in memory when none); the extraction worker runs in this process.
 import type { Clock, Logger, Service } from "@mountkit/core";
-import { createMemoryService, memoryMemoryStore, parseKeyList } from "@mountkit/memory";
+import { createMemoryService, type MemoryStore, memoryMemoryStore, parseKeyList } from "@mountkit/memory";
 
-export async function memoryFromEnv(env: NodeJS.ProcessEnv, deps: { logger: Logger; clock?: Clock }): Promise<Service> {
+export async function memoryFromEnv(env: NodeJS.ProcessEnv, deps: { logger: Logger; clock?: Clock; store?: MemoryStore }): Promise<Service> {
   const quota = env.MEMORY_DAILY_QUOTA === undefined || env.MEMORY_DAILY_QUOTA === "" ? 1000 : Number(env.MEMORY_DAILY_QUOTA);
   if (!Number.isSafeInteger(quota) || quota < 0) throw new Error("MEMORY_DAILY_QUOTA must be a non-negative integer");
   const service = createMemoryService({
-    store: memoryMemoryStore(),
+    store: deps.store ?? memoryMemoryStore(),
     dailyQuota: quota,
     logger: deps.logger,
     ...(deps.clock ? { clock: deps.clock } : {}),

@@ -1,9 +1,9 @@
 // The support service from the environment (CONTRACT.md §0): SUPPORT_PRODUCTS, SUPPORT_RATE_LIMIT,
-// SUPPORT_SPI_TOKEN, SUPPORT_AGENT_TOKEN. In-memory store and in-process bus for now.
-import type { Clock, Logger, Service } from "@mountkit/core";
-import { createSupportService } from "@mountkit/support";
+// SUPPORT_SPI_TOKEN, SUPPORT_AGENT_TOKEN. Store, bus and rate limiter come from the app (in memory when absent).
+import type { Clock, Logger, PubSub, RateLimiter, Service } from "@mountkit/core";
+import { createSupportService, type SupportStore } from "@mountkit/support";
 
-export async function supportFromEnv(env: NodeJS.ProcessEnv, deps: { logger: Logger; clock?: Clock }): Promise<Service> {
+export async function supportFromEnv(env: NodeJS.ProcessEnv, deps: { logger: Logger; clock?: Clock; store?: SupportStore; bus?: PubSub; limiter?: RateLimiter }): Promise<Service> {
   const products = (env.SUPPORT_PRODUCTS ?? "demo")
     .split(",")
     .map((s) => s.trim())
@@ -21,6 +21,9 @@ export async function supportFromEnv(env: NodeJS.ProcessEnv, deps: { logger: Log
     limits: { rateLimit: rate, rateWindowMs: 1000 },
     spiToken,
     agentToken,
+    store: deps.store,
+    bus: deps.bus,
+    limiter: deps.limiter,
     logger: deps.logger,
     ...(deps.clock ? { clock: deps.clock } : {}),
   });
