@@ -1,6 +1,8 @@
 // Durable JobStore on the `jobs` table. A claim is one statement that leases due rows: PostgreSQL picks
 // them with FOR UPDATE SKIP LOCKED so concurrent workers in several processes never take the same job;
 // SQLite runs the same UPDATE ... RETURNING under its single write lock.
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
 import type { EnqueueInput, Job, JobStore } from "@mountkit/core";
 import { type Kysely, sql } from "kysely";
 import type { SqlDatabase } from "../db.js";
@@ -15,6 +17,8 @@ export interface JobsTable {
   run_at: number;
   lease_until: number;
   last_error: string | null;
+  /** The store instance (host:pid:random) that last claimed the job: for operators and tests. */
+  locked_by: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -40,6 +44,7 @@ export async function insertJob(db: Kysely<any>, job: EnqueueInput & { id: strin
       run_at: job.runAt ?? job.now,
       lease_until: 0,
       last_error: null,
+      locked_by: null,
       created_at: job.now,
       updated_at: job.now,
     })
@@ -54,6 +59,7 @@ function toJob(r: Pick<JobsTable, "id" | "queue" | "payload" | "attempts" | "max
 export function sqlJobStore(database: SqlDatabase): JobStore {
   const db = database.kysely as Kysely<JobsDb>;
   const pg = database.dialect === "postgres";
+  const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
   return {
     async enqueue(job) {
       await insertJob(db, job);
@@ -71,7 +77,7 @@ export function sqlJobStore(database: SqlDatabase): JobStore {
         .limit(limit);
       const rows = await db
         .updateTable("jobs")
-        .set((eb) => ({ state: "running", attempts: eb("attempts", "+", 1), lease_until: now + leaseMs, updated_at: now }))
+        .set((eb) => ({ state: "running", attempts: eb("attempts", "+", 1), lease_until: now + leaseMs, locked_by: owner, updated_at: now }))
         .where("id", "in", pg ? due.forUpdate().skipLocked() : due)
         .returning(["id", "queue", "payload", "attempts", "max_attempts", "run_at"])
         .execute();

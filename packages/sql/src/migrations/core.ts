@@ -39,5 +39,12 @@ export const coreMigrations: MigrationSet = {
         ]);
       },
     },
+    {
+      version: 2,
+      name: "jobs record which worker holds them",
+      async up(db) {
+        await exec(db, ["alter table jobs add column locked_by text"]);
+      },
+    },
   ],
 };
