@@ -5,6 +5,7 @@ export { isSingleValued, normaliseRelation } from "./domain/relations.js";
 export * from "./domain/types.js";
 export { parseInstant } from "./domain/wire.js";
 export { type Embedder, openAiEmbedder, type OpenAiEmbedderOptions } from "./embeddings.js";
+export { type CliIo, runCli } from "./cli.js";
 export { memoryError } from "./errors.js";
 export { openAiExtractor, type OpenAiExtractorOptions } from "./extractors/openai.js";
 export { ruleBasedExtractor } from "./extractors/rule-based.js";

@@ -4,6 +4,7 @@
 import type { EntityKind } from "../domain/types.js";
 import { findDates } from "../text/dates.js";
 import { nameKey } from "../text/names.js";
+import { escapeRegExp } from "../text/tokenize.js";
 import {
   COMMON_WORDS,
   FIRST_NAMES,
@@ -181,26 +182,30 @@ interface Mention {
   pronoun?: boolean;
 }
 
-function surfaceForms(entities: ExtractedEntity[]): Array<{ form: string; name: string; ci: boolean }> {
-  const forms: Array<{ form: string; name: string; ci: boolean }> = [];
+interface SurfaceForm {
+  form: string;
+  name: string;
+  re: RegExp;
+}
+
+function surfaceForms(entities: ExtractedEntity[]): SurfaceForm[] {
+  const forms: SurfaceForm[] = [];
   for (const e of entities) {
     const all = [e.name, ...(e.aliases ?? [])];
     if (e.kind === "person" && e.name.includes(" ")) {
       const given = e.name.split(" ")[0]!;
       if (given.length >= 3 && !HONORIFICS.has(given.toLowerCase().replace(/\.$/, ""))) all.push(given);
     }
-    for (const f of all) forms.push({ form: f, name: e.name, ci: f.includes(" ") });
+    // single words match case-sensitively ("May" the person, not "may"); longer names in any case
+    for (const f of all) forms.push({ form: f, name: e.name, re: new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(f)}(?![\\p{L}\\p{N}])`, f.includes(" ") ? "giu" : "gu") });
   }
   return forms.sort((a, b) => b.form.length - a.form.length);
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-function findMentions(sentence: string, forms: ReturnType<typeof surfaceForms>): Mention[] {
+function findMentions(sentence: string, forms: SurfaceForm[]): Mention[] {
   const out: Mention[] = [];
   for (const f of forms) {
-    const re = new RegExp(`(?<![\\p{L}\\p{N}])${escape(f.form)}(?![\\p{L}\\p{N}])`, f.ci ? "giu" : "gu");
-    for (const m of sentence.matchAll(re)) {
+    for (const m of sentence.matchAll(f.re)) {
       const start = m.index!;
       const end = start + m[0].length;
       if (out.some((o) => start < o.end && end > o.start)) continue;

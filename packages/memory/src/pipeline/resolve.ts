@@ -4,7 +4,7 @@
 import type { EntityKind, EntityRecord } from "../domain/types.js";
 import type { ExtractedEntity } from "../extractors/types.js";
 import { jaroWinkler, nameKey, nameKeys } from "../text/names.js";
-import { fold } from "../text/tokenize.js";
+import { escapeRegExp, fold } from "../text/tokenize.js";
 import type { EpisodeRun, ResolvedEntity } from "./context.js";
 
 const FUZZY_THRESHOLD = 0.93;
@@ -129,8 +129,6 @@ export function createResolver(run: EpisodeRun): Resolver {
   };
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
 /** Known entities of the brain that the text names in any case ("alice moreau"), as extra extractions. */
 export async function knownMentions(run: EpisodeRun, already: ExtractedEntity[]): Promise<ExtractedEntity[]> {
   const { deps, episode } = run;
@@ -142,7 +140,7 @@ export async function knownMentions(run: EpisodeRun, already: ExtractedEntity[])
     for (const form of [item.name, ...item.aliases]) {
       const k = nameKey(form);
       if (!k || have.has(k) || k.length < 3) continue;
-      const re = new RegExp(`(?<![\\p{L}\\p{N}])${escape(fold(form))}(?![\\p{L}\\p{N}])`, "u");
+      const re = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(fold(form))}(?![\\p{L}\\p{N}])`, "u");
       if (re.test(text)) {
         out.push({ name: form, kind: item.kind });
         have.add(k);

@@ -65,3 +65,6 @@ export function terms(text: string): string[] {
   for (const w of words(text)) if (!STOP.has(w)) out.push(stem(w));
   return out;
 }
+
+/** A string as a literal inside a regular expression. */
+export const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

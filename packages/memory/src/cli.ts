@@ -1,0 +1,117 @@
+// `mountkit-memory keys create|revoke|list`: API-key administration against any MemoryStore.
+// The store comes from a module exporting `openMemoryStore(env): Promise<{ store, close? }>`, named by
+// --store-module or MEMORY_STORE_MODULE (the SQL package provides one); hosts can call runCli directly.
+import { pathToFileURL } from "node:url";
+import { createApiKey, revokeApiKey } from "./auth/keys.js";
+import type { MemoryStore } from "./store/types.js";
+
+export interface CliIo {
+  openStore(): Promise<{ store: MemoryStore; close?(): Promise<void> }>;
+  out(line: string): void;
+  err(line: string): void;
+}
+
+const USAGE = `usage:
+  mountkit-memory keys create --brain <brainId> [--label <text>] [--key <secret>]
+  mountkit-memory keys revoke <keyId>
+  mountkit-memory keys list [--brain <brainId>] [--json]
+options:
+  --store-module <path|package>  module exporting openMemoryStore(env) (or env MEMORY_STORE_MODULE)`;
+
+function parse(argv: string[]): { positional: string[]; flags: Map<string, string | true> } {
+  const positional: string[] = [];
+  const flags = new Map<string, string | true>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith("--")) {
+      positional.push(a);
+      continue;
+    }
+    const [name, inline] = a.slice(2).split("=", 2) as [string, string | undefined];
+    const next = argv[i + 1];
+    if (inline !== undefined) flags.set(name, inline);
+    else if (next !== undefined && !next.startsWith("--") && name !== "json") {
+      flags.set(name, next);
+      i++;
+    } else flags.set(name, true);
+  }
+  return { positional, flags };
+}
+
+/** Runs one command; returns the process exit code. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const { positional, flags } = parse(argv);
+  const [group, command, arg] = positional;
+  const str = (name: string) => (typeof flags.get(name) === "string" ? (flags.get(name) as string) : undefined);
+  if (group !== "keys" || !command || !["create", "revoke", "list"].includes(command)) {
+    io.err(USAGE);
+    return 2;
+  }
+  if (command === "create" && !str("brain")) {
+    io.err("keys create needs --brain <brainId>");
+    return 2;
+  }
+  if (command === "revoke" && !arg) {
+    io.err("keys revoke needs the key id (see keys list)");
+    return 2;
+  }
+  const { store, close } = await io.openStore();
+  try {
+    if (command === "create") {
+      const { key, record } = await createApiKey(store, { brainId: str("brain")!, label: str("label") ?? null, key: str("key") });
+      io.out(`created key ${record.id} for brain ${record.brainId}`);
+      io.out(`secret (shown once, store it now): ${key}`);
+      return 0;
+    }
+    if (command === "revoke") {
+      const ok = await revokeApiKey(store, arg!);
+      if (!ok) {
+        io.err(`no active key with id ${arg}`);
+        return 1;
+      }
+      io.out(`revoked ${arg}`);
+      return 0;
+    }
+    const keys = await store.listApiKeys({ brainId: str("brain") });
+    if (flags.has("json")) io.out(JSON.stringify(keys.map(({ hash: _hash, ...k }) => k)));
+    else
+      for (const k of keys) {
+        const state = k.revokedAt === null ? "active" : `revoked ${new Date(k.revokedAt).toISOString()}`;
+        io.out(`${k.id}  brain=${k.brainId}  ${k.prefix}…  ${state}${k.label ? `  ${k.label}` : ""}`);
+      }
+    return 0;
+  } catch (err) {
+    io.err((err as Error).message);
+    return 1;
+  } finally {
+    await close?.();
+  }
+}
+
+async function main() {
+  const argv = process.argv.slice(2);
+  const i = argv.findIndex((a) => a === "--store-module" || a.startsWith("--store-module="));
+  let spec = process.env.MEMORY_STORE_MODULE;
+  if (i >= 0) {
+    const a = argv[i]!;
+    spec = a.includes("=") ? a.split("=", 2)[1] : argv[i + 1];
+    argv.splice(i, a.includes("=") ? 1 : 2);
+  }
+  const code = await runCli(argv, {
+    async openStore() {
+      if (!spec) throw new Error("no store configured: pass --store-module <module> or set MEMORY_STORE_MODULE");
+      const url = spec.startsWith(".") || spec.startsWith("/") ? pathToFileURL(spec).href : spec;
+      const mod = (await import(url)) as { openMemoryStore?: (env: NodeJS.ProcessEnv) => Promise<{ store: MemoryStore; close?(): Promise<void> }> };
+      if (typeof mod.openMemoryStore !== "function") throw new Error(`${spec} does not export openMemoryStore(env)`);
+      return mod.openMemoryStore(process.env);
+    },
+    out: (l) => process.stdout.write(`${l}\n`),
+    err: (l) => process.stderr.write(`${l}\n`),
+  }).catch((err: Error) => {
+    process.stderr.write(`${err.message}\n`);
+    return 1;
+  });
+  process.exitCode = code;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) void main();
