@@ -42,7 +42,12 @@ async function postThroughput(base: string, seconds: number, connections: number
             ...req,
             path: `/api/conversations/${c.id}/messages`,
             headers: { "content-type": "application/json" },
-            body: JSON.stringify({ productSlug: PRODUCT, customerId: c.customerId, message: "hello from the benchmark", clientMessageId: `msg_${crypto.randomUUID()}` }),
+            body: JSON.stringify({
+              productSlug: PRODUCT,
+              customerId: c.customerId,
+              message: "hello from the benchmark",
+              clientMessageId: `msg_${crypto.randomUUID()}`,
+            }),
           };
         },
       },
@@ -88,7 +93,9 @@ type Conv = { id: string; customerId: string };
 async function openAll(child: Child, targets: Conv[], onMarker: (sentAt: number, createdAt: number, at: number) => void) {
   const conns: Array<{ close(): void }> = [];
   for (let i = 0; i < targets.length; i += 200) {
-    const batch = targets.slice(i, i + 200).map((c) => openRaw(`${child.url}/api/conversations/${c.id}/stream?productSlug=${PRODUCT}&customerId=${c.customerId}`, onMarker));
+    const batch = targets
+      .slice(i, i + 200)
+      .map((c) => openRaw(`${child.url}/api/conversations/${c.id}/stream?productSlug=${PRODUCT}&customerId=${c.customerId}`, onMarker));
     conns.push(...(await Promise.all(batch)));
   }
   for (;;) {
@@ -157,7 +164,13 @@ async function fanOut(framework: string, streams: number, o: { rate: number; sec
       const wait = due - Date.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       const c = convs[Math.floor(Math.random() * convs.length)]!;
-      posts.push(postJson(`${child.url}/api/conversations/${c.id}/messages`, { productSlug: PRODUCT, customerId: c.customerId, message: `mark ${Date.now()}` }));
+      posts.push(
+        postJson(`${child.url}/api/conversations/${c.id}/messages`, {
+          productSlug: PRODUCT,
+          customerId: c.customerId,
+          message: `mark ${Date.now()}`,
+        }),
+      );
     }
     await Promise.all(posts);
     await waitDelivered(spread, total);
@@ -165,9 +178,17 @@ async function fanOut(framework: string, streams: number, o: { rate: number; sec
 
     const broadcast: Latencies = { publish: [], post: [] };
     const one = convs[0]!;
-    conns = await openAll(child, Array.from({ length: streams }, () => one), recorder(broadcast));
+    conns = await openAll(
+      child,
+      Array.from({ length: streams }, () => one),
+      recorder(broadcast),
+    );
     for (let r = 0; r < o.rounds; r++) {
-      await postJson(`${child.url}/api/conversations/${one.id}/messages`, { productSlug: PRODUCT, customerId: one.customerId, message: `mark ${Date.now()}` });
+      await postJson(`${child.url}/api/conversations/${one.id}/messages`, {
+        productSlug: PRODUCT,
+        customerId: one.customerId,
+        message: `mark ${Date.now()}`,
+      });
       await waitDelivered(broadcast, streams * (r + 1));
       await new Promise((res) => setTimeout(res, 100));
     }
@@ -206,7 +227,9 @@ export async function run(args: string[]) {
   } finally {
     await child.stop();
   }
-  console.log(`\nPOST /api/conversations/{id}/messages (with clientMessageId): ${Math.round(post.rps)} messages/s, p50 ${post.p50} ms, p99 ${post.p99} ms`);
+  console.log(
+    `\nPOST /api/conversations/{id}/messages (with clientMessageId): ${Math.round(post.rps)} messages/s, p50 ${post.p50} ms, p99 ${post.p99} ms`,
+  );
 
   const rows: Array<Record<string, string | number>> = [];
   const results = [];

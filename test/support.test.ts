@@ -48,20 +48,29 @@ forEachAdapter(
   ],
   (t) => {
     const u = (path: string) => `${t.url}${path}`;
-    const q = (productSlug: string, customerId: string) => `productSlug=${encodeURIComponent(productSlug)}&customerId=${encodeURIComponent(customerId)}`;
+    const q = (productSlug: string, customerId: string) =>
+      `productSlug=${encodeURIComponent(productSlug)}&customerId=${encodeURIComponent(customerId)}`;
     const create = async (customerId: string, o: { productSlug?: string; message?: string; subject?: string; base?: string } = {}) => {
       const r = await call(u(`${o.base ?? ""}/api/conversations`), {
-        body: { productSlug: o.productSlug ?? "demo", customerId, message: o.message ?? "Hello there\nsecond line", ...(o.subject ? { subject: o.subject } : {}) },
+        body: {
+          productSlug: o.productSlug ?? "demo",
+          customerId,
+          message: o.message ?? "Hello there\nsecond line",
+          ...(o.subject ? { subject: o.subject } : {}),
+        },
       });
       expect(r.status).toBe(200);
       return r.body.conversationId as string;
     };
     const post = (id: string, customerId: string, message: string, extra: Record<string, unknown> = {}, productSlug = "demo") =>
       call(u(`/api/conversations/${encodeURIComponent(id)}/messages`), { body: { productSlug, customerId, message, ...extra } });
-    const detail = (id: string, customerId: string, productSlug = "demo") => call(u(`/api/conversations/${encodeURIComponent(id)}?${q(productSlug, customerId)}`));
-    const closeIt = (id: string, customerId: string, action: string, productSlug = "demo") => call(u(`/api/conversations/${id}/close`), { body: { productSlug, customerId, action } });
+    const detail = (id: string, customerId: string, productSlug = "demo") =>
+      call(u(`/api/conversations/${encodeURIComponent(id)}?${q(productSlug, customerId)}`));
+    const closeIt = (id: string, customerId: string, action: string, productSlug = "demo") =>
+      call(u(`/api/conversations/${id}/close`), { body: { productSlug, customerId, action } });
     const list = (customerId: string, productSlug = "demo") => call(u(`/api/conversations/list?${q(productSlug, customerId)}`));
-    const streamUrl = (id: string, customerId: string, productSlug = "demo") => u(`/api/conversations/${id}/stream?${q(productSlug, customerId)}`);
+    const streamUrl = (id: string, customerId: string, productSlug = "demo") =>
+      u(`/api/conversations/${id}/stream?${q(productSlug, customerId)}`);
 
     it("records the server url for the SPI client backend", () => {
       selfUrl = t.url;
@@ -71,7 +80,9 @@ forEachAdapter(
     describe("POST /api/conversations", () => {
       it("creates: 200 {conversationId, createdAt}", async () => {
         const c = cust();
-        const r = await call(u("/api/conversations"), { body: { productSlug: "demo", customerId: c, message: "Printer on fire\nplease help" } });
+        const r = await call(u("/api/conversations"), {
+          body: { productSlug: "demo", customerId: c, message: "Printer on fire\nplease help" },
+        });
         expect(r.status).toBe(200);
         expect(Object.keys(r.body).sort()).toEqual(["conversationId", "createdAt"]);
         expect(new Date(r.body.createdAt).toISOString()).toBe(r.body.createdAt);
@@ -120,7 +131,10 @@ forEachAdapter(
       it("413 on a body over 64 KiB, 415 on a non-JSON content type", async () => {
         const huge = JSON.stringify({ productSlug: "demo", customerId: cust(), message: "x".repeat(70 * 1024) });
         expectError(await call(u("/api/conversations"), { rawBody: huge, headers: { "content-type": "application/json" } }), 413);
-        expectError(await call(u("/api/conversations"), { rawBody: "a=b", headers: { "content-type": "application/x-www-form-urlencoded" } }), 415);
+        expectError(
+          await call(u("/api/conversations"), { rawBody: "a=b", headers: { "content-type": "application/x-www-form-urlencoded" } }),
+          415,
+        );
       });
 
       it("404 when no product has the slug", async () => {
@@ -208,7 +222,10 @@ forEachAdapter(
         expectError(await call(u(`/api/conversations/${id}/messages`), { body: { productSlug: "demo", customerId: c } }), 400);
         expectError(await call(u(`/api/conversations/${id}/messages`), { body: { customerId: c, message: "x" } }), 400);
         expectError(await call(u(`/api/conversations/${id}/messages`), { body: { productSlug: "demo", message: "x" } }), 400);
-        expectError(await call(u(`/api/conversations/${id}/messages`), { body: { productSlug: "demo", customerId: c, message: ["x"] } }), 400);
+        expectError(
+          await call(u(`/api/conversations/${id}/messages`), { body: { productSlug: "demo", customerId: c, message: ["x"] } }),
+          400,
+        );
         expectError(await post("conv_missing", c, "x"), 404);
         expectError(await post(id, cust(), "x"), 404);
         expectError(await post(id, c, "x", {}, "other"), 404);
@@ -287,7 +304,9 @@ forEachAdapter(
         await post(id, c, "customer");
         expect((await state()).status).toBe("waiting-for-agent");
         await sleep(3);
-        expect((await call(u(`/agent/conversations/${id}/messages`), { body: { body: "agent", author: "Ann" }, headers: agentH })).status).toBe(200);
+        expect(
+          (await call(u(`/agent/conversations/${id}/messages`), { body: { body: "agent", author: "Ann" }, headers: agentH })).status,
+        ).toBe(200);
         expect((await state()).status).toBe("waiting-for-customer");
         await sleep(3);
         await closeIt(id, c, "resolve");
@@ -351,25 +370,58 @@ forEachAdapter(
           await waitFor(() => w.events.some((e) => e.type === "connected"), 5000, "connected");
           const key = `msg_${crypto.randomUUID()}`;
           const mine = await post(id, c, "from the customer", { clientMessageId: key });
-          const reply = await call(u(`/agent/conversations/${id}/messages`), { body: { body: "from the agent", author: "Ann" }, headers: agentH });
-          expect((await call(u(`/agent/conversations/${id}/messages/${reply.body.id}`), { method: "PATCH", body: { body: "edited" }, headers: agentH })).status).toBe(200);
-          expect((await call(u(`/agent/conversations/${id}/messages/${reply.body.id}`), { method: "DELETE", headers: agentH })).status).toBe(204);
-          expect((await call(u(`/agent/conversations/${id}/labels`), { method: "PUT", body: { labels: ["billing"] }, headers: agentH })).status).toBe(200);
-          expect((await call(u(`/agent/conversations/${id}/assignee`), { method: "PUT", body: { assignee: "ann" }, headers: agentH })).status).toBe(200);
+          const reply = await call(u(`/agent/conversations/${id}/messages`), {
+            body: { body: "from the agent", author: "Ann" },
+            headers: agentH,
+          });
+          expect(
+            (
+              await call(u(`/agent/conversations/${id}/messages/${reply.body.id}`), {
+                method: "PATCH",
+                body: { body: "edited" },
+                headers: agentH,
+              })
+            ).status,
+          ).toBe(200);
+          expect(
+            (await call(u(`/agent/conversations/${id}/messages/${reply.body.id}`), { method: "DELETE", headers: agentH })).status,
+          ).toBe(204);
+          expect(
+            (await call(u(`/agent/conversations/${id}/labels`), { method: "PUT", body: { labels: ["billing"] }, headers: agentH })).status,
+          ).toBe(200);
+          expect(
+            (await call(u(`/agent/conversations/${id}/assignee`), { method: "PUT", body: { assignee: "ann" }, headers: agentH })).status,
+          ).toBe(200);
           await closeIt(id, c, "resolve");
           expect((await call(u(`/agent/conversations/${id}`), { method: "DELETE", headers: agentH })).status).toBe(204);
           await waitFor(() => w.events.some((e) => e.type === "issue_deleted"), 8000, "issue_deleted");
           const types = w.events.map((e) => e.type);
-          for (const t of ["connected", "new_comment", "comment_edited", "comment_deleted", "state_update", "labels_changed", "assignee_changed", "issue_deleted"]) expect(types).toContain(t);
+          for (const t of [
+            "connected",
+            "new_comment",
+            "comment_edited",
+            "comment_deleted",
+            "state_update",
+            "labels_changed",
+            "assignee_changed",
+            "issue_deleted",
+          ])
+            expect(types).toContain(t);
           const echo = w.events.find((e) => e.type === "new_comment" && e.data.id === mine.body.id)!;
           expect(echo.data).toMatchObject({ isCustomer: true, author: "Customer", createdAt: mine.body.createdAt });
           expect(echo.data.body).toContain(`clientMessageId=${key}`);
-          expect(w.events.find((e) => e.type === "new_comment" && e.data.id === reply.body.id)!.data).toMatchObject({ isCustomer: false, author: "Ann" });
+          expect(w.events.find((e) => e.type === "new_comment" && e.data.id === reply.body.id)!.data).toMatchObject({
+            isCustomer: false,
+            author: "Ann",
+          });
           expect(w.events.find((e) => e.type === "comment_edited")!.data).toMatchObject({ id: reply.body.id, body: "edited" });
           expect(w.events.find((e) => e.type === "comment_deleted")!.data).toEqual({ id: reply.body.id });
           expect(w.events.find((e) => e.type === "state_update")!.data).toMatchObject({ state: "closed" });
           expect(w.events.find((e) => e.type === "assignee_changed")!.data).toEqual({ assignee: "ann" });
-          expect(w.events.filter((e) => e.type === "labels_changed").map((e) => e.data.labels)).toContainEqual(["waiting-for-customer", "billing"]);
+          expect(w.events.filter((e) => e.type === "labels_changed").map((e) => e.data.labels)).toContainEqual([
+            "waiting-for-customer",
+            "billing",
+          ]);
           expect(w.events.find((e) => e.type === "issue_deleted")!.data).toEqual({ id });
           // ids increase by one, and only `connected` has none
           const ids = w.events.filter((e) => e.type !== "connected").map((e) => Number(e.id));
@@ -417,7 +469,11 @@ forEachAdapter(
           for (let i = 0; i < 3; i++) missed.push((await post(id, c, `while away ${i}`)).body.id);
           await waitFor(() => w.connections >= 2, 8000, "reconnect");
           expect(w.requestHeaders[1]!["last-event-id"]).toBe(lastBefore);
-          await waitFor(() => missed.every((m) => w.events.some((e) => e.type === "new_comment" && e.data.id === m)), 8000, "missed events");
+          await waitFor(
+            () => missed.every((m) => w.events.some((e) => e.type === "new_comment" && e.data.id === m)),
+            8000,
+            "missed events",
+          );
           const ids = w.events.filter((e) => e.id).map((e) => Number(e.id));
           expect(new Set(ids).size).toBe(ids.length);
           expect(ids).toEqual([...ids].sort((a, b) => a - b));
@@ -490,7 +546,13 @@ forEachAdapter(
 
       it("with no token configured, refuses every call", async () => {
         expectError(await call(u(`/notoken/care/conversations?customerId=${cust()}`), { headers: spiH }), 401);
-        expectError(await call(u(`/notoken/care/conversations`), { body: { customerId: cust(), subject: "s", body: "b" }, headers: { authorization: "Bearer " } }), 401);
+        expectError(
+          await call(u(`/notoken/care/conversations`), {
+            body: { customerId: cust(), subject: "s", body: "b" },
+            headers: { authorization: "Bearer " },
+          }),
+          401,
+        );
         expectError(await call(u(`/notoken/agent/conversations?productSlug=demo`), { headers: agentH }), 401);
       });
 
@@ -504,14 +566,20 @@ forEachAdapter(
         const l = await call(u(`/care/conversations?customerId=${c}`), { headers: spiH });
         expect(l.status).toBe(200);
         expect(l.body.conversations.map((x: any) => x.id).sort()).toEqual([id, aId].sort());
-        const m = await call(u(`/care/conversations/${id}/messages`), { body: { customerId: c, conversationId: id, body: "second" }, headers: spiH });
+        const m = await call(u(`/care/conversations/${id}/messages`), {
+          body: { customerId: c, conversationId: id, body: "second" },
+          headers: spiH,
+        });
         expect(m.status).toBe(200);
         expect(Object.keys(m.body).sort()).toEqual(["createdAt", "messageId"]);
         const d = await call(u(`/care/conversations/${id}?customerId=${c}`), { headers: spiH });
         expect(d.status).toBe(200);
         expect(d.body).toMatchObject({ id, subject: "Via SPI", status: "waiting-for-agent", isOpen: true });
         expect(d.body.messages.map((x: any) => x.body)).toEqual(["first", "second"]);
-        const cl = await call(u(`/care/conversations/${id}/close`), { body: { customerId: c, conversationId: id, action: "resolve" }, headers: spiH });
+        const cl = await call(u(`/care/conversations/${id}/close`), {
+          body: { customerId: c, conversationId: id, action: "resolve" },
+          headers: spiH,
+        });
         expect(cl.status).toBe(204);
         expect(cl.text).toBe("");
         expect((await detail(id, c)).body.issue).toMatchObject({ status: "resolved", state: "closed" });
@@ -519,16 +587,35 @@ forEachAdapter(
 
       it("400 on bad bodies and a body conversationId that differs from the path; 404 across customers", async () => {
         const c = cust();
-        const id = (await call(u("/care/conversations"), { body: { customerId: c, subject: "s", body: "b" }, headers: spiH })).body.conversationId;
+        const id = (await call(u("/care/conversations"), { body: { customerId: c, subject: "s", body: "b" }, headers: spiH })).body
+          .conversationId;
         expectError(await call(u("/care/conversations"), { body: { customerId: c, subject: "s" }, headers: spiH }), 400);
         expectError(await call(u("/care/conversations"), { body: { customerId: "cust_1", subject: "s", body: "b" }, headers: spiH }), 400);
         expectError(await call(u(`/care/conversations?customerId=`), { headers: spiH }), 400);
-        expectError(await call(u(`/care/conversations/${id}/messages`), { body: { customerId: c, conversationId: "conv_other", body: "x" }, headers: spiH }), 400);
-        expectError(await call(u(`/care/conversations/${id}/close`), { body: { customerId: c, conversationId: id, action: "nope" }, headers: spiH }), 400);
+        expectError(
+          await call(u(`/care/conversations/${id}/messages`), {
+            body: { customerId: c, conversationId: "conv_other", body: "x" },
+            headers: spiH,
+          }),
+          400,
+        );
+        expectError(
+          await call(u(`/care/conversations/${id}/close`), { body: { customerId: c, conversationId: id, action: "nope" }, headers: spiH }),
+          400,
+        );
         expectError(await call(u(`/care/conversations/${id}?customerId=${cust()}`), { headers: spiH }), 404);
-        expectError(await call(u(`/care/conversations/${id}/messages`), { body: { customerId: cust(), conversationId: id, body: "x" }, headers: spiH }), 404);
+        expectError(
+          await call(u(`/care/conversations/${id}/messages`), {
+            body: { customerId: cust(), conversationId: id, body: "x" },
+            headers: spiH,
+          }),
+          404,
+        );
         await call(u(`/care/conversations/${id}/close`), { body: { customerId: c, conversationId: id, action: "close" }, headers: spiH });
-        expectError(await call(u(`/care/conversations/${id}/messages`), { body: { customerId: c, conversationId: id, body: "x" }, headers: spiH }), 409);
+        expectError(
+          await call(u(`/care/conversations/${id}/messages`), { body: { customerId: c, conversationId: id, body: "x" }, headers: spiH }),
+          409,
+        );
       });
     });
 
@@ -563,13 +650,17 @@ forEachAdapter(
         const closed = await call(u(`/agent/conversations?productSlug=${product}&status=closed`), { headers: agentH });
         expect(closed.body.items.map((x: any) => x.id)).toContain(made[2]);
         for (const x of closed.body.items) expect(x.status).toBe("closed");
-        const openOnes = await call(u(`/agent/conversations?productSlug=${product}&status=new,waiting-for-agent,waiting-for-customer`), { headers: agentH });
+        const openOnes = await call(u(`/agent/conversations?productSlug=${product}&status=new,waiting-for-agent,waiting-for-customer`), {
+          headers: agentH,
+        });
         expect(openOnes.body.items.map((x: any) => x.id)).not.toContain(made[2]);
         // pagination walks everything exactly once
         const seen: string[] = [];
         let cursor: string | null = null;
         do {
-          const page: any = await call(u(`/agent/conversations?productSlug=${product}&limit=2${cursor ? `&cursor=${cursor}` : ""}`), { headers: agentH });
+          const page: any = await call(u(`/agent/conversations?productSlug=${product}&limit=2${cursor ? `&cursor=${cursor}` : ""}`), {
+            headers: agentH,
+          });
           expect(page.status).toBe(200);
           expect(page.body.items.length).toBeLessThanOrEqual(2);
           seen.push(...page.body.items.map((x: any) => x.id));
@@ -594,11 +685,18 @@ forEachAdapter(
         expect(r.status).toBe(200);
         expect((await detail(id, c)).body.issue.status).toBe("waiting-for-customer");
         const first = d.body.messages[0].id;
-        const edited = await call(u(`/agent/conversations/${id}/messages/${first}`), { method: "PATCH", body: { body: "cleaned up" }, headers: agentH });
+        const edited = await call(u(`/agent/conversations/${id}/messages/${first}`), {
+          method: "PATCH",
+          body: { body: "cleaned up" },
+          headers: agentH,
+        });
         expect(edited.status).toBe(200);
         // a customer message keeps its hidden block through an edit
         expect(edited.body.body).toBe(`cleaned up\n\n<!-- cs:customerId=${c} -->`);
-        expectError(await call(u(`/agent/conversations/${id}/messages/cmt_missing`), { method: "PATCH", body: { body: "x" }, headers: agentH }), 404);
+        expectError(
+          await call(u(`/agent/conversations/${id}/messages/cmt_missing`), { method: "PATCH", body: { body: "x" }, headers: agentH }),
+          404,
+        );
         expectError(await call(u(`/agent/conversations/${id}/messages/cmt_missing`), { method: "DELETE", headers: agentH }), 404);
         expectError(await call(u(`/agent/conversations/${id}/messages`), { body: { body: "hi" }, headers: agentH }), 400);
         expectError(await call(u(`/agent/conversations/${id}/labels`), { method: "PUT", body: { labels: "x" }, headers: agentH }), 400);
@@ -631,7 +729,12 @@ forEachAdapter(
         ]);
         const b = await call(u("/care/openapi.json"));
         expect(b.status).toBe(200);
-        expect(Object.keys(b.body.paths).sort()).toEqual(["/care/conversations", "/care/conversations/{id}", "/care/conversations/{id}/close", "/care/conversations/{id}/messages"]);
+        expect(Object.keys(b.body.paths).sort()).toEqual([
+          "/care/conversations",
+          "/care/conversations/{id}",
+          "/care/conversations/{id}/close",
+          "/care/conversations/{id}/messages",
+        ]);
         expect(b.body.components.securitySchemes.spiBearer).toMatchObject({ type: "http", scheme: "bearer" });
         const prefixed = await call(u("/notoken/api/conversations/openapi.json"));
         expect(Object.keys(prefixed.body.paths)).toContain("/notoken/api/conversations/{id}");
@@ -641,7 +744,9 @@ forEachAdapter(
     describe("SPI client backend", () => {
       it("a product backed by a remote interface B: create, post with dedup, detail, list, close", async () => {
         const c = cust();
-        const created = await call(u("/proxy/api/conversations"), { body: { productSlug: "remote", customerId: c, message: "Through the proxy" } });
+        const created = await call(u("/proxy/api/conversations"), {
+          body: { productSlug: "remote", customerId: c, message: "Through the proxy" },
+        });
         expect(created.status).toBe(200);
         const id = created.body.conversationId;
         // it landed in the remote's store (the first instance's SPI product is "demo")
@@ -658,8 +763,14 @@ forEachAdapter(
         expect(d.body.comments).toHaveLength(1);
         expect((await call(u(`/proxy/api/conversations/list?${q("remote", c)}`))).body.conversations.map((x: any) => x.id)).toEqual([id]);
         expectError(await call(u(`/proxy/api/conversations/${id}?${q("remote", cust())}`)), 404);
-        expect((await call(u(`/proxy/api/conversations/${id}/close`), { body: { productSlug: "remote", customerId: c, action: "close" } })).status).toBe(200);
-        expectError(await call(u(`/proxy/api/conversations/${id}/messages`), { body: { productSlug: "remote", customerId: c, message: "late" } }), 409);
+        expect(
+          (await call(u(`/proxy/api/conversations/${id}/close`), { body: { productSlug: "remote", customerId: c, action: "close" } }))
+            .status,
+        ).toBe(200);
+        expectError(
+          await call(u(`/proxy/api/conversations/${id}/messages`), { body: { productSlug: "remote", customerId: c, message: "late" } }),
+          409,
+        );
         expectError(await call(u(`/proxy/api/conversations/${id}/stream?${q("remote", c)}`)), 501);
       });
     });

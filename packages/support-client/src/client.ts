@@ -41,7 +41,9 @@ export interface StreamEvent {
 }
 
 /** Anything shaped like the browser's EventSource constructor. */
-export type EventSourceLike = new (url: string) => {
+export type EventSourceLike = new (
+  url: string,
+) => {
   onmessage: ((ev: { data: string; lastEventId: string }) => void) | null;
   onerror: ((ev: unknown) => void) | null;
   onopen?: ((ev: unknown) => void) | null;
@@ -103,7 +105,11 @@ export interface SupportClient {
   find(): Promise<string | undefined>;
   get(conversationId: string): Promise<{ issue: Issue; comments: Comment[] }>;
   /** Posts with a `clientMessageId` (generated when absent), retrying retryable failures with the same id. */
-  send(conversationId: string, message: string, clientMessageId?: string): Promise<{ id: string; createdAt: string; clientMessageId: string }>;
+  send(
+    conversationId: string,
+    message: string,
+    clientMessageId?: string,
+  ): Promise<{ id: string; createdAt: string; clientMessageId: string }>;
   close(conversationId: string, action: "resolve" | "close"): Promise<{ success: true; message: string }>;
   subscribe(conversationId: string, handlers: StreamHandlers): Subscription;
 }
@@ -138,7 +144,12 @@ export function createSupportClient(options: SupportClientOptions): SupportClien
     }
     if (!res.ok) {
       const ra = Number(res.headers.get("retry-after"));
-      throw new SupportApiError(res.status, json?.error ?? `HTTP ${res.status}`, json?.requestId, Number.isFinite(ra) && ra > 0 ? ra * 1000 : undefined);
+      throw new SupportApiError(
+        res.status,
+        json?.error ?? `HTTP ${res.status}`,
+        json?.requestId,
+        Number.isFinite(ra) && ra > 0 ? ra * 1000 : undefined,
+      );
     }
     return json as T;
   }
@@ -230,7 +241,13 @@ export function createSupportClient(options: SupportClientOptions): SupportClien
     customerId,
     productSlug,
     create: ({ message, subject, clientMessageId }) =>
-      call("POST", "/api/conversations", { productSlug, customerId, message, ...(subject ? { subject } : {}), ...(clientMessageId ? { clientMessageId } : {}) }),
+      call("POST", "/api/conversations", {
+        productSlug,
+        customerId,
+        message,
+        ...(subject ? { subject } : {}),
+        ...(clientMessageId ? { clientMessageId } : {}),
+      }),
     list: async () => (await call<{ conversations: Summary[] }>("GET", `/api/conversations/list?${scope}`)).conversations,
     find: async () => {
       const r = await call<{ found: boolean; conversationId?: string }>("GET", `/api/conversations/find?${scope}`);
@@ -240,7 +257,12 @@ export function createSupportClient(options: SupportClientOptions): SupportClien
     async send(conversationId, message, clientMessageId = newClientMessageId()) {
       for (let attempt = 0; ; attempt++) {
         try {
-          const r = await call<{ id: string; createdAt: string }>("POST", `${conv(conversationId)}/messages`, { productSlug, customerId, message, clientMessageId });
+          const r = await call<{ id: string; createdAt: string }>("POST", `${conv(conversationId)}/messages`, {
+            productSlug,
+            customerId,
+            message,
+            clientMessageId,
+          });
           return { ...r, clientMessageId };
         } catch (e) {
           const err = e as SupportApiError;
@@ -250,6 +272,7 @@ export function createSupportClient(options: SupportClientOptions): SupportClien
       }
     },
     close: (id, action) => call("POST", `${conv(id)}/close`, { productSlug, customerId, action }),
-    subscribe: (id, handlers) => (options.EventSource ? subscribeWithEventSource(options.EventSource, id, handlers) : subscribeWithFetch(id, handlers)),
+    subscribe: (id, handlers) =>
+      options.EventSource ? subscribeWithEventSource(options.EventSource, id, handlers) : subscribeWithFetch(id, handlers),
   };
 }

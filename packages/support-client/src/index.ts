@@ -13,7 +13,15 @@ export {
   type SupportClientOptions,
   type Summary,
 } from "./client.js";
-export { CUSTOMER_ID_KEY, defaultStorage, type KeyValueStorage, memoryStorage, newClientMessageId, newCustomerId, persistentCustomerId } from "./ids.js";
+export {
+  CUSTOMER_ID_KEY,
+  defaultStorage,
+  type KeyValueStorage,
+  memoryStorage,
+  newClientMessageId,
+  newCustomerId,
+  persistentCustomerId,
+} from "./ids.js";
 export { type DisplayComment, type LiveConversation, type LiveState, liveConversation } from "./live.js";
 export { displayBody, readMetadata } from "./metadata.js";
 export { readSse, type SseMessage } from "./sse.js";

@@ -46,7 +46,11 @@ const fromServer = (c: Comment): DisplayComment => {
   };
 };
 
-export function liveConversation(client: SupportClient, conversationId: string, options: { onChange?(state: LiveState): void; onEvent?(e: StreamEvent): void } = {}): LiveConversation {
+export function liveConversation(
+  client: SupportClient,
+  conversationId: string,
+  options: { onChange?(state: LiveState): void; onEvent?(e: StreamEvent): void } = {},
+): LiveConversation {
   const state: LiveState = { issue: undefined, comments: [], deleted: false };
   const drafts = new Map<string, string>();
   const changed = () => options.onChange?.(state);
@@ -80,7 +84,8 @@ export function liveConversation(client: SupportClient, conversationId: string, 
       case "comment_edited": {
         if (!e.data?.id) return;
         // the first message is the issue body (the detail shows it there, not as a comment)
-        const isIssueBody = state.issue !== undefined && e.data.createdAt === state.issue.createdAt && !state.comments.some((c) => c.id === e.data.id);
+        const isIssueBody =
+          state.issue !== undefined && e.data.createdAt === state.issue.createdAt && !state.comments.some((c) => c.id === e.data.id);
         if (isIssueBody) {
           if (e.type === "comment_edited") state.issue = { ...state.issue!, body: e.data.body ?? "", text: displayBody(e.data.body) };
         } else upsert(fromServer(e.data));
@@ -93,7 +98,8 @@ export function liveConversation(client: SupportClient, conversationId: string, 
         if (state.issue && e.data?.state) state.issue = { ...state.issue, state: e.data.state };
         break;
       case "labels_changed":
-        if (state.issue && e.data?.labels) state.issue = { ...state.issue, labels: e.data.labels, ...(e.data.status ? { status: e.data.status } : {}) };
+        if (state.issue && e.data?.labels)
+          state.issue = { ...state.issue, labels: e.data.labels, ...(e.data.status ? { status: e.data.status } : {}) };
         break;
       case "issue_deleted":
         state.deleted = true;
@@ -149,7 +155,15 @@ export function liveConversation(client: SupportClient, conversationId: string, 
       await ready;
       const cid = newClientMessageId();
       drafts.set(cid, message);
-      state.comments.push({ id: cid, clientMessageId: cid, text: message, author: "Customer", createdAt: new Date().toISOString(), isCustomer: true, status: "pending" });
+      state.comments.push({
+        id: cid,
+        clientMessageId: cid,
+        text: message,
+        author: "Customer",
+        createdAt: new Date().toISOString(),
+        isCustomer: true,
+        status: "pending",
+      });
       changed();
       return post(cid);
     },

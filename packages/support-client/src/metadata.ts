@@ -20,7 +20,10 @@ export function readMetadata(body: string | null): Record<string, string> | unde
   const close = body.indexOf(CLOSE, start + OPEN.length);
   if (close === -1) return undefined;
   const out: Record<string, string> = {};
-  for (const part of body.slice(start + OPEN.length, close).trim().split(";")) {
+  for (const part of body
+    .slice(start + OPEN.length, close)
+    .trim()
+    .split(";")) {
     if (!part) continue;
     const eq = part.indexOf("=");
     const dec = (s: string) => {

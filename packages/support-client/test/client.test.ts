@@ -58,7 +58,7 @@ describe("client helpers", () => {
   });
 
   it("parses SSE framing: CRLF, multi-line data, comments, ids", async () => {
-    const text = "retry: 1000\r\n\r\n: ping\n\ndata: {\"a\":\ndata: 1}\n\nid: 7\ndata: x\n\n";
+    const text = 'retry: 1000\r\n\r\n: ping\n\ndata: {"a":\ndata: 1}\n\nid: 7\ndata: x\n\n';
     const stream = new ReadableStream<Uint8Array>({
       start(c) {
         const bytes = new TextEncoder().encode(text);
@@ -235,7 +235,12 @@ describe("client against a real server", () => {
   });
 
   it("EventSource mode: uses the platform EventSource (here the eventsource package) and its own reconnects", async () => {
-    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage(), EventSource: EventSource as unknown as EventSourceLike });
+    const client = createSupportClient({
+      baseUrl: base,
+      productSlug: "demo",
+      storage: memoryStorage(),
+      EventSource: EventSource as unknown as EventSourceLike,
+    });
     const { conversationId } = await client.create({ message: "x" });
     const events: StreamEvent[] = [];
     let ended = "";

@@ -65,10 +65,16 @@ export interface SupportServiceOptions {
 }
 
 export interface SupportApi {
-  createConversation(input: CustomerScope & { message: string; subject?: string; clientMessageId?: string }): Promise<{ conversationId: string; createdAt: string }>;
-  listConversations(input: CustomerScope): Promise<{ conversations: Awaited<ReturnType<SupportContext["conversations"]["backend"]["listConversations"]>> }>;
+  createConversation(
+    input: CustomerScope & { message: string; subject?: string; clientMessageId?: string },
+  ): Promise<{ conversationId: string; createdAt: string }>;
+  listConversations(
+    input: CustomerScope,
+  ): Promise<{ conversations: Awaited<ReturnType<SupportContext["conversations"]["backend"]["listConversations"]>> }>;
   getConversation(input: CustomerScope & { conversationId: string }): Promise<ReturnType<typeof issueDetail>>;
-  postMessage(input: CustomerScope & { conversationId: string; message: string; clientMessageId?: string }): Promise<{ id: string; createdAt: string }>;
+  postMessage(
+    input: CustomerScope & { conversationId: string; message: string; clientMessageId?: string },
+  ): Promise<{ id: string; createdAt: string }>;
   closeConversation(input: CustomerScope & { conversationId: string; action: CloseAction }): Promise<{ success: true; message: string }>;
   /** Agent operations (no HTTP auth in-process). */
   agent: Omit<Conversations, "backend">;
@@ -114,7 +120,8 @@ export function createSupportService(options: SupportServiceOptions): SupportSer
     heartbeatMs: options.heartbeatMs ?? 15_000,
     streamsByCustomer: new Map(),
   };
-  if (options.spiProduct !== undefined && !products.get(options.spiProduct)) throw new Error(`spiProduct ${options.spiProduct} is not a configured product`);
+  if (options.spiProduct !== undefined && !products.get(options.spiProduct))
+    throw new Error(`spiProduct ${options.spiProduct} is not a configured product`);
 
   const a = publicRoutes(cx);
   const b = spiRoutes(cx);
@@ -186,7 +193,12 @@ export function createSupportService(options: SupportServiceOptions): SupportSer
         productSlug: p.slug,
         customerId: input.customerId,
         subject: input.subject ?? defaultSubject(input.message),
-        body: withMetadata(input.message, input.clientMessageId ? { customerId: input.customerId, clientMessageId: input.clientMessageId } : { customerId: input.customerId }),
+        body: withMetadata(
+          input.message,
+          input.clientMessageId
+            ? { customerId: input.customerId, clientMessageId: input.clientMessageId }
+            : { customerId: input.customerId },
+        ),
         clientMessageId: input.clientMessageId ?? null,
       });
     },
@@ -196,7 +208,11 @@ export function createSupportService(options: SupportServiceOptions): SupportSer
     },
     async getConversation(input) {
       const p = products.require(input.productSlug);
-      const v = await p.backend.getConversation({ productSlug: p.slug, customerId: input.customerId, conversationId: input.conversationId });
+      const v = await p.backend.getConversation({
+        productSlug: p.slug,
+        customerId: input.customerId,
+        conversationId: input.conversationId,
+      });
       if (!v) throw supportError("conversation_not_found");
       return issueDetail(v);
     },
@@ -206,14 +222,24 @@ export function createSupportService(options: SupportServiceOptions): SupportSer
         productSlug: p.slug,
         customerId: input.customerId,
         conversationId: input.conversationId,
-        body: withMetadata(input.message, input.clientMessageId ? { customerId: input.customerId, clientMessageId: input.clientMessageId } : { customerId: input.customerId }),
+        body: withMetadata(
+          input.message,
+          input.clientMessageId
+            ? { customerId: input.customerId, clientMessageId: input.clientMessageId }
+            : { customerId: input.customerId },
+        ),
         clientMessageId: input.clientMessageId ?? null,
       });
       return { id: r.id, createdAt: r.createdAt };
     },
     async closeConversation(input) {
       const p = products.require(input.productSlug);
-      await p.backend.closeConversation({ productSlug: p.slug, customerId: input.customerId, conversationId: input.conversationId, action: input.action });
+      await p.backend.closeConversation({
+        productSlug: p.slug,
+        customerId: input.customerId,
+        conversationId: input.conversationId,
+        action: input.action,
+      });
       return { success: true, message: closeMessage(input.action) };
     },
     agent: {

@@ -30,7 +30,16 @@ function conversationInput(o: Partial<ConversationRecord> & { id?: string } = {}
       createdAt,
       updatedAt: o.updatedAt ?? createdAt,
     },
-    message: { id: messageId, conversationId: id, body: "first", author: "Customer", isCustomer: true, clientMessageId: null, createdAt, updatedAt: createdAt },
+    message: {
+      id: messageId,
+      conversationId: id,
+      body: "first",
+      author: "Customer",
+      isCustomer: true,
+      clientMessageId: null,
+      createdAt,
+      updatedAt: createdAt,
+    },
     events: [{ type: "new_comment", data: { id: messageId }, createdAt }] as EventInput[],
   };
 }
@@ -48,7 +57,11 @@ const message = (conversationId: string, o: Partial<MessageRecord> = {}): Omit<M
 
 const event = (type: string, s = 1, data: unknown = { n: s }): EventInput => ({ type, data, createdAt: at(s) });
 
-export function describeSupportStore(name: string, factory: () => Promise<{ store: SupportStore; close?(): Promise<void> | void }>, options: DescribeSupportStoreOptions = {}) {
+export function describeSupportStore(
+  name: string,
+  factory: () => Promise<{ store: SupportStore; close?(): Promise<void> | void }>,
+  options: DescribeSupportStoreOptions = {},
+) {
   const skipped = new Set((options.skip ?? []).flatMap((g) => g.tests));
   const test = (title: string, fn: () => Promise<void>) => (skipped.has(title) ? it.skip(title, fn) : it(title, fn));
 
@@ -138,7 +151,13 @@ export function describeSupportStore(name: string, factory: () => Promise<{ stor
       const id = input.conversation.id;
       await store.createConversation(input);
       const m = message(id);
-      const r = await store.appendMessage({ conversationId: id, expectedSeq: 1, message: m, patch: { status: "waiting-for-agent", updatedAt: at(1) }, events: [event("new_comment"), event("labels_changed")] });
+      const r = await store.appendMessage({
+        conversationId: id,
+        expectedSeq: 1,
+        message: m,
+        patch: { status: "waiting-for-agent", updatedAt: at(1) },
+        events: [event("new_comment"), event("labels_changed")],
+      });
       expect(r.ok).toBe(true);
       if (!r.ok) return;
       expect(r.seqs).toEqual([2, 3]);
@@ -157,7 +176,13 @@ export function describeSupportStore(name: string, factory: () => Promise<{ stor
       const input = conversationInput();
       const id = input.conversation.id;
       await store.createConversation(input);
-      const r = await store.appendMessage({ conversationId: id, expectedSeq: 0, message: message(id), patch: { status: "closed" }, events: [event("x")] });
+      const r = await store.appendMessage({
+        conversationId: id,
+        expectedSeq: 0,
+        message: message(id),
+        patch: { status: "closed" },
+        events: [event("x")],
+      });
       expect(r).toEqual({ ok: false, reason: "conflict" });
       const u = await store.updateConversation({ conversationId: id, expectedSeq: 5, patch: { status: "closed" }, events: [event("x")] });
       expect(u).toEqual({ ok: false, reason: "conflict" });
@@ -167,20 +192,53 @@ export function describeSupportStore(name: string, factory: () => Promise<{ stor
     });
 
     test("writes to a missing conversation are not_found", async () => {
-      expect(await store.appendMessage({ conversationId: "conv_nope", expectedSeq: 0, message: message("conv_nope"), patch: {}, events: [] })).toEqual({ ok: false, reason: "not_found" });
-      expect(await store.updateConversation({ conversationId: "conv_nope", expectedSeq: 0, patch: {}, events: [] })).toEqual({ ok: false, reason: "not_found" });
-      expect((await store.updateMessage({ conversationId: "conv_nope", expectedSeq: 0, messageId: "m", body: "x", updatedAt: at(1), patch: {}, events: [] })).ok).toBe(false);
-      expect((await store.deleteMessage({ conversationId: "conv_nope", expectedSeq: 0, messageId: "m", patch: {}, events: [] })).ok).toBe(false);
-      expect((await store.deleteConversation({ conversationId: "conv_nope", expectedSeq: 0, deletedAt: at(1), events: [] })).ok).toBe(false);
+      expect(
+        await store.appendMessage({ conversationId: "conv_nope", expectedSeq: 0, message: message("conv_nope"), patch: {}, events: [] }),
+      ).toEqual({ ok: false, reason: "not_found" });
+      expect(await store.updateConversation({ conversationId: "conv_nope", expectedSeq: 0, patch: {}, events: [] })).toEqual({
+        ok: false,
+        reason: "not_found",
+      });
+      expect(
+        (
+          await store.updateMessage({
+            conversationId: "conv_nope",
+            expectedSeq: 0,
+            messageId: "m",
+            body: "x",
+            updatedAt: at(1),
+            patch: {},
+            events: [],
+          })
+        ).ok,
+      ).toBe(false);
+      expect((await store.deleteMessage({ conversationId: "conv_nope", expectedSeq: 0, messageId: "m", patch: {}, events: [] })).ok).toBe(
+        false,
+      );
+      expect((await store.deleteConversation({ conversationId: "conv_nope", expectedSeq: 0, deletedAt: at(1), events: [] })).ok).toBe(
+        false,
+      );
     });
 
     test("a repeated clientMessageId answers the original and writes nothing, whatever expectedSeq", async () => {
       const input = conversationInput();
       const id = input.conversation.id;
       await store.createConversation(input);
-      const first = await store.appendMessage({ conversationId: id, expectedSeq: 1, message: message(id, { clientMessageId: "msg_1" }), patch: {}, events: [event("new_comment")] });
+      const first = await store.appendMessage({
+        conversationId: id,
+        expectedSeq: 1,
+        message: message(id, { clientMessageId: "msg_1" }),
+        patch: {},
+        events: [event("new_comment")],
+      });
       expect(first.ok).toBe(true);
-      const again = await store.appendMessage({ conversationId: id, expectedSeq: 0, message: message(id, { clientMessageId: "msg_1", body: "other" }), patch: {}, events: [event("new_comment")] });
+      const again = await store.appendMessage({
+        conversationId: id,
+        expectedSeq: 0,
+        message: message(id, { clientMessageId: "msg_1", body: "other" }),
+        patch: {},
+        events: [event("new_comment")],
+      });
       expect(again.ok).toBe(false);
       if (again.ok || again.reason !== "duplicate" || !first.ok) throw new Error("expected duplicate");
       expect(again.message).toEqual(first.message);
@@ -188,7 +246,13 @@ export function describeSupportStore(name: string, factory: () => Promise<{ stor
       // the key is per conversation
       const other = conversationInput();
       await store.createConversation(other);
-      const elsewhere = await store.appendMessage({ conversationId: other.conversation.id, expectedSeq: 1, message: message(other.conversation.id, { clientMessageId: "msg_1" }), patch: {}, events: [event("new_comment")] });
+      const elsewhere = await store.appendMessage({
+        conversationId: other.conversation.id,
+        expectedSeq: 1,
+        message: message(other.conversation.id, { clientMessageId: "msg_1" }),
+        patch: {},
+        events: [event("new_comment")],
+      });
       expect(elsewhere.ok).toBe(true);
     });
 
@@ -197,7 +261,15 @@ export function describeSupportStore(name: string, factory: () => Promise<{ stor
       const id = input.conversation.id;
       await store.createConversation(input);
       const results = await Promise.all(
-        Array.from({ length: 20 }, () => store.appendMessage({ conversationId: id, expectedSeq: 1, message: message(id, { clientMessageId: "msg_race" }), patch: {}, events: [event("new_comment")] })),
+        Array.from({ length: 20 }, () =>
+          store.appendMessage({
+            conversationId: id,
+            expectedSeq: 1,
+            message: message(id, { clientMessageId: "msg_race" }),
+            patch: {},
+            events: [event("new_comment")],
+          }),
+        ),
       );
       const ok = results.filter((r) => r.ok);
       expect(ok).toHaveLength(1);
@@ -211,7 +283,12 @@ export function describeSupportStore(name: string, factory: () => Promise<{ stor
       const input = conversationInput();
       const id = input.conversation.id;
       await store.createConversation(input);
-      const r = await store.updateConversation({ conversationId: id, expectedSeq: 1, patch: { labels: ["x", "y"], assignee: "bob" }, events: [event("labels_changed"), event("assignee_changed")] });
+      const r = await store.updateConversation({
+        conversationId: id,
+        expectedSeq: 1,
+        patch: { labels: ["x", "y"], assignee: "bob" },
+        events: [event("labels_changed"), event("assignee_changed")],
+      });
       expect(r.ok && r.seqs).toEqual([2, 3]);
       expect(await store.getConversation({ id })).toMatchObject({ labels: ["x", "y"], assignee: "bob", lastSeq: 3, status: "new" });
       const back = await store.updateConversation({ conversationId: id, expectedSeq: 3, patch: { assignee: null }, events: [] });
@@ -223,27 +300,68 @@ export function describeSupportStore(name: string, factory: () => Promise<{ stor
       const input = conversationInput();
       const id = input.conversation.id;
       await store.createConversation(input);
-      const u = await store.updateMessage({ conversationId: id, expectedSeq: 1, messageId: input.message.id, body: "edited", updatedAt: at(5), patch: { updatedAt: at(5) }, events: [event("comment_edited", 5)] });
+      const u = await store.updateMessage({
+        conversationId: id,
+        expectedSeq: 1,
+        messageId: input.message.id,
+        body: "edited",
+        updatedAt: at(5),
+        patch: { updatedAt: at(5) },
+        events: [event("comment_edited", 5)],
+      });
       expect(u.ok).toBe(true);
-      expect(await store.getMessage({ conversationId: id, id: input.message.id })).toMatchObject({ body: "edited", updatedAt: at(5), seq: 1 });
+      expect(await store.getMessage({ conversationId: id, id: input.message.id })).toMatchObject({
+        body: "edited",
+        updatedAt: at(5),
+        seq: 1,
+      });
       expect((await store.getConversation({ id }))?.updatedAt).toBe(at(5));
-      const missing = await store.updateMessage({ conversationId: id, expectedSeq: 2, messageId: "cmt_missing", body: "x", updatedAt: at(6), patch: {}, events: [event("x")] });
+      const missing = await store.updateMessage({
+        conversationId: id,
+        expectedSeq: 2,
+        messageId: "cmt_missing",
+        body: "x",
+        updatedAt: at(6),
+        patch: {},
+        events: [event("x")],
+      });
       expect(missing).toEqual({ ok: false, reason: "not_found" });
-      const nulled = await store.updateMessage({ conversationId: id, expectedSeq: 2, messageId: input.message.id, body: null, updatedAt: at(6), patch: {}, events: [] });
+      const nulled = await store.updateMessage({
+        conversationId: id,
+        expectedSeq: 2,
+        messageId: input.message.id,
+        body: null,
+        updatedAt: at(6),
+        patch: {},
+        events: [],
+      });
       expect(nulled.ok).toBe(true);
       expect((await store.getMessage({ conversationId: id, id: input.message.id }))?.body).toBeNull();
-      const d = await store.deleteMessage({ conversationId: id, expectedSeq: 2, messageId: input.message.id, patch: {}, events: [event("comment_deleted", 7)] });
+      const d = await store.deleteMessage({
+        conversationId: id,
+        expectedSeq: 2,
+        messageId: input.message.id,
+        patch: {},
+        events: [event("comment_deleted", 7)],
+      });
       expect(d.ok && d.seqs).toEqual([3]);
       expect(await store.listMessages({ conversationId: id })).toEqual([]);
       expect(await store.getMessage({ conversationId: id, id: input.message.id })).toBeNull();
-      expect(await store.deleteMessage({ conversationId: id, expectedSeq: 3, messageId: input.message.id, patch: {}, events: [] })).toEqual({ ok: false, reason: "not_found" });
+      expect(await store.deleteMessage({ conversationId: id, expectedSeq: 3, messageId: input.message.id, patch: {}, events: [] })).toEqual(
+        { ok: false, reason: "not_found" },
+      );
     });
 
     test("deleteConversation leaves a tombstone whose events stay readable", async () => {
       const input = conversationInput({ productSlug: uid("prod") });
       const id = input.conversation.id;
       await store.createConversation(input);
-      const r = await store.deleteConversation({ conversationId: id, expectedSeq: 1, deletedAt: at(9), events: [event("issue_deleted", 9)] });
+      const r = await store.deleteConversation({
+        conversationId: id,
+        expectedSeq: 1,
+        deletedAt: at(9),
+        events: [event("issue_deleted", 9)],
+      });
       expect(r.ok && r.seqs).toEqual([2]);
       const c = await store.getConversation({ id });
       expect(c?.deletedAt).toBe(at(9));
@@ -251,8 +369,14 @@ export function describeSupportStore(name: string, factory: () => Promise<{ stor
       expect(await store.listMessages({ conversationId: id })).toEqual([]);
       const evs = await store.readEvents({ conversationId: id, afterSeq: 1, limit: 10 });
       expect(evs.events.map((e) => e.type)).toEqual(["issue_deleted"]);
-      expect(await store.appendMessage({ conversationId: id, expectedSeq: 2, message: message(id), patch: {}, events: [] })).toEqual({ ok: false, reason: "not_found" });
-      expect(await store.updateConversation({ conversationId: id, expectedSeq: 2, patch: {}, events: [] })).toEqual({ ok: false, reason: "not_found" });
+      expect(await store.appendMessage({ conversationId: id, expectedSeq: 2, message: message(id), patch: {}, events: [] })).toEqual({
+        ok: false,
+        reason: "not_found",
+      });
+      expect(await store.updateConversation({ conversationId: id, expectedSeq: 2, patch: {}, events: [] })).toEqual({
+        ok: false,
+        reason: "not_found",
+      });
     });
 
     test("readEvents pages after a seq; pruning reports what is gone", async () => {
@@ -260,7 +384,12 @@ export function describeSupportStore(name: string, factory: () => Promise<{ stor
       const id = input.conversation.id;
       await store.createConversation(input);
       for (let i = 1; i <= 5; i++) {
-        const r = await store.updateConversation({ conversationId: id, expectedSeq: i, patch: {}, events: [event("labels_changed", i * 100)] });
+        const r = await store.updateConversation({
+          conversationId: id,
+          expectedSeq: i,
+          patch: {},
+          events: [event("labels_changed", i * 100)],
+        });
         expect(r.ok).toBe(true);
       }
       const page = await store.readEvents({ conversationId: id, afterSeq: 2, limit: 2 });

@@ -1,6 +1,15 @@
 // Status machine, default subject, constant-time compare and the agent cursor.
 import { describe, expect, it } from "vitest";
-import { isOpen, onAgentReply, onClose, onCustomerMessage, STATUSES, stateOf, statusChangeEffects, wireLabels } from "../src/domain/status.js";
+import {
+  isOpen,
+  onAgentReply,
+  onClose,
+  onCustomerMessage,
+  STATUSES,
+  stateOf,
+  statusChangeEffects,
+  wireLabels,
+} from "../src/domain/status.js";
 import { defaultSubject, FALLBACK_SUBJECT } from "../src/domain/subject.js";
 import { constantTimeEqual } from "../src/http/auth.js";
 import { decodeCursor, encodeCursor } from "../src/routes/agent.js";
@@ -15,12 +24,14 @@ describe("status machine", () => {
   });
 
   it("customer message: open -> waiting-for-agent, resolved reopens, closed refuses", () => {
-    for (const s of ["new", "waiting-for-agent", "waiting-for-customer", "resolved"] as const) expect(onCustomerMessage(s)).toEqual({ ok: true, next: "waiting-for-agent" });
+    for (const s of ["new", "waiting-for-agent", "waiting-for-customer", "resolved"] as const)
+      expect(onCustomerMessage(s)).toEqual({ ok: true, next: "waiting-for-agent" });
     expect(onCustomerMessage("closed")).toEqual({ ok: false, reason: "closed" });
   });
 
   it("agent reply: open -> waiting-for-customer; resolved and closed stay", () => {
-    for (const s of ["new", "waiting-for-agent", "waiting-for-customer"] as const) expect(onAgentReply(s)).toEqual({ ok: true, next: "waiting-for-customer" });
+    for (const s of ["new", "waiting-for-agent", "waiting-for-customer"] as const)
+      expect(onAgentReply(s)).toEqual({ ok: true, next: "waiting-for-customer" });
     expect(onAgentReply("resolved")).toEqual({ ok: true, next: "resolved" });
     expect(onAgentReply("closed")).toEqual({ ok: true, next: "closed" });
   });

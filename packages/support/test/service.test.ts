@@ -17,7 +17,13 @@ function make(o: Partial<Parameters<typeof createSupportService>[0]> = {}): Supp
 }
 
 async function req(s: SupportService, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const r = await s.fetch(new Request(`http://kit${path}`, { method, headers: { "content-type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body) }));
+  const r = await s.fetch(
+    new Request(`http://kit${path}`, {
+      method,
+      headers: { "content-type": "application/json", ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+  );
   const text = await r.text();
   return { status: r.status, headers: r.headers, body: text ? JSON.parse(text) : undefined };
 }
@@ -123,7 +129,11 @@ describe("support service", () => {
 
   it("configurable window and maximum per product", async () => {
     const clock = manualClock(0);
-    const s = make({ clock, products: [{ slug: "demo", limits: { rateLimit: 2, rateWindowMs: 10_000 } }, "free"], limits: { rateLimit: 1000 } });
+    const s = make({
+      clock,
+      products: [{ slug: "demo", limits: { rateLimit: 2, rateWindowMs: 10_000 } }, "free"],
+      limits: { rateLimit: 1000 },
+    });
     const c = cust();
     const hit = (p: string) => req(s, "GET", `/api/conversations/find?productSlug=${p}&customerId=${c}`);
     expect((await hit("demo")).status).toBe(200);
@@ -163,7 +173,12 @@ describe("support service", () => {
     await bus.publish(`support:conversation:${id}`, { conversationId: id, seq: 99 });
     // a write that skips the bus (another writer, lost notice) is still delivered with the next notice
     const c2 = await store.getConversation({ id });
-    await store.updateConversation({ conversationId: id, expectedSeq: c2!.lastSeq, patch: { assignee: "direct" }, events: [{ type: "assignee_changed", data: { assignee: "direct" }, createdAt: new Date().toISOString() }] });
+    await store.updateConversation({
+      conversationId: id,
+      expectedSeq: c2!.lastSeq,
+      patch: { assignee: "direct" },
+      events: [{ type: "assignee_changed", data: { assignee: "direct" }, createdAt: new Date().toISOString() }],
+    });
     await s.api.agent.setLabels(id, ["x"]);
     await until(() => st.frames.some((f) => f.type === "labels_changed"), "labels");
     expect(st.frames.filter((f) => f.id).map((f) => [f.id, f.type])).toEqual([
@@ -215,16 +230,28 @@ describe("support service", () => {
   it("in-process api mirrors the HTTP operations", async () => {
     const s = make();
     const c = cust();
-    const { conversationId: id } = await s.api.createConversation({ productSlug: "demo", customerId: c, message: "Subject line\nbody", clientMessageId: "msg_a" });
+    const { conversationId: id } = await s.api.createConversation({
+      productSlug: "demo",
+      customerId: c,
+      message: "Subject line\nbody",
+      clientMessageId: "msg_a",
+    });
     const d = await s.api.getConversation({ productSlug: "demo", customerId: c, conversationId: id });
     expect(d.issue.title).toBe("Subject line");
     expect(d.issue.body).toContain("clientMessageId=msg_a");
     const m1 = await s.api.postMessage({ productSlug: "demo", customerId: c, conversationId: id, message: "x", clientMessageId: "msg_b" });
     const m2 = await s.api.postMessage({ productSlug: "demo", customerId: c, conversationId: id, message: "x", clientMessageId: "msg_b" });
     expect(m2).toEqual(m1);
-    expect(await s.api.closeConversation({ productSlug: "demo", customerId: c, conversationId: id, action: "close" })).toEqual({ success: true, message: "Conversation closed" });
-    await expect(s.api.postMessage({ productSlug: "demo", customerId: c, conversationId: id, message: "x" })).rejects.toMatchObject({ status: 409 });
-    await expect(s.api.getConversation({ productSlug: "demo", customerId: cust(), conversationId: id })).rejects.toMatchObject({ status: 404 });
+    expect(await s.api.closeConversation({ productSlug: "demo", customerId: c, conversationId: id, action: "close" })).toEqual({
+      success: true,
+      message: "Conversation closed",
+    });
+    await expect(s.api.postMessage({ productSlug: "demo", customerId: c, conversationId: id, message: "x" })).rejects.toMatchObject({
+      status: 409,
+    });
+    await expect(s.api.getConversation({ productSlug: "demo", customerId: cust(), conversationId: id })).rejects.toMatchObject({
+      status: 404,
+    });
     expect((await s.api.listConversations({ productSlug: "nope", customerId: c })).conversations).toEqual([]);
   });
 

@@ -3,7 +3,10 @@
 import type { Clock, Logger, PubSub, RateLimiter, Service } from "@mountkit/core";
 import { createSupportService, type SupportStore } from "@mountkit/support";
 
-export async function supportFromEnv(env: NodeJS.ProcessEnv, deps: { logger: Logger; clock?: Clock; store?: SupportStore; bus?: PubSub; limiter?: RateLimiter }): Promise<Service> {
+export async function supportFromEnv(
+  env: NodeJS.ProcessEnv,
+  deps: { logger: Logger; clock?: Clock; store?: SupportStore; bus?: PubSub; limiter?: RateLimiter },
+): Promise<Service> {
   const products = (env.SUPPORT_PRODUCTS ?? "demo")
     .split(",")
     .map((s) => s.trim())
@@ -11,7 +14,8 @@ export async function supportFromEnv(env: NodeJS.ProcessEnv, deps: { logger: Log
   if (!products.length) throw new Error("SUPPORT_PRODUCTS must name at least one product slug");
   const raw = env.SUPPORT_RATE_LIMIT?.trim();
   const rate = raw ? Number(raw) : 20;
-  if (!Number.isSafeInteger(rate) || rate < 1) throw new Error("SUPPORT_RATE_LIMIT must be a positive integer (requests per second per product)");
+  if (!Number.isSafeInteger(rate) || rate < 1)
+    throw new Error("SUPPORT_RATE_LIMIT must be a positive integer (requests per second per product)");
   const spiToken = env.SUPPORT_SPI_TOKEN || undefined;
   const agentToken = env.SUPPORT_AGENT_TOKEN || undefined;
   if (!spiToken) deps.logger.info("support: SUPPORT_SPI_TOKEN not set, /care refuses every call with 401");

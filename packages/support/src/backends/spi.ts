@@ -48,7 +48,8 @@ function toComment(raw: unknown): Comment {
 }
 
 export function spiBackend(options: SpiBackendOptions): CustomerBackend {
-  const base = () => `${(typeof options.baseUrl === "function" ? options.baseUrl() : options.baseUrl).replace(/\/+$/, "")}/care/conversations`;
+  const base = () =>
+    `${(typeof options.baseUrl === "function" ? options.baseUrl() : options.baseUrl).replace(/\/+$/, "")}/care/conversations`;
   const doFetch = options.fetch ?? fetch;
   const timeoutMs = options.timeoutMs ?? 10_000;
 
@@ -59,7 +60,11 @@ export function spiBackend(options: SpiBackendOptions): CustomerBackend {
     try {
       res = await doFetch(url, {
         method,
-        headers: { authorization: `Bearer ${options.token}`, accept: "application/json", ...(init.body !== undefined ? { "content-type": "application/json" } : {}) },
+        headers: {
+          authorization: `Bearer ${options.token}`,
+          accept: "application/json",
+          ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
+        },
         body: init.body === undefined ? undefined : JSON.stringify(init.body),
         signal: AbortSignal.timeout(timeoutMs),
       });

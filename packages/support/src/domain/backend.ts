@@ -11,7 +11,9 @@ export interface CustomerScope {
 export interface CustomerBackend {
   /** `builtin`, `spi`, ...: shown in logs and used to pick what the agent side can reach. */
   readonly kind: string;
-  createConversation(input: CustomerScope & { subject: string; body: string; clientMessageId: string | null }): Promise<{ conversationId: string; createdAt: string }>;
+  createConversation(
+    input: CustomerScope & { subject: string; body: string; clientMessageId: string | null },
+  ): Promise<{ conversationId: string; createdAt: string }>;
   /** Open and closed, most recent activity first. */
   listConversations(input: CustomerScope): Promise<Summary[]>;
   /** Null when missing or not this customer's (callers answer 404 either way). */

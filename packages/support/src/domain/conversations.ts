@@ -62,7 +62,13 @@ function statusEvents(c: ConversationRecord, to: Status, at: string): { patch: C
   return { patch: fx.labelsChanged ? { status: to, updatedAt: at } : {}, events };
 }
 
-export function createConversations(deps: { store: SupportStore; bus: PubSub; clock: Clock; ids: IdGenerator; logger: Logger }): Conversations {
+export function createConversations(deps: {
+  store: SupportStore;
+  bus: PubSub;
+  clock: Clock;
+  ids: IdGenerator;
+  logger: Logger;
+}): Conversations {
   const { store, bus, clock, ids, logger } = deps;
   const now = () => iso(clock.now());
 
@@ -70,7 +76,9 @@ export function createConversations(deps: { store: SupportStore; bus: PubSub; cl
     const seq = seqs[seqs.length - 1];
     if (seq === undefined) return;
     // A lost notice only delays delivery until the next one; the log is the source of truth.
-    bus.publish(conversationTopic(conversationId), { conversationId, seq }).catch((error) => logger.warn("support: publish failed", { conversationId, error }));
+    bus
+      .publish(conversationTopic(conversationId), { conversationId, seq })
+      .catch((error) => logger.warn("support: publish failed", { conversationId, error }));
   }
 
   async function live(id: string): Promise<ConversationRecord> {
@@ -81,7 +89,8 @@ export function createConversations(deps: { store: SupportStore; bus: PubSub; cl
 
   async function owned(scope: { productSlug: string; customerId: string }, id: string): Promise<ConversationRecord> {
     const c = await store.getConversation({ id });
-    if (!c || c.deletedAt || c.productSlug !== scope.productSlug || c.customerId !== scope.customerId) throw supportError("conversation_not_found");
+    if (!c || c.deletedAt || c.productSlug !== scope.productSlug || c.customerId !== scope.customerId)
+      throw supportError("conversation_not_found");
     return c;
   }
 
@@ -109,9 +118,29 @@ export function createConversations(deps: { store: SupportStore; bus: PubSub; cl
     async createConversation({ productSlug, customerId, subject, body, clientMessageId }) {
       const at = now();
       const id = ids("conv");
-      const message = { id: ids("cmt"), conversationId: id, body, author: CUSTOMER_AUTHOR, isCustomer: true, clientMessageId, createdAt: at, updatedAt: at };
+      const message = {
+        id: ids("cmt"),
+        conversationId: id,
+        body,
+        author: CUSTOMER_AUTHOR,
+        isCustomer: true,
+        clientMessageId,
+        createdAt: at,
+        updatedAt: at,
+      };
       const { conversation } = await store.createConversation({
-        conversation: { id, productSlug, customerId, subject, status: "new", labels: [], assignee: null, firstMessageId: message.id, createdAt: at, updatedAt: at },
+        conversation: {
+          id,
+          productSlug,
+          customerId,
+          subject,
+          status: "new",
+          labels: [],
+          assignee: null,
+          firstMessageId: message.id,
+          createdAt: at,
+          updatedAt: at,
+        },
         message,
         events: [ev.newComment(comment({ ...message, seq: 0 }), at)],
       });
@@ -146,7 +175,16 @@ export function createConversations(deps: { store: SupportStore; bus: PubSub; cl
             throw supportError("conversation_closed");
           }
           const at = now();
-          const message = { id: ids("cmt"), conversationId, body, author: CUSTOMER_AUTHOR, isCustomer: true, clientMessageId, createdAt: at, updatedAt: at };
+          const message = {
+            id: ids("cmt"),
+            conversationId,
+            body,
+            author: CUSTOMER_AUTHOR,
+            isCustomer: true,
+            clientMessageId,
+            createdAt: at,
+            updatedAt: at,
+          };
           const s = statusEvents(c, t.next, at);
           const w = await store.appendMessage({
             conversationId,
@@ -217,7 +255,12 @@ export function createConversations(deps: { store: SupportStore; bus: PubSub; cl
     async agentDetail(id) {
       const c = await store.getConversation({ id });
       if (!c || c.deletedAt) return null;
-      return { ...view(c, await store.listMessages({ conversationId: id })), customerId: c.customerId, productSlug: c.productSlug, assignee: c.assignee };
+      return {
+        ...view(c, await store.listMessages({ conversationId: id })),
+        customerId: c.customerId,
+        productSlug: c.productSlug,
+        assignee: c.assignee,
+      };
     },
 
     async reply(id, { body, author }) {
@@ -227,7 +270,16 @@ export function createConversations(deps: { store: SupportStore; bus: PubSub; cl
           const at = now();
           const t = onAgentReply(c.status);
           const next = t.ok ? t.next : c.status;
-          const message = { id: ids("cmt"), conversationId: id, body, author, isCustomer: false, clientMessageId: null, createdAt: at, updatedAt: at };
+          const message = {
+            id: ids("cmt"),
+            conversationId: id,
+            body,
+            author,
+            isCustomer: false,
+            clientMessageId: null,
+            createdAt: at,
+            updatedAt: at,
+          };
           const s = statusEvents(c, next, at);
           return store.appendMessage({
             conversationId: id,
@@ -262,7 +314,8 @@ export function createConversations(deps: { store: SupportStore; bus: PubSub; cl
             patch: { updatedAt: at },
             events: [ev.commentEdited(edited, at)],
           });
-          if (!w.ok && w.reason === "not_found" && !(await store.getMessage({ conversationId: id, id: messageId }))) throw supportError("message_not_found");
+          if (!w.ok && w.reason === "not_found" && !(await store.getMessage({ conversationId: id, id: messageId })))
+            throw supportError("message_not_found");
           return w;
         },
       );
@@ -274,8 +327,15 @@ export function createConversations(deps: { store: SupportStore; bus: PubSub; cl
         () => live(id),
         async (c) => {
           const at = now();
-          const w = await store.deleteMessage({ conversationId: id, expectedSeq: c.lastSeq, messageId, patch: { updatedAt: at }, events: [ev.commentDeleted(messageId, at)] });
-          if (!w.ok && w.reason === "not_found" && (await store.getConversation({ id }))?.deletedAt === null) throw supportError("message_not_found");
+          const w = await store.deleteMessage({
+            conversationId: id,
+            expectedSeq: c.lastSeq,
+            messageId,
+            patch: { updatedAt: at },
+            events: [ev.commentDeleted(messageId, at)],
+          });
+          if (!w.ok && w.reason === "not_found" && (await store.getConversation({ id }))?.deletedAt === null)
+            throw supportError("message_not_found");
           return w;
         },
       );
@@ -287,7 +347,12 @@ export function createConversations(deps: { store: SupportStore; bus: PubSub; cl
         () => live(id),
         (c) => {
           const at = now();
-          return store.updateConversation({ conversationId: id, expectedSeq: c.lastSeq, patch: { labels: clean }, events: [ev.labelsChanged(wireLabels(c.status, clean), c.status, at)] });
+          return store.updateConversation({
+            conversationId: id,
+            expectedSeq: c.lastSeq,
+            patch: { labels: clean },
+            events: [ev.labelsChanged(wireLabels(c.status, clean), c.status, at)],
+          });
         },
       );
       return wireLabels(r!.conversation.status, r!.conversation.labels);
@@ -296,7 +361,13 @@ export function createConversations(deps: { store: SupportStore; bus: PubSub; cl
     async setAssignee(id, assignee) {
       const r = await mutate(
         () => live(id),
-        (c) => store.updateConversation({ conversationId: id, expectedSeq: c.lastSeq, patch: { assignee }, events: [ev.assigneeChanged(assignee, now())] }),
+        (c) =>
+          store.updateConversation({
+            conversationId: id,
+            expectedSeq: c.lastSeq,
+            patch: { assignee },
+            events: [ev.assigneeChanged(assignee, now())],
+          }),
       );
       return r!.conversation.assignee;
     },

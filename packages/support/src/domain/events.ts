@@ -25,14 +25,21 @@ export interface EventNotice {
 export const conversationTopic = (conversationId: string) => `support:conversation:${conversationId}`;
 
 export const isNotice = (m: unknown): m is EventNotice =>
-  typeof m === "object" && m !== null && typeof (m as EventNotice).conversationId === "string" && typeof (m as EventNotice).seq === "number";
+  typeof m === "object" &&
+  m !== null &&
+  typeof (m as EventNotice).conversationId === "string" &&
+  typeof (m as EventNotice).seq === "number";
 
 export const ev = {
   newComment: (c: Comment, at: string): EventInput => ({ type: "new_comment", data: c, createdAt: at }),
   commentEdited: (c: Comment & { updatedAt: string }, at: string): EventInput => ({ type: "comment_edited", data: c, createdAt: at }),
   commentDeleted: (id: string, at: string): EventInput => ({ type: "comment_deleted", data: { id }, createdAt: at }),
   stateUpdate: (state: State, status: Status, at: string): EventInput => ({ type: "state_update", data: { state, status }, createdAt: at }),
-  labelsChanged: (labels: string[], status: Status, at: string): EventInput => ({ type: "labels_changed", data: { labels, status }, createdAt: at }),
+  labelsChanged: (labels: string[], status: Status, at: string): EventInput => ({
+    type: "labels_changed",
+    data: { labels, status },
+    createdAt: at,
+  }),
   assigneeChanged: (assignee: string | null, at: string): EventInput => ({ type: "assignee_changed", data: { assignee }, createdAt: at }),
   issueDeleted: (id: string, at: string): EventInput => ({ type: "issue_deleted", data: { id }, createdAt: at }),
 };

@@ -40,14 +40,25 @@ export interface ProductRegistry {
   list(): Product[];
 }
 
-export function productRegistry(configs: readonly ProductConfig[], builtin: CustomerBackend, defaults: Partial<ProductLimits> = {}): ProductRegistry {
+export function productRegistry(
+  configs: readonly ProductConfig[],
+  builtin: CustomerBackend,
+  defaults: Partial<ProductLimits> = {},
+): ProductRegistry {
   const bySlug = new Map<string, Product>();
   for (const c of configs) {
     if (!SLUG.test(c.slug)) throw new Error(`invalid product slug ${JSON.stringify(c.slug)}`);
     if (bySlug.has(c.slug)) throw new Error(`product ${c.slug} configured twice`);
     const limits = { ...DEFAULT_LIMITS, ...defaults, ...c.limits };
-    if (!(limits.rateLimit >= 1 && limits.rateWindowMs >= 1 && limits.maxStreamsPerCustomer >= 1)) throw new Error(`invalid limits for product ${c.slug}`);
-    bySlug.set(c.slug, { slug: c.slug, name: c.name ?? c.slug, backend: c.backend ?? builtin, builtin: !c.backend || c.backend === builtin, limits });
+    if (!(limits.rateLimit >= 1 && limits.rateWindowMs >= 1 && limits.maxStreamsPerCustomer >= 1))
+      throw new Error(`invalid limits for product ${c.slug}`);
+    bySlug.set(c.slug, {
+      slug: c.slug,
+      name: c.name ?? c.slug,
+      backend: c.backend ?? builtin,
+      builtin: !c.backend || c.backend === builtin,
+      limits,
+    });
   }
   return {
     get: (slug) => bySlug.get(slug),

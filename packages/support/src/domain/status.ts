@@ -42,4 +42,7 @@ export function statusChangeEffects(from: Status, to: Status): { stateFlipped: b
 }
 
 /** `labels` as the wire shows them: the status label first, then the agent's labels. */
-export const wireLabels = (status: Status, agentLabels: readonly string[]): string[] => [status, ...agentLabels.filter((l) => l !== status)];
+export const wireLabels = (status: Status, agentLabels: readonly string[]): string[] => [
+  status,
+  ...agentLabels.filter((l) => l !== status),
+];

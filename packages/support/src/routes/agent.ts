@@ -6,7 +6,17 @@ import { isStatus, type Status } from "../domain/status.js";
 import { supportError } from "../errors.js";
 import { bearer } from "../http/auth.js";
 import type { SupportContext } from "../http/context.js";
-import { AgentDetailSchema, AgentSummarySchema, CommentSchema, IdParam, MessageBody, MessageIdParams, ProductSlug, StatusSchema, SummarySchema } from "./schemas.js";
+import {
+  AgentDetailSchema,
+  AgentSummarySchema,
+  CommentSchema,
+  IdParam,
+  MessageBody,
+  MessageIdParams,
+  ProductSlug,
+  StatusSchema,
+  SummarySchema,
+} from "./schemas.js";
 
 const BASE = "/agent/conversations";
 const tags = ["agent"];
@@ -24,7 +34,10 @@ const ListQuery = z.object({
 
 /** Keyset cursor: the last row's (updatedAt, id), opaque to clients. */
 export function encodeCursor(pos: { updatedAt: string; id: string }): string {
-  return btoa(JSON.stringify([pos.updatedAt, pos.id])).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(JSON.stringify([pos.updatedAt, pos.id]))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 export function decodeCursor(cursor: string): { updatedAt: string; id: string } {
@@ -58,7 +71,10 @@ export function agentRoutes(cx: SupportContext): Route[] {
       operationId: "agentListConversations",
       summary: "A product's conversations across customers, most recent activity first",
       query: ListQuery,
-      responses: { 200: { description: "OK", schema: z.object({ items: z.array(AgentSummarySchema), next: z.string().nullable() }) }, ...auth },
+      responses: {
+        200: { description: "OK", schema: z.object({ items: z.array(AgentSummarySchema), next: z.string().nullable() }) },
+        ...auth,
+      },
       async handler({ query }) {
         const product = cx.products.require(query.productSlug);
         const after = query.cursor ? decodeCursor(query.cursor) : undefined;

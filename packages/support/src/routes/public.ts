@@ -34,12 +34,20 @@ const CreateBody = z.object({
   subject: Subject.optional(),
   clientMessageId: ClientMessageId.optional(),
 });
-const PostBody = z.object({ productSlug: ProductSlug, customerId: CustomerId, message: MessageBody, clientMessageId: ClientMessageId.optional() });
+const PostBody = z.object({
+  productSlug: ProductSlug,
+  customerId: CustomerId,
+  message: MessageBody,
+  clientMessageId: ClientMessageId.optional(),
+});
 const CloseBody = z.object({ productSlug: ProductSlug, customerId: CustomerId, action: CloseActionSchema });
-const StreamQuery = CustomerQuery.extend({ lastEventId: z.string().optional().describe("Replay events after this id (same as the Last-Event-ID header)") });
+const StreamQuery = CustomerQuery.extend({
+  lastEventId: z.string().optional().describe("Replay events after this id (same as the Last-Event-ID header)"),
+});
 
 /** The hidden block every customer message is stored with. */
-const metaFor = (customerId: string, clientMessageId: string | undefined): Record<string, string> => (clientMessageId ? { customerId, clientMessageId } : { customerId });
+const metaFor = (customerId: string, clientMessageId: string | undefined): Record<string, string> =>
+  clientMessageId ? { customerId, clientMessageId } : { customerId };
 
 export function publicRoutes(cx: SupportContext): Route[] {
   return [
@@ -77,12 +85,17 @@ export function publicRoutes(cx: SupportContext): Route[] {
       summary: "The customer's conversations, open and closed, most recent activity first",
       tags,
       query: CustomerQuery,
-      responses: { 200: { description: "OK", schema: z.object({ conversations: z.array(SummarySchema) }) }, 400: err("Missing parameters") },
+      responses: {
+        200: { description: "OK", schema: z.object({ conversations: z.array(SummarySchema) }) },
+        400: err("Missing parameters"),
+      },
       async handler({ query }) {
         const product = cx.products.get(query.productSlug);
         if (!product) return json(200, { conversations: [] });
         await admit(cx, product);
-        return json(200, { conversations: await product.backend.listConversations({ productSlug: product.slug, customerId: query.customerId }) });
+        return json(200, {
+          conversations: await product.backend.listConversations({ productSlug: product.slug, customerId: query.customerId }),
+        });
       },
     }),
 
@@ -94,7 +107,10 @@ export function publicRoutes(cx: SupportContext): Route[] {
       tags,
       query: CustomerQuery,
       responses: {
-        200: { description: "OK", schema: z.union([z.object({ found: z.literal(true), conversationId: z.string() }), z.object({ found: z.literal(false) })]) },
+        200: {
+          description: "OK",
+          schema: z.union([z.object({ found: z.literal(true), conversationId: z.string() }), z.object({ found: z.literal(false) })]),
+        },
         400: err("Missing parameters"),
         404: err("Product not found"),
       },
@@ -123,7 +139,11 @@ export function publicRoutes(cx: SupportContext): Route[] {
       async handler({ params, query }) {
         const product = cx.products.require(query.productSlug);
         await admit(cx, product);
-        const v = await product.backend.getConversation({ productSlug: product.slug, customerId: query.customerId, conversationId: params.id });
+        const v = await product.backend.getConversation({
+          productSlug: product.slug,
+          customerId: query.customerId,
+          conversationId: params.id,
+        });
         if (!v) throw supportError("conversation_not_found");
         return json(200, issueDetail(v));
       },
@@ -138,7 +158,10 @@ export function publicRoutes(cx: SupportContext): Route[] {
       params: IdParam,
       body: PostBody,
       responses: {
-        200: { description: "Posted, or the original of a repeated clientMessageId", schema: z.object({ id: z.string(), createdAt: z.string() }) },
+        200: {
+          description: "Posted, or the original of a repeated clientMessageId",
+          schema: z.object({ id: z.string(), createdAt: z.string() }),
+        },
         400: err("Missing message, productSlug or customerId"),
         404: err("Conversation not found"),
         409: err("Conversation is closed"),
@@ -166,14 +189,22 @@ export function publicRoutes(cx: SupportContext): Route[] {
       params: IdParam,
       body: CloseBody,
       responses: {
-        200: { description: "Done (also when already resolved or closed)", schema: z.object({ success: z.literal(true), message: z.string() }) },
+        200: {
+          description: "Done (also when already resolved or closed)",
+          schema: z.object({ success: z.literal(true), message: z.string() }),
+        },
         400: err("Missing parameters or action not resolve/close"),
         404: err("Conversation not found"),
       },
       async handler({ params, body }) {
         const product = cx.products.require(body.productSlug);
         await admit(cx, product);
-        await product.backend.closeConversation({ productSlug: product.slug, customerId: body.customerId, conversationId: params.id, action: body.action });
+        await product.backend.closeConversation({
+          productSlug: product.slug,
+          customerId: body.customerId,
+          conversationId: params.id,
+          action: body.action,
+        });
         return json(200, { success: true, message: closeMessage(body.action) });
       },
     }),
@@ -182,7 +213,8 @@ export function publicRoutes(cx: SupportContext): Route[] {
       method: "GET",
       path: `${BASE}/:id/stream`,
       operationId: "streamConversation",
-      summary: "Server-Sent Events: connected, new_comment, comment_edited, comment_deleted, state_update, labels_changed, assignee_changed, issue_deleted, resync",
+      summary:
+        "Server-Sent Events: connected, new_comment, comment_edited, comment_deleted, state_update, labels_changed, assignee_changed, issue_deleted, resync",
       tags,
       params: IdParam,
       query: StreamQuery,
@@ -195,14 +227,24 @@ export function publicRoutes(cx: SupportContext): Route[] {
       async handler({ params, query, headers, signal }) {
         const product = cx.products.require(query.productSlug);
         if (!product.builtin) {
-          const remote = await product.backend.getConversation({ productSlug: product.slug, customerId: query.customerId, conversationId: params.id });
+          const remote = await product.backend.getConversation({
+            productSlug: product.slug,
+            customerId: query.customerId,
+            conversationId: params.id,
+          });
           if (!remote) throw supportError("conversation_not_found");
           throw supportError("not_supported", { message: "live events are not available for this product's backend" });
         }
         const c = await cx.conversations.get(params.id);
         if (!c || c.productSlug !== product.slug || c.customerId !== query.customerId) throw supportError("conversation_not_found");
         await admit(cx, product);
-        return openStream(cx, { product, conversation: c, customerId: query.customerId, lastEventId: parseLastEventId(headers["last-event-id"], query.lastEventId), signal });
+        return openStream(cx, {
+          product,
+          conversation: c,
+          customerId: query.customerId,
+          lastEventId: parseLastEventId(headers["last-event-id"], query.lastEventId),
+          signal,
+        });
       },
     }),
   ];

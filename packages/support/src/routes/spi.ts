@@ -46,7 +46,11 @@ export function spiRoutes(cx: SupportContext): Route[] {
       operationId: "spiListConversations",
       summary: "The customer's conversations",
       query: ListQuery,
-      responses: { 200: { description: "OK", schema: z.object({ conversations: z.array(SummarySchema) }) }, 400: err("Missing customerId"), 401: err("Bad or missing bearer token") },
+      responses: {
+        200: { description: "OK", schema: z.object({ conversations: z.array(SummarySchema) }) },
+        400: err("Missing customerId"),
+        401: err("Bad or missing bearer token"),
+      },
       async handler({ query }) {
         const p = await product();
         return json(200, { conversations: await p.backend.listConversations({ productSlug: p.slug, customerId: query.customerId }) });
@@ -59,7 +63,11 @@ export function spiRoutes(cx: SupportContext): Route[] {
       operationId: "spiCreateConversation",
       summary: "Create a conversation",
       body: CreateBody,
-      responses: { 200: { description: "Created", schema: z.object({ conversationId: z.string(), createdAt: z.string() }) }, 400: err("Invalid body"), 401: err("Bad or missing bearer token") },
+      responses: {
+        200: { description: "Created", schema: z.object({ conversationId: z.string(), createdAt: z.string() }) },
+        400: err("Invalid body"),
+        401: err("Bad or missing bearer token"),
+      },
       async handler({ body }) {
         const p = await product();
         const r = await p.backend.createConversation({
@@ -80,7 +88,11 @@ export function spiRoutes(cx: SupportContext): Route[] {
       summary: "Conversation detail with every message",
       params: IdParam,
       query: ListQuery,
-      responses: { 200: { description: "OK", schema: SpiDetailSchema }, 404: err("Not found or not this customer's"), 401: err("Bad or missing bearer token") },
+      responses: {
+        200: { description: "OK", schema: SpiDetailSchema },
+        404: err("Not found or not this customer's"),
+        401: err("Bad or missing bearer token"),
+      },
       async handler({ params, query }) {
         const p = await product();
         const v = await p.backend.getConversation({ productSlug: p.slug, customerId: query.customerId, conversationId: params.id });
@@ -104,7 +116,8 @@ export function spiRoutes(cx: SupportContext): Route[] {
         401: err("Bad or missing bearer token"),
       },
       async handler({ params, body }) {
-        if (body.conversationId !== params.id) throw supportError("invalid_request", { message: "conversationId in the body differs from the path" });
+        if (body.conversationId !== params.id)
+          throw supportError("invalid_request", { message: "conversationId in the body differs from the path" });
         const p = await product();
         const r = await p.backend.postMessage({
           productSlug: p.slug,
@@ -126,9 +139,15 @@ export function spiRoutes(cx: SupportContext): Route[] {
       body: CloseBody,
       responses: { 204: { description: "Done" }, 400: err("Invalid body"), 404: err("Not found"), 401: err("Bad or missing bearer token") },
       async handler({ params, body }) {
-        if (body.conversationId !== params.id) throw supportError("invalid_request", { message: "conversationId in the body differs from the path" });
+        if (body.conversationId !== params.id)
+          throw supportError("invalid_request", { message: "conversationId in the body differs from the path" });
         const p = await product();
-        await p.backend.closeConversation({ productSlug: p.slug, customerId: body.customerId, conversationId: params.id, action: body.action });
+        await p.backend.closeConversation({
+          productSlug: p.slug,
+          customerId: body.customerId,
+          conversationId: params.id,
+          action: body.action,
+        });
         return empty(204);
       },
     }),

@@ -119,7 +119,12 @@ export interface SupportStore {
   }): Promise<AppendMessageResult>;
 
   /** Applies `patch` and appends `events` when `lastSeq === expectedSeq`. */
-  updateConversation(input: { conversationId: string; expectedSeq: number; patch: ConversationPatch; events: EventInput[] }): Promise<WriteResult>;
+  updateConversation(input: {
+    conversationId: string;
+    expectedSeq: number;
+    patch: ConversationPatch;
+    events: EventInput[];
+  }): Promise<WriteResult>;
 
   /** Replaces a message's body; `not_found` also when the message is missing. */
   updateMessage(input: {
@@ -133,7 +138,13 @@ export interface SupportStore {
   }): Promise<WriteResult & { message?: MessageRecord }>;
 
   /** Removes a message; `not_found` also when the message is missing. */
-  deleteMessage(input: { conversationId: string; expectedSeq: number; messageId: string; patch: ConversationPatch; events: EventInput[] }): Promise<WriteResult>;
+  deleteMessage(input: {
+    conversationId: string;
+    expectedSeq: number;
+    messageId: string;
+    patch: ConversationPatch;
+    events: EventInput[];
+  }): Promise<WriteResult>;
 
   /** Marks the conversation deleted, drops its messages, appends `events` (kept for open streams). */
   deleteConversation(input: { conversationId: string; expectedSeq: number; deletedAt: string; events: EventInput[] }): Promise<WriteResult>;

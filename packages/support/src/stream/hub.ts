@@ -32,7 +32,10 @@ interface Feed {
 
 /** The wire JSON of one event (`{type, data, createdAt}`), serialised once for every stream. */
 export function frameOf(e: EventRecord): Frame {
-  const payload = e.data === null || e.data === undefined ? { type: e.type, createdAt: e.createdAt } : { type: e.type, data: e.data, createdAt: e.createdAt };
+  const payload =
+    e.data === null || e.data === undefined
+      ? { type: e.type, createdAt: e.createdAt }
+      : { type: e.type, data: e.data, createdAt: e.createdAt };
   return { seq: e.seq, event: { id: e.seq, data: JSON.stringify(payload) }, terminal: e.type === "issue_deleted" };
 }
 
@@ -41,7 +44,15 @@ export interface StreamHub {
    * A live stream of a conversation's events after `fromSeq`. `currentSeq` is the conversation's
    * `lastSeq` as read before the call; `first` frames go out before any event.
    */
-  open(input: { conversationId: string; fromSeq: number; currentSeq: number; first: SseEvent[]; signal: AbortSignal; maxBuffered?: number; onClose?: () => void }): Channel<SseEvent>;
+  open(input: {
+    conversationId: string;
+    fromSeq: number;
+    currentSeq: number;
+    first: SseEvent[];
+    signal: AbortSignal;
+    maxBuffered?: number;
+    onClose?: () => void;
+  }): Channel<SseEvent>;
   /** Streams currently open in this process. */
   readonly size: number;
   close(): void;

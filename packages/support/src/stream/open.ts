@@ -15,7 +15,10 @@ export function parseLastEventId(header: string | undefined, query: unknown): nu
   return LAST_EVENT_ID.test(s) ? Number(s) : undefined;
 }
 
-export function openStream(cx: SupportContext, input: { product: Product; conversation: ConversationRecord; customerId: string; lastEventId: number | undefined; signal: AbortSignal }): SseResult {
+export function openStream(
+  cx: SupportContext,
+  input: { product: Product; conversation: ConversationRecord; customerId: string; lastEventId: number | undefined; signal: AbortSignal },
+): SseResult {
   const { product, conversation: c, customerId } = input;
   const open = cx.streamsByCustomer.get(customerId) ?? 0;
   if (open >= product.limits.maxStreamsPerCustomer) throw supportError("too_many_streams", { headers: { "retry-after": "1" } });
@@ -28,6 +31,13 @@ export function openStream(cx: SupportContext, input: { product: Product; conver
   // a Last-Event-ID ahead of the log (another conversation's id, a forged value) means "from now"
   const fromSeq = input.lastEventId === undefined ? c.lastSeq : Math.min(input.lastEventId, c.lastSeq);
   const connected = { data: JSON.stringify({ type: "connected", createdAt: new Date(cx.clock.now()).toISOString() }) };
-  const events = cx.hub.open({ conversationId: c.id, fromSeq, currentSeq: c.lastSeq, first: [connected], signal: input.signal, onClose: release });
+  const events = cx.hub.open({
+    conversationId: c.id,
+    fromSeq,
+    currentSeq: c.lastSeq,
+    first: [connected],
+    signal: input.signal,
+    onClose: release,
+  });
   return sse(events, { retryMs: 1000, heartbeatMs: cx.heartbeatMs });
 }
