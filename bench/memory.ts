@@ -75,7 +75,7 @@ async function extractionThroughput(n: number) {
 }
 
 // --- 2./3. freshness and recall latency over HTTP ---------------------------------------------------
-async function seedEdges(service: MemoryService, brainId: string, from: number, to: number) {
+export async function seedEdges(service: MemoryService, brainId: string, from: number, to: number) {
   const r = rng(from + 1);
   const pick = <T>(a: readonly T[]) => a[Math.floor(r() * a.length)]!;
   const now = Date.now();
