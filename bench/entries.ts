@@ -13,7 +13,15 @@ import { generateSpec } from "../packages/entries/test/fixtures/spec-generator.j
 import { arg, spawnTarget, table } from "./lib.js";
 
 const run$ = promisify(execFile);
-const france = { emoji: "🇫🇷", name: "France", officialName: "French Republic", sovereignty: "UN member state", alpha2: "FR", alpha3: "FRA", numeric: "250" };
+const france = {
+  emoji: "🇫🇷",
+  name: "France",
+  officialName: "French Republic",
+  sovereignty: "UN member state",
+  alpha2: "FR",
+  alpha3: "FRA",
+  numeric: "250",
+};
 
 async function measure(url: string, path: string, body: string, token: string, seconds: number, connections: number) {
   const r = await autocannon({
@@ -29,10 +37,19 @@ async function measure(url: string, path: string, body: string, token: string, s
 
 async function child(mode: string, file: string, runs: number) {
   const script = fileURLToPath(new URL("./servers/entries-catalogue.ts", import.meta.url));
-  const { stdout } = await run$(process.execPath, ["--conditions=mountkit-source", "--import", "tsx", script, mode, file, String(runs)], { maxBuffer: 1 << 20 });
+  const { stdout } = await run$(process.execPath, ["--conditions=mountkit-source", "--import", "tsx", script, mode, file, String(runs)], {
+    maxBuffer: 1 << 20,
+  });
   const line = stdout.split("\n").find((l) => l.startsWith("result "));
   if (!line) throw new Error(`${mode}: no result`);
-  return JSON.parse(line.slice(7)) as { coldMs: number; warmMs: number; coldCpuMs: number; warmCpuMs: number; peakRssMb: number; outcome: unknown };
+  return JSON.parse(line.slice(7)) as {
+    coldMs: number;
+    warmMs: number;
+    coldCpuMs: number;
+    warmCpuMs: number;
+    peakRssMb: number;
+    outcome: unknown;
+  };
 }
 
 export async function run(args: string[]): Promise<void> {
@@ -44,14 +61,42 @@ export async function run(args: string[]): Promise<void> {
   const secret = `bench-${crypto.randomUUID()}`;
   const target = await spawnTarget("./servers/entries-target.ts", ["fastify"], { BENCH_SECRET: secret });
   const meta = { token: await signHs256(secret, { sub: "bench", expiresInSec: 3600 }), spec: `${target.url}/bench/spec.json` };
-  const countries = await measure(target.url, "/api/v1/types/countries/data", JSON.stringify({ name: "France", description: "bench", customData: france, tags: ["bench"] }), meta.token, seconds, connections);
-  const apis = await measure(target.url, "/api/v1/types/apis/data", JSON.stringify({ name: "API", description: "bench", customData: { specUrl: meta.spec } }), meta.token, seconds, connections);
+  const countries = await measure(
+    target.url,
+    "/api/v1/types/countries/data",
+    JSON.stringify({ name: "France", description: "bench", customData: france, tags: ["bench"] }),
+    meta.token,
+    seconds,
+    connections,
+  );
+  const apis = await measure(
+    target.url,
+    "/api/v1/types/apis/data",
+    JSON.stringify({ name: "API", description: "bench", customData: { specUrl: meta.spec } }),
+    meta.token,
+    seconds,
+    connections,
+  );
   await target.stop();
   console.log(`\nsubmissions over HTTP (fastify, ${connections} connections, ${seconds} s each, separate server process)`);
   console.log(
     table([
-      { type: "countries (validate + store)", "req/s": countries.rps, "p50 ms": countries.p50, "p99 ms": countries.p99, "non-2xx": countries.non2xx, errors: countries.errors },
-      { type: "apis (fetch 24-op spec + validate + catalogue + store)", "req/s": apis.rps, "p50 ms": apis.p50, "p99 ms": apis.p99, "non-2xx": apis.non2xx, errors: apis.errors },
+      {
+        type: "countries (validate + store)",
+        "req/s": countries.rps,
+        "p50 ms": countries.p50,
+        "p99 ms": countries.p99,
+        "non-2xx": countries.non2xx,
+        errors: countries.errors,
+      },
+      {
+        type: "apis (fetch 24-op spec + validate + catalogue + store)",
+        "req/s": apis.rps,
+        "p50 ms": apis.p50,
+        "p99 ms": apis.p99,
+        "non-2xx": apis.non2xx,
+        errors: apis.errors,
+      },
     ]),
   );
 
@@ -74,7 +119,12 @@ export async function run(args: string[]): Promise<void> {
         const r = await child(mode, file, runs);
         rows.push({
           spec: `${label} ${(size / 1e6).toFixed(1)} MB`,
-          what: mode === "catalogue" ? "kit: parse+refs+schema warnings+catalogue" : mode === "seriousme" ? "raw @seriousme/openapi-schema-validator (parse+validate)" : "raw @readme/openapi-parser (parse+validate)",
+          what:
+            mode === "catalogue"
+              ? "kit: parse+refs+schema warnings+catalogue"
+              : mode === "seriousme"
+                ? "raw @seriousme/openapi-schema-validator (parse+validate)"
+                : "raw @readme/openapi-parser (parse+validate)",
           "cold ms": r.coldMs,
           "warm ms": r.warmMs,
           "warm CPU ms": r.warmCpuMs,
@@ -83,10 +133,11 @@ export async function run(args: string[]): Promise<void> {
         });
       }
     }
-    console.log(`\ncatalogue of a 414-endpoint, ${g.operations.length}-operation, $ref-heavy spec (median of ${runs - 1} warm runs; cold = first run incl. schema compile)`);
+    console.log(
+      `\ncatalogue of a 414-endpoint, ${g.operations.length}-operation, $ref-heavy spec (median of ${runs - 1} warm runs; cold = first run incl. schema compile)`,
+    );
     console.log(table(rows));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
-

@@ -19,18 +19,32 @@ const token = (sub = "alice", claims: Record<string, unknown> = {}, secret = SEC
   signHs256(secret, { sub, iss: ISS, aud: AUD, ...claims } as never);
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
 
-const france = { emoji: "🇫🇷", name: "France", officialName: "French Republic", sovereignty: "UN member state", alpha2: "FR", alpha3: "FRA", numeric: "250" };
-const japan = { emoji: "🇯🇵", name: "Japan", officialName: "Japan", sovereignty: "UN member state", alpha2: "JP", alpha3: "JPN", numeric: "392" };
+const france = {
+  emoji: "🇫🇷",
+  name: "France",
+  officialName: "French Republic",
+  sovereignty: "UN member state",
+  alpha2: "FR",
+  alpha3: "FRA",
+  numeric: "250",
+};
+const japan = {
+  emoji: "🇯🇵",
+  name: "Japan",
+  officialName: "Japan",
+  sovereignty: "UN member state",
+  alpha2: "JP",
+  alpha3: "JPN",
+  numeric: "392",
+};
 
 // A local "spec host": generated real-world-sized specs and a few broken ones.
 const specA = generateSpec({ endpoints: 189, version: "2.0", format: "2.0", title: "Payments and business API" });
 const specB = generateSpec({ endpoints: 414, version: "2026-01-28.clover", format: "3.0", title: "Payments REST API" });
 let specServer: Server;
 let specBase = "";
-let specHits = 0;
 beforeAll(async () => {
   specServer = createServer((req, res) => {
-    specHits++;
     const send = (ct: string, body: string) => res.writeHead(200, { "content-type": ct }).end(body);
     switch (req.url) {
       case "/a.json":
@@ -69,11 +83,23 @@ forEachAdapter(
     clocks.push(clock);
     const auth = jwtVerifier({ secret: SECRET, issuer: ISS, audience: AUD, clock: { now: () => Date.now() } });
     const hostTypes = [
-      { id: "books", title: "Books", schema: z.object({ isbn: z.string().regex(/^\d{13}$/), pages: z.number().int().positive(), author: z.object({ name: z.string().min(1) }) }) },
+      {
+        id: "books",
+        title: "Books",
+        schema: z.object({
+          isbn: z.string().regex(/^\d{13}$/),
+          pages: z.number().int().positive(),
+          author: z.object({ name: z.string().min(1) }),
+        }),
+      },
       {
         id: "planets",
         title: "Planets",
-        schema: Schema.Struct({ name: Schema.String.pipe(Schema.minLength(1)), radiusKm: Schema.Number.pipe(Schema.positive()), moons: Schema.Array(Schema.String) }),
+        schema: Schema.Struct({
+          name: Schema.String.pipe(Schema.minLength(1)),
+          radiusKm: Schema.Number.pipe(Schema.positive()),
+          moons: Schema.Array(Schema.String),
+        }),
       },
     ];
     return [
@@ -138,9 +164,21 @@ forEachAdapter(
 
     describe("submission: 201 + Location, and every status of the error table", () => {
       it("201 with the returned Entry and a Location that reads it back", async () => {
-        const r = await post("countries", { name: "France", description: "A country in Europe", customData: france, tags: ["europe", "eu"] });
+        const r = await post("countries", {
+          name: "France",
+          description: "A country in Europe",
+          customData: france,
+          tags: ["europe", "eu"],
+        });
         expect(r.status).toBe(201);
-        expect(r.body).toMatchObject({ typeId: "countries", ownerId: "alice", name: "France", description: "A country in Europe", customData: france, tags: ["europe", "eu"] });
+        expect(r.body).toMatchObject({
+          typeId: "countries",
+          ownerId: "alice",
+          name: "France",
+          description: "A country in Europe",
+          customData: france,
+          tags: ["europe", "eu"],
+        });
         expect(typeof r.body.id).toBe("string");
         expect(Number.isInteger(r.body.dateCreated)).toBe(true);
         expect(r.body.dateModified).toBe(r.body.dateCreated);
@@ -182,7 +220,9 @@ forEachAdapter(
           ["alg none", { authorization: `Bearer ${none}` }],
           [
             "no sub",
-            { authorization: `Bearer ${await new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setIssuer(ISS).setAudience(AUD).setExpirationTime("1h").sign(new TextEncoder().encode(SECRET))}` },
+            {
+              authorization: `Bearer ${await new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setIssuer(ISS).setAudience(AUD).setExpirationTime("1h").sign(new TextEncoder().encode(SECRET))}`,
+            },
           ],
         ];
         for (const [label, headers] of cases) {
@@ -198,18 +238,38 @@ forEachAdapter(
         const big = await post("countries", { name: "x", description: "d".repeat(1024 * 1024), customData: france });
         expect(big.status).toBe(413);
         expect(typeof big.body.error).toBe("string");
-        const txt = await call(data("countries"), { method: "POST", rawBody: "name=x", headers: { authorization: `Bearer ${await token()}`, "content-type": "text/plain" } });
+        const txt = await call(data("countries"), {
+          method: "POST",
+          rawBody: "name=x",
+          headers: { authorization: `Bearer ${await token()}`, "content-type": "text/plain" },
+        });
         expect(txt.status).toBe(415);
       });
       it("422: customData fails the schema, every failing path under customData.", async () => {
-        const r = await post("countries", { name: "X", description: "Y", customData: { ...france, alpha2: "fr", numeric: "2500", officialName: undefined } });
+        const r = await post("countries", {
+          name: "X",
+          description: "Y",
+          customData: { ...france, alpha2: "fr", numeric: "2500", officialName: undefined },
+        });
         expect(r.status).toBe(422);
-        expect(r.body.details.map((d: { path: string }) => d.path).sort()).toEqual(["customData.alpha2", "customData.numeric", "customData.officialName"]);
+        expect(r.body.details.map((d: { path: string }) => d.path).sort()).toEqual([
+          "customData.alpha2",
+          "customData.numeric",
+          "customData.officialName",
+        ]);
         const flag = await post("countries", { name: "X", description: "Y", customData: { ...france, emoji: "🇩🇪" } });
         expect(flag.body.details).toEqual([{ path: "customData.emoji", message: "must be the flag of alpha2" }]);
-        const apis = await post("apis", { name: "X", description: "Y", customData: { specUrl: "not a url", contact: { email: "nope", url: "ftp://x" } } });
+        const apis = await post("apis", {
+          name: "X",
+          description: "Y",
+          customData: { specUrl: "not a url", contact: { email: "nope", url: "ftp://x" } },
+        });
         expect(apis.status).toBe(422);
-        expect(apis.body.details.map((d: { path: string }) => d.path).sort()).toEqual(["customData.contact.email", "customData.contact.url", "customData.specUrl"]);
+        expect(apis.body.details.map((d: { path: string }) => d.path).sort()).toEqual([
+          "customData.contact.email",
+          "customData.contact.url",
+          "customData.specUrl",
+        ]);
       });
       it("500: internal error with a request id, never a stack trace", async () => {
         const r = await post("countries", { name: "France", description: "x", customData: france }, "alice", "/broken");
@@ -221,23 +281,47 @@ forEachAdapter(
 
     describe("host-registered types", () => {
       it("zod type: valid 201, invalid 422 with every path", async () => {
-        expect((await post("books", { name: "B", description: "D", customData: { isbn: "9780000000002", pages: 100, author: { name: "A" } } })).status).toBe(201);
+        expect(
+          (await post("books", { name: "B", description: "D", customData: { isbn: "9780000000002", pages: 100, author: { name: "A" } } }))
+            .status,
+        ).toBe(201);
         const bad = await post("books", { name: "B", description: "D", customData: { isbn: "1", pages: 0, author: {} } });
         expect(bad.status).toBe(422);
-        expect(bad.body.details.map((d: { path: string }) => d.path).sort()).toEqual(["customData.author.name", "customData.isbn", "customData.pages"]);
+        expect(bad.body.details.map((d: { path: string }) => d.path).sort()).toEqual([
+          "customData.author.name",
+          "customData.isbn",
+          "customData.pages",
+        ]);
       });
       it("Effect Schema type: valid 201, invalid 422 with every path", async () => {
-        expect((await post("planets", { name: "Mars", description: "Red", customData: { name: "Mars", radiusKm: 3389.5, moons: ["Phobos", "Deimos"] } })).status).toBe(201);
+        expect(
+          (
+            await post("planets", {
+              name: "Mars",
+              description: "Red",
+              customData: { name: "Mars", radiusKm: 3389.5, moons: ["Phobos", "Deimos"] },
+            })
+          ).status,
+        ).toBe(201);
         const bad = await post("planets", { name: "P", description: "D", customData: { name: "", radiusKm: -3, moons: [1] } });
         expect(bad.status).toBe(422);
-        expect(bad.body.details.map((d: { path: string }) => d.path).sort()).toEqual(["customData.moons[0]", "customData.name", "customData.radiusKm"]);
+        expect(bad.body.details.map((d: { path: string }) => d.path).sort()).toEqual([
+          "customData.moons[0]",
+          "customData.name",
+          "customData.radiusKm",
+        ]);
       });
     });
 
     describe("apis: fetched, validated, catalogued", () => {
       let idA = "";
       it("inventory A shape: 189 endpoints, version 2.0, tags merged", async () => {
-        const r = await post("apis", { name: "Payments A", description: "Payments and business management", customData: { specUrl: `${specBase}/a.json` }, tags: ["payments"] });
+        const r = await post("apis", {
+          name: "Payments A",
+          description: "Payments and business management",
+          customData: { specUrl: `${specBase}/a.json` },
+          tags: ["payments"],
+        });
         expect(r.status, JSON.stringify(r.body)).toBe(201);
         expect(r.body.tags).toEqual(["payments", "api", "openapi", "v2.0"]);
         idA = r.body.id;
@@ -246,7 +330,11 @@ forEachAdapter(
         expect(inv.body).toMatchObject({ version: "2.0", endpoints: 189, paths: specA.paths, tags: ["api", "openapi", "v2.0"] });
       });
       it("inventory B shape from YAML: 414 endpoints at 2026-01-28.clover, operations paginated exactly", async () => {
-        const r = await post("apis", { name: "Payments B", description: "Payments REST API", customData: { specUrl: `${specBase}/b.yaml`, contact: { email: "api@example.com" } } });
+        const r = await post("apis", {
+          name: "Payments B",
+          description: "Payments REST API",
+          customData: { specUrl: `${specBase}/b.yaml`, contact: { email: "api@example.com" } },
+        });
         expect(r.status, JSON.stringify(r.body)).toBe(201);
         expect(r.body.tags).toEqual(["api", "openapi", "v2026-01-28.clover"]);
         const ops: Array<{ method: string; path: string }> = [];
@@ -294,7 +382,12 @@ forEachAdapter(
         const inv = await call(u(`/remote/api/v1/types/apis/data/${r.body.id}/inventory?limit=5`));
         expect(inv.body).toMatchObject({ version: "2.0", endpoints: 189 });
         expect(inv.body.operations.length).toBe(5);
-        const bad = await post("apis", { name: "A", description: "d", customData: { specUrl: `${specBase}/no-title.json` } }, "alice", "/remote");
+        const bad = await post(
+          "apis",
+          { name: "A", description: "d", customData: { specUrl: `${specBase}/no-title.json` } },
+          "alice",
+          "/remote",
+        );
         expect(bad.status).toBe(422);
       });
       it("inventory of a non-catalogued entry or unknown id: 404", async () => {
@@ -308,7 +401,16 @@ forEachAdapter(
       it("cursor pagination is stable and complete; filters by tag and ownerId", async () => {
         const mine: string[] = [];
         for (let i = 0; i < 5; i++) {
-          const r = await post("books", { name: `Book ${i}`, description: "d", customData: { isbn: "9780000000002", pages: i + 1, author: { name: "A" } }, tags: [i % 2 ? "odd" : "even", "listed"] }, i < 3 ? "carol" : "dave");
+          const r = await post(
+            "books",
+            {
+              name: `Book ${i}`,
+              description: "d",
+              customData: { isbn: "9780000000002", pages: i + 1, author: { name: "A" } },
+              tags: [i % 2 ? "odd" : "even", "listed"],
+            },
+            i < 3 ? "carol" : "dave",
+          );
           mine.push(r.body.id);
         }
         const seen: string[] = [];
@@ -360,14 +462,22 @@ forEachAdapter(
     });
 
     describe("the validation address", () => {
-      const doc = { openapi: "3.1.0", info: { title: "Tiny", version: "1.0.0" }, paths: { "/a": { get: { responses: { "200": { description: "ok" } } }, post: { responses: { "200": { description: "ok" } } } } } };
+      const doc = {
+        openapi: "3.1.0",
+        info: { title: "Tiny", version: "1.0.0" },
+        paths: { "/a": { get: { responses: { "200": { description: "ok" } } }, post: { responses: { "200": { description: "ok" } } } } },
+      };
       it("with and without the trailing slash, JSON and YAML", async () => {
         for (const path of ["/api/dev/validate-openapi/", "/api/dev/validate-openapi"]) {
           const r = await call(u(path), { method: "POST", body: doc });
           expect(r.status, path).toBe(200);
           expect(r.body).toMatchObject({ valid: true, openapi: "3.1.0", title: "Tiny", version: "1.0.0", endpoints: 2 });
         }
-        const y = await call(u("/api/dev/validate-openapi/"), { method: "POST", rawBody: dump(doc), headers: { "content-type": "application/yaml" } });
+        const y = await call(u("/api/dev/validate-openapi/"), {
+          method: "POST",
+          rawBody: dump(doc),
+          headers: { "content-type": "application/yaml" },
+        });
         expect(y.status).toBe(200);
         expect(y.body.endpoints).toBe(2);
         const swagger = await call(u("/api/dev/validate-openapi/"), { method: "POST", body: specA.document });
@@ -378,7 +488,11 @@ forEachAdapter(
         expect(r.status).toBe(422);
         expect(r.body.valid).toBe(false);
         expect(r.body.errors.map((e: { path: string }) => e.path)).toEqual(["/info/version", "/paths"]);
-        const junk = await call(u("/api/dev/validate-openapi/"), { method: "POST", rawBody: "::: not yaml :::\n\t- [", headers: { "content-type": "text/yaml" } });
+        const junk = await call(u("/api/dev/validate-openapi/"), {
+          method: "POST",
+          rawBody: "::: not yaml :::\n\t- [",
+          headers: { "content-type": "text/yaml" },
+        });
         expect(junk.status).toBe(422);
       });
       it("{ url } fetches the document", async () => {
@@ -403,23 +517,24 @@ forEachAdapter(
       afterAll(() => new Promise((r) => victim.close(r)));
       const doc = () => ({ openapi: "3.1.0", info: { title: "Internal", version: "1" }, paths: {} });
 
-      const targets = () => [
-        [`http://127.0.0.1:${port}/openapi.json`, /loopback/],
-        [`http://localhost:${port}/openapi.json`, /loopback/],
-        [`http://[::1]:${port}/openapi.json`, /loopback/],
-        [`http://[::ffff:127.0.0.1]:${port}/openapi.json`, /loopback/],
-        [`http://2130706433:${port}/openapi.json`, /loopback/],
-        [`http://0.0.0.0:${port}/openapi.json`, /unspecified/],
-        ["http://10.0.0.1/openapi.json", /private/],
-        ["http://172.16.5.4/openapi.json", /private/],
-        ["http://192.168.1.20/openapi.json", /private/],
-        ["http://[fd00::1]/openapi.json", /private/],
-        ["http://169.254.1.1/openapi.json", /link-local/],
-        ["http://[fe80::1]/openapi.json", /link-local/],
-        ["http://169.254.169.254/latest/meta-data/", /metadata/],
-        ["http://metadata.google.internal/computeMetadata/v1/", /metadata/],
-        ["http://100.100.100.200/latest/meta-data/", /metadata/],
-      ] as Array<[string, RegExp]>;
+      const targets = () =>
+        [
+          [`http://127.0.0.1:${port}/openapi.json`, /loopback/],
+          [`http://localhost:${port}/openapi.json`, /loopback/],
+          [`http://[::1]:${port}/openapi.json`, /loopback/],
+          [`http://[::ffff:127.0.0.1]:${port}/openapi.json`, /loopback/],
+          [`http://2130706433:${port}/openapi.json`, /loopback/],
+          [`http://0.0.0.0:${port}/openapi.json`, /unspecified/],
+          ["http://10.0.0.1/openapi.json", /private/],
+          ["http://172.16.5.4/openapi.json", /private/],
+          ["http://192.168.1.20/openapi.json", /private/],
+          ["http://[fd00::1]/openapi.json", /private/],
+          ["http://169.254.1.1/openapi.json", /link-local/],
+          ["http://[fe80::1]/openapi.json", /link-local/],
+          ["http://169.254.169.254/latest/meta-data/", /metadata/],
+          ["http://metadata.google.internal/computeMetadata/v1/", /metadata/],
+          ["http://100.100.100.200/latest/meta-data/", /metadata/],
+        ] as Array<[string, RegExp]>;
 
       it("apis submissions", async () => {
         for (const [specUrl, why] of targets()) {
@@ -454,9 +569,17 @@ forEachAdapter(
   () => [createEntriesService({ auth: jwtVerifier({ secret: SECRET, issuer: ISS, audience: AUD }) })],
   (t) => {
     it("submission and the validation address work on an already parsed body", async () => {
-      const r = await call(`${t.url}/api/v1/types/countries/data`, { method: "POST", body: { name: "France", description: "d", customData: france }, headers: { authorization: `Bearer ${await token()}` } });
+      const r = await call(`${t.url}/api/v1/types/countries/data`, {
+        method: "POST",
+        body: { name: "France", description: "d", customData: france },
+        headers: { authorization: `Bearer ${await token()}` },
+      });
       expect(r.status).toBe(201);
-      const bad = await call(`${t.url}/api/v1/types/countries/data`, { method: "POST", body: { name: "France", description: "d", customData: { ...france, alpha2: "F" } }, headers: { authorization: `Bearer ${await token()}` } });
+      const bad = await call(`${t.url}/api/v1/types/countries/data`, {
+        method: "POST",
+        body: { name: "France", description: "d", customData: { ...france, alpha2: "F" } },
+        headers: { authorization: `Bearer ${await token()}` },
+      });
       expect(bad.status).toBe(422);
       // express.json() keeps its own 100 kB default: a host taking large specs mounts the kit before it or raises that limit
       const small = generateSpec({ endpoints: 12, version: "1", format: "3.1", propertiesPerSchema: 2, descriptionLength: 10 });

@@ -55,17 +55,30 @@ function parseContent(text: string, file: string): unknown {
 function specEntry(source: string, doc: Record<string, unknown>, specUrl: string, tags: string[]): ImportItem {
   const info = (doc.info ?? {}) as Record<string, unknown>;
   const name = typeof info.title === "string" && info.title.trim() ? info.title.trim().slice(0, 200) : specUrl.slice(0, 200);
-  const description = typeof info.description === "string" && info.description.trim() ? info.description.trim().slice(0, 10_000) : `API described at ${specUrl}`;
+  const description =
+    typeof info.description === "string" && info.description.trim()
+      ? info.description.trim().slice(0, 10_000)
+      : `API described at ${specUrl}`;
   return { source, typeId: "apis", body: { name, description, customData: { specUrl }, ...(tags.length ? { tags } : {}) } };
 }
 
 function recordEntry(source: string, v: unknown, o: { type?: string; tags: string[] }): ImportItem {
   if (isCountry(v)) {
     const c = v as Record<string, string>;
-    return { source, typeId: o.type ?? "countries", body: { name: String(c.name ?? c.alpha2), description: String(c.officialName ?? c.name ?? c.alpha2), customData: c, ...(o.tags.length ? { tags: o.tags } : {}) } };
+    return {
+      source,
+      typeId: o.type ?? "countries",
+      body: {
+        name: String(c.name ?? c.alpha2),
+        description: String(c.officialName ?? c.name ?? c.alpha2),
+        customData: c,
+        ...(o.tags.length ? { tags: o.tags } : {}),
+      },
+    };
   }
   if (!isObject(v) || !isObject(v.customData)) throw new Error("not an entry ({name, description, customData}) nor a country record");
-  const typeId = o.type ?? (typeof v.customData.specUrl === "string" ? "apis" : typeof v.customData.alpha2 === "string" ? "countries" : undefined);
+  const typeId =
+    o.type ?? (typeof v.customData.specUrl === "string" ? "apis" : typeof v.customData.alpha2 === "string" ? "countries" : undefined);
   if (!typeId) throw new Error("cannot tell the entry's type: pass --type");
   const tags = [...(Array.isArray(v.tags) ? (v.tags as string[]) : []), ...o.tags];
   return { source, typeId, body: { ...(v as ImportItem["body"]), ...(tags.length ? { tags } : {}) } };
@@ -179,13 +192,22 @@ export function formatSummary(total: number, created: number, failures: ImportFa
 }
 
 /** CLI entry point; resolves to the process exit code. */
-export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, out: NodeJS.WriteStream = process.stdout): Promise<number> {
+export async function main(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  out: NodeJS.WriteStream = process.stdout,
+): Promise<number> {
   const [group, command, ...rest] = argv;
   if (group !== "entries" || command !== "import") {
     process.stderr.write(`${USAGE}\n`);
     return group === "-h" || group === "--help" ? 0 : 2;
   }
-  let parsed: ReturnType<typeof parseArgs<{ options: Record<string, { type: "string" | "boolean"; multiple?: boolean; short?: string }>; allowPositionals: true }>>;
+  let parsed: ReturnType<
+    typeof parseArgs<{
+      options: Record<string, { type: "string" | "boolean"; multiple?: boolean; short?: string }>;
+      allowPositionals: true;
+    }>
+  >;
   try {
     parsed = parseArgs({
       args: rest,
@@ -212,7 +234,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
   const server = (v.server as string | undefined) ?? env.MOUNTKIT_URL ?? "http://127.0.0.1:3000";
   const token = (v.token as string | undefined) ?? env.MOUNTKIT_TOKEN;
   const tags = (v.tag as string[] | undefined) ?? [];
-  const { items, failures: unreadable } = await collectItems(parsed.positionals, { type: v.type as string | undefined, specBaseUrl: v["spec-base-url"] as string | undefined, tags });
+  const { items, failures: unreadable } = await collectItems(parsed.positionals, {
+    type: v.type as string | undefined,
+    specBaseUrl: v["spec-base-url"] as string | undefined,
+    tags,
+  });
   const bar = progressBar(items.length);
   const { created, failures } = await submitAll(items, { server, token, concurrency: Number(v.concurrency ?? 4) || 4, onResult: bar.tick });
   bar.done();

@@ -1,5 +1,14 @@
 // createEntriesService: the typed-entry catalogue as a mountkit service (routes, fetch, api, per-type OpenAPI).
-import { type Clock, defineService, type IdGenerator, type Logger, type Middleware, randomIds, type Service, systemClock } from "@mountkit/core";
+import {
+  type Clock,
+  defineService,
+  type IdGenerator,
+  type Logger,
+  type Middleware,
+  randomIds,
+  type Service,
+  systemClock,
+} from "@mountkit/core";
 import { requireAuth } from "./auth/middleware.js";
 import type { TokenVerifier } from "./auth/verifier.js";
 import { type EntriesDomain, entriesDomain } from "./domain/entries.js";
@@ -81,7 +90,11 @@ export function createEntriesService(o: EntriesServiceOptions): EntriesService {
     },
   });
 
-  const types = typeRegistry([builtinTypes.apis(apisPrepare({ client, fetch: fetchOptions })), builtinTypes.countries(), ...(o.types ?? [])]);
+  const types = typeRegistry([
+    builtinTypes.apis(apisPrepare({ client, fetch: fetchOptions })),
+    builtinTypes.countries(),
+    ...(o.types ?? []),
+  ]);
   const domain = entriesDomain({ store, types, clock, ids });
 
   const documents = new Map<string, Record<string, unknown>>();

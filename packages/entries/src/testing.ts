@@ -37,7 +37,15 @@ function makeInventory(n: number, version = "2.0"): InventoryInput {
     ...(i % 3 ? { operationId: `op${i}` } : {}),
     ...(i % 5 ? { summary: `Summary ${i}` } : {}),
   }));
-  return { specVersion: "3.1.0", title: "API", version, endpoints: n, paths: Math.ceil(n / 2), tags: ["api", "openapi", `v${version}`], operations };
+  return {
+    specVersion: "3.1.0",
+    title: "API",
+    version,
+    endpoints: n,
+    paths: Math.ceil(n / 2),
+    tags: ["api", "openapi", `v${version}`],
+    operations,
+  };
 }
 
 export function describeEntriesStore(name: string, factory: () => Promise<EntriesStoreTarget>, options: DescribeEntriesStoreOptions = {}) {
@@ -118,7 +126,12 @@ export function describeEntriesStore(name: string, factory: () => Promise<Entrie
       const e = makeEntry({ typeId: uid("t") });
       await store.create({ entry: e });
       expect(await store.update({ typeId: e.typeId, id: e.id, ownerId: "mallory", changes: { name: "X", dateModified: 2 } })).toBeNull();
-      const u = await store.update({ typeId: e.typeId, id: e.id, ownerId: "alice", changes: { name: "New", tags: ["b"], dateModified: e.dateModified + 5 } });
+      const u = await store.update({
+        typeId: e.typeId,
+        id: e.id,
+        ownerId: "alice",
+        changes: { name: "New", tags: ["b"], dateModified: e.dateModified + 5 },
+      });
       expect(u).toEqual({ ...e, name: "New", tags: ["b"], dateModified: e.dateModified + 5 });
       expect(await store.get({ typeId: e.typeId, id: e.id })).toEqual(u);
       expect(await store.update({ typeId: e.typeId, id: "missing", ownerId: "alice", changes: { dateModified: 3 } })).toBeNull();
@@ -153,7 +166,13 @@ export function describeEntriesStore(name: string, factory: () => Promise<Entrie
       await store.create({ entry: e, inventory: makeInventory(4, "1.0") });
       await store.update({ typeId: e.typeId, id: e.id, ownerId: "alice", changes: { name: "n", dateModified: 2 } });
       expect((await store.getInventory({ typeId: e.typeId, entryId: e.id }))?.version).toBe("1.0");
-      await store.update({ typeId: e.typeId, id: e.id, ownerId: "alice", changes: { dateModified: 3 }, inventory: makeInventory(6, "2.0") });
+      await store.update({
+        typeId: e.typeId,
+        id: e.id,
+        ownerId: "alice",
+        changes: { dateModified: 3 },
+        inventory: makeInventory(6, "2.0"),
+      });
       expect(await store.getInventory({ typeId: e.typeId, entryId: e.id })).toMatchObject({ version: "2.0", endpoints: 6 });
       expect((await store.listOperations({ typeId: e.typeId, entryId: e.id, offset: 0, limit: 100 })).length).toBe(6);
       await store.update({ typeId: e.typeId, id: e.id, ownerId: "alice", changes: { dateModified: 4 }, inventory: null });

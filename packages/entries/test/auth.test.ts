@@ -43,7 +43,12 @@ describe("HS256 (development)", () => {
     clock.set(NOW);
   });
   it("refuses a token without sub", async () => {
-    const t = await new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setIssuer("iss-a").setAudience("aud-a").setExpirationTime("1h").sign(new TextEncoder().encode(SECRET));
+    const t = await new SignJWT({})
+      .setProtectedHeader({ alg: "HS256" })
+      .setIssuer("iss-a")
+      .setAudience("aud-a")
+      .setExpirationTime("1h")
+      .sign(new TextEncoder().encode(SECRET));
     clock.set(Date.now());
     expect(await reason(v.verify(t))).toMatch(/sub|claim/);
     clock.set(NOW);
@@ -137,12 +142,21 @@ describe("JWKS from the identity provider's URL", () => {
   it("Firebase preset: issuer securetoken.google.com/<project>, audience <project>, RS256, auth_time checked", async () => {
     const v = firebaseVerifier({ projectId: "demo-project", jwksUrl: url });
     const token = (claims: Record<string, unknown>, iss = firebaseIssuer("demo-project"), aud = "demo-project") =>
-      new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: "k1" }).setSubject("uid-1").setIssuer(iss).setAudience(aud).setIssuedAt().setExpirationTime("1h").sign(rsa1.privateKey);
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: "RS256", kid: "k1" })
+        .setSubject("uid-1")
+        .setIssuer(iss)
+        .setAudience(aud)
+        .setIssuedAt()
+        .setExpirationTime("1h")
+        .sign(rsa1.privateKey);
     const now = Math.floor(Date.now() / 1000);
     expect((await v.verify(await token({ auth_time: now - 10 }))).sub).toBe("uid-1");
     expect(await reason(v.verify(await token({ auth_time: now + 3600 })))).toBe("token auth_time invalid");
     expect(await reason(v.verify(await token({ auth_time: now }, firebaseIssuer("other-project"))))).toBe("token issuer not accepted");
-    expect(await reason(v.verify(await token({ auth_time: now }, firebaseIssuer("demo-project"), "other-project")))).toBe("token audience not accepted");
+    expect(await reason(v.verify(await token({ auth_time: now }, firebaseIssuer("demo-project"), "other-project")))).toBe(
+      "token audience not accepted",
+    );
     expect(firebaseIssuer("demo-project")).toBe("https://securetoken.google.com/demo-project");
   });
 });

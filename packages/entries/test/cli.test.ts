@@ -7,18 +7,34 @@ import { createEntriesService, jwtVerifier, signHs256 } from "@mountkit/entries"
 import { collectItems, formatSummary, submitAll } from "../src/cli.js";
 
 const SECRET = "cli-test-secret-cli-test-secret-0123456789";
-const france = { emoji: "🇫🇷", name: "France", officialName: "French Republic", sovereignty: "UN member state", alpha2: "FR", alpha3: "FRA", numeric: "250" };
+const france = {
+  emoji: "🇫🇷",
+  name: "France",
+  officialName: "French Republic",
+  sovereignty: "UN member state",
+  alpha2: "FR",
+  alpha3: "FRA",
+  numeric: "250",
+};
 
 describe("mountkit entries import", () => {
   it("reads countries, entries, JSONL and spec files; reports unreadable ones", async () => {
     const dir = await mkdtemp(join(tmpdir(), "mk-cli-"));
     await writeFile(join(dir, "countries.json"), JSON.stringify([france, { ...france, alpha2: "JP", emoji: "🇯🇵", name: "Japan" }]));
     await writeFile(join(dir, "entry.yaml"), "name: Books\ndescription: d\ncustomData:\n  isbn: '9780000000002'\n");
-    await writeFile(join(dir, "lines.jsonl"), `${JSON.stringify({ name: "A", description: "d", customData: { specUrl: "https://example.com/a.json" } })}\n${JSON.stringify(france)}\n`);
+    await writeFile(
+      join(dir, "lines.jsonl"),
+      `${JSON.stringify({ name: "A", description: "d", customData: { specUrl: "https://example.com/a.json" } })}\n${JSON.stringify(france)}\n`,
+    );
     await writeFile(join(dir, "petstore.yaml"), "openapi: 3.0.0\ninfo:\n  title: Petstore\n  version: '1'\npaths: {}\n");
     const args = ["countries.json", "entry.yaml", "lines.jsonl", "petstore.yaml", "missing.json"].map((f) => join(dir, f));
     const noBase = await collectItems(args, { tags: [] });
-    expect(noBase.items.map((i) => `${i.typeId}:${i.body.name}`)).toEqual(["countries:France", "countries:Japan", "apis:A", "countries:France"]);
+    expect(noBase.items.map((i) => `${i.typeId}:${i.body.name}`)).toEqual([
+      "countries:France",
+      "countries:Japan",
+      "apis:A",
+      "countries:France",
+    ]);
     expect(noBase.failures.map((f) => f.error)).toEqual([
       "cannot tell the entry's type: pass --type",
       "a local spec file needs --spec-base-url (the server fetches specs by URL)",

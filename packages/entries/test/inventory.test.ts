@@ -18,7 +18,12 @@ async function validated(input: string | Record<string, unknown>, options = {}) 
 describe("catalogue of generated real-world-sized specs", () => {
   const cases = [
     { label: "Swagger 2.0, 189 endpoints, version 2.0 (inventory A's shape)", endpoints: 189, version: "2.0", format: "2.0" as const },
-    { label: "OpenAPI 3.0, 414 endpoints, version 2026-01-28.clover (inventory B's shape)", endpoints: 414, version: "2026-01-28.clover", format: "3.0" as const },
+    {
+      label: "OpenAPI 3.0, 414 endpoints, version 2026-01-28.clover (inventory B's shape)",
+      endpoints: 414,
+      version: "2026-01-28.clover",
+      format: "3.0" as const,
+    },
     { label: "OpenAPI 3.1, 600 endpoints", endpoints: 600, version: "1.4.0", format: "3.1" as const },
   ];
   for (const c of cases) {
@@ -44,7 +49,11 @@ describe("catalogue of generated real-world-sized specs", () => {
     const a = await validated(generateSpec({ endpoints: 189, version: "2.0", format: "2.0" }).document);
     const b = await validated(generateSpec({ endpoints: 414, version: "2026-01-28.clover", format: "3.0" }).document);
     expect([a.inventory.endpoints, a.inventory.version, a.inventory.tags]).toEqual([189, "2.0", ["api", "openapi", "v2.0"]]);
-    expect([b.inventory.endpoints, b.inventory.version, b.inventory.tags]).toEqual([414, "2026-01-28.clover", ["api", "openapi", "v2026-01-28.clover"]]);
+    expect([b.inventory.endpoints, b.inventory.version, b.inventory.tags]).toEqual([
+      414,
+      "2026-01-28.clover",
+      ["api", "openapi", "v2026-01-28.clover"],
+    ]);
   });
 });
 
@@ -125,7 +134,9 @@ describe("what counts as an endpoint", () => {
   });
 
   it("YAML `version: 2.0` keeps the literal 2.0 (not 2), with a note", async () => {
-    const { answer, inventory } = await validated("swagger: '2.0'\ninfo:\n  title: T\n  version: 2.0\npaths:\n  /x:\n    get:\n      responses:\n        '200':\n          description: ok\n");
+    const { answer, inventory } = await validated(
+      "swagger: '2.0'\ninfo:\n  title: T\n  version: 2.0\npaths:\n  /x:\n    get:\n      responses:\n        '200':\n          description: ok\n",
+    );
     expect(inventory.version).toBe("2.0");
     expect(inventory.tags).toContain("v2.0");
     expect(answer.warnings.some((w) => w.path === "/info/version")).toBe(true);
@@ -141,24 +152,38 @@ describe("errors versus warnings", () => {
     expect((await errorsOf("{not json"))[0]!.message).toMatch(/not valid JSON/);
     expect((await errorsOf("a: [unclosed"))[0]!.message).toMatch(/not valid JSON or YAML/);
     expect((await errorsOf("[]"))[0]!.message).toMatch(/must be an object/);
-    expect((await errorsOf(JSON.stringify({ info: { title: "t", version: "1" }, paths: {} })))[0]!.message).toMatch(/no `openapi` or `swagger`/);
+    expect((await errorsOf(JSON.stringify({ info: { title: "t", version: "1" }, paths: {} })))[0]!.message).toMatch(
+      /no `openapi` or `swagger`/,
+    );
     expect((await errorsOf(JSON.stringify({ openapi: "4.0.0", info: { title: "t", version: "1" }, paths: {} })))[0]!.path).toBe("/openapi");
     expect((await errorsOf(JSON.stringify({ swagger: "1.2", info: { title: "t", version: "1" }, paths: {} })))[0]!.path).toBe("/swagger");
-    expect((await errorsOf(JSON.stringify({ openapi: "3.0.3", info: { version: "1" }, paths: {} }))).map((e) => e.path)).toEqual(["/info/title"]);
-    expect((await errorsOf(JSON.stringify({ openapi: "3.0.3", info: { title: "t" } }))).map((e) => e.path)).toEqual(["/info/version", "/paths"]);
+    expect((await errorsOf(JSON.stringify({ openapi: "3.0.3", info: { version: "1" }, paths: {} }))).map((e) => e.path)).toEqual([
+      "/info/title",
+    ]);
+    expect((await errorsOf(JSON.stringify({ openapi: "3.0.3", info: { title: "t" } }))).map((e) => e.path)).toEqual([
+      "/info/version",
+      "/paths",
+    ]);
   });
 
   it("schema violations, dangling refs and other-origin refs are capped warnings on a valid answer", async () => {
     const paths: Record<string, unknown> = {};
-    for (let i = 0; i < 80; i++) paths[`/p${i}`] = { get: { responses: { "200": { description: "ok", schema: { $ref: "#/definitions/Missing" } } }, bogus: i } };
-    paths["/ext"] = { get: { responses: { "200": { description: "ok", schema: { $ref: "https://elsewhere.example/defs.json#/Thing" } } } } };
+    for (let i = 0; i < 80; i++)
+      paths[`/p${i}`] = { get: { responses: { "200": { description: "ok", schema: { $ref: "#/definitions/Missing" } } }, bogus: i } };
+    paths["/ext"] = {
+      get: { responses: { "200": { description: "ok", schema: { $ref: "https://elsewhere.example/defs.json#/Thing" } } } },
+    };
     const r = await validateSpec(JSON.stringify({ swagger: "2.0", info: { title: "t", version: "1" }, paths, extraRoot: true }));
     expect(r.answer.valid).toBe(true);
     if (!r.answer.valid) return;
     expect(r.answer.endpoints).toBe(81);
     expect(r.answer.warnings.length).toBe(50);
     expect(r.answer.warningCount).toBeGreaterThan(80);
-    const all = (await validateSpec(JSON.stringify({ swagger: "2.0", info: { title: "t", version: "1" }, paths, extraRoot: true }), { maxWarnings: 10_000 })).answer;
+    const all = (
+      await validateSpec(JSON.stringify({ swagger: "2.0", info: { title: "t", version: "1" }, paths, extraRoot: true }), {
+        maxWarnings: 10_000,
+      })
+    ).answer;
     if (!all.valid) return;
     expect(all.warnings.filter((w) => /dangling reference #\/definitions\/Missing/.test(w.message)).length).toBe(80);
     expect(all.warnings.some((w) => /outside the document's origin/.test(w.message))).toBe(true);
@@ -196,10 +221,13 @@ describe("external $refs: resolved within the document's own origin only", () =>
           "      responses:",
           "        '200':",
           "          description: ok",
-          "          content: {application/json: {schema: {$ref: '" + otherUrl + "/defs.json#/Far'}}}",
+          `          content: {application/json: {schema: {$ref: '${otherUrl}/defs.json#/Far'}}}`,
         ].join("\n"),
-        "/specs/paths/pets.yaml": "get:\n  operationId: listPets\n  responses: {'200': {description: ok}}\npost:\n  operationId: createPet\n  responses: {'201': {description: ok}}\n",
-        "/specs/paths/owners.json": JSON.stringify({ item: { get: { operationId: "listOwners", responses: { "200": { description: "ok" } } } } }),
+        "/specs/paths/pets.yaml":
+          "get:\n  operationId: listPets\n  responses: {'200': {description: ok}}\npost:\n  operationId: createPet\n  responses: {'201': {description: ok}}\n",
+        "/specs/paths/owners.json": JSON.stringify({
+          item: { get: { operationId: "listOwners", responses: { "200": { description: "ok" } } } },
+        }),
       };
       const body = files[req.url ?? ""];
       if (!body) res.writeHead(404).end();

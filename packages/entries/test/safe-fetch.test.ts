@@ -47,7 +47,8 @@ describe("address policy", () => {
     });
   }
   it("allows public unicast", () => {
-    for (const ip of ["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "172.32.0.1", "100.128.0.1"]) expect(checkAddress(ip)).toEqual({ allowed: true });
+    for (const ip of ["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "172.32.0.1", "100.128.0.1"])
+      expect(checkAddress(ip)).toEqual({ allowed: true });
   });
   it("allowPrivate lets loopback and private through, never metadata", () => {
     expect(checkAddress("127.0.0.1", { allowPrivate: true }).allowed).toBe(true);
@@ -109,8 +110,12 @@ describe("safeFetch refuses before any request leaves", () => {
             { address: "10.0.0.5", family: 4 as const },
           ]
         : [{ address: "127.0.0.1", family: 4 as const }];
-    expect(await refusal(`http://mixed.test:${port}/`, { resolve })).toMatch(/refused: mixed\.test resolves to 10\.0\.0\.5 is a private address/);
-    expect(await refusal(`http://rebind.test:${port}/`, { resolve })).toMatch(/refused: rebind\.test resolves to 127\.0\.0\.1 is a loopback/);
+    expect(await refusal(`http://mixed.test:${port}/`, { resolve })).toMatch(
+      /refused: mixed\.test resolves to 10\.0\.0\.5 is a private address/,
+    );
+    expect(await refusal(`http://rebind.test:${port}/`, { resolve })).toMatch(
+      /refused: rebind\.test resolves to 127\.0\.0\.1 is a loopback/,
+    );
     expect(hits).toBe(0);
   });
 });

@@ -8,7 +8,15 @@ const registry = typeRegistry([builtinTypes.apis(), builtinTypes.countries()]);
 const validate = (typeId: string, value: unknown) => registry.get(typeId)!.schema.validate(value);
 const paths = (r: Awaited<ReturnType<typeof validate>>) => (r.ok ? [] : r.issues.map((i) => i.path).sort());
 
-const france = { emoji: "🇫🇷", name: "France", officialName: "French Republic", sovereignty: "UN member state", alpha2: "FR", alpha3: "FRA", numeric: "250" };
+const france = {
+  emoji: "🇫🇷",
+  name: "France",
+  officialName: "French Republic",
+  sovereignty: "UN member state",
+  alpha2: "FR",
+  alpha3: "FRA",
+  numeric: "250",
+};
 
 describe("built-in types", () => {
   it("flagOf builds the regional-indicator pair", () => {
@@ -31,7 +39,14 @@ describe("built-in types", () => {
 
   it("apis: specUrl required and http(s); contact.email and contact.url checked", async () => {
     expect((await validate("apis", { specUrl: "https://example.com/openapi.json" })).ok).toBe(true);
-    expect((await validate("apis", { specUrl: "https://example.com/o.yaml", contact: { name: "A", email: "a@example.com", url: "https://example.com" } })).ok).toBe(true);
+    expect(
+      (
+        await validate("apis", {
+          specUrl: "https://example.com/o.yaml",
+          contact: { name: "A", email: "a@example.com", url: "https://example.com" },
+        })
+      ).ok,
+    ).toBe(true);
     const r = await validate("apis", { specUrl: "ftp://example.com/x", contact: { email: "not-an-email", url: "javascript:alert(1)" } });
     expect(paths(r)).toEqual(["contact.email", "contact.url", "specUrl"]);
     expect(paths(await validate("apis", {}))).toEqual(["specUrl"]);
@@ -50,7 +65,14 @@ describe("built-in types", () => {
 describe("host-registered types", () => {
   it("zod: validates, lists every path, yields JSON Schema", async () => {
     const reg = typeRegistry([
-      { id: "books", schema: z.object({ isbn: z.string().regex(/^\d{13}$/), pages: z.number().int().positive(), author: z.object({ name: z.string().min(1) }) }) },
+      {
+        id: "books",
+        schema: z.object({
+          isbn: z.string().regex(/^\d{13}$/),
+          pages: z.number().int().positive(),
+          author: z.object({ name: z.string().min(1) }),
+        }),
+      },
     ]);
     const t = reg.get("books")!;
     expect((await t.schema.validate({ isbn: "9780000000000", pages: 10, author: { name: "A" } })).ok).toBe(true);
@@ -84,7 +106,11 @@ describe("host-registered types", () => {
           type: "object",
           additionalProperties: false,
           required: ["hex", "name"],
-          properties: { hex: { type: "string", pattern: "^#[0-9a-f]{6}$" }, name: { type: "string" }, rgb: { type: "array", items: { type: "integer", maximum: 255 } } },
+          properties: {
+            hex: { type: "string", pattern: "^#[0-9a-f]{6}$" },
+            name: { type: "string" },
+            rgb: { type: "array", items: { type: "integer", maximum: 255 } },
+          },
         },
       },
     ]);

@@ -11,7 +11,13 @@ import {
   type TokenVerifier,
 } from "@mountkit/entries";
 
-const list = (v: string | undefined) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : undefined);
+const list = (v: string | undefined) =>
+  v
+    ? v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
 const one = (l: string[] | undefined) => (l && l.length === 1 ? l[0] : l);
 
 async function verifierFromEnv(env: NodeJS.ProcessEnv, deps: { logger: Logger; clock?: Clock }): Promise<TokenVerifier> {

@@ -5,9 +5,15 @@ import type { TokenVerifier } from "./verifier.js";
 
 export const DEV_ISSUER = "mountkit-dev";
 
-export async function devAuth(options: { sub?: string; secret?: string; expiresInSec?: number } = {}): Promise<{ verifier: TokenVerifier; secret: string; token: string }> {
+export async function devAuth(
+  options: { sub?: string; secret?: string; expiresInSec?: number } = {},
+): Promise<{ verifier: TokenVerifier; secret: string; token: string }> {
   const secret = options.secret ?? randomBytes(32).toString("base64url");
   const verifier = jwtVerifier({ secret, issuer: DEV_ISSUER });
-  const token = await signHs256(secret, { sub: options.sub ?? "dev-user", iss: DEV_ISSUER, expiresInSec: options.expiresInSec ?? 30 * 24 * 3600 });
+  const token = await signHs256(secret, {
+    sub: options.sub ?? "dev-user",
+    iss: DEV_ISSUER,
+    expiresInSec: options.expiresInSec ?? 30 * 24 * 3600,
+  });
   return { verifier, secret, token };
 }

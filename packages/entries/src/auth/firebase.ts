@@ -10,7 +10,12 @@ export function firebaseIssuer(projectId: string): string {
   return `https://securetoken.google.com/${projectId}`;
 }
 
-export function firebaseVerifier(options: { projectId: string; clock?: Clock; clockToleranceSec?: number; jwksUrl?: string }): TokenVerifier {
+export function firebaseVerifier(options: {
+  projectId: string;
+  clock?: Clock;
+  clockToleranceSec?: number;
+  jwksUrl?: string;
+}): TokenVerifier {
   if (!/^[a-z0-9-]{4,64}$/.test(options.projectId)) throw new TypeError(`invalid Firebase project id ${JSON.stringify(options.projectId)}`);
   const tolerance = options.clockToleranceSec ?? 30;
   return jwtVerifier({

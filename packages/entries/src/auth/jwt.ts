@@ -107,7 +107,10 @@ export async function signHs256(
 ): Promise<string> {
   const { sub, iss, aud, expiresInSec, ...rest } = claims;
   const key = typeof secret === "string" ? new TextEncoder().encode(secret) : secret;
-  let jwt = new SignJWT(rest).setProtectedHeader({ alg: "HS256", typ: "JWT" }).setSubject(sub).setIssuedAt(Math.floor(now / 1000));
+  let jwt = new SignJWT(rest)
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setSubject(sub)
+    .setIssuedAt(Math.floor(now / 1000));
   jwt = jwt.setExpirationTime(Math.floor(now / 1000) + (expiresInSec ?? 3600));
   if (iss) jwt = jwt.setIssuer(iss);
   if (aud) jwt = jwt.setAudience(aud);

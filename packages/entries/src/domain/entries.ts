@@ -34,7 +34,14 @@ export interface EntriesDomain {
   submit(input: { typeId: string; ownerId: string; entry: EntryInput; signal?: AbortSignal; requestId?: string }): Promise<Entry>;
   list(input: { typeId: string; cursor?: string; limit?: number; tag?: string; ownerId?: string }): Promise<Page<Entry>>;
   get(input: { typeId: string; id: string }): Promise<Entry>;
-  update(input: { typeId: string; id: string; ownerId: string; patch: EntryPatch; signal?: AbortSignal; requestId?: string }): Promise<Entry>;
+  update(input: {
+    typeId: string;
+    id: string;
+    ownerId: string;
+    patch: EntryPatch;
+    signal?: AbortSignal;
+    requestId?: string;
+  }): Promise<Entry>;
   remove(input: { typeId: string; id: string; ownerId: string }): Promise<void>;
   inventory(input: { typeId: string; id: string; cursor?: string; limit?: number }): Promise<InventoryPage>;
 }
@@ -60,7 +67,10 @@ export function entriesDomain(deps: { store: EntriesStore; types: TypeRegistry; 
     return type.prepare ? await type.prepare(customData, ctx) : {};
   }
 
-  const context = (signal?: AbortSignal, requestId?: string): PrepareContext => ({ signal: signal ?? new AbortController().signal, requestId: requestId ?? "" });
+  const context = (signal?: AbortSignal, requestId?: string): PrepareContext => ({
+    signal: signal ?? new AbortController().signal,
+    requestId: requestId ?? "",
+  });
 
   async function existing(typeId: string, id: string): Promise<Entry> {
     const e = await store.get({ typeId, id });

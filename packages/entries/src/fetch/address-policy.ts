@@ -5,7 +5,13 @@ export type AddressVerdict = { allowed: true } | { allowed: false; reason: strin
 
 /** Cloud metadata endpoints: refused even when private addresses are allowed for tests. */
 const METADATA = new Set(["169.254.169.254", "169.254.170.2", "100.100.100.200", "fd00:ec2::254"]);
-export const METADATA_HOSTS = new Set(["metadata.google.internal", "metadata.goog", "metadata", "instance-data", "instance-data.ec2.internal"]);
+export const METADATA_HOSTS = new Set([
+  "metadata.google.internal",
+  "metadata.goog",
+  "metadata",
+  "instance-data",
+  "instance-data.ec2.internal",
+]);
 
 const REASONS: Record<string, string> = {
   unspecified: "an unspecified address",

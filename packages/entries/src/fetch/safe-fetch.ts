@@ -1,6 +1,7 @@
 // Outbound fetch of user-chosen URLs: DNS resolved here, every address checked, the connection pinned to the checked
 // address (no DNS rebinding between check and connect), redirects followed by hand and re-checked, size and time capped.
 import { lookup as dnsLookup } from "node:dns/promises";
+// biome-ignore lint/style/noRestrictedImports: an outbound client, not the request boundary: pinning the socket to the vetted IP needs the lookup hook of http.request (global fetch has none without undici's Agent).
 import { type IncomingMessage, request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
@@ -53,12 +54,17 @@ const systemResolve = async (hostname: string): Promise<ResolvedAddress[]> =>
 
 /** Checks a URL and resolves its host; throws `refused` for anything the policy does not allow. */
 export async function vetTarget(url: URL, options: Pick<SafeFetchOptions, "allowPrivate" | "resolve">): Promise<ResolvedAddress> {
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new SpecFetchError("refused", `${url.protocol} URLs are not allowed: use http or https`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new SpecFetchError("refused", `${url.protocol} URLs are not allowed: use http or https`);
   if (url.username || url.password) throw new SpecFetchError("refused", "URLs with credentials are not allowed");
-  const host = url.hostname.replace(/^\[|\]$/g, "").replace(/\.$/, "").toLowerCase();
+  const host = url.hostname
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "")
+    .toLowerCase();
   if (!host) throw new SpecFetchError("refused", "the URL has no host");
   if (METADATA_HOSTS.has(host)) throw new SpecFetchError("refused", `${host} is a cloud metadata host`);
-  if ((host === "localhost" || host.endsWith(".localhost")) && !options.allowPrivate) throw new SpecFetchError("refused", `${host} is a loopback host`);
+  if ((host === "localhost" || host.endsWith(".localhost")) && !options.allowPrivate)
+    throw new SpecFetchError("refused", `${host} is a loopback host`);
   let addresses: ResolvedAddress[];
   if (isIpLiteral(host)) addresses = [{ address: host, family: host.includes(":") ? 6 : 4 }];
   else {
@@ -117,7 +123,11 @@ export async function safeFetch(input: string | URL, options: SafeFetchOptions =
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const signals = [AbortSignal.timeout(timeoutMs), ...(options.signal ? [options.signal] : [])];
   const signal = AbortSignal.any(signals);
-  const headers = { "user-agent": "mountkit-entries", accept: "application/json, application/yaml, text/yaml, */*;q=0.5", ...(options.headers ?? {}) };
+  const headers = {
+    "user-agent": "mountkit-entries",
+    accept: "application/json, application/yaml, text/yaml, */*;q=0.5",
+    ...(options.headers ?? {}),
+  };
   let url: URL;
   try {
     url = new URL(input);
@@ -148,7 +158,10 @@ export async function safeFetch(input: string | URL, options: SafeFetchOptions =
   } catch (e) {
     if (e instanceof SpecFetchError) throw e;
     if (signal.aborted) {
-      throw new SpecFetchError("failed", options.signal?.aborted ? "the request was cancelled" : `no complete answer within ${timeoutMs} ms`);
+      throw new SpecFetchError(
+        "failed",
+        options.signal?.aborted ? "the request was cancelled" : `no complete answer within ${timeoutMs} ms`,
+      );
     }
     throw new SpecFetchError("failed", `could not fetch ${url.href}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }

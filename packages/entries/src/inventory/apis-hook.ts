@@ -31,7 +31,12 @@ export function apisPrepare(deps: { client: ValidationClient; fetch: SafeFetchOp
     }
     let outcome: Awaited<ReturnType<ValidationClient["validate"]>>;
     try {
-      outcome = await deps.client.validate({ body: fetched.body, contentType: fetched.contentType, baseUrl: fetched.url, signal: ctx.signal });
+      outcome = await deps.client.validate({
+        body: fetched.body,
+        contentType: fetched.contentType,
+        baseUrl: fetched.url,
+        signal: ctx.signal,
+      });
     } catch (e) {
       throw entriesError("validator_unavailable", { message: `the OpenAPI validation address is unavailable: ${(e as Error).message}` });
     }

@@ -22,7 +22,10 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
  * Lists operations sorted by path (code-unit order), then method: a stable order independent of how the
  * document was written. `pathItem` follows a path item's `$ref`; by default the item is read as is.
  */
-export function catalogue(spec: ParsedSpec, pathItem: (key: string) => unknown = (k) => (spec.document.paths as Record<string, unknown>)[k]): Inventory {
+export function catalogue(
+  spec: ParsedSpec,
+  pathItem: (key: string) => unknown = (k) => (spec.document.paths as Record<string, unknown>)[k],
+): Inventory {
   const paths = spec.document.paths as Record<string, unknown>;
   const keys = Object.keys(paths)
     .filter((k) => k.startsWith("/"))

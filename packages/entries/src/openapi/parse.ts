@@ -92,11 +92,16 @@ export function checkDocument(value: unknown, format: SpecFormat, text?: string)
   let specVersion = "";
   if (typeof value.openapi === "string") {
     specVersion = value.openapi;
-    if (!SUPPORTED.test(specVersion) || specVersion === "2.0") errors.push({ path: "/openapi", message: `unsupported OpenAPI version ${JSON.stringify(specVersion)}: 3.0.x and 3.1.x are supported` });
+    if (!SUPPORTED.test(specVersion) || specVersion === "2.0")
+      errors.push({
+        path: "/openapi",
+        message: `unsupported OpenAPI version ${JSON.stringify(specVersion)}: 3.0.x and 3.1.x are supported`,
+      });
   } else if (value.swagger !== undefined) {
     kind = "swagger";
     specVersion = String(value.swagger);
-    if (specVersion !== "2.0") errors.push({ path: "/swagger", message: `unsupported Swagger version ${JSON.stringify(specVersion)}: only 2.0 is supported` });
+    if (specVersion !== "2.0")
+      errors.push({ path: "/swagger", message: `unsupported Swagger version ${JSON.stringify(specVersion)}: only 2.0 is supported` });
   } else {
     errors.push({ path: "", message: "no `openapi` or `swagger` version field: not an OpenAPI/Swagger document" });
   }

@@ -47,7 +47,12 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
   const { $schema: _d, ...raw } = type.schema.jsonSchema;
   const customData = hoistDefs(raw, `${P}CustomData_`, schemas);
   const L = o.limits;
-  const tags = { type: "array", maxItems: L.tags, items: { type: "string", minLength: 1, maxLength: L.tag }, description: "Categorisation tags." };
+  const tags = {
+    type: "array",
+    maxItems: L.tags,
+    items: { type: "string", minLength: 1, maxLength: L.tag },
+    description: "Categorisation tags.",
+  };
   const common = {
     name: { type: "string", minLength: 1, maxLength: L.name, description: "Display name of the entry." },
     description: { type: "string", minLength: 1, maxLength: L.description, description: "Detailed description." },
@@ -91,16 +96,27 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
     required: ["error"],
     properties: { error: { type: "string" }, details: { description: "Machine-readable detail; its shape depends on the error." } },
   };
-  schemas.Issue = { type: "object", required: ["path", "message"], properties: { path: { type: "string", examples: ["customData.contact.email"] }, message: { type: "string" } } };
+  schemas.Issue = {
+    type: "object",
+    required: ["path", "message"],
+    properties: { path: { type: "string", examples: ["customData.contact.email"] }, message: { type: "string" } },
+  };
   schemas.ValidationError = {
     type: "object",
     required: ["error", "details"],
     properties: { error: { type: "string" }, details: { type: "array", items: ref("Issue") } },
   };
-  schemas.InternalError = { type: "object", required: ["error", "requestId"], properties: { error: { type: "string", const: "internal error" }, requestId: { type: "string" } } };
+  schemas.InternalError = {
+    type: "object",
+    required: ["error", "requestId"],
+    properties: { error: { type: "string", const: "internal error" }, requestId: { type: "string" } },
+  };
 
   const responses: Record<string, unknown> = {
-    BadRequest: { description: "Body not JSON, not an object, or a common field missing, of the wrong type or out of its limits.", content: json(ref("ValidationError")) },
+    BadRequest: {
+      description: "Body not JSON, not an object, or a common field missing, of the wrong type or out of its limits.",
+      content: json(ref("ValidationError")),
+    },
     Unauthorized: {
       description: "Bearer token missing, malformed, expired, or with a wrong signature, issuer or audience.",
       headers: { "WWW-Authenticate": { schema: { type: "string" } } },
@@ -110,13 +126,22 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
     NotFound: { description: "No such entry.", content: json(ref("Error")) },
     PayloadTooLarge: { description: "Body over the size limit.", content: json(ref("Error")) },
     UnsupportedMediaType: { description: "Body is not `application/json`.", content: json(ref("Error")) },
-    Unprocessable: { description: "`customData` failed the type's schema (or, for `apis`, the spec failed to fetch or validate).", content: json(ref("ValidationError")) },
+    Unprocessable: {
+      description: "`customData` failed the type's schema (or, for `apis`, the spec failed to fetch or validate).",
+      content: json(ref("ValidationError")),
+    },
     InternalError: { description: "Server processing error.", content: json(ref("InternalError")) },
   };
 
   const base = `/api/v1/types/${type.id}`;
   const idParam = { name: "id", in: "path", required: true, schema: { type: "string" }, description: "Entry id." };
-  const cursorParam = { name: "cursor", in: "query", required: false, schema: { type: "string" }, description: "`next` of the previous page." };
+  const cursorParam = {
+    name: "cursor",
+    in: "query",
+    required: false,
+    schema: { type: "string" },
+    description: "`next` of the previous page.",
+  };
   const errors = (...names: Array<[string, string]>) => Object.fromEntries(names.map(([status, name]) => [status, resp(name)]));
   const secured = [{ bearerAuth: [] }];
 
@@ -134,7 +159,14 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
             headers: { Location: { description: "URL of the created entry.", schema: { type: "string" } } },
             content: json(ref(`${P}Entry`)),
           },
-          ...errors(["400", "BadRequest"], ["401", "Unauthorized"], ["413", "PayloadTooLarge"], ["415", "UnsupportedMediaType"], ["422", "Unprocessable"], ["500", "InternalError"]),
+          ...errors(
+            ["400", "BadRequest"],
+            ["401", "Unauthorized"],
+            ["413", "PayloadTooLarge"],
+            ["415", "UnsupportedMediaType"],
+            ["422", "Unprocessable"],
+            ["500", "InternalError"],
+          ),
         },
       },
       get: {
@@ -147,7 +179,10 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
           { name: "tag", in: "query", required: false, schema: { type: "string" }, description: "Only entries with this tag." },
           { name: "ownerId", in: "query", required: false, schema: { type: "string" }, description: "Only entries of this owner." },
         ],
-        responses: { "200": { description: "A page of entries.", content: json(ref(`${P}EntryList`)) }, ...errors(["400", "BadRequest"], ["500", "InternalError"]) },
+        responses: {
+          "200": { description: "A page of entries.", content: json(ref(`${P}EntryList`)) },
+          ...errors(["400", "BadRequest"], ["500", "InternalError"]),
+        },
       },
     },
     [`${base}/data/{id}`]: {
@@ -156,7 +191,10 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
         operationId: `get${P}Entry`,
         summary: `Get a ${type.id} entry`,
         tags: [P],
-        responses: { "200": { description: "The entry.", content: json(ref(`${P}Entry`)) }, ...errors(["404", "NotFound"], ["500", "InternalError"]) },
+        responses: {
+          "200": { description: "The entry.", content: json(ref(`${P}Entry`)) },
+          ...errors(["404", "NotFound"], ["500", "InternalError"]),
+        },
       },
       patch: {
         operationId: `update${P}Entry`,
@@ -166,7 +204,16 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
         requestBody: { required: true, content: json(ref(`${P}EntryPatch`)) },
         responses: {
           "200": { description: "The updated entry; `dateModified` moved.", content: json(ref(`${P}Entry`)) },
-          ...errors(["400", "BadRequest"], ["401", "Unauthorized"], ["403", "Forbidden"], ["404", "NotFound"], ["413", "PayloadTooLarge"], ["415", "UnsupportedMediaType"], ["422", "Unprocessable"], ["500", "InternalError"]),
+          ...errors(
+            ["400", "BadRequest"],
+            ["401", "Unauthorized"],
+            ["403", "Forbidden"],
+            ["404", "NotFound"],
+            ["413", "PayloadTooLarge"],
+            ["415", "UnsupportedMediaType"],
+            ["422", "Unprocessable"],
+            ["500", "InternalError"],
+          ),
         },
       },
       delete: {
@@ -174,7 +221,10 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
         summary: `Delete a ${type.id} entry (owner only)`,
         tags: [P],
         security: secured,
-        responses: { "204": { description: "Deleted." }, ...errors(["401", "Unauthorized"], ["403", "Forbidden"], ["404", "NotFound"], ["500", "InternalError"]) },
+        responses: {
+          "204": { description: "Deleted." },
+          ...errors(["401", "Unauthorized"], ["403", "Forbidden"], ["404", "NotFound"], ["500", "InternalError"]),
+        },
       },
     },
     [`${base}/openapi.json`]: {
@@ -213,8 +263,14 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
         operationId: `get${P}Inventory`,
         summary: "The catalogued API: version, counts and a page of operations",
         tags: [P],
-        parameters: [cursorParam, { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: L.operationsMax, default: 100 } }],
-        responses: { "200": { description: "Inventory.", content: json(ref("Inventory")) }, ...errors(["400", "BadRequest"], ["404", "NotFound"], ["500", "InternalError"]) },
+        parameters: [
+          cursorParam,
+          { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: L.operationsMax, default: 100 } },
+        ],
+        responses: {
+          "200": { description: "Inventory.", content: json(ref("Inventory")) },
+          ...errors(["400", "BadRequest"], ["404", "NotFound"], ["500", "InternalError"]),
+        },
       },
     };
   }
@@ -232,7 +288,14 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
     components: {
       schemas,
       responses,
-      securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "ID token of the identity provider; `sub` becomes `ownerId`." } },
+      securitySchemes: {
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "JWT",
+          description: "ID token of the identity provider; `sub` becomes `ownerId`.",
+        },
+      },
     },
   };
 }

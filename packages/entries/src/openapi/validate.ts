@@ -38,7 +38,9 @@ export interface ValidationOutcome {
 let shared: Validator | undefined;
 const validator = () => (shared ??= new Validator({ allErrors: true }));
 
-type AjvLike = ((data: unknown) => boolean) & { errors?: Array<{ instancePath: string; message?: string; params: Record<string, unknown> }> | null };
+type AjvLike = ((data: unknown) => boolean) & {
+  errors?: Array<{ instancePath: string; message?: string; params: Record<string, unknown> }> | null;
+};
 
 /**
  * The library's compiled validator for the document's version. `Validator.validate()` also deep-clones the whole

@@ -4,7 +4,12 @@ import * as z from "zod";
 import type { TypeRegistry } from "../types/registry.js";
 import { typeParams } from "./schemas.js";
 
-export function typeRoutes(o: { types: TypeRegistry; document: (typeId: string) => Record<string, unknown>; knownType: Middleware; basePath: string }) {
+export function typeRoutes(o: {
+  types: TypeRegistry;
+  document: (typeId: string) => Record<string, unknown>;
+  knownType: Middleware;
+  basePath: string;
+}) {
   return [
     route({
       method: "GET",
@@ -15,7 +20,9 @@ export function typeRoutes(o: { types: TypeRegistry; document: (typeId: string) 
       responses: {
         200: {
           description: "Types",
-          schema: z.object({ items: z.array(z.object({ id: z.string(), title: z.string(), description: z.string().optional(), openapi: z.string() })) }),
+          schema: z.object({
+            items: z.array(z.object({ id: z.string(), title: z.string(), description: z.string().optional(), openapi: z.string() })),
+          }),
         },
       },
       handler() {

@@ -32,12 +32,16 @@ const answerSchema = z.union([
 ]);
 
 const isUrlRequest = (v: unknown): v is { url: string } =>
-  typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length === 1 && typeof (v as { url?: unknown }).url === "string";
+  typeof v === "object" &&
+  v !== null &&
+  !Array.isArray(v) &&
+  Object.keys(v).length === 1 &&
+  typeof (v as { url?: unknown }).url === "string";
 
 /** Validates a posted document, or the one at `{ "url": ... }` (fetched under the spec-fetch policy). */
 export async function answerFor(raw: Uint8Array | undefined, o: { baseUrl?: string; fetch: SafeFetchOptions }): Promise<ValidationAnswer> {
   const invalid = (path: string, message: string): ValidationAnswer => ({ valid: false, errors: [{ path, message }] });
-  if (!raw || raw.byteLength === 0) return invalid("", "the body is empty: post an OpenAPI document or { \"url\": string }");
+  if (!raw || raw.byteLength === 0) return invalid("", 'the body is empty: post an OpenAPI document or { "url": string }');
   const text = decodeText(raw);
   if (text === undefined) return invalid("", "the document is not valid UTF-8");
   const parsed = parseText(text);

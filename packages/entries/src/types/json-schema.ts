@@ -41,7 +41,8 @@ export function compileJsonSchema(schema: JsonSchema): (value: unknown) => Valid
       const base = pointerToPath(e.instancePath);
       const params = e.params as Record<string, unknown>;
       if (e.keyword === "required") return { path: join(base, String(params.missingProperty)), message: "is required" };
-      if (e.keyword === "additionalProperties") return { path: join(base, String(params.additionalProperty)), message: "is not an allowed property" };
+      if (e.keyword === "additionalProperties")
+        return { path: join(base, String(params.additionalProperty)), message: "is not an allowed property" };
       return { path: base, message: e.message ?? "is invalid" };
     });
   };
