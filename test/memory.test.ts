@@ -1,7 +1,8 @@
 // Memory service HTTP conformance (seed 001 + CONTRACT.md §2) under Express, Fastify and fetch, on real sockets.
 import { type ManualClock, manualClock } from "@mountkit/core";
 import { createMemoryService, type MemoryService } from "@mountkit/memory";
-import { expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { memoryFromEnv } from "../examples/server/src/services/memory.js";
 import { call, forEachAdapter } from "./harness.js";
 
 const KEY_A = "mk_test_brain_a_0123456789";
@@ -253,3 +254,36 @@ forEachAdapter(
     });
   },
 );
+
+describe("memoryFromEnv", () => {
+  it("registers MEMORY_API_KEYS and applies MEMORY_DAILY_QUOTA", async () => {
+    const logs: string[] = [];
+    const logger = { debug() {}, info: (m: string) => logs.push(m), warn() {}, error() {} };
+    const s = await memoryFromEnv({ MEMORY_API_KEYS: "env_key_aaaaaaaaaaaaa=alpha,env_key_bbbbbbbbbbbbb=beta", MEMORY_DAILY_QUOTA: "2" }, { logger });
+    try {
+      const get = (key: string) => s.fetch(new Request("http://x/v1/episodes", { headers: { authorization: `Bearer ${key}` } }));
+      expect((await get("env_key_aaaaaaaaaaaaa")).headers.get("ratelimit-limit")).toBe("2");
+      expect((await get("env_key_aaaaaaaaaaaaa")).status).toBe(200);
+      expect((await get("env_key_aaaaaaaaaaaaa")).status).toBe(429);
+      expect((await get("env_key_bbbbbbbbbbbbb")).status).toBe(200);
+      expect(logs.some((l) => l.includes("dev key"))).toBe(false);
+    } finally {
+      await s.dispose();
+    }
+  });
+
+  it("prints one generated dev key when MEMORY_API_KEYS is unset", async () => {
+    const logs: string[] = [];
+    const logger = { debug() {}, info: (m: string) => logs.push(m), warn() {}, error() {} };
+    const s = await memoryFromEnv({}, { logger });
+    try {
+      const key = /dev key for brain "dev": (\S+)/.exec(logs.join("\n"))?.[1];
+      expect(key).toBeTruthy();
+      const r = await s.fetch(new Request("http://x/v1/episodes", { headers: { authorization: `Bearer ${key}` } }));
+      expect(r.status).toBe(200);
+      expect(r.headers.get("ratelimit-limit")).toBe("1000");
+    } finally {
+      await s.dispose();
+    }
+  });
+});
