@@ -41,6 +41,11 @@ export async function readBody(
   options: { mode: "json" | "raw"; accepts: readonly string[]; limit: number; contentType: string | undefined; contentLength: string | undefined },
 ): Promise<ReadBody> {
   const type = mediaType(options.contentType);
+  // checked before a host parser's result too: express.json() reading the body must not lift the limit
+  const declared = options.contentLength ? Number(options.contentLength) : undefined;
+  if (declared !== undefined && Number.isFinite(declared) && declared > options.limit) {
+    throw coreError("payload_too_large", { details: { limit: options.limit } });
+  }
   if (source.kind === "parsed") {
     const v = source.value;
     if (v instanceof Uint8Array || typeof v === "string") {
@@ -54,10 +59,6 @@ export async function readBody(
       return { value: v, raw, contentType: "application/json" };
     }
     return { value: v, raw: undefined, contentType: type };
-  }
-  const declared = options.contentLength ? Number(options.contentLength) : undefined;
-  if (declared !== undefined && Number.isFinite(declared) && declared > options.limit) {
-    throw coreError("payload_too_large", { details: { limit: options.limit } });
   }
   if (source.kind === "none") return { value: undefined, raw: undefined, contentType: type };
   let raw: Uint8Array;
