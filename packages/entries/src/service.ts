@@ -43,6 +43,8 @@ export interface EntriesServiceOptions {
   };
   /** Policy for fetching `specUrl` and same-origin `$ref`s. */
   specFetch?: SafeFetchOptions;
+  /** `apis` specs fetched and catalogued at once (each may hold tens of MB while processed); default 4. */
+  maxConcurrentSpecs?: number;
   /** Body limit of entry routes; default 1 MiB. */
   bodyLimit?: number;
   /** Body limit of the validation address (specs run to megabytes); default 25 MiB. */
@@ -91,7 +93,7 @@ export function createEntriesService(o: EntriesServiceOptions): EntriesService {
   });
 
   const types = typeRegistry([
-    builtinTypes.apis(apisPrepare({ client, fetch: fetchOptions })),
+    builtinTypes.apis(apisPrepare({ client, fetch: fetchOptions, maxConcurrent: o.maxConcurrentSpecs })),
     builtinTypes.countries(),
     ...(o.types ?? []),
   ]);

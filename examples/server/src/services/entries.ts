@@ -24,7 +24,11 @@ async function verifierFromEnv(env: NodeJS.ProcessEnv, deps: { logger: Logger; c
   const issuer = one(list(env.AUTH_ISSUER));
   const audience = one(list(env.AUTH_AUDIENCE));
   if (env.AUTH_FIREBASE_PROJECT) return firebaseVerifier({ projectId: env.AUTH_FIREBASE_PROJECT, clock: deps.clock });
-  if (env.AUTH_JWKS_URL) return jwtVerifier({ jwksUrl: env.AUTH_JWKS_URL, issuer, audience, clock: deps.clock });
+  if (env.AUTH_JWKS_URL) {
+    if (!issuer || !audience)
+      deps.logger.warn("entries: AUTH_JWKS_URL without AUTH_ISSUER and AUTH_AUDIENCE accepts any token those keys signed");
+    return jwtVerifier({ jwksUrl: env.AUTH_JWKS_URL, issuer, audience, clock: deps.clock });
+  }
   if (env.AUTH_HS256_SECRET) return jwtVerifier({ secret: env.AUTH_HS256_SECRET, issuer, audience, clock: deps.clock });
   const dev = await devAuth();
   deps.logger.info("entries: no AUTH_* variable set, dev mode with a generated HS256 secret", { devToken: dev.token });
