@@ -14,11 +14,17 @@ interface Http {
 }
 
 function http(base: string): Http {
-  const req = async (method: string, path: string, body: unknown, key: string) => {
-    const res = await fetch(`${base}${path}`, {
+  const send = (method: string, path: string, body: unknown, key: string) =>
+    fetch(`${base}${path}`, {
       method,
       headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const req = async (method: string, path: string, body: unknown, key: string) => {
+    // a pooled socket the server closed while idle (long seeding pause) resets once: send again
+    const res = await send(method, path, body, key).catch((err: { cause?: { code?: string } }) => {
+      if (err.cause?.code !== "ECONNRESET") throw err;
+      return send(method, path, body, key);
     });
     const json = await res.json();
     if (res.status >= 400) throw new Error(`${method} ${path} -> ${res.status} ${JSON.stringify(json)}`);
