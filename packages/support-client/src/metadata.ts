@@ -34,7 +34,14 @@ export function readMetadata(body: string | null): Record<string, string> | unde
       }
     };
     const key = dec(eq === -1 ? part : part.slice(0, eq));
-    if (key) out[key] = eq === -1 ? "" : dec(part.slice(eq + 1));
+    // defineProperty: a key named `__proto__` is data, never the object's prototype
+    if (key)
+      Object.defineProperty(out, key, {
+        value: eq === -1 ? "" : dec(part.slice(eq + 1)),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return out;
 }

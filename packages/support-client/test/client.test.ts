@@ -47,6 +47,7 @@ describe("client helpers", () => {
     expect(displayBody("Hi\n\n<!-- cs:customerId=cust_1;clientMessageId=msg_2 -->")).toBe("Hi");
     expect(readMetadata("Hi <!-- cs:clientMessageId=msg%3B1 -->")).toEqual({ clientMessageId: "msg;1" });
     expect(displayBody(null)).toBe("");
+    expect(Object.keys(readMetadata("<!-- cs:__proto__=x -->")!)).toEqual(["__proto__"]);
     const piece = fc.constantFrom("<!-- cs:", "-->", " ", "\n", "a", "=", ";", "%", "x=1");
     const body = fc.array(fc.oneof(piece, fc.string()), { maxLength: 12 }).map((a) => a.join(""));
     fc.assert(

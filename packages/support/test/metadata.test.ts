@@ -32,6 +32,14 @@ describe("hidden metadata block", () => {
     expect(parseMetadata("<!-- cs:a=%E0%A4%A;;b=2;c -->")).toEqual({ a: "%E0%A4%A", b: "2", c: "" });
   });
 
+  it("keys like __proto__ are plain keys", () => {
+    const m = JSON.parse('{"__proto__":"x","constructor":"y"}') as Record<string, string>;
+    const parsed = parseMetadata(withMetadata("b", m))!;
+    expect(Object.keys(parsed).sort()).toEqual(["__proto__", "constructor"]);
+    expect(parsed.__proto__).toBe("x");
+    expect({}.constructor).toBe(Object);
+  });
+
   it("formats so a value cannot close the block early", () => {
     expect(formatMetadata({ k: "--> ;=" })).toBe("<!-- cs:k=--%3E%20%3B%3D -->");
   });

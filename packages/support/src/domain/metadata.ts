@@ -45,7 +45,13 @@ export function parseMetadata(body: string | null | undefined): Metadata | undef
     const eq = part.indexOf("=");
     const key = decode((eq === -1 ? part : part.slice(0, eq)).trim());
     if (!key) continue;
-    meta[key] = eq === -1 ? "" : decode(part.slice(eq + 1).trim());
+    // defineProperty: a key named `__proto__` is data, never the object's prototype
+    Object.defineProperty(meta, key, {
+      value: eq === -1 ? "" : decode(part.slice(eq + 1).trim()),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return meta;
 }
