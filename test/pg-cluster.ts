@@ -52,7 +52,16 @@ function ensureUser(): { uid: number; gid: number } {
   return { uid: id("-u"), gid: id("-g") };
 }
 
-export async function startPgCluster(): Promise<PgCluster> {
+export interface PgClusterOptions {
+  /**
+   * Keep fsync on (benchmarks). Commits still do not wait for their WAL flush (synchronous_commit=off),
+   * the same promise SQLite's synchronous=NORMAL makes: a power loss may drop the last commits, never
+   * corrupt. Tests leave this off: a thrown-away cluster needs no durability.
+   */
+  durable?: boolean;
+}
+
+export async function startPgCluster(options: PgClusterOptions = {}): Promise<PgCluster> {
   const bin = findPgBin();
   if (!bin) throw new Error("no PostgreSQL binaries (initdb, pg_ctl) found: set PG_BIN or install postgresql");
   const asRoot = process.getuid?.() === 0;
@@ -77,10 +86,8 @@ export async function startPgCluster(): Promise<PgCluster> {
         `-k ${dir}`,
         "-c listen_addresses=127.0.0.1",
         "-c max_connections=300",
-        // a test cluster is thrown away: durability settings only cost time here
-        "-c fsync=off",
         "-c synchronous_commit=off",
-        "-c full_page_writes=off",
+        ...(options.durable ? [] : ["-c fsync=off", "-c full_page_writes=off"]),
       ].join(" ");
       try {
         run("pg_ctl", ["-D", data, "-l", join(dir, "server.log"), "-w", "-t", "60", "-o", opts, "start"]);
