@@ -165,10 +165,11 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
       const match = `brain : ${ftsPhrase(brainId)} AND terms : (${terms.map(ftsPhrase).join(" OR ")})`;
       const r = await sql<Row>`
         select ${cols(kind)}, bm25(${fts}, 0.0, 1.0) as rank
-        from ${fts} f join ${t} t on t.rowid = f.rowid
-        where ${fts} match ${match} and t.brain_id = ${brainId} and ${visible[kind](asOf)}
+        from ${fts} f cross join ${t} t
+        where ${fts} match ${match} and t.rowid = f.rowid and t.brain_id = ${brainId} and ${visible[kind](asOf)}
         order by rank, t.id limit ${limit}`.execute(db);
-      // bm25() is lower-is-better
+      // CROSS JOIN keeps the FTS index as the outer loop (SQLite would otherwise walk the brain's rows and
+      // evaluate MATCH once per row); bm25() is lower-is-better
       return r.rows.map((row) => ({ item: map(row), score: -Number(row.rank) }));
     }
     // Okapi BM25 (k1 = 1.2, b = 0.75) over the brain's own documents: idf from how many of them hold each
