@@ -71,7 +71,13 @@ function episodeText(i: number): string {
 
 async function measure(engine: string, storage: Storage, o: Options): Promise<Result> {
   // support: message posts into a spread of conversations, each with a clientMessageId (the dedup path)
-  const support = createSupportService({ products: ["bench"], store: storage.support, bus: storage.bus, limiter: storage.limiter, limits: { rateLimit: 1_000_000 } });
+  const support = createSupportService({
+    products: ["bench"],
+    store: storage.support,
+    bus: storage.bus,
+    limiter: storage.limiter,
+    limits: { rateLimit: 1_000_000 },
+  });
   const conversations: Array<{ id: string; customerId: string }> = [];
   for (let i = 0; i < 32; i++) {
     const customerId = `cust_${crypto.randomUUID()}`;
@@ -80,12 +86,22 @@ async function measure(engine: string, storage: Storage, o: Options): Promise<Re
   }
   const posts = await pool(o.messages, o.concurrency, async (i) => {
     const c = conversations[i % conversations.length]!;
-    await support.api.postMessage({ productSlug: "bench", customerId: c.customerId, conversationId: c.id, message: `message ${i}`, clientMessageId: `m${i}` });
+    await support.api.postMessage({
+      productSlug: "bench",
+      customerId: c.customerId,
+      conversationId: c.id,
+      message: `message ${i}`,
+      clientMessageId: `m${i}`,
+    });
   });
   await support.dispose();
 
   // memory: accept episodes (episode + job in one transaction), then let the worker extract them all
-  const memory = createMemoryService({ store: storage.memory, dailyQuota: 10_000_000, worker: { start: false, concurrency: 4, pollMs: 20 } });
+  const memory = createMemoryService({
+    store: storage.memory,
+    dailyQuota: 10_000_000,
+    worker: { start: false, concurrency: 4, pollMs: 20 },
+  });
   const brain = `bench_${engine}`;
   const accepted = await pool(o.episodes, o.concurrency, async (i) => {
     await memory.api.createEpisode(brain, { content: episodeText(i), occurredAt: Date.UTC(2024, 0, 1) + i * 3_600_000 });
@@ -99,7 +115,14 @@ async function measure(engine: string, storage: Storage, o: Options): Promise<Re
   }
   const extractMs = now() - extractStart;
 
-  const queries = ["Where does Alice live?", "Who works at Globex?", "painting", "engineer hiking Osaka", "Chen Wei employer", "Who moved to Lisbon in 2010?"];
+  const queries = [
+    "Where does Alice live?",
+    "Who works at Globex?",
+    "painting",
+    "engineer hiking Osaka",
+    "Chen Wei employer",
+    "Who moved to Lisbon in 2010?",
+  ];
   const recalls = await pool(o.recalls, 4, async (i) => {
     await memory.api.recall(brain, { query: pick(queries, i), limit: 10 });
   });
@@ -135,7 +158,9 @@ async function postgresUrl(): Promise<{ url: string; cluster?: PgCluster } | nul
 
 export async function run(args: string[]): Promise<void> {
   const o = parse(args);
-  console.log(`storage: ${o.messages} message posts and ${o.episodes} episodes at concurrency ${o.concurrency}, ${o.recalls} recalls (4 at a time), per engine`);
+  console.log(
+    `storage: ${o.messages} message posts and ${o.episodes} episodes at concurrency ${o.concurrency}, ${o.recalls} recalls (4 at a time), per engine`,
+  );
   const results: Result[] = [];
 
   const dataDir = mkdtempSync(join(tmpdir(), "mountkit-bench-"));

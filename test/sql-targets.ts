@@ -18,7 +18,8 @@ export interface TestDatabase {
 
 export function pgSkipReason(): string | null {
   if (process.env.MOUNTKIT_TEST_PG_URL) return null;
-  const reason = process.env.MOUNTKIT_TEST_PG_SKIP ?? "MOUNTKIT_TEST_PG_URL is not set (is test/global-setup.ts in the vitest globalSetup?)";
+  const reason =
+    process.env.MOUNTKIT_TEST_PG_SKIP ?? "MOUNTKIT_TEST_PG_URL is not set (is test/global-setup.ts in the vitest globalSetup?)";
   if (process.env.CI === "true" || process.env.CI === "1") throw new Error(`CI=true requires PostgreSQL: ${reason}`);
   return reason;
 }

@@ -29,7 +29,13 @@ forEachDatabase("crash recovery (kill -9 under load)", (dialect) => {
   let target: TestDatabase;
   let server: ServerProcess | undefined;
   let db: SqlDatabase | undefined;
-  const env = () => ({ ...target.env, MEMORY_API_KEYS: `${KEY}=${BRAIN}`, MEMORY_DAILY_QUOTA: "1000000", SUPPORT_PRODUCTS: "demo", SUPPORT_RATE_LIMIT: "1000000" });
+  const env = () => ({
+    ...target.env,
+    MEMORY_API_KEYS: `${KEY}=${BRAIN}`,
+    MEMORY_DAILY_QUOTA: "1000000",
+    SUPPORT_PRODUCTS: "demo",
+    SUPPORT_RATE_LIMIT: "1000000",
+  });
 
   beforeAll(async () => {
     target = await createTestDatabase(dialect);
@@ -75,7 +81,13 @@ forEachDatabase("crash recovery (kill -9 under load)", (dialect) => {
     const messageLoop = async (k: number) => {
       const c = conversations[k % conversations.length]!;
       for (let i = 0; !stop; i++) {
-        const sent: Sent = { conversationId: c.id, customerId: c.customerId, clientMessageId: `m-${k}-${i}`, message: `message ${k}.${i}`, id: null };
+        const sent: Sent = {
+          conversationId: c.id,
+          customerId: c.customerId,
+          clientMessageId: `m-${k}-${i}`,
+          message: `message ${k}.${i}`,
+          id: null,
+        };
         messages.push(sent);
         try {
           const r = await call(`${first.url}/api/conversations/${c.id}/messages`, {
@@ -125,7 +137,8 @@ forEachDatabase("crash recovery (kill -9 under load)", (dialect) => {
     for (const c of conversations) {
       const r = await call(`${url}/api/conversations/${c.id}?productSlug=demo&customerId=${encodeURIComponent(c.customerId)}`);
       const keys = clientIds(r.body.comments);
-      for (const m of messages.filter((x) => x.conversationId === c.id)) expect(keys.filter((k) => k === m.clientMessageId)).toHaveLength(1);
+      for (const m of messages.filter((x) => x.conversationId === c.id))
+        expect(keys.filter((k) => k === m.clientMessageId)).toHaveLength(1);
     }
 
     // every accepted episode is there and ends done (a job leased at the crash is retaken when its lease ends)

@@ -14,122 +14,133 @@ const WORK_KEY = "mk_multiprocess_work_key_00001";
 const AGENT = "agent-token-multiprocess";
 const QUOTA = 50;
 
-forEachDatabase(
-  "two server processes on one database",
-  () => {
-    let target: TestDatabase;
-    let db: SqlDatabase;
-    let a: ServerProcess;
-    let b: ServerProcess;
+forEachDatabase("two server processes on one database", () => {
+  let target: TestDatabase;
+  let db: SqlDatabase;
+  let a: ServerProcess;
+  let b: ServerProcess;
 
-    beforeAll(async () => {
-      target = await createTestDatabase("postgres");
-      const env = {
-        ...target.env,
-        MEMORY_API_KEYS: `${QUOTA_KEY}=quota,${WORK_KEY}=work`,
-        MEMORY_DAILY_QUOTA: String(QUOTA),
-        SUPPORT_PRODUCTS: "demo",
-        SUPPORT_RATE_LIMIT: "100000",
-        SUPPORT_AGENT_TOKEN: AGENT,
-      };
-      [a, b] = await Promise.all([startServer(env), startServer(env)]);
-      db = await target.open();
-    }, 120_000);
+  beforeAll(async () => {
+    target = await createTestDatabase("postgres");
+    const env = {
+      ...target.env,
+      MEMORY_API_KEYS: `${QUOTA_KEY}=quota,${WORK_KEY}=work`,
+      MEMORY_DAILY_QUOTA: String(QUOTA),
+      SUPPORT_PRODUCTS: "demo",
+      SUPPORT_RATE_LIMIT: "100000",
+      SUPPORT_AGENT_TOKEN: AGENT,
+    };
+    [a, b] = await Promise.all([startServer(env), startServer(env)]);
+    db = await target.open();
+  }, 120_000);
 
-    afterAll(async () => {
-      await Promise.all([a?.stop(), b?.stop()]);
-      await db?.close();
-      await target?.drop();
-    }, 60_000);
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await db?.close();
+    await target?.drop();
+  }, 60_000);
 
-    it("delivers an event posted through one process to a stream open on the other, in log order", async () => {
-      const customerId = `cust_${crypto.randomUUID()}`;
-      const created = await call(`${a.url}/api/conversations`, { body: { productSlug: "demo", customerId, message: "Printer on fire" } });
-      expect(created.status).toBe(200);
-      const id = created.body.conversationId as string;
-      const qs = `productSlug=demo&customerId=${encodeURIComponent(customerId)}`;
-      const onB = watch(`${b.url}/api/conversations/${id}/stream?${qs}`);
-      const onA = watch(`${a.url}/api/conversations/${id}/stream?${qs}`);
-      try {
-        await waitFor(() => onB.events.some((e) => e.type === "connected") && onA.events.some((e) => e.type === "connected"), 15_000, "both streams connected");
-        const posted = await call(`${a.url}/api/conversations/${id}/messages`, { body: { productSlug: "demo", customerId, message: "Still burning" } });
-        expect(posted.status).toBe(200);
-        await waitFor(() => onB.events.some((e) => e.type === "new_comment"), 15_000, "the customer's message on process 2");
-        const agent = await call(`${a.url}/agent/conversations/${id}/messages`, {
-          headers: { authorization: `Bearer ${AGENT}` },
-          body: { body: "We are on it", author: "Ann" },
-        });
-        expect(agent.status).toBe(200);
-        const agentPost = await call(`${b.url}/agent/conversations/${id}/messages`, {
-          headers: { authorization: `Bearer ${AGENT}` },
-          body: { body: "Fire brigade called", author: "Bob" },
-        });
-        expect(agentPost.status).toBe(200);
-        const live = (w: typeof onA) => w.events.filter((e) => e.type !== "connected");
-        await waitFor(() => live(onB).filter((e) => e.type === "new_comment").length >= 3, 15_000, "all three comments on process 2");
-        await waitFor(() => live(onA).filter((e) => e.type === "new_comment").length >= 3, 15_000, "all three comments on process 1");
-        // both processes stream the same log: same ids, same events, increasing
-        const seen = (w: typeof onA) => live(w).map((e) => `${e.id}:${e.type}`);
-        expect(seen(onB)).toEqual(seen(onA));
-        const ids = live(onB).map((e) => Number(e.id));
-        expect(ids).toEqual([...ids].sort((x, y) => x - y));
-        expect(new Set(ids).size).toBe(ids.length);
-        const bodies = live(onB)
-          .filter((e) => e.type === "new_comment")
-          .map((e) => e.data?.body ?? e.data?.comment?.body);
-        expect(bodies.join("|")).toMatch(/Still burning.*We are on it.*Fire brigade called/s);
-      } finally {
-        onA.close();
-        onB.close();
-      }
-    });
-
-    it("never lets concurrent calls through both processes exceed the daily quota", async () => {
-      const h = { authorization: `Bearer ${QUOTA_KEY}` };
-      const results = await Promise.all(Array.from({ length: QUOTA + 30 }, (_, i) => call(`${(i % 2 ? a : b).url}/v1/episodes`, { headers: h })));
-      const statuses = results.map((r) => r.status);
-      expect(statuses.filter((s) => s === 200)).toHaveLength(QUOTA);
-      expect(statuses.filter((s) => s === 429)).toHaveLength(30);
-      for (const url of [a.url, b.url]) expect((await call(`${url}/v1/episodes`, { headers: h })).status).toBe(429);
-    });
-
-    it("shares extraction jobs between the processes and runs each once", async () => {
-      const h = { authorization: `Bearer ${WORK_KEY}` };
-      const n = 30;
-      const posted = await Promise.all(
-        Array.from({ length: n }, (_, i) =>
-          call(`${(i % 2 ? a : b).url}/v1/episodes`, { headers: h, body: { content: `Person${i} Example lives in City${i}. Person${i} Example works at Company${i}.` } }),
-        ),
+  it("delivers an event posted through one process to a stream open on the other, in log order", async () => {
+    const customerId = `cust_${crypto.randomUUID()}`;
+    const created = await call(`${a.url}/api/conversations`, { body: { productSlug: "demo", customerId, message: "Printer on fire" } });
+    expect(created.status).toBe(200);
+    const id = created.body.conversationId as string;
+    const qs = `productSlug=demo&customerId=${encodeURIComponent(customerId)}`;
+    const onB = watch(`${b.url}/api/conversations/${id}/stream?${qs}`);
+    const onA = watch(`${a.url}/api/conversations/${id}/stream?${qs}`);
+    try {
+      await waitFor(
+        () => onB.events.some((e) => e.type === "connected") && onA.events.some((e) => e.type === "connected"),
+        15_000,
+        "both streams connected",
       );
-      expect(posted.map((r) => r.status)).toEqual(Array(n).fill(202));
-      const ids = posted.map((r) => r.body.id as string);
-      const doneCount = async () =>
-        Number(
-          (
-            await db.kysely
-              .selectFrom("memory_episodes")
-              .select((eb) => eb.fn.countAll().as("n"))
-              .where("brain_id", "=", "work")
-              .where("status", "=", "done")
-              .executeTakeFirstOrThrow()
-          ).n,
-        );
-      const deadline = Date.now() + 90_000;
-      while ((await doneCount()) < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-      expect(await doneCount()).toBe(n);
+      const posted = await call(`${a.url}/api/conversations/${id}/messages`, {
+        body: { productSlug: "demo", customerId, message: "Still burning" },
+      });
+      expect(posted.status).toBe(200);
+      await waitFor(() => onB.events.some((e) => e.type === "new_comment"), 15_000, "the customer's message on process 2");
+      const agent = await call(`${a.url}/agent/conversations/${id}/messages`, {
+        headers: { authorization: `Bearer ${AGENT}` },
+        body: { body: "We are on it", author: "Ann" },
+      });
+      expect(agent.status).toBe(200);
+      const agentPost = await call(`${b.url}/agent/conversations/${id}/messages`, {
+        headers: { authorization: `Bearer ${AGENT}` },
+        body: { body: "Fire brigade called", author: "Bob" },
+      });
+      expect(agentPost.status).toBe(200);
+      const live = (w: typeof onA) => w.events.filter((e) => e.type !== "connected");
+      await waitFor(() => live(onB).filter((e) => e.type === "new_comment").length >= 3, 15_000, "all three comments on process 2");
+      await waitFor(() => live(onA).filter((e) => e.type === "new_comment").length >= 3, 15_000, "all three comments on process 1");
+      // both processes stream the same log: same ids, same events, increasing
+      const seen = (w: typeof onA) => live(w).map((e) => `${e.id}:${e.type}`);
+      expect(seen(onB)).toEqual(seen(onA));
+      const ids = live(onB).map((e) => Number(e.id));
+      expect(ids).toEqual([...ids].sort((x, y) => x - y));
+      expect(new Set(ids).size).toBe(ids.length);
+      const bodies = live(onB)
+        .filter((e) => e.type === "new_comment")
+        .map((e) => e.data?.body ?? e.data?.comment?.body);
+      expect(bodies.join("|")).toMatch(/Still burning.*We are on it.*Fire brigade called/s);
+    } finally {
+      onA.close();
+      onB.close();
+    }
+  });
 
-      const jobs = await db.kysely.selectFrom("jobs").select(["id", "state", "attempts", "locked_by", "payload"]).where("queue", "=", EXTRACTION_QUEUE).execute();
-      const mine = jobs.filter((j) => ids.includes(JSON.parse(j.payload).episodeId));
-      expect(mine).toHaveLength(n);
-      for (const j of mine) expect({ state: j.state, attempts: Number(j.attempts) }).toEqual({ state: "done", attempts: 1 });
-      // both processes' workers took part
-      expect(new Set(mine.map((j) => j.locked_by)).size).toBe(2);
-      // nothing extracted twice: one set of edges per episode
-      const edges = await db.kysely.selectFrom("memory_edges").select(["episode_id", "fact"]).where("brain_id", "=", "work").execute();
-      const facts = edges.map((e) => `${e.episode_id}|${e.fact}`);
-      expect(new Set(facts).size).toBe(facts.length);
-      expect(new Set(edges.map((e) => e.episode_id))).toEqual(new Set(ids));
-    });
-  },
-  ["postgres"],
-);
+  it("never lets concurrent calls through both processes exceed the daily quota", async () => {
+    const h = { authorization: `Bearer ${QUOTA_KEY}` };
+    const results = await Promise.all(
+      Array.from({ length: QUOTA + 30 }, (_, i) => call(`${(i % 2 ? a : b).url}/v1/episodes`, { headers: h })),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(QUOTA);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(30);
+    for (const url of [a.url, b.url]) expect((await call(`${url}/v1/episodes`, { headers: h })).status).toBe(429);
+  });
+
+  it("shares extraction jobs between the processes and runs each once", async () => {
+    const h = { authorization: `Bearer ${WORK_KEY}` };
+    const n = 30;
+    const posted = await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        call(`${(i % 2 ? a : b).url}/v1/episodes`, {
+          headers: h,
+          body: { content: `Person${i} Example lives in City${i}. Person${i} Example works at Company${i}.` },
+        }),
+      ),
+    );
+    expect(posted.map((r) => r.status)).toEqual(Array(n).fill(202));
+    const ids = posted.map((r) => r.body.id as string);
+    const doneCount = async () =>
+      Number(
+        (
+          await db.kysely
+            .selectFrom("memory_episodes")
+            .select((eb) => eb.fn.countAll().as("n"))
+            .where("brain_id", "=", "work")
+            .where("status", "=", "done")
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const deadline = Date.now() + 90_000;
+    while ((await doneCount()) < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(await doneCount()).toBe(n);
+
+    const jobs = await db.kysely
+      .selectFrom("jobs")
+      .select(["id", "state", "attempts", "locked_by", "payload"])
+      .where("queue", "=", EXTRACTION_QUEUE)
+      .execute();
+    const mine = jobs.filter((j) => ids.includes(JSON.parse(j.payload).episodeId));
+    expect(mine).toHaveLength(n);
+    for (const j of mine) expect({ state: j.state, attempts: Number(j.attempts) }).toEqual({ state: "done", attempts: 1 });
+    // both processes' workers took part
+    expect(new Set(mine.map((j) => j.locked_by)).size).toBe(2);
+    // nothing extracted twice: one set of edges per episode
+    const edges = await db.kysely.selectFrom("memory_edges").select(["episode_id", "fact"]).where("brain_id", "=", "work").execute();
+    const facts = edges.map((e) => `${e.episode_id}|${e.fact}`);
+    expect(new Set(facts).size).toBe(facts.length);
+    expect(new Set(edges.map((e) => e.episode_id))).toEqual(new Set(ids));
+  });
+}, ["postgres"]);

@@ -12,7 +12,8 @@ type Dialect = "sqlite" | "postgres";
 
 const requested = process.env.MOUNTKIT_TEST_STORE as Dialect | undefined;
 const skip = requested === "postgres" ? pgSkipReason() : null;
-if (skip) console.log(`[mountkit] MOUNTKIT_TEST_STORE=postgres without PostgreSQL (${skip}): these HTTP suites run on the in-memory stores again`);
+if (skip)
+  console.log(`[mountkit] MOUNTKIT_TEST_STORE=postgres without PostgreSQL (${skip}): these HTTP suites run on the in-memory stores again`);
 const dialect: Dialect | null = requested === "sqlite" || (requested === "postgres" && !skip) ? requested : null;
 
 const opened: Array<{ target: TestDatabase; db?: SqlDatabase }> = [];

@@ -29,7 +29,8 @@ const ADVISORY_LOCK_KEY = 0x6d6b_6d67;
 function check(set: MigrationSet) {
   let last = 0;
   for (const m of set.migrations) {
-    if (!Number.isInteger(m.version) || m.version <= last) throw new Error(`migration set ${set.name}: versions must be increasing positive integers (${m.version} after ${last})`);
+    if (!Number.isInteger(m.version) || m.version <= last)
+      throw new Error(`migration set ${set.name}: versions must be increasing positive integers (${m.version} after ${last})`);
     last = m.version;
   }
 }
@@ -53,7 +54,10 @@ export async function migrate(db: SqlDatabase, sets: readonly MigrationSet[]): P
       for (const m of set.migrations) {
         if (done.has(m.version)) continue;
         await m.up(trx, db.dialect);
-        await trx.insertInto("mountkit_migrations").values({ set_name: set.name, version: m.version, name: m.name, applied_at: Date.now() }).execute();
+        await trx
+          .insertInto("mountkit_migrations")
+          .values({ set_name: set.name, version: m.version, name: m.name, applied_at: Date.now() })
+          .execute();
         applied.push({ set: set.name, version: m.version, name: m.name });
       }
     }

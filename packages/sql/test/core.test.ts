@@ -12,11 +12,15 @@ const run = promisify(execFile);
 const repo = fileURLToPath(new URL("../../..", import.meta.url));
 
 async function child(script: string, args: string[], env: Record<string, string>): Promise<any> {
-  const { stdout } = await run(process.execPath, ["--conditions=mountkit-source", "--import", "tsx", `packages/sql/test/fixtures/${script}`, ...args], {
-    cwd: repo,
-    env: { ...process.env, DATABASE_URL: "", DATA_DIR: "", ...env },
-    timeout: 60_000,
-  });
+  const { stdout } = await run(
+    process.execPath,
+    ["--conditions=mountkit-source", "--import", "tsx", `packages/sql/test/fixtures/${script}`, ...args],
+    {
+      cwd: repo,
+      env: { ...process.env, DATABASE_URL: "", DATA_DIR: "", ...env },
+      timeout: 60_000,
+    },
+  );
   return JSON.parse(stdout.trim().split("\n").pop()!);
 }
 
@@ -40,14 +44,28 @@ forEachDatabase("sql core", (dialect) => {
     });
 
     it("rejects versions that do not increase", async () => {
-      await expect(migrate(db, [{ name: "bad", migrations: [{ version: 2, name: "a", up: async () => {} }, { version: 1, name: "b", up: async () => {} }] }])).rejects.toThrow(/increasing/);
+      await expect(
+        migrate(db, [
+          {
+            name: "bad",
+            migrations: [
+              { version: 2, name: "a", up: async () => {} },
+              { version: 1, name: "b", up: async () => {} },
+            ],
+          },
+        ]),
+      ).rejects.toThrow(/increasing/);
     });
 
     it("rolls a failing run back entirely", async () => {
       const set = {
         name: "failing",
         migrations: [
-          { version: 1, name: "ok", up: async (k: any) => void (await k.schema.createTable("failing_t").addColumn("id", "integer").execute()) },
+          {
+            version: 1,
+            name: "ok",
+            up: async (k: any) => void (await k.schema.createTable("failing_t").addColumn("id", "integer").execute()),
+          },
           { version: 2, name: "boom", up: async () => Promise.reject(new Error("boom")) },
         ],
       };
@@ -70,7 +88,10 @@ forEachDatabase("sql core", (dialect) => {
       const store = sqlJobStore(db);
       expect(await store.enqueue({ id: "j1", queue: "q1", payload: { a: 1 }, now: 1000 })).toBe("j1");
       expect(await store.enqueue({ id: "j1", queue: "q1", payload: { a: 2 }, now: 1000 })).toBe("j1");
-      const [first, second] = await Promise.all([store.claim({ queue: "q1", limit: 5, now: 1000, leaseMs: 100 }), store.claim({ queue: "q1", limit: 5, now: 1000, leaseMs: 100 })]);
+      const [first, second] = await Promise.all([
+        store.claim({ queue: "q1", limit: 5, now: 1000, leaseMs: 100 }),
+        store.claim({ queue: "q1", limit: 5, now: 1000, leaseMs: 100 }),
+      ]);
       const all = [...first!, ...second!];
       expect(all).toHaveLength(1);
       expect(all[0]).toMatchObject({ id: "j1", queue: "q1", payload: { a: 1 }, attempts: 1, maxAttempts: 5, runAt: 1000 });
@@ -138,7 +159,10 @@ forEachDatabase("sql core", (dialect) => {
           ran.push(job.payload);
           await new Promise((r) => setTimeout(r, 2));
         };
-        const workers = [createWorker({ store: a, queue: "q5", handler, pollMs: 20 }), createWorker({ store: b, queue: "q5", handler, pollMs: 20 })];
+        const workers = [
+          createWorker({ store: a, queue: "q5", handler, pollMs: 20 }),
+          createWorker({ store: b, queue: "q5", handler, pollMs: 20 }),
+        ];
         for (const w of workers) w.start();
         const deadline = Date.now() + 20_000;
         while ((await a.counts("q5")).done < 30 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
@@ -169,7 +193,10 @@ forEachDatabase("sql core", (dialect) => {
     });
 
     it("never exceeds the limit under concurrent calls from two processes", async () => {
-      const results = await Promise.all([child("limits-child.ts", ["quota", "shared", "40", "25", "0"], target.env), child("limits-child.ts", ["quota", "shared", "40", "25", "0"], target.env)]);
+      const results = await Promise.all([
+        child("limits-child.ts", ["quota", "shared", "40", "25", "0"], target.env),
+        child("limits-child.ts", ["quota", "shared", "40", "25", "0"], target.env),
+      ]);
       expect(results[0].allowed + results[1].allowed).toBe(25);
       expect(await sqlQuotaCounter(db).used("shared", "2030-01-01")).toBe(25);
     });
@@ -190,7 +217,10 @@ forEachDatabase("sql core", (dialect) => {
 
     it("admits exactly the limit within one window from two processes at once", async () => {
       const now = 1_000_000;
-      const results = await Promise.all([child("limits-child.ts", ["rate", "shared", "30", "20", String(now)], target.env), child("limits-child.ts", ["rate", "shared", "30", "20", String(now)], target.env)]);
+      const results = await Promise.all([
+        child("limits-child.ts", ["rate", "shared", "30", "20", String(now)], target.env),
+        child("limits-child.ts", ["rate", "shared", "30", "20", String(now)], target.env),
+      ]);
       expect(results[0].allowed + results[1].allowed).toBe(20);
     });
   });

@@ -53,7 +53,14 @@ export async function insertJob(db: Kysely<any>, job: EnqueueInput & { id: strin
 }
 
 function toJob(r: Pick<JobsTable, "id" | "queue" | "payload" | "attempts" | "max_attempts" | "run_at">): Job {
-  return { id: r.id, queue: r.queue, payload: JSON.parse(r.payload), attempts: Number(r.attempts), maxAttempts: Number(r.max_attempts), runAt: Number(r.run_at) };
+  return {
+    id: r.id,
+    queue: r.queue,
+    payload: JSON.parse(r.payload),
+    attempts: Number(r.attempts),
+    maxAttempts: Number(r.max_attempts),
+    runAt: Number(r.run_at),
+  };
 }
 
 export function sqlJobStore(database: SqlDatabase): JobStore {
@@ -71,13 +78,24 @@ export function sqlJobStore(database: SqlDatabase): JobStore {
         .selectFrom("jobs")
         .select("id")
         .where("queue", "=", queue)
-        .where((eb) => eb.or([eb.and([eb("state", "=", "queued"), eb("run_at", "<=", now)]), eb.and([eb("state", "=", "running"), eb("lease_until", "<=", now)])]))
+        .where((eb) =>
+          eb.or([
+            eb.and([eb("state", "=", "queued"), eb("run_at", "<=", now)]),
+            eb.and([eb("state", "=", "running"), eb("lease_until", "<=", now)]),
+          ]),
+        )
         .orderBy("run_at")
         .orderBy("id")
         .limit(limit);
       const rows = await db
         .updateTable("jobs")
-        .set((eb) => ({ state: "running", attempts: eb("attempts", "+", 1), lease_until: now + leaseMs, locked_by: owner, updated_at: now }))
+        .set((eb) => ({
+          state: "running",
+          attempts: eb("attempts", "+", 1),
+          lease_until: now + leaseMs,
+          locked_by: owner,
+          updated_at: now,
+        }))
         .where("id", "in", pg ? due.forUpdate().skipLocked() : due)
         .returning(["id", "queue", "payload", "attempts", "max_attempts", "run_at"])
         .execute();
@@ -89,12 +107,21 @@ export function sqlJobStore(database: SqlDatabase): JobStore {
     async fail({ id, error, retryAt, now }) {
       await db
         .updateTable("jobs")
-        .set(retryAt === null ? { state: "dead", last_error: error, updated_at: now } : { state: "queued", run_at: retryAt, lease_until: 0, last_error: error, updated_at: now })
+        .set(
+          retryAt === null
+            ? { state: "dead", last_error: error, updated_at: now }
+            : { state: "queued", run_at: retryAt, lease_until: 0, last_error: error, updated_at: now },
+        )
         .where("id", "=", id)
         .execute();
     },
     async counts(queue) {
-      const rows = await db.selectFrom("jobs").select(["state", sql<number>`count(*)`.as("n")]).where("queue", "=", queue).groupBy("state").execute();
+      const rows = await db
+        .selectFrom("jobs")
+        .select(["state", sql<number>`count(*)`.as("n")])
+        .where("queue", "=", queue)
+        .groupBy("state")
+        .execute();
       const c = { queued: 0, running: 0, done: 0, dead: 0 };
       for (const r of rows) c[r.state] = Number(r.n);
       return c;

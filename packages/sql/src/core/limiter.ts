@@ -20,7 +20,11 @@ export function sqlRateLimiter(database: SqlDatabase): RateLimiter {
   return {
     async hit(key, options) {
       const decision = await db.transaction().execute(async (trx) => {
-        await trx.insertInto("rate_limit_logs").values({ key, log: "[]", expires_at: 0 }).onConflict((oc) => oc.column("key").doNothing()).execute();
+        await trx
+          .insertInto("rate_limit_logs")
+          .values({ key, log: "[]", expires_at: 0 })
+          .onConflict((oc) => oc.column("key").doNothing())
+          .execute();
         let read = trx.selectFrom("rate_limit_logs").select("log").where("key", "=", key);
         if (pg) read = read.forUpdate();
         const row = await read.executeTakeFirstOrThrow();

@@ -137,7 +137,8 @@ export function pgPubSub(pool: pg.Pool, options: PgPubSubOptions = {}): PgPubSub
     ready: () => ready,
     async publish(topic, message) {
       const payload = JSON.stringify({ o: origin, t: topic, m: message });
-      if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) throw new Error(`pgPubSub: message on ${topic} is over ${MAX_PAYLOAD_BYTES} bytes; publish ids and read the data back`);
+      if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES)
+        throw new Error(`pgPubSub: message on ${topic} is over ${MAX_PAYLOAD_BYTES} bytes; publish ids and read the data back`);
       deliver(topic, message);
       await pool.query("select pg_notify($1, $2)", [channel, payload]);
     },

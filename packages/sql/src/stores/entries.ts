@@ -138,11 +138,15 @@ export function sqlEntriesStore(database: SqlDatabase): EntriesStore {
       let q = db.selectFrom("entries").selectAll().where("type_id", "=", typeId);
       if (ownerId !== undefined) q = q.where("owner_id", "=", ownerId);
       if (tag !== undefined) {
-        q = pg ? q.where(sql<boolean>`(tags::jsonb) @> jsonb_build_array(${tag}::text)`) : q.where(sql<boolean>`exists (select 1 from json_each(entries.tags) where value = ${tag})`);
+        q = pg
+          ? q.where(sql<boolean>`(tags::jsonb) @> jsonb_build_array(${tag}::text)`)
+          : q.where(sql<boolean>`exists (select 1 from json_each(entries.tags) where value = ${tag})`);
       }
       if (after) {
         const a: EntryPosition = after;
-        q = q.where((eb) => eb.or([eb("date_created", "<", a.dateCreated), eb.and([eb("date_created", "=", a.dateCreated), eb("id", "<", a.id)])]));
+        q = q.where((eb) =>
+          eb.or([eb("date_created", "<", a.dateCreated), eb.and([eb("date_created", "=", a.dateCreated), eb("id", "<", a.id)])]),
+        );
       }
       const rows = await q.orderBy("date_created", "desc").orderBy("id", "desc").limit(limit).execute();
       return rows.map(toEntry);
@@ -155,7 +159,14 @@ export function sqlEntriesStore(database: SqlDatabase): EntriesStore {
         if (changes.description !== undefined) set.description = changes.description;
         if (changes.customData !== undefined) set.custom_data = JSON.stringify(changes.customData);
         if (changes.tags !== undefined) set.tags = JSON.stringify(changes.tags);
-        const row = await trx.updateTable("entries").set(set).where("type_id", "=", typeId).where("id", "=", id).where("owner_id", "=", ownerId).returningAll().executeTakeFirst();
+        const row = await trx
+          .updateTable("entries")
+          .set(set)
+          .where("type_id", "=", typeId)
+          .where("id", "=", id)
+          .where("owner_id", "=", ownerId)
+          .returningAll()
+          .executeTakeFirst();
         if (!row) return null;
         if (inventory !== undefined) {
           await dropInventory(trx, typeId, id);
@@ -167,7 +178,12 @@ export function sqlEntriesStore(database: SqlDatabase): EntriesStore {
 
     async delete({ typeId, id, ownerId }) {
       return db.transaction().execute(async (trx) => {
-        const r = await trx.deleteFrom("entries").where("type_id", "=", typeId).where("id", "=", id).where("owner_id", "=", ownerId).executeTakeFirst();
+        const r = await trx
+          .deleteFrom("entries")
+          .where("type_id", "=", typeId)
+          .where("id", "=", id)
+          .where("owner_id", "=", ownerId)
+          .executeTakeFirst();
         if (Number(r.numDeletedRows) === 0) return false;
         await dropInventory(trx, typeId, id);
         return true;
@@ -175,7 +191,12 @@ export function sqlEntriesStore(database: SqlDatabase): EntriesStore {
     },
 
     async getInventory({ typeId, entryId }) {
-      const r = await db.selectFrom("entries_inventories").selectAll().where("type_id", "=", typeId).where("entry_id", "=", entryId).executeTakeFirst();
+      const r = await db
+        .selectFrom("entries_inventories")
+        .selectAll()
+        .where("type_id", "=", typeId)
+        .where("entry_id", "=", entryId)
+        .executeTakeFirst();
       if (!r) return null;
       const summary: InventorySummary = {
         specVersion: r.spec_version,

@@ -20,7 +20,19 @@ import { insertJob, sqlJobStore } from "../core/jobs.js";
 import { sqlQuotaCounter } from "../core/limiter.js";
 import type { SqlDatabase } from "../db.js";
 
-const EPISODE_COLS = ["brain_id", "id", "content", "metadata", "occurred_at", "created_at", "status", "error", "entity_ids", "edge_ids", "processed_at"] as const;
+const EPISODE_COLS = [
+  "brain_id",
+  "id",
+  "content",
+  "metadata",
+  "occurred_at",
+  "created_at",
+  "status",
+  "error",
+  "entity_ids",
+  "edge_ids",
+  "processed_at",
+] as const;
 const ENTITY_COLS = ["brain_id", "id", "name", "kind", "aliases", "keys", "created_at", "updated_at"] as const;
 const EDGE_COLS = [
   "brain_id",
@@ -93,7 +105,14 @@ function toEdge(r: Row): EdgeRecord {
 }
 
 function toPlaybook(r: Row): PlaybookRecord {
-  return { brainId: r.brain_id, slug: r.slug, title: r.title, episodeIds: JSON.parse(r.episode_ids), createdAt: num(r.created_at), updatedAt: num(r.updated_at) };
+  return {
+    brainId: r.brain_id,
+    slug: r.slug,
+    title: r.title,
+    episodeIds: JSON.parse(r.episode_ids),
+    createdAt: num(r.created_at),
+    updatedAt: num(r.updated_at),
+  };
 }
 
 const toBrain = (r: Row): BrainRecord => ({ id: r.id, name: r.name, createdAt: num(r.created_at) });
@@ -144,7 +163,9 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
   async function index(trx: Db, kind: Kind, brainId: string, id: string, text: string, replace = false) {
     const terms = searchTerms(text);
     if (pg) {
-      await sql`update ${sql.table(table(kind))} set search = to_tsvector('simple', ${terms.join(" ")}), n_terms = ${terms.length} where brain_id = ${brainId} and id = ${id}`.execute(trx);
+      await sql`update ${sql.table(table(kind))} set search = to_tsvector('simple', ${terms.join(" ")}), n_terms = ${terms.length} where brain_id = ${brainId} and id = ${id}`.execute(
+        trx,
+      );
       return;
     }
     const fts = sql.table(`${table(kind)}_fts`);
@@ -156,7 +177,14 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
   /** Columns PostgreSQL requires on insert before `index` fills them. */
   const searchPlaceholder = () => (pg ? { search: sql`''::tsvector`, n_terms: 0 } : {});
 
-  async function search<T>(kind: Kind, brainId: string, query: string, limit: number, asOf: number | null, map: (r: Row) => T): Promise<Array<SearchHit<T>>> {
+  async function search<T>(
+    kind: Kind,
+    brainId: string,
+    query: string,
+    limit: number,
+    asOf: number | null,
+    map: (r: Row) => T,
+  ): Promise<Array<SearchHit<T>>> {
     const terms = [...new Set(searchTerms(query))];
     if (!terms.length || limit <= 0) return [];
     const t = sql.table(table(kind));
@@ -206,12 +234,31 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
   }
 
   /** Newest-first keyset page over `kind` ordered by (`timeCol` desc, `idCol` desc). */
-  async function page<T>(from: string, timeCol: string, idCol: string, brainId: string, limit: number, after: PageAfter | null | undefined, map: (r: Row) => T, where?: RawBuilder<unknown>): Promise<Page<T>> {
+  async function page<T>(
+    from: string,
+    timeCol: string,
+    idCol: string,
+    brainId: string,
+    limit: number,
+    after: PageAfter | null | undefined,
+    map: (r: Row) => T,
+    where?: RawBuilder<unknown>,
+  ): Promise<Page<T>> {
     if (limit <= 0) return { items: [], next: null };
     let q = db.selectFrom(`${from} as t`).selectAll("t").where("t.brain_id", "=", brainId);
     if (where) q = q.where(where as RawBuilder<boolean>);
-    if (after) q = q.where((eb) => eb.or([eb(`t.${timeCol}`, "<", after.createdAt), eb.and([eb(`t.${timeCol}`, "=", after.createdAt), eb(`t.${idCol}`, "<", after.id)])]));
-    const rows = await q.orderBy(`t.${timeCol}`, "desc").orderBy(`t.${idCol}`, "desc").limit(limit + 1).execute();
+    if (after)
+      q = q.where((eb) =>
+        eb.or([
+          eb(`t.${timeCol}`, "<", after.createdAt),
+          eb.and([eb(`t.${timeCol}`, "=", after.createdAt), eb(`t.${idCol}`, "<", after.id)]),
+        ]),
+      );
+    const rows = await q
+      .orderBy(`t.${timeCol}`, "desc")
+      .orderBy(`t.${idCol}`, "desc")
+      .limit(limit + 1)
+      .execute();
     const items = rows.slice(0, limit);
     const last = items[items.length - 1];
     return { items: items.map(map), next: rows.length > limit && last ? { createdAt: num(last[timeCol]), id: last[idCol] } : null };
@@ -247,18 +294,31 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
 
   async function existingIds(trx: Db, from: string, brainId: string, ids: string[]): Promise<Set<string>> {
     if (!ids.length) return new Set();
-    const rows = await trx.selectFrom(from).select("id").where("brain_id", "=", brainId).where("id", "in", [...new Set(ids)]).execute();
+    const rows = await trx
+      .selectFrom(from)
+      .select("id")
+      .where("brain_id", "=", brainId)
+      .where("id", "in", [...new Set(ids)])
+      .execute();
     return new Set(rows.map((r) => r.id as string));
   }
 
-  const selectEdges = (brainId: string) => db.selectFrom("memory_edges as t").select(EDGE_COLS.map((c) => `t.${c}` as const)).where("t.brain_id", "=", brainId);
+  const selectEdges = (brainId: string) =>
+    db
+      .selectFrom("memory_edges as t")
+      .select(EDGE_COLS.map((c) => `t.${c}` as const))
+      .where("t.brain_id", "=", brainId);
 
   return {
     jobs: sqlJobStore(database),
     quota: sqlQuotaCounter(database),
 
     async createBrain({ brain }) {
-      await db.insertInto("memory_brains").values({ id: brain.id, name: brain.name, created_at: brain.createdAt }).onConflict((oc) => oc.column("id").doNothing()).execute();
+      await db
+        .insertInto("memory_brains")
+        .values({ id: brain.id, name: brain.name, created_at: brain.createdAt })
+        .onConflict((oc) => oc.column("id").doNothing())
+        .execute();
       return toBrain(await db.selectFrom("memory_brains").selectAll().where("id", "=", brain.id).executeTakeFirstOrThrow());
     },
     async getBrain({ brainId }) {
@@ -271,7 +331,15 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
     async createApiKey({ key }) {
       await db
         .insertInto("memory_api_keys")
-        .values({ id: key.id, brain_id: key.brainId, hash: key.hash, prefix: key.prefix, label: key.label, created_at: key.createdAt, revoked_at: key.revokedAt })
+        .values({
+          id: key.id,
+          brain_id: key.brainId,
+          hash: key.hash,
+          prefix: key.prefix,
+          label: key.label,
+          created_at: key.createdAt,
+          revoked_at: key.revokedAt,
+        })
         .execute();
     },
     async findApiKey({ hash }) {
@@ -279,7 +347,12 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
       return r ? toKey(r) : null;
     },
     async revokeApiKey({ id, now }) {
-      const r = await db.updateTable("memory_api_keys").set({ revoked_at: now }).where("id", "=", id).where("revoked_at", "is", null).executeTakeFirst();
+      const r = await db
+        .updateTable("memory_api_keys")
+        .set({ revoked_at: now })
+        .where("id", "=", id)
+        .where("revoked_at", "is", null)
+        .executeTakeFirst();
       return Number(r.numUpdatedRows) > 0;
     },
     async listApiKeys({ brainId }) {
@@ -312,12 +385,22 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
       });
     },
     async getEpisode({ brainId, id }) {
-      const r = await db.selectFrom("memory_episodes").select(EPISODE_COLS).where("brain_id", "=", brainId).where("id", "=", id).executeTakeFirst();
+      const r = await db
+        .selectFrom("memory_episodes")
+        .select(EPISODE_COLS)
+        .where("brain_id", "=", brainId)
+        .where("id", "=", id)
+        .executeTakeFirst();
       return r ? toEpisode(r) : null;
     },
     async getEpisodes({ brainId, ids }) {
       if (!ids.length) return [];
-      const rows = await db.selectFrom("memory_episodes").select(EPISODE_COLS).where("brain_id", "=", brainId).where("id", "in", [...new Set(ids)]).execute();
+      const rows = await db
+        .selectFrom("memory_episodes")
+        .select(EPISODE_COLS)
+        .where("brain_id", "=", brainId)
+        .where("id", "in", [...new Set(ids)])
+        .execute();
       return inOrder(ids, rows.map(toEpisode));
     },
     async listEpisodes({ brainId, limit, after }) {
@@ -337,12 +420,22 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
     },
 
     async getEntity({ brainId, id }) {
-      const r = await db.selectFrom("memory_entities").select(ENTITY_COLS).where("brain_id", "=", brainId).where("id", "=", id).executeTakeFirst();
+      const r = await db
+        .selectFrom("memory_entities")
+        .select(ENTITY_COLS)
+        .where("brain_id", "=", brainId)
+        .where("id", "=", id)
+        .executeTakeFirst();
       return r ? toEntity(r) : null;
     },
     async getEntities({ brainId, ids }) {
       if (!ids.length) return [];
-      const rows = await db.selectFrom("memory_entities").select(ENTITY_COLS).where("brain_id", "=", brainId).where("id", "in", [...new Set(ids)]).execute();
+      const rows = await db
+        .selectFrom("memory_entities")
+        .select(ENTITY_COLS)
+        .where("brain_id", "=", brainId)
+        .where("id", "in", [...new Set(ids)])
+        .execute();
       return inOrder(ids, rows.map(toEntity));
     },
     async listEntities({ brainId, limit, after }) {
@@ -363,7 +456,12 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
       const ids: string[] = [];
       for (const key of keys) for (const r of rows) if (r.key === key && !ids.includes(r.entity_id)) ids.push(r.entity_id);
       const chosen = ids.slice(0, limit);
-      const entities = await db.selectFrom("memory_entities").select(ENTITY_COLS).where("brain_id", "=", brainId).where("id", "in", chosen.length ? chosen : [""]).execute();
+      const entities = await db
+        .selectFrom("memory_entities")
+        .select(ENTITY_COLS)
+        .where("brain_id", "=", brainId)
+        .where("id", "in", chosen.length ? chosen : [""])
+        .execute();
       return inOrder(chosen, entities.map(toEntity));
     },
     async searchEntities({ brainId, query, limit }) {
@@ -376,7 +474,9 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
     },
     async getEdges({ brainId, ids }) {
       if (!ids.length) return [];
-      const rows = await selectEdges(brainId).where("t.id", "in", [...new Set(ids)]).execute();
+      const rows = await selectEdges(brainId)
+        .where("t.id", "in", [...new Set(ids)])
+        .execute();
       return inOrder(ids, rows.map(toEdge));
     },
     async listEdges({ brainId, limit, after, entityId }) {
@@ -402,7 +502,10 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
     },
     async edgesOfEpisodes({ brainId, episodeIds }) {
       if (!episodeIds.length) return [];
-      const rows = await selectEdges(brainId).where("t.episode_id", "in", [...new Set(episodeIds)]).orderBy(`t.${edgeOrder}`).execute();
+      const rows = await selectEdges(brainId)
+        .where("t.episode_id", "in", [...new Set(episodeIds)])
+        .orderBy(`t.${edgeOrder}`)
+        .execute();
       const rank = new Map(episodeIds.map((id, i) => [id, i] as const));
       const edges = rows.map(toEdge);
       // stable sort: episodes in the order asked, each episode's edges in insertion order
@@ -422,7 +525,12 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
         .returning(EDGE_COLS)
         .executeTakeFirst();
       if (row) return { ok: true, edge: toEdge(row) };
-      const exists = await db.selectFrom("memory_edges").select("id").where("brain_id", "=", brainId).where("id", "=", id).executeTakeFirst();
+      const exists = await db
+        .selectFrom("memory_edges")
+        .select("id")
+        .where("brain_id", "=", brainId)
+        .where("id", "=", id)
+        .executeTakeFirst();
       return { ok: false, reason: exists ? "already_invalid" : "not_found" };
     },
 
@@ -436,14 +544,21 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
         if (episode.status === "done") return { committed: false, reason: "already_done" } as const;
 
         const created = new Set(c.createEntities.map((e) => e.id));
-        const referenced = [...c.updateEntities.map((u) => u.id), ...c.createEdges.flatMap((e) => [e.source, e.target])].filter((id) => !created.has(id));
+        const referenced = [...c.updateEntities.map((u) => u.id), ...c.createEdges.flatMap((e) => [e.source, e.target])].filter(
+          (id) => !created.has(id),
+        );
         const knownEntities = await existingIds(trx, "memory_entities", c.brainId, referenced);
         for (const u of c.updateEntities) if (!knownEntities.has(u.id)) throw new Error(`unknown entity ${u.id}`);
         for (const e of c.createEdges) {
           const known = (id: string) => created.has(id) || knownEntities.has(id);
           if (!known(e.source) || !known(e.target)) throw new Error(`edge ${e.id} references an unknown entity`);
         }
-        const knownEdges = await existingIds(trx, "memory_edges", c.brainId, c.invalidate.map((i) => i.id));
+        const knownEdges = await existingIds(
+          trx,
+          "memory_edges",
+          c.brainId,
+          c.invalidate.map((i) => i.id),
+        );
         for (const inv of c.invalidate) if (!knownEdges.has(inv.id)) throw new Error(`unknown edge ${inv.id}`);
 
         for (const e of c.createEntities) {
@@ -495,10 +610,21 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
         if (c.playbook) {
           await trx
             .insertInto("memory_playbooks")
-            .values({ brain_id: c.brainId, slug: c.playbook.slug, title: c.playbook.title, episode_ids: "[]", created_at: c.now, updated_at: c.now })
+            .values({
+              brain_id: c.brainId,
+              slug: c.playbook.slug,
+              title: c.playbook.title,
+              episode_ids: "[]",
+              created_at: c.now,
+              updated_at: c.now,
+            })
             .onConflict((oc) => oc.columns(["brain_id", "slug"]).doNothing())
             .execute();
-          let pq = trx.selectFrom("memory_playbooks").select("episode_ids").where("brain_id", "=", c.brainId).where("slug", "=", c.playbook.slug);
+          let pq = trx
+            .selectFrom("memory_playbooks")
+            .select("episode_ids")
+            .where("brain_id", "=", c.brainId)
+            .where("slug", "=", c.playbook.slug);
           if (pg) pq = pq.forUpdate();
           const p = await pq.executeTakeFirstOrThrow();
           const episodeIds: string[] = JSON.parse(p.episode_ids);
@@ -512,7 +638,13 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
         }
         await trx
           .updateTable("memory_episodes")
-          .set({ status: "done", error: null, entity_ids: JSON.stringify(c.entityIds), edge_ids: JSON.stringify(c.edgeIds), processed_at: c.now })
+          .set({
+            status: "done",
+            error: null,
+            entity_ids: JSON.stringify(c.entityIds),
+            edge_ids: JSON.stringify(c.edgeIds),
+            processed_at: c.now,
+          })
           .where("brain_id", "=", c.brainId)
           .where("id", "=", c.episodeId)
           .execute();
@@ -521,7 +653,12 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
     },
 
     async getPlaybook({ brainId, slug }) {
-      const r = await db.selectFrom("memory_playbooks").selectAll().where("brain_id", "=", brainId).where("slug", "=", slug).executeTakeFirst();
+      const r = await db
+        .selectFrom("memory_playbooks")
+        .selectAll()
+        .where("brain_id", "=", brainId)
+        .where("slug", "=", slug)
+        .executeTakeFirst();
       return r ? toPlaybook(r) : null;
     },
     async listPlaybooks({ brainId, limit, after }) {
@@ -539,7 +676,12 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
     async searchVectors({ brainId, kind, vector, limit }) {
       if (limit <= 0) return [];
       // brute-force cosine in process: vectors are optional and small per brain; an ANN index is a host choice
-      const rows = await db.selectFrom("memory_vectors").select(["id", "vector"]).where("brain_id", "=", brainId).where("kind", "=", kind).execute();
+      const rows = await db
+        .selectFrom("memory_vectors")
+        .select(["id", "vector"])
+        .where("brain_id", "=", brainId)
+        .where("kind", "=", kind)
+        .execute();
       const q = Float64Array.from(vector);
       const qn = Math.sqrt(q.reduce((s, x) => s + x * x, 0));
       const scored = rows.map((r) => {

@@ -92,7 +92,13 @@ function toMessage(r: MessageRow): MessageRecord {
 }
 
 function toEvent(r: EventRow): EventRecord {
-  return { conversationId: r.conversation_id, seq: Number(r.seq), type: r.type, data: r.data === null ? null : JSON.parse(r.data), createdAt: r.created_at };
+  return {
+    conversationId: r.conversation_id,
+    seq: Number(r.seq),
+    type: r.type,
+    data: r.data === null ? null : JSON.parse(r.data),
+    createdAt: r.created_at,
+  };
 }
 
 function messageRow(m: Omit<MessageRecord, "seq">, conversationId: string, seq: number): MessageRow {
@@ -126,7 +132,15 @@ async function insertEvents(trx: Transaction<SupportDb>, conversationId: string,
   if (!events.length) return;
   await trx
     .insertInto("support_events")
-    .values(events.map((e, i) => ({ conversation_id: conversationId, seq: seqs[i]!, type: e.type, data: e.data === undefined || e.data === null ? null : JSON.stringify(e.data), created_at: e.createdAt })))
+    .values(
+      events.map((e, i) => ({
+        conversation_id: conversationId,
+        seq: seqs[i]!,
+        type: e.type,
+        data: e.data === undefined || e.data === null ? null : JSON.stringify(e.data),
+        created_at: e.createdAt,
+      })),
+    )
     .execute();
 }
 
@@ -159,7 +173,12 @@ export function sqlSupportStore(database: SqlDatabase): SupportStore {
   const pg = database.dialect === "postgres";
 
   async function findByClientId(conversationId: string, clientMessageId: string, q: Kysely<SupportDb> = db): Promise<MessageRecord | null> {
-    const row = await q.selectFrom("support_messages").selectAll().where("conversation_id", "=", conversationId).where("client_message_id", "=", clientMessageId).executeTakeFirst();
+    const row = await q
+      .selectFrom("support_messages")
+      .selectAll()
+      .where("conversation_id", "=", conversationId)
+      .where("client_message_id", "=", clientMessageId)
+      .executeTakeFirst();
     return row ? toMessage(row) : null;
   }
 
@@ -206,7 +225,11 @@ export function sqlSupportStore(database: SqlDatabase): SupportStore {
     },
 
     async listConversations(q: ListConversationsQuery) {
-      let query = db.selectFrom("support_conversations").selectAll().where("product_slug", "=", q.productSlug).where("deleted_at", "is", null);
+      let query = db
+        .selectFrom("support_conversations")
+        .selectAll()
+        .where("product_slug", "=", q.productSlug)
+        .where("deleted_at", "is", null);
       if (q.customerId !== undefined) query = query.where("customer_id", "=", q.customerId);
       if (q.statuses) {
         if (!q.statuses.length) return [];
@@ -221,7 +244,9 @@ export function sqlSupportStore(database: SqlDatabase): SupportStore {
       }
       if (q.after) {
         const { updatedAt, id } = q.after;
-        query = query.where((eb) => eb.or([eb("updated_at", "<", updatedAt), eb.and([eb("updated_at", "=", updatedAt), eb("id", "<", id)])]));
+        query = query.where((eb) =>
+          eb.or([eb("updated_at", "<", updatedAt), eb.and([eb("updated_at", "=", updatedAt), eb("id", "<", id)])]),
+        );
       }
       query = query.orderBy("updated_at", "desc").orderBy("id", "desc");
       if (q.limit !== undefined) query = query.limit(q.limit);
@@ -229,12 +254,23 @@ export function sqlSupportStore(database: SqlDatabase): SupportStore {
     },
 
     async listMessages({ conversationId }) {
-      const rows = await db.selectFrom("support_messages").selectAll().where("conversation_id", "=", conversationId).orderBy("seq").orderBy("id").execute();
+      const rows = await db
+        .selectFrom("support_messages")
+        .selectAll()
+        .where("conversation_id", "=", conversationId)
+        .orderBy("seq")
+        .orderBy("id")
+        .execute();
       return rows.map(toMessage);
     },
 
     async getMessage({ conversationId, id }) {
-      const row = await db.selectFrom("support_messages").selectAll().where("conversation_id", "=", conversationId).where("id", "=", id).executeTakeFirst();
+      const row = await db
+        .selectFrom("support_messages")
+        .selectAll()
+        .where("conversation_id", "=", conversationId)
+        .where("id", "=", id)
+        .executeTakeFirst();
       return row ? toMessage(row) : null;
     },
 
@@ -297,7 +333,11 @@ export function sqlSupportStore(database: SqlDatabase): SupportStore {
       return write(async (trx): Promise<WriteResult> => {
         const r = await advance(trx, conversationId, expectedSeq, events.length, patchColumns(patch));
         if ("ok" in r) return r;
-        const gone = await trx.deleteFrom("support_messages").where("conversation_id", "=", conversationId).where("id", "=", messageId).executeTakeFirst();
+        const gone = await trx
+          .deleteFrom("support_messages")
+          .where("conversation_id", "=", conversationId)
+          .where("id", "=", messageId)
+          .executeTakeFirst();
         if (Number(gone.numDeletedRows) === 0) throw new Rollback({ ok: false, reason: "not_found" });
         const seqs = seqsAfter(expectedSeq, events.length);
         await insertEvents(trx, conversationId, seqs, events);
@@ -317,9 +357,20 @@ export function sqlSupportStore(database: SqlDatabase): SupportStore {
     },
 
     async readEvents({ conversationId, afterSeq, limit }) {
-      const conv = await db.selectFrom("support_conversations").select("pruned_through").where("id", "=", conversationId).executeTakeFirst();
+      const conv = await db
+        .selectFrom("support_conversations")
+        .select("pruned_through")
+        .where("id", "=", conversationId)
+        .executeTakeFirst();
       if (!conv) return { events: [], prunedThrough: 0 };
-      const rows = await db.selectFrom("support_events").selectAll().where("conversation_id", "=", conversationId).where("seq", ">", afterSeq).orderBy("seq").limit(limit).execute();
+      const rows = await db
+        .selectFrom("support_events")
+        .selectAll()
+        .where("conversation_id", "=", conversationId)
+        .where("seq", ">", afterSeq)
+        .orderBy("seq")
+        .limit(limit)
+        .execute();
       return { events: rows.map(toEvent), prunedThrough: Number(conv.pruned_through) };
     },
 
@@ -331,7 +382,9 @@ export function sqlSupportStore(database: SqlDatabase): SupportStore {
           .set({
             pruned_through: sql`(select max(e.seq) from support_events e where e.conversation_id = support_conversations.id and e.created_at < ${before})`,
           })
-          .where(sql<boolean>`exists (select 1 from support_events e where e.conversation_id = support_conversations.id and e.created_at < ${before})`)
+          .where(
+            sql<boolean>`exists (select 1 from support_events e where e.conversation_id = support_conversations.id and e.created_at < ${before})`,
+          )
           .execute();
         const r = await trx.deleteFrom("support_events").where("created_at", "<", before).executeTakeFirst();
         return Number(r.numDeletedRows);
