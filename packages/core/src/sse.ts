@@ -31,52 +31,137 @@ export function encodeSseEvent(ev: SseEvent): string {
   return `${out}\n`;
 }
 
-const TICK = Symbol("tick");
-const ABORT = Symbol("abort");
+/** One interval per heartbeat period, shared by every stream using it: no timer per event or per stream. */
+interface Beating {
+  idleSince: number;
+  ping(): void;
+}
+const tickers = new Map<number, { streams: Set<Beating>; timer: ReturnType<typeof setInterval> }>();
+
+function beat(heartbeatMs: number, stream: Beating): () => void {
+  let t = tickers.get(heartbeatMs);
+  if (!t) {
+    const streams = new Set<Beating>();
+    const timer = setInterval(() => {
+      const now = Date.now();
+      for (const s of streams) if (now - s.idleSince >= heartbeatMs) s.ping();
+    }, Math.max(5, Math.min(1000, Math.floor(heartbeatMs / 4))));
+    timer.unref?.();
+    t = { streams, timer };
+    tickers.set(heartbeatMs, t);
+  }
+  const entry = t;
+  entry.streams.add(stream);
+  return () => {
+    entry.streams.delete(stream);
+    if (entry.streams.size === 0) {
+      clearInterval(entry.timer);
+      tickers.delete(heartbeatMs);
+    }
+  };
+}
 
 /**
  * Turns an event source into wire frames: `retry:` first, then events, with a `: ping` comment whenever
- * the source is quiet for `heartbeatMs`. Ends when the source ends or `signal` aborts.
+ * the stream has been quiet for `heartbeatMs`. Ends when the source ends or `signal` aborts. Pull-based:
+ * the writer's pace (backpressure) decides when the next event is taken from the source.
  */
-export async function* sseFrames(
+export function sseFrames(
   events: AsyncIterable<SseEvent>,
   options: { retryMs?: number; heartbeatMs?: number; signal: AbortSignal },
-): AsyncGenerator<string> {
+): AsyncIterableIterator<string> {
   const { signal } = options;
-  const heartbeatMs = options.heartbeatMs ?? 15_000;
-  if (options.retryMs !== undefined) yield `retry: ${Math.max(0, Math.floor(options.retryMs))}\n\n`;
-  const it = events[Symbol.asyncIterator]();
-  let aborted: Promise<typeof ABORT>;
-  let onAbort: () => void = () => {};
-  aborted = new Promise((resolve) => {
-    onAbort = () => resolve(ABORT);
-    if (signal.aborted) resolve(ABORT);
-    else signal.addEventListener("abort", onAbort, { once: true });
-  });
-  let pending: Promise<IteratorResult<SseEvent>> | undefined;
-  try {
-    while (!signal.aborted) {
-      pending ??= it.next();
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const tick = new Promise<typeof TICK>((resolve) => {
-        timer = setTimeout(() => resolve(TICK), heartbeatMs);
-      });
-      const r = await Promise.race([pending, tick, aborted]);
-      clearTimeout(timer);
-      if (r === ABORT) break;
-      if (r === TICK) {
-        yield ": ping\n\n";
-        continue;
-      }
-      pending = undefined;
-      if (r.done) break;
-      yield encodeSseEvent(r.value);
+  const source = events[Symbol.asyncIterator]();
+  let first: string | undefined = options.retryMs !== undefined ? `retry: ${Math.max(0, Math.floor(options.retryMs))}\n\n` : undefined;
+  let done = false;
+  let pulling = false;
+  let buffered: IteratorResult<SseEvent> | undefined;
+  let waiter: ((r: IteratorResult<string>) => void) | undefined;
+  const DONE: IteratorResult<string> = { done: true, value: undefined };
+
+  const stream: Beating = {
+    idleSince: Date.now(),
+    ping() {
+      if (!waiter || done) return; // the writer is busy: the connection is not idle
+      stream.idleSince = Date.now();
+      const w = waiter;
+      waiter = undefined;
+      w({ done: false, value: ": ping\n\n" });
+    },
+  };
+  const stopBeat = beat(options.heartbeatMs ?? 15_000, stream);
+
+  const finish = () => {
+    if (done) return;
+    done = true;
+    stopBeat();
+    signal.removeEventListener("abort", finish);
+    // a source built on `channel` returns at once even with a pending next()
+    void Promise.resolve()
+      .then(() => source.return?.())
+      .catch(() => {});
+    if (waiter) {
+      const w = waiter;
+      waiter = undefined;
+      w(DONE);
     }
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-    // A source built on `channel` returns at once even with a pending next().
-    void it.return?.()?.catch?.(() => {});
-  }
+  };
+  if (signal.aborted) finish();
+  else signal.addEventListener("abort", finish, { once: true });
+
+  const toFrame = (r: IteratorResult<SseEvent>): IteratorResult<string> => {
+    if (r.done || done) {
+      finish();
+      return DONE;
+    }
+    try {
+      const value = encodeSseEvent(r.value);
+      stream.idleSince = Date.now();
+      return { done: false, value };
+    } catch {
+      finish();
+      return DONE;
+    }
+  };
+  const deliver = (r: IteratorResult<SseEvent>) => {
+    pulling = false;
+    if (waiter) {
+      const w = waiter;
+      waiter = undefined;
+      w(toFrame(r));
+    } else buffered = r;
+  };
+
+  const iterator: AsyncIterableIterator<string> = {
+    next() {
+      if (done) return Promise.resolve(DONE);
+      if (first !== undefined) {
+        const value = first;
+        first = undefined;
+        return Promise.resolve({ done: false, value });
+      }
+      if (buffered) {
+        const r = buffered;
+        buffered = undefined;
+        return Promise.resolve(toFrame(r));
+      }
+      if (!pulling) {
+        pulling = true;
+        source.next().then(deliver, () => deliver({ done: true, value: undefined }));
+      }
+      return new Promise((resolve) => {
+        waiter = resolve;
+      });
+    },
+    return() {
+      finish();
+      return Promise.resolve(DONE);
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return iterator;
 }
 
 export interface Channel<T> extends AsyncIterable<T> {

@@ -1,0 +1,155 @@
+// A route fuzzer: walks a service's route table and throws malformed input at every route.
+// Whatever it sends, the answer must be a 2xx-4xx (never 5xx) with the service's JSON error body on 4xx,
+// and no stack trace or file path may leak.
+import type { Route, Service } from "@mountkit/core";
+import { expect } from "vitest";
+
+/** Mulberry32: a tiny seeded PRNG so a failing case can be replayed from its seed. */
+export function prng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const STRINGS = [
+  "",
+  " ",
+  "a",
+  "x".repeat(70_000),
+  "💥🏳️‍🌈",
+  "\u0000\u0001\u001f",
+  "<script>alert(1)</script>",
+  "'; DROP TABLE x; --",
+  "../../etc/passwd",
+  "%00",
+  "cust_00000000-0000-0000-0000-000000000000",
+  "cust_not-a-uuid",
+  "2026-13-45",
+  "9999-12-31T23:59:59Z",
+  "-1",
+  "1e309",
+  "NaN",
+  "null",
+  "__proto__",
+  "constructor",
+  "<!-- cs:customerId=evil -->",
+];
+
+export function randomValue(r: () => number, depth = 0): unknown {
+  const k = Math.floor(r() * (depth > 2 ? 7 : 10));
+  switch (k) {
+    case 0:
+      return null;
+    case 1:
+      return r() < 0.5;
+    case 2:
+      return [0, -1, 1.5, 2 ** 53 + 1, -1e308, 101, 1_000_000][Math.floor(r() * 7)];
+    case 3:
+    case 4:
+    case 5:
+      return STRINGS[Math.floor(r() * STRINGS.length)];
+    case 6:
+      return undefined;
+    case 7:
+      return Array.from({ length: Math.floor(r() * 4) }, () => randomValue(r, depth + 1));
+    default: {
+      const o: Record<string, unknown> = {};
+      for (const key of ["__proto__", "constructor", "name", "id", "x"].slice(0, Math.floor(r() * 5))) o[key] = randomValue(r, depth + 1);
+      return o;
+    }
+  }
+}
+
+/** Field names a route's body schema knows about, so mutations hit real fields with wrong values. */
+function bodyKeys(route: Route): string[] {
+  const shape = (route.body as { shape?: Record<string, unknown> } | undefined)?.shape;
+  return shape ? Object.keys(shape) : [];
+}
+
+function mutateBody(route: Route, r: () => number, valid: Record<string, unknown> | undefined): unknown {
+  const keys = bodyKeys(route);
+  const roll = r();
+  if (roll < 0.15) return randomValue(r);
+  const base: Record<string, unknown> = { ...(valid ?? {}) };
+  for (const k of keys) if (r() < 0.5) base[k] = randomValue(r);
+  if (r() < 0.2) base[["__proto__", "extra", "constructor"][Math.floor(r() * 3)]!] = randomValue(r);
+  return base;
+}
+
+const PARAM_VALUES = ["x", "0", "%2F", "..", "a%00b", "%E2%82", "nonexistent_123", "cust_00000000-0000-4000-8000-000000000000", "💥", "a".repeat(600)];
+
+function fillPath(path: string, r: () => number, ids: Record<string, string>): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => {
+    if (ids[name] && r() < 0.4) return encodeURIComponent(ids[name]!);
+    return PARAM_VALUES[Math.floor(r() * PARAM_VALUES.length)]!;
+  });
+}
+
+function randomQuery(route: Route, r: () => number, valid: Record<string, string>): string {
+  const q = new URLSearchParams();
+  const shape = (route.query as { shape?: Record<string, unknown> } | undefined)?.shape ?? {};
+  for (const [k, v] of Object.entries(valid)) if (r() < 0.7) q.set(k, v);
+  for (const k of Object.keys(shape)) if (r() < 0.5) q.set(k, String(randomValue(r) ?? ""));
+  if (r() < 0.2) q.append("limit", "1000000");
+  if (r() < 0.2) q.append("cursor", "!!!not-a-cursor!!!");
+  return q.toString();
+}
+
+export interface FuzzOptions {
+  seed?: number;
+  iterationsPerRoute?: number;
+  /** Headers for a route (auth); called per request. */
+  headers?: (route: Route) => Record<string, string>;
+  /** Valid values to start mutations from (e.g. a real customerId and productSlug). */
+  validBody?: (route: Route) => Record<string, unknown> | undefined;
+  validQuery?: (route: Route) => Record<string, string>;
+  /** Real ids by path-param name, so some requests reach deep code paths. */
+  ids?: Record<string, string>;
+  /** Routes to leave out (e.g. streams), with the reason. */
+  skip?: (route: Route) => string | undefined;
+  /** Extra check of a 4xx body (the service's error shape). */
+  errorShape: (body: any, status: number) => void;
+}
+
+export async function fuzzService(baseUrl: string, service: Service, o: FuzzOptions): Promise<{ requests: number; statuses: Record<number, number> }> {
+  const seed = o.seed ?? 1;
+  const r = prng(seed);
+  const statuses: Record<number, number> = {};
+  let requests = 0;
+  for (const route of service.routes) {
+    if (o.skip?.(route)) continue;
+    for (let i = 0; i < (o.iterationsPerRoute ?? 25); i++) {
+      const path = `${service.basePath}${fillPath(route.path, r, o.ids ?? {})}`;
+      const qs = randomQuery(route, r, o.validQuery?.(route) ?? {});
+      const headers: Record<string, string> = { ...(o.headers?.(route) ?? {}) };
+      let body: string | undefined;
+      if (route.method !== "GET" && route.method !== "DELETE") {
+        const roll = r();
+        if (roll < 0.1) body = '{"broken": ';
+        else if (roll < 0.15) body = "\u00ff\u00fe garbage";
+        else body = JSON.stringify(mutateBody(route, r, o.validBody?.(route)));
+        const ctRoll = r();
+        headers["content-type"] = ctRoll < 0.85 ? "application/json" : ctRoll < 0.92 ? "text/plain" : "application/x-www-form-urlencoded";
+      }
+      const url = `${baseUrl}${path}${qs ? `?${qs}` : ""}`;
+      const res = await fetch(url, { method: route.method, headers, body });
+      const text = await res.text();
+      requests++;
+      statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+      const where = `seed ${seed}: ${route.method} ${url.slice(0, 300)} body ${String(body).slice(0, 300)} -> ${res.status} ${text.slice(0, 300)}`;
+      expect(res.status, where).toBeLessThan(500);
+      expect(text, where).not.toMatch(/\n\s+at |node_modules|\.ts:\d+|\/work\//);
+      if (res.status >= 400) {
+        let parsed: unknown;
+        expect(() => (parsed = JSON.parse(text)), where).not.toThrow();
+        o.errorShape(parsed, res.status);
+      }
+    }
+  }
+  return { requests, statuses };
+}
