@@ -3,7 +3,7 @@
 export { type Dialect, isPostgresUrl, type OpenDatabaseOptions, openDatabase, type SqlDatabase } from "./db.js";
 export { type AppliedMigration, exec, type Migration, type MigrationSet, migrate } from "./migrate.js";
 export { coreMigrations } from "./migrations/core.js";
-export { insertJob, sqlJobStore } from "./core/jobs.js";
+export { insertJob, type SqlJobStoreOptions, sqlJobStore } from "./core/jobs.js";
 export { sqlQuotaCounter, sqlRateLimiter } from "./core/limiter.js";
 export { type PgPubSub, type PgPubSubOptions, pgPubSub } from "./core/pubsub.js";
 export { supportMigrations } from "./migrations/support.js";

@@ -148,6 +148,30 @@ forEachDatabase("sql core", (dialect) => {
       }
     });
 
+    it("re-leases a running job early when its holder stopped heartbeating, never while it is alive", async () => {
+      const other = await target.open();
+      try {
+        const holder = sqlJobStore(db, { staleAfterMs: 5_000 });
+        const taker = sqlJobStore(other, { staleAfterMs: 5_000 });
+        await holder.enqueue({ id: "hb", queue: "q6", payload: null, now: 0 });
+        const [held] = await holder.claim({ queue: "q6", limit: 1, now: 0, leaseMs: 3_600_000 });
+        expect(held?.id).toBe("hb");
+        // alive: its fresh heartbeat protects the job for the whole lease
+        expect(await taker.claim({ queue: "q6", limit: 1, now: 1, leaseMs: 60_000 })).toEqual([]);
+        // the holder's process dies: its last heartbeat ages past staleAfterMs
+        const row = await db.kysely.selectFrom("jobs").select("locked_by").where("id", "=", "hb").executeTakeFirstOrThrow();
+        await db.kysely
+          .updateTable("job_workers")
+          .set({ seen_at: Date.now() - 10_000 })
+          .where("owner", "=", row.locked_by)
+          .execute();
+        const [taken] = await taker.claim({ queue: "q6", limit: 1, now: 2, leaseMs: 60_000 });
+        expect(taken).toMatchObject({ id: "hb", attempts: 2 });
+      } finally {
+        await other.close();
+      }
+    });
+
     it("runs under createWorker: two workers share a queue and each job runs once", async () => {
       const other = await target.open();
       try {

@@ -23,7 +23,18 @@ export interface JobsTable {
   updated_at: number;
 }
 
-type JobsDb = { jobs: JobsTable };
+type JobsDb = { jobs: JobsTable; job_workers: { owner: string; seen_at: number } };
+
+export interface SqlJobStoreOptions {
+  /** How often a claiming store records that its process is alive. Default 5 s. */
+  heartbeatMs?: number;
+  /**
+   * A running job whose holder has not been seen for this long is claimable again before its lease ends:
+   * after a crash (kill -9, lost machine) its jobs resume within this delay instead of the full lease.
+   * A holder stalled that long may see its job run twice; handlers are idempotent. Default 20 s.
+   */
+  staleAfterMs?: number;
+}
 
 const DEFAULT_MAX_ATTEMPTS = 5;
 
@@ -63,10 +74,35 @@ function toJob(r: Pick<JobsTable, "id" | "queue" | "payload" | "attempts" | "max
   };
 }
 
-export function sqlJobStore(database: SqlDatabase): JobStore {
+export function sqlJobStore(database: SqlDatabase, options: SqlJobStoreOptions = {}): JobStore {
   const db = database.kysely as Kysely<JobsDb>;
   const pg = database.dialect === "postgres";
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
+  const heartbeatMs = options.heartbeatMs ?? 5_000;
+  const staleAfterMs = options.staleAfterMs ?? 20_000;
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+
+  // wall-clock time on purpose: liveness is judged across processes, whatever clock the queue is given
+  async function beat() {
+    await db
+      .insertInto("job_workers")
+      .values({ owner, seen_at: Date.now() })
+      .onConflict((oc) => oc.column("owner").doUpdateSet({ seen_at: Date.now() }))
+      .execute();
+  }
+
+  async function startHeartbeat() {
+    if (heartbeat) return;
+    heartbeat = setInterval(() => {
+      beat().catch(() => {
+        // the database is gone (closed store): stop beating
+        clearInterval(heartbeat);
+      });
+    }, heartbeatMs);
+    heartbeat.unref?.();
+    await beat();
+  }
+
   return {
     async enqueue(job) {
       await insertJob(db, job);
@@ -74,6 +110,11 @@ export function sqlJobStore(database: SqlDatabase): JobStore {
     },
     async claim({ queue, limit, now, leaseMs }) {
       if (limit <= 0) return [];
+      await startHeartbeat();
+      const stale = db
+        .selectFrom("job_workers")
+        .select("owner")
+        .where("seen_at", "<", Date.now() - staleAfterMs);
       const due = db
         .selectFrom("jobs")
         .select("id")
@@ -81,7 +122,7 @@ export function sqlJobStore(database: SqlDatabase): JobStore {
         .where((eb) =>
           eb.or([
             eb.and([eb("state", "=", "queued"), eb("run_at", "<=", now)]),
-            eb.and([eb("state", "=", "running"), eb("lease_until", "<=", now)]),
+            eb.and([eb("state", "=", "running"), eb.or([eb("lease_until", "<=", now), eb("locked_by", "in", stale)])]),
           ]),
         )
         .orderBy("run_at")

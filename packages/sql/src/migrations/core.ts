@@ -46,5 +46,12 @@ export const coreMigrations: MigrationSet = {
         await exec(db, ["alter table jobs add column locked_by text"]);
       },
     },
+    {
+      version: 3,
+      name: "job workers' heartbeats",
+      async up(db) {
+        await exec(db, ["create table job_workers (owner text primary key, seen_at bigint not null)"]);
+      },
+    },
   ],
 };
