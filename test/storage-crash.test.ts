@@ -141,7 +141,7 @@ forEachDatabase("crash recovery (kill -9 under load)", (dialect) => {
         expect(keys.filter((k) => k === m.clientMessageId)).toHaveLength(1);
     }
 
-    // every accepted episode is there and ends done (a job leased at the crash is retaken when its lease ends)
+    // every accepted episode is there and ends done (a job held at the crash is retaken once its holder stops heartbeating)
     for (const e of acceptedEpisodes) expect((await call(`${url}/v1/episodes/${e.id}`, { headers: auth })).status).toBe(200);
     db = await target.open();
     const statuses = async () => {
