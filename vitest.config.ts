@@ -1,15 +1,32 @@
 import { defineConfig } from "vitest/config";
 
-// One config at the root: tests run on TypeScript sources through the "mountkit-source" export condition; one throwaway PostgreSQL cluster per run (test/global-setup.ts).
+// One config at the root. Tests run on TypeScript sources through the "mountkit-source" export condition.
+// test/global-setup.ts starts one throwaway PostgreSQL cluster per run (skipped with a printed reason when
+// the binaries are missing; an error under CI=true). The three HTTP conformance suites run three times:
+// on the in-memory stores, on SQLite and on PostgreSQL (test/storage/sql-stores-setup.ts swaps the stores).
+const INCLUDE = ["packages/*/test/**/*.test.ts", "adapters/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts", "test/**/*.test.ts"];
+const HTTP_SUITES = ["test/entries.test.ts", "test/memory.test.ts", "test/support.test.ts"];
+
 export default defineConfig({
   resolve: { conditions: ["mountkit-source"] },
   ssr: { resolve: { conditions: ["mountkit-source"], externalConditions: ["mountkit-source"] } },
   test: {
     globalSetup: ["test/global-setup.ts"],
-    include: ["packages/*/test/**/*.test.ts", "adapters/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
     maxWorkers: 2,
+    projects: [
+      { extends: true, test: { name: "default", include: INCLUDE } },
+      ...(["sqlite", "postgres"] as const).map((store) => ({
+        extends: true as const,
+        test: {
+          name: `http-${store}`,
+          include: HTTP_SUITES,
+          setupFiles: ["test/storage/sql-stores-setup.ts"],
+          env: { MOUNTKIT_TEST_STORE: store },
+        },
+      })),
+    ],
   },
 });

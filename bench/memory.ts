@@ -2,7 +2,14 @@
 // edges in one brain, and with --dataset <locomo.json> evidence recall@10 per LoCoMo category next to a
 // plain BM25 baseline over the raw turns, all in one run, recall measured through HTTP on loopback.
 import { readFileSync } from "node:fs";
-import { createMemoryService, type EdgeRecord, type EntityRecord, type EpisodeRecord, type MemoryService, bm25Index } from "@mountkit/memory";
+import {
+  createMemoryService,
+  type EdgeRecord,
+  type EntityRecord,
+  type EpisodeRecord,
+  type MemoryService,
+  bm25Index,
+} from "@mountkit/memory";
 import { listen } from "../examples/server/src/listen.js";
 import { percentile } from "./lib.js";
 
@@ -37,11 +44,25 @@ const ms = (n: number) => `${n.toFixed(1)} ms`;
 const pct = (n: number) => `${(100 * n).toFixed(1)}%`;
 
 // --- synthetic world -----------------------------------------------------------------------------
-const FIRST = "Alice Bruno Chloe Dora Eli Farah Gina Hana Ivan Jonas Kara Liam Maya Nico Olga Pavel Quinn Rosa Sami Tara Umar Vera Wade Xena Yuri Zoe".split(" ");
-const LAST = "Moreau Silva Martin Kim Cohen Haddad Rossi Sato Petrov Berg Novak Diaz Okafor Lindqvist Ferreira Nakamura Kowalski Dubois Larsen Meyer".split(" ");
-const CITIES = "Paris Berlin Lisbon Madrid Rome Vienna Prague Oslo Dublin Athens Zurich Geneva Munich Milan Lyon Seattle Boston Chicago Denver Austin Toronto Sydney Tokyo Seoul".split(" ");
-const ORGS = "Acme Globex Initech Umbrella Hooli Vandelay Stark Wayne Wonka Cyberdyne Soylent Tyrell Massive Aperture Oscorp Gringotts".split(" ").map((o) => `${o} Corp`);
-const THINGS = "jazz records|hiking boots|sourdough bread|chess openings|oil painting|trail running|vintage cameras|board games|marathon training|pottery classes|salsa dancing|bird watching|rock climbing|film photography|tea ceremonies|urban gardening".split("|");
+const FIRST =
+  "Alice Bruno Chloe Dora Eli Farah Gina Hana Ivan Jonas Kara Liam Maya Nico Olga Pavel Quinn Rosa Sami Tara Umar Vera Wade Xena Yuri Zoe".split(
+    " ",
+  );
+const LAST =
+  "Moreau Silva Martin Kim Cohen Haddad Rossi Sato Petrov Berg Novak Diaz Okafor Lindqvist Ferreira Nakamura Kowalski Dubois Larsen Meyer".split(
+    " ",
+  );
+const CITIES =
+  "Paris Berlin Lisbon Madrid Rome Vienna Prague Oslo Dublin Athens Zurich Geneva Munich Milan Lyon Seattle Boston Chicago Denver Austin Toronto Sydney Tokyo Seoul".split(
+    " ",
+  );
+const ORGS = "Acme Globex Initech Umbrella Hooli Vandelay Stark Wayne Wonka Cyberdyne Soylent Tyrell Massive Aperture Oscorp Gringotts"
+  .split(" ")
+  .map((o) => `${o} Corp`);
+const THINGS =
+  "jazz records|hiking boots|sourdough bread|chess openings|oil painting|trail running|vintage cameras|board games|marathon training|pottery classes|salsa dancing|bird watching|rock climbing|film photography|tea ceremonies|urban gardening".split(
+    "|",
+  );
 
 function rng(seed: number) {
   let s = seed >>> 0;
@@ -96,8 +117,15 @@ export async function seedEdges(service: MemoryService, brainId: string, from: n
       const s = `${pick(FIRST)} ${pick(LAST)}`;
       const choice = r();
       if (choice < 0.3) facts.push({ s, rel: "likes", t: pick(THINGS), fact: `${s} likes ${pick(THINGS)} and talks about it often.` });
-      else if (choice < 0.6) facts.push({ s, rel: "visited", t: pick(CITIES), fact: `${s} visited ${pick(CITIES)} for a conference on ${pick(THINGS)}.` });
-      else if (choice < 0.8) facts.push({ s, rel: "met", t: `${pick(FIRST)} ${pick(LAST)}`, fact: `${s} met a colleague from ${pick(ORGS)} in ${pick(CITIES)}.` });
+      else if (choice < 0.6)
+        facts.push({ s, rel: "visited", t: pick(CITIES), fact: `${s} visited ${pick(CITIES)} for a conference on ${pick(THINGS)}.` });
+      else if (choice < 0.8)
+        facts.push({
+          s,
+          rel: "met",
+          t: `${pick(FIRST)} ${pick(LAST)}`,
+          fact: `${s} met a colleague from ${pick(ORGS)} in ${pick(CITIES)}.`,
+        });
       else facts.push({ s, rel: "related_to", t: pick(ORGS), fact: `${s} gave a talk at ${pick(ORGS)} about ${pick(THINGS)}.` });
     }
     const episode: EpisodeRecord = {
@@ -113,7 +141,10 @@ export async function seedEdges(service: MemoryService, brainId: string, from: n
       edgeIds: [],
       processedAt: null,
     };
-    await service.store.createEpisode({ episode, job: { id: `job_seed_${base}`, queue: "bench.seed", payload: { brainId, episodeId: id }, maxAttempts: 1 } });
+    await service.store.createEpisode({
+      episode,
+      job: { id: `job_seed_${base}`, queue: "bench.seed", payload: { brainId, episodeId: id }, maxAttempts: 1 },
+    });
     const createEntities: EntityRecord[] = [];
     const entity = (name: string) => {
       let eid = entityIds.get(name);
@@ -121,7 +152,16 @@ export async function seedEdges(service: MemoryService, brainId: string, from: n
         eid = `ent_seed_${entityIds.size}`;
         entityIds.set(name, eid);
         const key = name.toLowerCase();
-        createEntities.push({ id: eid, brainId, name, kind: "other", aliases: [], keys: [key, ...key.split(" ").map((t) => `t:${t}`)], createdAt: now, updatedAt: now });
+        createEntities.push({
+          id: eid,
+          brainId,
+          name,
+          kind: "other",
+          aliases: [],
+          keys: [key, ...key.split(" ").map((t) => `t:${t}`)],
+          createdAt: now,
+          updatedAt: now,
+        });
       }
       return eid;
     };
@@ -268,7 +308,11 @@ async function locomo(base: string, service: MemoryService, path: string, k: num
       for (const t of c[s] as Turn[]) {
         const content = turnText(t);
         raw.push({ id: t.dia_id, text: content });
-        const ep = await api.post("/v1/episodes", { content, occurredAt, metadata: { dia_id: t.dia_id, speaker: t.speaker, session: s } }, key);
+        const ep = await api.post(
+          "/v1/episodes",
+          { content, occurredAt, metadata: { dia_id: t.dia_id, speaker: t.speaker, session: s } },
+          key,
+        );
         lastId = ep.id;
         turns++;
       }
@@ -276,7 +320,12 @@ async function locomo(base: string, service: MemoryService, path: string, k: num
     for (;;) {
       const ep = await api.get(`/v1/episodes/${lastId}`, key);
       const page = await api.get("/v1/episodes?limit=100", key);
-      if (ep.status !== "queued" && ep.status !== "processing" && page.items.every((e: any) => e.status === "done" || e.status === "failed")) break;
+      if (
+        ep.status !== "queued" &&
+        ep.status !== "processing" &&
+        page.items.every((e: any) => e.status === "done" || e.status === "failed")
+      )
+        break;
       await new Promise((r) => setTimeout(r, 50));
     }
     await service.worker.idle();
@@ -304,7 +353,14 @@ async function locomo(base: string, service: MemoryService, path: string, k: num
     }
   }
   recallTimes.sort((a, b) => a - b);
-  return { stats, turns, questions, ingestSeconds: (performance.now() - ingestStart) / 1000, recallP50: percentile(recallTimes, 50), recallP95: percentile(recallTimes, 95) };
+  return {
+    stats,
+    turns,
+    questions,
+    ingestSeconds: (performance.now() - ingestStart) / 1000,
+    recallP50: percentile(recallTimes, 50),
+    recallP95: percentile(recallTimes, 95),
+  };
 }
 
 function arg(args: string[], name: string): string | undefined {
@@ -320,7 +376,9 @@ export async function run(args: string[]): Promise<void> {
 
   console.log("1. extraction (rule-based extractor, in-process, 2 workers)");
   const tp = await extractionThroughput(Number(arg(args, "--episodes") ?? 2000));
-  console.log(`   ${tp.n} episodes in ${tp.seconds.toFixed(2)} s: ${tp.perSecond.toFixed(0)} episodes/s (${tp.edges} edges, ${tp.entities} entities)`);
+  console.log(
+    `   ${tp.n} episodes in ${tp.seconds.toFixed(2)} s: ${tp.perSecond.toFixed(0)} episodes/s (${tp.edges} edges, ${tp.entities} entities)`,
+  );
 
   const service = createMemoryService({ dailyQuota: 1e9, worker: { pollMs: 50 } });
   await service.keys.create({ brainId: "bench", key: KEY });
@@ -339,7 +397,9 @@ export async function run(args: string[]): Promise<void> {
       seeded = size;
       const seedS = (performance.now() - t0) / 1000;
       const l = await recallLatency(api, 300, size);
-      console.log(`   ${String(size).padStart(7)} edges: p50 ${ms(l.p50)}, p95 ${ms(l.p95)}, max ${ms(l.max)}   (seeded in ${seedS.toFixed(1)} s)`);
+      console.log(
+        `   ${String(size).padStart(7)} edges: p50 ${ms(l.p50)}, p95 ${ms(l.p95)}, max ${ms(l.max)}   (seeded in ${seedS.toFixed(1)} s)`,
+      );
     }
   } finally {
     await server.close();
@@ -355,12 +415,20 @@ export async function run(args: string[]): Promise<void> {
   try {
     console.log(`4. LoCoMo evidence recall@${k} through POST /v1/recall vs BM25 over the raw turns (${dataset})`);
     const r = await locomo(lserver.url, lservice, dataset, k);
-    console.log(`   ${r.turns} turns ingested over HTTP with extraction in ${r.ingestSeconds.toFixed(1)} s; ${r.questions} questions; recall p50 ${ms(r.recallP50)}, p95 ${ms(r.recallP95)}`);
-    console.log(`   ${"category".padEnd(12)} ${"n".padStart(4)}  ${"memory".padStart(7)}  ${"BM25".padStart(7)}  ${"ratio".padStart(6)}  ${"BM25+stem".padStart(9)}`);
-    for (const [cat, s] of [...r.stats].sort((a, b) => (a[0].startsWith("all") ? 1 : b[0].startsWith("all") ? -1 : a[0].localeCompare(b[0])))) {
+    console.log(
+      `   ${r.turns} turns ingested over HTTP with extraction in ${r.ingestSeconds.toFixed(1)} s; ${r.questions} questions; recall p50 ${ms(r.recallP50)}, p95 ${ms(r.recallP95)}`,
+    );
+    console.log(
+      `   ${"category".padEnd(12)} ${"n".padStart(4)}  ${"memory".padStart(7)}  ${"BM25".padStart(7)}  ${"ratio".padStart(6)}  ${"BM25+stem".padStart(9)}`,
+    );
+    for (const [cat, s] of [...r.stats].sort((a, b) =>
+      a[0].startsWith("all") ? 1 : b[0].startsWith("all") ? -1 : a[0].localeCompare(b[0]),
+    )) {
       const ours = s.ours / s.n;
       const bl = s.baseline / s.n;
-      console.log(`   ${cat.padEnd(12)} ${String(s.n).padStart(4)}  ${pct(ours).padStart(7)}  ${pct(bl).padStart(7)}  ${(ours / bl).toFixed(2).padStart(6)}  ${pct(s.analyzed / s.n).padStart(9)}`);
+      console.log(
+        `   ${cat.padEnd(12)} ${String(s.n).padStart(4)}  ${pct(ours).padStart(7)}  ${pct(bl).padStart(7)}  ${(ours / bl).toFixed(2).padStart(6)}  ${pct(s.analyzed / s.n).padStart(9)}`,
+      );
     }
     console.log("   BM25: Okapi (k1 1.2, b 0.75) over lower-cased words of each turn, no stemming or stop words;");
     console.log("   BM25+stem: the same with the memory index's analyzer (stop words, suffix stemmer), for attribution.");

@@ -73,10 +73,14 @@ function suite(t: AdapterTarget) {
     expect(r.body.requestId).toBeTruthy();
     // chunked, no content-length: the limit applies while reading
     const status = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest(`${t.url}/echo/json`, { method: "POST", headers: { "content-type": "application/json", "transfer-encoding": "chunked" } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = httpRequest(
+        `${t.url}/echo/json`,
+        { method: "POST", headers: { "content-type": "application/json", "transfer-encoding": "chunked" } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on("error", reject);
       const chunk = "x".repeat(16 * 1024);
       req.write('{"name":"');
@@ -176,10 +180,14 @@ forEachAdapter("foundation", make, suite);
 forEachAdapter("foundation behind express.json()", make, suite, { frameworks: ["express"], hostJsonParser: true });
 
 describe("mounting under a prefix", () => {
-  forEachAdapter("prefixed", () => [echoService({ basePath: "/kit" })], (t) => {
-    it("serves under the prefix only", async () => {
-      expect((await call(`${t.url}/kit/echo/items/a`)).body).toEqual({ id: "a", q: null });
-      expect((await call(`${t.url}/echo/items/a`)).status).toBe(404);
-    });
-  });
+  forEachAdapter(
+    "prefixed",
+    () => [echoService({ basePath: "/kit" })],
+    (t) => {
+      it("serves under the prefix only", async () => {
+        expect((await call(`${t.url}/kit/echo/items/a`)).body).toEqual({ id: "a", q: null });
+        expect((await call(`${t.url}/echo/items/a`)).status).toBe(404);
+      });
+    },
+  );
 });

@@ -81,7 +81,18 @@ function mutateBody(route: Route, r: () => number, valid: Record<string, unknown
   return base;
 }
 
-const PARAM_VALUES = ["x", "0", "%2F", "..", "a%00b", "%E2%82", "nonexistent_123", "cust_00000000-0000-4000-8000-000000000000", "💥", "a".repeat(600)];
+const PARAM_VALUES = [
+  "x",
+  "0",
+  "%2F",
+  "..",
+  "a%00b",
+  "%E2%82",
+  "nonexistent_123",
+  "cust_00000000-0000-4000-8000-000000000000",
+  "💥",
+  "a".repeat(600),
+];
 
 function fillPath(path: string, r: () => number, ids: Record<string, string>): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => {
@@ -113,10 +124,14 @@ export interface FuzzOptions {
   /** Routes to leave out (e.g. streams), with the reason. */
   skip?: (route: Route) => string | undefined;
   /** Extra check of a 4xx body (the service's error shape). */
-  errorShape: (body: any, status: number) => void;
+  errorShape: (body: any, status: number, route: Route) => void;
 }
 
-export async function fuzzService(baseUrl: string, service: Service, o: FuzzOptions): Promise<{ requests: number; statuses: Record<number, number> }> {
+export async function fuzzService(
+  baseUrl: string,
+  service: Service,
+  o: FuzzOptions,
+): Promise<{ requests: number; statuses: Record<number, number> }> {
   const seed = o.seed ?? 1;
   const r = prng(seed);
   const statuses: Record<number, number> = {};
@@ -147,7 +162,7 @@ export async function fuzzService(baseUrl: string, service: Service, o: FuzzOpti
       if (res.status >= 400) {
         let parsed: unknown;
         expect(() => (parsed = JSON.parse(text)), where).not.toThrow();
-        o.errorShape(parsed, res.status);
+        o.errorShape(parsed, res.status, route);
       }
     }
   }

@@ -54,7 +54,11 @@ export async function call(
     body = JSON.stringify(init.body);
     headers["content-type"] ??= "application/json";
   }
-  const res = await fetch(url, { method: init.method ?? (body === undefined ? "GET" : "POST"), headers, body: body as BodyInit | undefined });
+  const res = await fetch(url, {
+    method: init.method ?? (body === undefined ? "GET" : "POST"),
+    headers,
+    body: body as BodyInit | undefined,
+  });
   const text = await res.text();
   let parsed: unknown;
   try {

@@ -192,8 +192,14 @@ forEachAdapter(
       expectError(await post("/v1/episodes", { content: "ok", metadata: "nope" }), 400);
       expectError(await post("/v1/episodes", { content: "ok", metadata: { playbook: "Not A Slug" } }), 400);
       expectError(await post("/v1/episodes", { content: "ok", occurredAt: "last tuesday" }), 400);
-      expectError(await call(u("/v1/episodes"), { method: "POST", headers: { ...A, "content-type": "application/json" }, rawBody: "{nope" }), 400);
-      expectError(await call(u("/v1/episodes"), { method: "POST", headers: { ...A, "content-type": "text/plain" }, rawBody: "hello" }), 415);
+      expectError(
+        await call(u("/v1/episodes"), { method: "POST", headers: { ...A, "content-type": "application/json" }, rawBody: "{nope" }),
+        400,
+      );
+      expectError(
+        await call(u("/v1/episodes"), { method: "POST", headers: { ...A, "content-type": "text/plain" }, rawBody: "hello" }),
+        415,
+      );
       expectError(await post("/v1/recall", { query: "x", asOf: "2023-13-45" }), 400);
       expectError(await post("/v1/recall", { query: "x", asOf: "2023-02-30" }), 400);
       expectError(await post("/v1/recall", { query: "x", asOf: "yesterday" }), 400);
@@ -259,7 +265,10 @@ describe("memoryFromEnv", () => {
   it("registers MEMORY_API_KEYS and applies MEMORY_DAILY_QUOTA", async () => {
     const logs: string[] = [];
     const logger = { debug() {}, info: (m: string) => logs.push(m), warn() {}, error() {} };
-    const s = await memoryFromEnv({ MEMORY_API_KEYS: "env_key_aaaaaaaaaaaaa=alpha,env_key_bbbbbbbbbbbbb=beta", MEMORY_DAILY_QUOTA: "2" }, { logger });
+    const s = await memoryFromEnv(
+      { MEMORY_API_KEYS: "env_key_aaaaaaaaaaaaa=alpha,env_key_bbbbbbbbbbbbb=beta", MEMORY_DAILY_QUOTA: "2" },
+      { logger },
+    );
     try {
       const get = (key: string) => s.fetch(new Request("http://x/v1/episodes", { headers: { authorization: `Bearer ${key}` } }));
       expect((await get("env_key_aaaaaaaaaaaaa")).headers.get("ratelimit-limit")).toBe("2");

@@ -112,7 +112,10 @@ if (framework === "express") {
     }
     return new Response("not found", { status: 404 });
   };
-  server = mode === "kit" ? createFetchServer(kit) : createServer((req, res) => void native(nodeToRequest(req, res)).then((r) => writeResponse(r, res)));
+  server =
+    mode === "kit"
+      ? createFetchServer(kit)
+      : createServer((req, res) => void native(nodeToRequest(req, res)).then((r) => writeResponse(r, res)));
 }
 
 // control channel: stdin lines "publish <sentAt>" / "count"

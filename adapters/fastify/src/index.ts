@@ -1,6 +1,6 @@
 // Fastify plugin: encapsulated (its body parsing never leaks into the host), glue over the Node bridge.
 import type { FastifyInstance, FastifyPluginAsync } from "fastify";
-import { dispatch, type Service } from "@mountkit/core";
+import { coreError, dispatch, isKitError, type Service } from "@mountkit/core";
 import { connectionSignal, type NodeBridgeOptions, toKitRequest, writeKitResponse } from "@mountkit/node";
 
 export interface MountkitPluginOptions extends NodeBridgeOptions {
@@ -42,8 +42,37 @@ export const mountkitPlugin: FastifyPluginAsync<MountkitPluginOptions> = async (
       paths.add(`${base}/*`);
     }
   }
-  for (const url of paths) fastify.route({ method: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], url, handler, exposeHeadRoute: false });
+  for (const url of paths)
+    fastify.route({ method: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], url, handler, exposeHeadRoute: false });
 };
 
 // Marks the plugin as not needing fastify-plugin's skip-override: it stays encapsulated on purpose.
 export default mountkitPlugin;
+
+/**
+ * Pass as `Fastify({ frameworkErrors: mountkitFrameworkErrors(services) })`: Fastify answers some bad
+ * requests (a malformed percent-encoding in the URL, a bad Accept-Version) in its router, before any
+ * plugin runs. On the kit's paths this answers them with the owning service's error body.
+ */
+export function mountkitFrameworkErrors(services: Service | readonly Service[]) {
+  const list = Array.isArray(services) ? services : [services as Service];
+  return (
+    error: Error & { statusCode?: number; code?: string },
+    request: import("fastify").FastifyRequest,
+    reply: import("fastify").FastifyReply,
+  ) => {
+    const status = error.statusCode ?? 400;
+    const kitErr = isKitError(error)
+      ? error
+      : status === 400
+        ? coreError("invalid_request", { message: error.code === "FST_ERR_BAD_URL" ? "malformed URL" : "bad request" })
+        : coreError("internal");
+    const path = (request.raw.url ?? "/").split("?")[0]!;
+    const headers = request.raw.headers as Record<string, string | undefined>;
+    for (const s of list) {
+      const k = s.errorResponse({ method: request.raw.method ?? "GET", path, headers }, kitErr);
+      if (k) return reply.code(k.status).headers(k.headers).send(k.body);
+    }
+    return reply.code(kitErr.status).send({ error: kitErr.message, details: null });
+  };
+}

@@ -80,7 +80,8 @@ export async function writeResponse(response: Response, res: ServerResponse): Pr
 
 /** Serves a fetch handler (or services) on node:http. */
 export function createFetchServer(handler: FetchHandler | Service | readonly Service[], options: FetchHandlerOptions = {}): Server {
-  const fetchHandler: FetchHandler = typeof handler === "function" ? handler : toFetchHandler(handler as Service | readonly Service[], options);
+  const fetchHandler: FetchHandler =
+    typeof handler === "function" ? handler : toFetchHandler(handler as Service | readonly Service[], options);
   return createServer((req, res) => {
     let request: Request;
     try {

@@ -137,9 +137,17 @@ export function connectionSignal(res: ServerResponse): { readonly controller: Ab
 }
 
 /** Writes a KitResponse. Streams flush every frame, honour `drain`, and drop stalled clients. */
-export async function writeKitResponse(res: ServerResponse, k: KitResponse, abort: AbortController | undefined, options: NodeBridgeOptions = {}): Promise<void> {
+export async function writeKitResponse(
+  res: ServerResponse,
+  k: KitResponse,
+  abort: AbortController | undefined,
+  options: NodeBridgeOptions = {},
+): Promise<void> {
   if (!k.stream || !abort) {
-    res.writeHead(k.status, k.body !== undefined ? { ...k.headers, "content-length": String(Buffer.byteLength(k.body as string | Uint8Array)) } : k.headers);
+    res.writeHead(
+      k.status,
+      k.body !== undefined ? { ...k.headers, "content-length": String(Buffer.byteLength(k.body as string | Uint8Array)) } : k.headers,
+    );
     res.end(k.body);
     return;
   }
@@ -229,6 +237,28 @@ export function toNodeListener(services: Service | readonly Service[], options: 
         if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end('{"error":"internal error"}');
         else res.destroy();
       },
+    );
+  };
+}
+
+/**
+ * For `server.on("clientError", ...)`: Node's HTTP parser rejects some requests (oversized headers or
+ * URL, malformed request lines) before any framework sees them. Answer those with a JSON error body
+ * `{ error, details, requestId }` that fits every service's error shape, instead of an empty reply.
+ */
+export function clientErrorHandler() {
+  let n = 0;
+  return (err: Error & { code?: string }, socket: import("node:stream").Duplex) => {
+    if (!socket.writable || (err.code === "ECONNRESET" && !socket.readable)) {
+      socket.destroy();
+      return;
+    }
+    const status = err.code === "HPE_HEADER_OVERFLOW" ? 431 : err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+    const message = status === 431 ? "request header fields too large" : status === 408 ? "request timeout" : "malformed request";
+    const body = JSON.stringify({ error: message, details: null, requestId: `req_client_error_${(++n).toString(36)}` });
+    socket.end(
+      `HTTP/1.1 ${status} ${status === 431 ? "Request Header Fields Too Large" : status === 408 ? "Request Timeout" : "Bad Request"}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   };
 }

@@ -3,8 +3,9 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { genericNotFound, type Logger, type Service, silentLogger } from "@mountkit/core";
 import { mountkit } from "@mountkit/express";
-import { mountkitPlugin } from "@mountkit/fastify";
+import { mountkitFrameworkErrors, mountkitPlugin } from "@mountkit/fastify";
 import { createFetchServer } from "@mountkit/fetch";
+import { clientErrorHandler } from "@mountkit/node";
 import express from "express";
 import Fastify from "fastify";
 
@@ -33,7 +34,11 @@ function notFound(req: IncomingMessage, res: ServerResponse) {
   res.writeHead(k.status, k.headers).end(k.body);
 }
 
-async function build(framework: Framework, services: readonly Service[], o: ListenOptions): Promise<{ server: Server; ready: () => Promise<void> }> {
+async function build(
+  framework: Framework,
+  services: readonly Service[],
+  o: ListenOptions,
+): Promise<{ server: Server; ready: () => Promise<void> }> {
   if (framework === "express") {
     const app = express();
     app.disable("x-powered-by");
@@ -44,7 +49,13 @@ async function build(framework: Framework, services: readonly Service[], o: List
     return { server: createServer(app), ready: async () => {} };
   }
   if (framework === "fastify") {
-    const app = Fastify({ logger: false, forceCloseConnections: false, return503OnClosing: false });
+    const app = Fastify({
+      logger: false,
+      forceCloseConnections: false,
+      return503OnClosing: false,
+      frameworkErrors: mountkitFrameworkErrors(services),
+      clientErrorHandler: clientErrorHandler(),
+    });
     await app.register(mountkitPlugin, { services });
     app.setNotFoundHandler((request, reply) => {
       const k = genericNotFound({ method: request.method, path: request.url.split("?")[0]! });
@@ -60,6 +71,8 @@ export async function listen(framework: Framework, services: readonly Service[],
   const log = o.logger ?? silentLogger;
   const { server } = await build(framework, services, o);
   server.keepAliveTimeout = 5_000;
+  // Node answers parser errors (431, malformed request lines) with an empty reply unless told otherwise
+  if (framework !== "fastify") server.on("clientError", clientErrorHandler());
   const inFlight = new Set<ServerResponse>();
   server.on("request", (_req: IncomingMessage, res: ServerResponse) => {
     inFlight.add(res);

@@ -38,7 +38,13 @@ export function decodeUtf8(bytes: Uint8Array): string {
  */
 export async function readBody(
   source: BodySource,
-  options: { mode: "json" | "raw"; accepts: readonly string[]; limit: number; contentType: string | undefined; contentLength: string | undefined },
+  options: {
+    mode: "json" | "raw";
+    accepts: readonly string[];
+    limit: number;
+    contentType: string | undefined;
+    contentLength: string | undefined;
+  },
 ): Promise<ReadBody> {
   const type = mediaType(options.contentType);
   // checked before a host parser's result too: express.json() reading the body must not lift the limit
@@ -71,7 +77,11 @@ export async function readBody(
   return finish(raw, type, options);
 }
 
-function finish(raw: Uint8Array, type: string | undefined, options: { mode: "json" | "raw"; accepts: readonly string[]; limit: number }): ReadBody {
+function finish(
+  raw: Uint8Array,
+  type: string | undefined,
+  options: { mode: "json" | "raw"; accepts: readonly string[]; limit: number },
+): ReadBody {
   if (raw.byteLength > options.limit) throw coreError("payload_too_large", { details: { limit: options.limit } });
   if (raw.byteLength === 0) return { value: undefined, raw: undefined, contentType: type };
   if (!type || !accepts(options.accepts, type)) {

@@ -1,6 +1,6 @@
 // WHATWG Request/Response conversion: the whole of the fetch adapter, kept in core so every service has `.fetch`.
 import { coreError } from "./errors.js";
-import { type BodySource, type KitRequest, type KitResponse, normaliseHeaders } from "./http.js";
+import { type BodySource, genericNotFound, type KitRequest, type KitResponse, normaliseHeaders } from "./http.js";
 import type { Service } from "./service.js";
 
 /** Reads a web stream up to `limit` bytes; past it, cancels and throws 413. */
@@ -94,6 +94,6 @@ export function toFetchHandler(services: Service | readonly Service[], options: 
       if (r) return toWebResponse(r, abort);
     }
     if (options.notFound) return options.notFound(request);
-    return toWebResponse(list[0]!.notFound(kreq), abort);
+    return toWebResponse(genericNotFound(kreq), abort);
   };
 }

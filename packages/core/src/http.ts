@@ -1,4 +1,5 @@
 // The core's boundary with adapters: a plain request in, a plain (already serialised) response out.
+import { randomIds } from "./ids.js";
 
 /** Where the request body comes from. */
 export type BodySource =
@@ -50,4 +51,13 @@ export function normaliseHeaders(input: Headers | Record<string, string | string
     out[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
   }
   return out;
+}
+
+/** A 404 body acceptable to every service's error shape: `{ error, details, requestId }`. */
+export function genericNotFound(request: Pick<KitRequest, "method" | "path">, requestId: string = randomIds("req")): KitResponse {
+  return {
+    status: 404,
+    headers: { "content-type": "application/json; charset=utf-8", "x-request-id": requestId },
+    body: JSON.stringify({ error: `no route for ${request.method} ${request.path}`, details: null, requestId }),
+  };
 }

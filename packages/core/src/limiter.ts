@@ -13,7 +13,10 @@ export interface RateLimiter {
 }
 
 /** Decides on a sorted log of admitted timestamps; shared by the in-memory and SQL limiters. */
-export function slidingLogDecision(log: number[], options: { limit: number; windowMs: number; now: number }): RateDecision & { log: number[] } {
+export function slidingLogDecision(
+  log: number[],
+  options: { limit: number; windowMs: number; now: number },
+): RateDecision & { log: number[] } {
   const { limit, windowMs, now } = options;
   const recent = log.filter((t) => t > now - windowMs);
   if (recent.length < limit) {

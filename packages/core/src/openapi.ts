@@ -61,8 +61,11 @@ export function buildOpenApi(o: BuildOpenApiOptions): OpenApiDocument {
       };
     }
     if (!Object.keys(responses).some((s) => Number(s) < 400)) responses["200"] = { description: "OK" };
-    if (o.errorSchema && !responses.default) responses.default = { description: "Error", content: { "application/json": { schema: errorRef } } };
-    let operationId = r.operationId ?? `${r.method.toLowerCase()}${p.replace(/[{}]/g, "").replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ""))}`;
+    if (o.errorSchema && !responses.default)
+      responses.default = { description: "Error", content: { "application/json": { schema: errorRef } } };
+    let operationId =
+      r.operationId ??
+      `${r.method.toLowerCase()}${p.replace(/[{}]/g, "").replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ""))}`;
     while (usedIds.has(operationId)) operationId += "_";
     usedIds.add(operationId);
     const op: Record<string, unknown> = {

@@ -63,7 +63,14 @@ export function memoryJobStore(): JobStore {
         j.state = "running";
         j.attempts += 1;
         j.leaseUntil = now + leaseMs;
-        out.push({ id: j.id, queue: j.queue, payload: structuredClone(j.payload), attempts: j.attempts, maxAttempts: j.maxAttempts, runAt: j.runAt });
+        out.push({
+          id: j.id,
+          queue: j.queue,
+          payload: structuredClone(j.payload),
+          attempts: j.attempts,
+          maxAttempts: j.maxAttempts,
+          runAt: j.runAt,
+        });
       }
       return out;
     },
@@ -141,9 +148,9 @@ export function createWorker<T>(o: WorkerOptions<T>): Worker {
       } catch (e) {
         log.error("onDead failed", { queue: o.queue, job: job.id, error: e });
       }
-      await o.store.fail({ id: job.id, error: message, retryAt: last ? null : clock.now() + backoff(job.attempts), now: clock.now() }).catch((e) =>
-        log.error("could not record job failure", { job: job.id, error: e }),
-      );
+      await o.store
+        .fail({ id: job.id, error: message, retryAt: last ? null : clock.now() + backoff(job.attempts), now: clock.now() })
+        .catch((e) => log.error("could not record job failure", { job: job.id, error: e }));
     }
   }
 
@@ -234,7 +241,14 @@ export function createQueue(store: JobStore, options: { clock?: Clock; ids?: IdG
   return {
     store,
     async enqueue(queue: string, payload: unknown, opts: { id?: string; runAt?: number; maxAttempts?: number } = {}) {
-      const id = await store.enqueue({ queue, payload, id: opts.id ?? ids("job"), runAt: opts.runAt, maxAttempts: opts.maxAttempts, now: clock.now() });
+      const id = await store.enqueue({
+        queue,
+        payload,
+        id: opts.id ?? ids("job"),
+        runAt: opts.runAt,
+        maxAttempts: opts.maxAttempts,
+        now: clock.now(),
+      });
       workers.get(queue)?.wake();
       return id;
     },

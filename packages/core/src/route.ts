@@ -111,7 +111,10 @@ export const text = (status: number, body: string, contentType: string, headers?
   ...(headers ? { headers } : {}),
 });
 export const empty = (status = 204, headers?: Record<string, string>): EmptyResult => ({ status, ...(headers ? { headers } : {}) });
-export const sse = (events: AsyncIterable<SseEvent>, options: { retryMs?: number; heartbeatMs?: number; headers?: Record<string, string> } = {}): SseResult => ({
+export const sse = (
+  events: AsyncIterable<SseEvent>,
+  options: { retryMs?: number; heartbeatMs?: number; headers?: Record<string, string> } = {},
+): SseResult => ({
   status: 200,
   ...(options.headers ? { headers: options.headers } : {}),
   sse: { events, retryMs: options.retryMs, heartbeatMs: options.heartbeatMs },

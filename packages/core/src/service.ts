@@ -102,8 +102,7 @@ function validate(schema: z.ZodType | undefined, value: unknown, where: string):
   throw coreError("invalid_request", { message, details });
 }
 
-const owns = (mounts: readonly string[], path: string) =>
-  mounts.some((m) => path === m || path.startsWith(m.endsWith("/") ? m : `${m}/`));
+const owns = (mounts: readonly string[], path: string) => mounts.some((m) => path === m || path.startsWith(m.endsWith("/") ? m : `${m}/`));
 
 export function defineService(def: ServiceDefinition): Service {
   const basePath = (def.basePath ?? "").replace(/\/+$/, "");
@@ -121,18 +120,18 @@ export function defineService(def: ServiceDefinition): Service {
       log.error("unhandled error", { service: def.name, requestId, method, path, error: err });
       kitErr = coreError("internal");
     }
-    if (kitErr.status >= 500 && isKitError(err) && err.cause) log.error("service error", { service: def.name, requestId, error: err.cause });
+    if (kitErr.status >= 500 && isKitError(err) && err.cause)
+      log.error("service error", { service: def.name, requestId, error: err.cause });
     return { status: kitErr.status, json: def.errorBody(kitErr, requestId), headers: kitErr.headers };
   };
 
-  const safe =
-    (fn: () => Promise<HandlerResult>, requestId: string, method: string, path: string) => async (): Promise<HandlerResult> => {
-      try {
-        return await fn();
-      } catch (e) {
-        return errorResult(e, requestId, method, path);
-      }
-    };
+  const safe = (fn: () => Promise<HandlerResult>, requestId: string, method: string, path: string) => async (): Promise<HandlerResult> => {
+    try {
+      return await fn();
+    } catch (e) {
+      return errorResult(e, requestId, method, path);
+    }
+  };
 
   function serialise(result: HandlerResult, request: KitRequest, requestId: string): KitResponse {
     const headers: Record<string, string> = { ...(result.headers ?? {}), "x-request-id": requestId };
@@ -308,13 +307,5 @@ export function hostParserError(error: unknown): KitError | undefined {
   return coreError("invalid_request", { message: "invalid request body" });
 }
 
-/** A 404 body acceptable to every service's error shape: `{ error, details, requestId }`. */
-export function genericNotFound(request: Pick<KitRequest, "method" | "path">, requestId: string = randomIds("req")): KitResponse {
-  return {
-    status: 404,
-    headers: { "content-type": "application/json; charset=utf-8", "x-request-id": requestId },
-    body: JSON.stringify({ error: `no route for ${request.method} ${request.path}`, details: null, requestId }),
-  };
-}
-
+export { genericNotFound } from "./http.js";
 export { KitError };

@@ -12,7 +12,18 @@ export interface SseEvent {
 
 const NEWLINE = /[\r\n]/;
 
+/** Frames already encoded: a broadcast hands the same event object to every stream, encode it once (events are immutable once emitted). */
+const encoded = new WeakMap<SseEvent, string>();
+
 export function encodeSseEvent(ev: SseEvent): string {
+  const cached = encoded.get(ev);
+  if (cached !== undefined) return cached;
+  const frame = encodeFresh(ev);
+  encoded.set(ev, frame);
+  return frame;
+}
+
+function encodeFresh(ev: SseEvent): string {
   let out = "";
   if (ev.comment !== undefined) out += `: ${ev.comment.replace(/[\r\n]+/g, " ")}\n`;
   if (ev.id !== undefined) {
@@ -42,10 +53,13 @@ function beat(heartbeatMs: number, stream: Beating): () => void {
   let t = tickers.get(heartbeatMs);
   if (!t) {
     const streams = new Set<Beating>();
-    const timer = setInterval(() => {
-      const now = Date.now();
-      for (const s of streams) if (now - s.idleSince >= heartbeatMs) s.ping();
-    }, Math.max(5, Math.min(1000, Math.floor(heartbeatMs / 4))));
+    const timer = setInterval(
+      () => {
+        const now = Date.now();
+        for (const s of streams) if (now - s.idleSince >= heartbeatMs) s.ping();
+      },
+      Math.max(5, Math.min(1000, Math.floor(heartbeatMs / 4))),
+    );
     timer.unref?.();
     t = { streams, timer };
     tickers.set(heartbeatMs, t);

@@ -83,12 +83,16 @@ describe("queue", () => {
     const q = createQueue(memoryJobStore());
     let active = 0;
     let peak = 0;
-    const w = q.work("q", async () => {
-      active++;
-      peak = Math.max(peak, active);
-      await new Promise((r) => setTimeout(r, 10));
-      active--;
-    }, { concurrency: 3, pollMs: 5 });
+    const w = q.work(
+      "q",
+      async () => {
+        active++;
+        peak = Math.max(peak, active);
+        await new Promise((r) => setTimeout(r, 10));
+        active--;
+      },
+      { concurrency: 3, pollMs: 5 },
+    );
     for (let i = 0; i < 10; i++) await q.enqueue("q", { i });
     await w.idle();
     expect(peak).toBe(3);

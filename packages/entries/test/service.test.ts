@@ -6,11 +6,23 @@ import { createEntriesService, jwtVerifier } from "@mountkit/entries";
 import { semaphore } from "../src/inventory/apis-hook.js";
 
 const service = createEntriesService({ auth: jwtVerifier({ secret: "service-test-secret-service-test-secret-1" }) });
-const japan = { emoji: "🇯🇵", name: "Japan", officialName: "Japan", sovereignty: "UN member state", alpha2: "JP", alpha3: "JPN", numeric: "392" };
+const japan = {
+  emoji: "🇯🇵",
+  name: "Japan",
+  officialName: "Japan",
+  sovereignty: "UN member state",
+  alpha2: "JP",
+  alpha3: "JPN",
+  numeric: "392",
+};
 
 describe("service", () => {
   it("api: submit, get, list, update, remove without HTTP", async () => {
-    const e = await service.api.submit({ typeId: "countries", ownerId: "u1", entry: { name: "Japan", description: "d", customData: japan } });
+    const e = await service.api.submit({
+      typeId: "countries",
+      ownerId: "u1",
+      entry: { name: "Japan", description: "d", customData: japan },
+    });
     expect(await service.api.get({ typeId: "countries", id: e.id })).toEqual(e);
     expect((await service.api.list({ typeId: "countries", ownerId: "u1" })).items.map((x) => x.id)).toEqual([e.id]);
     const u = await service.api.update({ typeId: "countries", id: e.id, ownerId: "u1", patch: { name: "Nippon" } });
@@ -22,7 +34,9 @@ describe("service", () => {
   });
 
   it("api: the validation address in process", async () => {
-    const r = await service.api.validateOpenApi("openapi: 3.1.0\ninfo: {title: T, version: '1'}\npaths:\n  /x: {get: {responses: {'200': {description: ok}}}}\n");
+    const r = await service.api.validateOpenApi(
+      "openapi: 3.1.0\ninfo: {title: T, version: '1'}\npaths:\n  /x: {get: {responses: {'200': {description: ok}}}}\n",
+    );
     expect(r).toMatchObject({ valid: true, endpoints: 1 });
   });
 

@@ -42,7 +42,10 @@ export function createMemoryApi(deps: MemoryApiDeps) {
 
   async function listPage<T, J>(
     page: PageInput,
-    fetchPage: (after: ReturnType<typeof decodeCursor>, limit: number) => Promise<{ items: T[]; next: { createdAt: number; id: string } | null }>,
+    fetchPage: (
+      after: ReturnType<typeof decodeCursor>,
+      limit: number,
+    ) => Promise<{ items: T[]; next: { createdAt: number; id: string } | null }>,
     toJson: (t: T) => J,
   ) {
     const after = decodeCursor(page.cursor);
@@ -85,13 +88,22 @@ export function createMemoryApi(deps: MemoryApiDeps) {
 
     async recall(brainId: string, input: { query: string; asOf?: number; limit?: number }) {
       const asOf = input.asOf ?? clock.now();
-      const r = await recall({ store, embedder: deps.embedder, weights: deps.recallWeights }, { brainId, query: input.query, asOf, limit: input.limit ?? 10 });
+      const r = await recall(
+        { store, embedder: deps.embedder, weights: deps.recallWeights },
+        { brainId, query: input.query, asOf, limit: input.limit ?? 10 },
+      );
       return {
         asOf: iso(asOf),
         context: r.context,
         edges: r.edges.map((e) => edgeJson(e, e.score)),
         entities: [...r.entities.values()].map((e) => ({ id: e.id, name: e.name, kind: e.kind })),
-        episodes: r.episodes.map((e) => ({ id: e.id, content: e.content, metadata: e.metadata, occurredAt: iso(e.occurredAt), createdAt: iso(e.createdAt) })),
+        episodes: r.episodes.map((e) => ({
+          id: e.id,
+          content: e.content,
+          metadata: e.metadata,
+          occurredAt: iso(e.occurredAt),
+          createdAt: iso(e.createdAt),
+        })),
       };
     },
 
@@ -103,11 +115,22 @@ export function createMemoryApi(deps: MemoryApiDeps) {
     },
 
     listEdges: (brainId: string, page: PageInput & { entityId?: string } = {}) =>
-      listPage(page, (after, limit) => store.listEdges({ brainId, limit, after, entityId: page.entityId }), (e: EdgeRecord) => edgeJson(e)),
+      listPage(
+        page,
+        (after, limit) => store.listEdges({ brainId, limit, after, entityId: page.entityId }),
+        (e: EdgeRecord) => edgeJson(e),
+      ),
 
     async invalidateEdge(brainId: string, id: string, input: { reason?: string } = {}) {
       const now = clock.now();
-      const r = await store.invalidateEdge({ brainId, id, tInvalid: now, tExpired: now, reason: input.reason?.trim() || "invalidated manually", invalidatedBy: null });
+      const r = await store.invalidateEdge({
+        brainId,
+        id,
+        tInvalid: now,
+        tExpired: now,
+        reason: input.reason?.trim() || "invalidated manually",
+        invalidatedBy: null,
+      });
       if (!r.ok && r.reason === "not_found") throw notFound("edge", id);
       if (!r.ok) {
         const current = await store.getEdge({ brainId, id });
@@ -123,7 +146,8 @@ export function createMemoryApi(deps: MemoryApiDeps) {
       return { ...entityJson(e), edges: edges.map((x) => edgeJson(x)) };
     },
 
-    listEntities: (brainId: string, page: PageInput = {}) => listPage(page, (after, limit) => store.listEntities({ brainId, limit, after }), entityJson),
+    listEntities: (brainId: string, page: PageInput = {}) =>
+      listPage(page, (after, limit) => store.listEntities({ brainId, limit, after }), entityJson),
 
     async getPlaybook(brainId: string, slug: string) {
       const p = await store.getPlaybook({ brainId, slug });
@@ -135,11 +159,20 @@ export function createMemoryApi(deps: MemoryApiDeps) {
         .slice(-PLAYBOOK_EDGES);
       const lines = [`# ${p.title}`, ""];
       if (!edges.length) lines.push("_No currently valid facts._");
-      for (const e of edges) lines.push(`- ${e.fact.replace(/\s+/g, " ")} _(since ${iso(e.tValid ?? e.tIngested).slice(0, 10)}; edge \`${e.id}\`)_`);
-      return { slug: p.slug, title: p.title, content: lines.join("\n"), edges: edges.map((e) => e.id), episodes: p.episodeIds, updatedAt: iso(p.updatedAt) };
+      for (const e of edges)
+        lines.push(`- ${e.fact.replace(/\s+/g, " ")} _(since ${iso(e.tValid ?? e.tIngested).slice(0, 10)}; edge \`${e.id}\`)_`);
+      return {
+        slug: p.slug,
+        title: p.title,
+        content: lines.join("\n"),
+        edges: edges.map((e) => e.id),
+        episodes: p.episodeIds,
+        updatedAt: iso(p.updatedAt),
+      };
     },
 
-    listPlaybooks: (brainId: string, page: PageInput = {}) => listPage(page, (after, limit) => store.listPlaybooks({ brainId, limit, after }), playbookSummaryJson),
+    listPlaybooks: (brainId: string, page: PageInput = {}) =>
+      listPage(page, (after, limit) => store.listPlaybooks({ brainId, limit, after }), playbookSummaryJson),
   };
 }
 

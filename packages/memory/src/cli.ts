@@ -101,7 +101,9 @@ async function main() {
     async openStore() {
       if (!spec) throw new Error("no store configured: pass --store-module <module> or set MEMORY_STORE_MODULE");
       const url = spec.startsWith(".") || spec.startsWith("/") ? pathToFileURL(spec).href : spec;
-      const mod = (await import(url)) as { openMemoryStore?: (env: NodeJS.ProcessEnv) => Promise<{ store: MemoryStore; close?(): Promise<void> }> };
+      const mod = (await import(url)) as {
+        openMemoryStore?: (env: NodeJS.ProcessEnv) => Promise<{ store: MemoryStore; close?(): Promise<void> }>;
+      };
       if (typeof mod.openMemoryStore !== "function") throw new Error(`${spec} does not export openMemoryStore(env)`);
       return mod.openMemoryStore(process.env);
     },

@@ -70,7 +70,14 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
   const logger = options.logger ?? silentLogger;
-  const pipeline = createPipeline({ store, extractor: options.extractor ?? ruleBasedExtractor(), embedder: options.embedder, clock, ids, logger });
+  const pipeline = createPipeline({
+    store,
+    extractor: options.extractor ?? ruleBasedExtractor(),
+    embedder: options.embedder,
+    clock,
+    ids,
+    logger,
+  });
   const worker = createWorker<ExtractionPayload>({
     store: store.jobs,
     queue: EXTRACTION_QUEUE,

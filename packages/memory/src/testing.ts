@@ -38,7 +38,17 @@ export function episode(brainId: string, over: Partial<EpisodeRecord> = {}): Epi
 }
 
 export function entity(brainId: string, name: string, over: Partial<EntityRecord> = {}): EntityRecord {
-  return { id: uid("ent"), brainId, name, kind: "person", aliases: [], keys: nameKeys([name, ...(over.aliases ?? [])]), createdAt: T0, updatedAt: T0, ...over };
+  return {
+    id: uid("ent"),
+    brainId,
+    name,
+    kind: "person",
+    aliases: [],
+    keys: nameKeys([name, ...(over.aliases ?? [])]),
+    createdAt: T0,
+    updatedAt: T0,
+    ...over,
+  };
 }
 
 export function edge(brainId: string, episodeId: string, source: string, target: string, over: Partial<EdgeRecord> = {}): EdgeRecord {
@@ -79,23 +89,32 @@ export function commitOf(ep: EpisodeRecord, over: Partial<ExtractionCommit> = {}
 export function describeMemoryStore(name: string, factory: () => Promise<StoreFactoryResult>, options: DescribeOptions = {}) {
   const skipped = new Set((options.skip ?? []).flatMap((s) => s.tests));
   const test = (title: string, fn: (store: MemoryStore) => Promise<void>) =>
-    (skipped.has(title) ? it.skip : it)(title, async () => {
-      const { store, close } = await factory();
-      try {
-        await fn(store);
-      } finally {
-        await close?.();
-      }
-    }, 30_000);
+    (skipped.has(title) ? it.skip : it)(
+      title,
+      async () => {
+        const { store, close } = await factory();
+        try {
+          await fn(store);
+        } finally {
+          await close?.();
+        }
+      },
+      30_000,
+    );
 
   async function seeded(store: MemoryStore, brainId = uid("brain")) {
     await store.createBrain({ brain: { id: brainId, name: brainId, createdAt: T0 } });
     const ep = episode(brainId);
-    await store.createEpisode({ episode: ep, job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep.id }, maxAttempts: 3 } });
+    await store.createEpisode({
+      episode: ep,
+      job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep.id }, maxAttempts: 3 },
+    });
     const alice = entity(brainId, "Alice Moreau", { aliases: ["Alice"] });
     const paris = entity(brainId, "Paris", { kind: "place" });
     const e1 = edge(brainId, ep.id, alice.id, paris.id);
-    await store.commitExtraction(commitOf(ep, { createEntities: [alice, paris], createEdges: [e1], entityIds: [alice.id, paris.id], edgeIds: [e1.id] }));
+    await store.commitExtraction(
+      commitOf(ep, { createEntities: [alice, paris], createEdges: [e1], entityIds: [alice.id, paris.id], edgeIds: [e1.id] }),
+    );
     return { brainId, ep, alice, paris, e1 };
   }
 
@@ -124,7 +143,9 @@ export function describeMemoryStore(name: string, factory: () => Promise<StoreFa
       expect(await store.searchEdges({ brainId: other, query: "Paris", limit: 10, asOf: T0 + DAY })).toEqual([]);
       expect(await store.searchEpisodes({ brainId: other, query: "Paris", limit: 10, asOf: T0 + DAY })).toEqual([]);
       expect(await store.searchEntities({ brainId: other, query: "Alice", limit: 10 })).toEqual([]);
-      expect((await store.invalidateEdge({ brainId: other, id: e1.id, tInvalid: T0, tExpired: T0, reason: "x", invalidatedBy: null })).ok).toBe(false);
+      expect(
+        (await store.invalidateEdge({ brainId: other, id: e1.id, tInvalid: T0, tExpired: T0, reason: "x", invalidatedBy: null })).ok,
+      ).toBe(false);
     });
 
     test("commitExtraction writes everything, marks the episode done and is idempotent", async (store) => {
@@ -150,14 +171,26 @@ export function describeMemoryStore(name: string, factory: () => Promise<StoreFa
     test("commitExtraction invalidates, updates entities and feeds playbooks", async (store) => {
       const { brainId, alice, paris, e1 } = await seeded(store);
       const ep2 = episode(brainId, { createdAt: T0 + DAY, content: "Alice moved to Berlin", metadata: { playbook: "alice" } });
-      await store.createEpisode({ episode: ep2, job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep2.id }, maxAttempts: 3 } });
+      await store.createEpisode({
+        episode: ep2,
+        job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep2.id }, maxAttempts: 3 },
+      });
       const berlin = entity(brainId, "Berlin", { kind: "place" });
       const e2 = edge(brainId, ep2.id, alice.id, berlin.id, { fact: "Alice moved to Berlin", tValid: T0 + DAY, tIngested: T0 + DAY });
       await store.commitExtraction(
         commitOf(ep2, {
           now: T0 + DAY,
           createEntities: [berlin],
-          updateEntities: [{ id: alice.id, name: "Alice Moreau", kind: "person", aliases: ["Alice", "A. Moreau"], keys: nameKeys(["Alice Moreau", "Alice", "A. Moreau"]), updatedAt: T0 + DAY }],
+          updateEntities: [
+            {
+              id: alice.id,
+              name: "Alice Moreau",
+              kind: "person",
+              aliases: ["Alice", "A. Moreau"],
+              keys: nameKeys(["Alice Moreau", "Alice", "A. Moreau"]),
+              updatedAt: T0 + DAY,
+            },
+          ],
           createEdges: [e2],
           invalidate: [{ id: e1.id, tInvalid: T0 + DAY, tExpired: T0 + DAY, reason: `superseded by edge ${e2.id}`, invalidatedBy: e2.id }],
           entityIds: [alice.id, berlin.id],
@@ -179,12 +212,26 @@ export function describeMemoryStore(name: string, factory: () => Promise<StoreFa
 
     test("searchEdges is bi-temporal: only edges valid and known at asOf", async (store) => {
       const { brainId, ep, alice, paris } = await seeded(store);
-      const old = edge(brainId, ep.id, alice.id, paris.id, { fact: "Alice rented a flat near the Louvre", tValid: T0 - 10 * DAY, tInvalid: T0, tIngested: T0 - 10 * DAY, tExpired: T0 });
-      const later = edge(brainId, ep.id, alice.id, paris.id, { fact: "Alice bought a flat near the Louvre", tValid: T0 + 5 * DAY, tIngested: T0 + 5 * DAY });
+      const old = edge(brainId, ep.id, alice.id, paris.id, {
+        fact: "Alice rented a flat near the Louvre",
+        tValid: T0 - 10 * DAY,
+        tInvalid: T0,
+        tIngested: T0 - 10 * DAY,
+        tExpired: T0,
+      });
+      const later = edge(brainId, ep.id, alice.id, paris.id, {
+        fact: "Alice bought a flat near the Louvre",
+        tValid: T0 + 5 * DAY,
+        tIngested: T0 + 5 * DAY,
+      });
       const ep2 = episode(brainId);
-      await store.createEpisode({ episode: ep2, job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep2.id }, maxAttempts: 3 } });
+      await store.createEpisode({
+        episode: ep2,
+        job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep2.id }, maxAttempts: 3 },
+      });
       await store.commitExtraction(commitOf(ep2, { createEdges: [old, later], edgeIds: [old.id, later.id] }));
-      const at = async (t: number) => (await store.searchEdges({ brainId, query: "flat Louvre", limit: 10, asOf: t })).map((h) => h.item.id);
+      const at = async (t: number) =>
+        (await store.searchEdges({ brainId, query: "flat Louvre", limit: 10, asOf: t })).map((h) => h.item.id);
       expect(await at(T0 - DAY)).toEqual([old.id]);
       expect(await at(T0)).toEqual([]);
       expect(await at(T0 + 6 * DAY)).toEqual([later.id]);
@@ -194,7 +241,10 @@ export function describeMemoryStore(name: string, factory: () => Promise<StoreFa
       const { brainId, ep, alice, paris, e1 } = await seeded(store);
       const e2 = edge(brainId, ep.id, paris.id, alice.id, { relation: "home_of", fact: "Paris is home to Alice", tValid: T0 + DAY });
       const ep2 = episode(brainId);
-      await store.createEpisode({ episode: ep2, job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep2.id }, maxAttempts: 3 } });
+      await store.createEpisode({
+        episode: ep2,
+        job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep2.id }, maxAttempts: 3 },
+      });
       await store.commitExtraction(commitOf(ep2, { createEdges: [e2], edgeIds: [e2.id] }));
       const ids = (await store.edgesOfEntities({ brainId, entityIds: [alice.id], asOf: T0 + 2 * DAY, limit: 10 })).map((e) => e.id);
       expect(ids).toEqual([e2.id, e1.id]);
@@ -203,7 +253,9 @@ export function describeMemoryStore(name: string, factory: () => Promise<StoreFa
 
     test("full-text search finds episodes, entities and facts by their words", async (store) => {
       const { brainId, ep, alice, e1 } = await seeded(store);
-      expect((await store.searchEpisodes({ brainId, query: "where does she live in Paris", limit: 5, asOf: T0 + DAY })).map((h) => h.item.id)).toEqual([ep.id]);
+      expect(
+        (await store.searchEpisodes({ brainId, query: "where does she live in Paris", limit: 5, asOf: T0 + DAY })).map((h) => h.item.id),
+      ).toEqual([ep.id]);
       expect(await store.searchEpisodes({ brainId, query: "Paris", limit: 5, asOf: T0 - 1 })).toEqual([]);
       expect((await store.searchEntities({ brainId, query: "alice", limit: 5 }))[0]!.item.id).toBe(alice.id);
       expect((await store.searchEdges({ brainId, query: "lives Paris", limit: 5, asOf: T0 + DAY }))[0]!.item.id).toBe(e1.id);
@@ -212,11 +264,31 @@ export function describeMemoryStore(name: string, factory: () => Promise<StoreFa
 
     test("invalidateEdge succeeds once, then reports already_invalid", async (store) => {
       const { brainId, e1 } = await seeded(store);
-      const r1 = await store.invalidateEdge({ brainId, id: e1.id, tInvalid: T0 + DAY, tExpired: T0 + DAY, reason: "moved", invalidatedBy: null });
+      const r1 = await store.invalidateEdge({
+        brainId,
+        id: e1.id,
+        tInvalid: T0 + DAY,
+        tExpired: T0 + DAY,
+        reason: "moved",
+        invalidatedBy: null,
+      });
       expect(r1).toMatchObject({ ok: true, edge: { id: e1.id, tInvalid: T0 + DAY, invalidationReason: "moved" } });
-      const results = await Promise.all([1, 2, 3].map(() => store.invalidateEdge({ brainId, id: e1.id, tInvalid: T0 + 2 * DAY, tExpired: T0 + 2 * DAY, reason: "again", invalidatedBy: null })));
+      const results = await Promise.all(
+        [1, 2, 3].map(() =>
+          store.invalidateEdge({
+            brainId,
+            id: e1.id,
+            tInvalid: T0 + 2 * DAY,
+            tExpired: T0 + 2 * DAY,
+            reason: "again",
+            invalidatedBy: null,
+          }),
+        ),
+      );
       expect(results.every((r) => !r.ok && r.reason === "already_invalid")).toBe(true);
-      expect(await store.invalidateEdge({ brainId, id: "edge_missing", tInvalid: 1, tExpired: 1, reason: "x", invalidatedBy: null })).toEqual({ ok: false, reason: "not_found" });
+      expect(
+        await store.invalidateEdge({ brainId, id: "edge_missing", tInvalid: 1, tExpired: 1, reason: "x", invalidatedBy: null }),
+      ).toEqual({ ok: false, reason: "not_found" });
       expect((await store.getEdge({ brainId, id: e1.id }))!.invalidationReason).toBe("moved");
     });
 
@@ -226,7 +298,10 @@ export function describeMemoryStore(name: string, factory: () => Promise<StoreFa
       for (let i = 0; i < 7; i++) {
         const ep = episode(brainId, { createdAt: T0 + (i % 3) * 1000 });
         made.push(ep.id);
-        await store.createEpisode({ episode: ep, job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep.id }, maxAttempts: 3 } });
+        await store.createEpisode({
+          episode: ep,
+          job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep.id }, maxAttempts: 3 },
+        });
       }
       const seen: string[] = [];
       let after = null;
@@ -246,7 +321,10 @@ export function describeMemoryStore(name: string, factory: () => Promise<StoreFa
       await store.setEpisodeStatus({ brainId, id: ep.id, status: "failed", error: "late", now: T0 });
       expect((await store.getEpisode({ brainId, id: ep.id }))!.status).toBe("done");
       const ep2 = episode(brainId);
-      await store.createEpisode({ episode: ep2, job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep2.id }, maxAttempts: 3 } });
+      await store.createEpisode({
+        episode: ep2,
+        job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep2.id }, maxAttempts: 3 },
+      });
       await store.setEpisodeStatus({ brainId, id: ep2.id, status: "processing", now: T0 });
       expect((await store.getEpisode({ brainId, id: ep2.id }))!.status).toBe("processing");
       await store.setEpisodeStatus({ brainId, id: ep2.id, status: "failed", error: "boom", now: T0 });

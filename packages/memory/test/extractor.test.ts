@@ -15,7 +15,13 @@ describe("rule-based extractor", () => {
   it("finds and classifies people, organisations, places, products and dates", async () => {
     const { entities } = await run("Dr. Alice Moreau joined Acme Corp in Berlin on 3 March 2023. She codes in Python with Bob.");
     const kinds = Object.fromEntries(entities.map((e) => [e.name, e.kind]));
-    expect(kinds).toMatchObject({ "Alice Moreau": "person", "Acme Corp": "organization", Berlin: "place", Python: "product", Bob: "person" });
+    expect(kinds).toMatchObject({
+      "Alice Moreau": "person",
+      "Acme Corp": "organization",
+      Berlin: "place",
+      Python: "product",
+      Bob: "person",
+    });
     expect(entities.some((e) => e.kind === "date" && e.name.includes("2023"))).toBe(true);
     expect(Object.keys(kinds)).not.toContain("She");
   });
@@ -25,11 +31,21 @@ describe("rule-based extractor", () => {
     expect(facts).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ source: "Alice Moreau", relation: "lives_in", target: "Berlin", validFrom: "March 2023" }),
-        expect.objectContaining({ source: "Alice Moreau", relation: "works_at", target: "Acme Corp", fact: "Alice Moreau works at Acme Corp." }),
+        expect.objectContaining({
+          source: "Alice Moreau",
+          relation: "works_at",
+          target: "Acme Corp",
+          fact: "Alice Moreau works at Acme Corp.",
+        }),
       ]),
     );
     const spoken = await run("Caroline: I went to a LGBTQ support group yesterday and it was so powerful.");
-    expect(spoken.facts[0]).toMatchObject({ source: "Caroline", relation: "visited", target: "LGBTQ support group", validFrom: "yesterday" });
+    expect(spoken.facts[0]).toMatchObject({
+      source: "Caroline",
+      relation: "visited",
+      target: "LGBTQ support group",
+      validFrom: "yesterday",
+    });
     expect(spoken.facts[0]!.fact).toMatch(/^Caroline went to/);
   });
 

@@ -24,17 +24,49 @@ function answer(body: any): unknown {
   if (text.includes("GARBAGE")) return { choices: [{ message: { role: "assistant", content: "not json" } }] };
   if (schema === "entities") {
     return {
-      choices: [{ message: { role: "assistant", content: JSON.stringify({ entities: [
-        { name: "Ada Lovelace", kind: "person", aliases: ["Ada"] },
-        { name: "London", kind: "place", aliases: [] },
-      ] }) } }],
+      choices: [
+        {
+          message: {
+            role: "assistant",
+            content: JSON.stringify({
+              entities: [
+                { name: "Ada Lovelace", kind: "person", aliases: ["Ada"] },
+                { name: "London", kind: "place", aliases: [] },
+              ],
+            }),
+          },
+        },
+      ],
     };
   }
   return {
-    choices: [{ message: { role: "assistant", content: JSON.stringify({ facts: [
-      { source: "Ada Lovelace", relation: "lives in", target: "London", fact: "Ada Lovelace lives in London.", validFrom: "1835-06-01", validUntil: null },
-      { source: "Ada", relation: "likes", target: "mathematics", fact: "Ada Lovelace likes mathematics.", validFrom: null, validUntil: null },
-    ] }) } }],
+    choices: [
+      {
+        message: {
+          role: "assistant",
+          content: JSON.stringify({
+            facts: [
+              {
+                source: "Ada Lovelace",
+                relation: "lives in",
+                target: "London",
+                fact: "Ada Lovelace lives in London.",
+                validFrom: "1835-06-01",
+                validUntil: null,
+              },
+              {
+                source: "Ada",
+                relation: "likes",
+                target: "mathematics",
+                fact: "Ada Lovelace likes mathematics.",
+                validFrom: null,
+                validUntil: null,
+              },
+            ],
+          }),
+        },
+      },
+    ],
   };
 }
 
@@ -52,7 +84,11 @@ beforeAll(async () => {
       }
       res.writeHead(200, { "content-type": "application/json" });
       if (req.url === "/v1/embeddings") {
-        res.end(JSON.stringify({ data: body.input.map((t: string, index: number) => ({ index, embedding: [t.length % 7, 1, t.includes("London") ? 1 : 0] })) }));
+        res.end(
+          JSON.stringify({
+            data: body.input.map((t: string, index: number) => ({ index, embedding: [t.length % 7, 1, t.includes("London") ? 1 : 0] })),
+          }),
+        );
         return;
       }
       res.end(JSON.stringify(answer(body)));
@@ -77,7 +113,10 @@ describe("openAiExtractor", () => {
     const req = seen[seen.length - 1]!;
     expect(req.path).toBe("/v1/chat/completions");
     expect(req.auth).toBe("Bearer sk-test");
-    expect(req.body).toMatchObject({ model: "stand-in", response_format: { type: "json_schema", json_schema: { name: "facts", strict: true } } });
+    expect(req.body).toMatchObject({
+      model: "stand-in",
+      response_format: { type: "json_schema", json_schema: { name: "facts", strict: true } },
+    });
     expect(req.body.messages[1].content).toContain("Ada Lovelace (person)");
     expect(req.body.messages[1].content).toContain("Reference time: 2024-01-01T00:00:00.000Z");
   });
@@ -112,7 +151,10 @@ describe("openAiExtractor", () => {
 describe("openAiEmbedder", () => {
   it("embeds in order and feeds the vector list of recall", async () => {
     const e = openAiEmbedder({ baseUrl: base, model: "embed-test" });
-    expect(await e.embed(["a", "London"])).toEqual([[1, 1, 0], [6, 1, 1]]);
+    expect(await e.embed(["a", "London"])).toEqual([
+      [1, 1, 0],
+      [6, 1, 1],
+    ]);
     const { service, api, ingest } = await setup({ embedder: e });
     try {
       await ingest("Ada Lovelace lives in London.");

@@ -88,7 +88,11 @@ describe("extraction pipeline", () => {
     clock.advance(DAY);
     const paris = await ingest("Alice Moreau lived in Paris in 2019.", { occurredAt: "2023-06-01T00:00:00Z" });
     const old = await api.getEdge("brain-a", paris.edgeIds[0]!);
-    expect(old).toMatchObject({ tValid: "2019-01-01T00:00:00.000Z", tInvalid: "2023-03-01T00:00:00.000Z", invalidatedBy: berlin.edgeIds[0] });
+    expect(old).toMatchObject({
+      tValid: "2019-01-01T00:00:00.000Z",
+      tInvalid: "2023-03-01T00:00:00.000Z",
+      invalidatedBy: berlin.edgeIds[0],
+    });
     expect((await api.getEdge("brain-a", berlin.edgeIds[0]!)).tInvalid).toBeNull();
   });
 
@@ -135,13 +139,31 @@ describe("extraction pipeline", () => {
     expect(done.status).toBe("done");
     expect(done.edgeIds).toHaveLength(1);
     // a duplicate delivery of the same job changes nothing
-    expect((await store.commitExtraction({ brainId: "brain-a", episodeId: ep.id, now: 0, createEntities: [], updateEntities: [], createEdges: [], invalidate: [], entityIds: [], edgeIds: [], playbook: null })).committed).toBe(false);
+    expect(
+      (
+        await store.commitExtraction({
+          brainId: "brain-a",
+          episodeId: ep.id,
+          now: 0,
+          createEntities: [],
+          updateEntities: [],
+          createEdges: [],
+          invalidate: [],
+          entityIds: [],
+          edgeIds: [],
+          playbook: null,
+        })
+      ).committed,
+    ).toBe(false);
     expect((await api.listEdges("brain-a")).items).toHaveLength(1);
   });
 
   it("builds playbooks from episodes tagged metadata.playbook, citing valid edges", async () => {
     const { ingest, api, clock } = await make();
-    const a = await ingest("Sam lives in Lyon.", { metadata: { playbook: "onboarding", playbookTitle: "Onboarding notes" }, occurredAt: "2023-01-01T00:00:00Z" });
+    const a = await ingest("Sam lives in Lyon.", {
+      metadata: { playbook: "onboarding", playbookTitle: "Onboarding notes" },
+      occurredAt: "2023-01-01T00:00:00Z",
+    });
     clock.advance(DAY);
     const b = await ingest("Sam moved to Nice.", { metadata: { playbook: "onboarding" }, occurredAt: "2023-06-01T00:00:00Z" });
     const pb = await api.getPlaybook("brain-a", "onboarding");

@@ -3,7 +3,10 @@
 import type { Clock, Logger, Service } from "@mountkit/core";
 import { createMemoryService, type MemoryStore, memoryMemoryStore, parseKeyList } from "@mountkit/memory";
 
-export async function memoryFromEnv(env: NodeJS.ProcessEnv, deps: { logger: Logger; clock?: Clock; store?: MemoryStore }): Promise<Service> {
+export async function memoryFromEnv(
+  env: NodeJS.ProcessEnv,
+  deps: { logger: Logger; clock?: Clock; store?: MemoryStore },
+): Promise<Service> {
   const quota = env.MEMORY_DAILY_QUOTA === undefined || env.MEMORY_DAILY_QUOTA === "" ? 1000 : Number(env.MEMORY_DAILY_QUOTA);
   if (!Number.isSafeInteger(quota) || quota < 0) throw new Error("MEMORY_DAILY_QUOTA must be a non-negative integer");
   const service = createMemoryService({

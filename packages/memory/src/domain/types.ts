@@ -94,7 +94,12 @@ export interface Page<T> {
 
 /** Point of a bi-temporal query: edges valid and known at `asOf`. */
 export function edgeVisibleAt(e: Pick<EdgeRecord, "tValid" | "tInvalid" | "tIngested" | "tExpired">, asOf: number): boolean {
-  return (e.tValid === null || e.tValid <= asOf) && (e.tInvalid === null || asOf < e.tInvalid) && e.tIngested <= asOf && (e.tExpired === null || asOf < e.tExpired);
+  return (
+    (e.tValid === null || e.tValid <= asOf) &&
+    (e.tInvalid === null || asOf < e.tInvalid) &&
+    e.tIngested <= asOf &&
+    (e.tExpired === null || asOf < e.tExpired)
+  );
 }
 
 export function episodeVisibleAt(e: Pick<EpisodeRecord, "createdAt" | "occurredAt">, asOf: number): boolean {

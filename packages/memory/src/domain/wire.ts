@@ -62,7 +62,8 @@ export function decodeCursor(cursor: string | undefined): PageAfter | null {
   } catch {
     throw bad();
   }
-  if (!Array.isArray(value) || value.length !== 2 || !Number.isSafeInteger(value[0]) || typeof value[1] !== "string" || !value[1]) throw bad();
+  if (!Array.isArray(value) || value.length !== 2 || !Number.isSafeInteger(value[0]) || typeof value[1] !== "string" || !value[1])
+    throw bad();
   return { createdAt: value[0], id: value[1] };
 }
 

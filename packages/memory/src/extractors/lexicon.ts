@@ -18,7 +18,9 @@ export const COMMON_WORDS = list(`
   as at by for from in into of on onto to with without about above below under over through
 `);
 
-export const MONTH_WORDS = list("january february march april may june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec");
+export const MONTH_WORDS = list(
+  "january february march april may june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec",
+);
 export const WEEKDAY_WORDS = list("monday tuesday wednesday thursday friday saturday sunday");
 
 export const HONORIFICS = list("mr mrs ms miss dr prof sir dame lord lady mx");

@@ -141,12 +141,21 @@ export function openAiExtractor(o: OpenAiExtractorOptions): Extractor {
       });
     },
     async extractFacts(input) {
-      const list = input.entities.map((e) => `- ${e.name} (${e.kind})${e.aliases?.length ? `, also: ${e.aliases.join(", ")}` : ""}`).join("\n");
-      const out = await complete<{ facts?: unknown }>(FACT_PROMPT, `${header(input)}\nEntities:\n${list}`, "facts", FACT_SCHEMA, input.signal);
+      const list = input.entities
+        .map((e) => `- ${e.name} (${e.kind})${e.aliases?.length ? `, also: ${e.aliases.join(", ")}` : ""}`)
+        .join("\n");
+      const out = await complete<{ facts?: unknown }>(
+        FACT_PROMPT,
+        `${header(input)}\nEntities:\n${list}`,
+        "facts",
+        FACT_SCHEMA,
+        input.signal,
+      );
       if (!Array.isArray(out.facts)) throw new Error("model output has no facts array");
       return out.facts.flatMap((f): ExtractedFact[] => {
         const r = f as Record<string, unknown>;
-        if (typeof r?.source !== "string" || typeof r.target !== "string" || typeof r.relation !== "string" || typeof r.fact !== "string") return [];
+        if (typeof r?.source !== "string" || typeof r.target !== "string" || typeof r.relation !== "string" || typeof r.fact !== "string")
+          return [];
         return [
           {
             source: r.source,

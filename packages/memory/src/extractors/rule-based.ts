@@ -25,7 +25,8 @@ const SPEAKER_PREFIX = /^\s*([\p{Lu}][\p{L}'’.-]*(?:\s[\p{Lu}][\p{L}'’.-]*){
 export function splitSpeaker(content: string, metadata: Record<string, unknown>): { speaker: string | null; body: string; offset: number } {
   const m = SPEAKER_PREFIX.exec(content);
   const fromMeta = typeof metadata.speaker === "string" && metadata.speaker.trim() ? metadata.speaker.trim() : null;
-  if (m && !COMMON_WORDS.has(m[1]!.toLowerCase())) return { speaker: fromMeta ?? m[1]!, body: content.slice(m[0].length), offset: m[0].length };
+  if (m && !COMMON_WORDS.has(m[1]!.toLowerCase()))
+    return { speaker: fromMeta ?? m[1]!, body: content.slice(m[0].length), offset: m[0].length };
   return { speaker: fromMeta, body: content, offset: 0 };
 }
 
@@ -114,7 +115,12 @@ export function findNames(text: string): ExtractedEntity[] {
     const sentenceInitial = t.sentenceStart && words[0] === t.text;
     const reject =
       (single && isCommon(w0, sentenceInitial)) ||
-      (single && sentenceInitial && !FIRST_NAMES.has(lower(w0)) && !PLACES.has(lower(w0)) && !PRODUCTS.has(lower(w0)) && !isAcronym(w0) &&
+      (single &&
+        sentenceInitial &&
+        !FIRST_NAMES.has(lower(w0)) &&
+        !PLACES.has(lower(w0)) &&
+        !PRODUCTS.has(lower(w0)) &&
+        !isAcronym(w0) &&
         !/^(said|says|told|lives|works|is|was|has|had|moved|joined|and)$/i.test(ts[j]?.text ?? "")) ||
       (single && /(ing|ly)$/.test(lower(w0)) && !FIRST_NAMES.has(lower(w0))) ||
       (single && w0.length < 2);
@@ -125,9 +131,14 @@ export function findNames(text: string): ExtractedEntity[] {
     }
     i = j;
   }
-  for (const d of findDates(text)) if (/\d{4}/.test(d.text) && !/^\s*(in|since|from|until|till|by|during|of)\b/i.test(d.text) && /\D/.test(d.text.replace(/\d{4}/, "").trim() || "x")) {
-    if (/[a-z]/i.test(d.text)) out.push({ name: d.text, kind: "date" });
-  }
+  for (const d of findDates(text))
+    if (
+      /\d{4}/.test(d.text) &&
+      !/^\s*(in|since|from|until|till|by|during|of)\b/i.test(d.text) &&
+      /\D/.test(d.text.replace(/\d{4}/, "").trim() || "x")
+    ) {
+      if (/[a-z]/i.test(d.text)) out.push({ name: d.text, kind: "date" });
+    }
   return out;
 }
 
@@ -151,28 +162,51 @@ const P = (relation: string, verb: string, concept: boolean, targetKind?: Entity
 const PATTERNS: Pattern[] = [
   P("born_in", "(?:was|were) born in", false, "place"),
   P("born_on", "(?:was|were) born on", true, "date"),
-  P("lives_in", "(?:now |currently |still )?(?:lives?|lived|living|resides?|resided|residing|settled|is based|am based|are based|was based) in|(?:has |have |had )?(?:just |recently |finally )?(?:moved|relocated|moving|relocating) (?:back )?to", false, "place"),
-  P("works_at", "(?:now |currently |still )?(?:works?|worked|working) (?:at|for)|(?:has |have |had )?(?:just |recently )?(?:joined|started (?:a (?:new )?job |working )?at|got (?:a )?job at|(?:is|am|was) employed (?:at|by)|(?:was |got )?hired by)", false, "organization"),
+  P(
+    "lives_in",
+    "(?:now |currently |still )?(?:lives?|lived|living|resides?|resided|residing|settled|is based|am based|are based|was based) in|(?:has |have |had )?(?:just |recently |finally )?(?:moved|relocated|moving|relocating) (?:back )?to",
+    false,
+    "place",
+  ),
+  P(
+    "works_at",
+    "(?:now |currently |still )?(?:works?|worked|working) (?:at|for)|(?:has |have |had )?(?:just |recently )?(?:joined|started (?:a (?:new )?job |working )?at|got (?:a )?job at|(?:is|am|was) employed (?:at|by)|(?:was |got )?hired by)",
+    false,
+    "organization",
+  ),
   P("studies_at", "(?:stud(?:y|ies|ied|ying)|enrolled|(?:is|am|was) a student) at|graduated from", false, "organization"),
   P("married_to", "(?:is |am |was |got )?married(?: to)?|wed", false, "person"),
   P("reports_to", "reports? to|(?:is|am) managed by", false, "person"),
   P("founded", "(?:co-?)?founded|(?:started|launched) (?:a company called )?", false, "organization"),
   P("member_of", "(?:is|am|are|was) (?:a |an )?members? of|belongs? to", true, "organization"),
-  P("visited", "(?:visit(?:s|ed|ing)?|went to|go(?:es)? to|going to|travel(?:l)?ed to|traveled to|trip to|been to|flew to|drove to|attended|attend(?:s|ing)?)", true),
-  P("likes", "(?:really |absolutely )?(?:like[sd]?|love[sd]?|loving|enjoy(?:s|ed|ing)?|adore[sd]?|prefer(?:s|red)?|(?:is|am|are) (?:a )?(?:big )?fans? of|(?:is|am|are) (?:into|passionate about))", true),
+  P(
+    "visited",
+    "(?:visit(?:s|ed|ing)?|went to|go(?:es)? to|going to|travel(?:l)?ed to|traveled to|trip to|been to|flew to|drove to|attended|attend(?:s|ing)?)",
+    true,
+  ),
+  P(
+    "likes",
+    "(?:really |absolutely )?(?:like[sd]?|love[sd]?|loving|enjoy(?:s|ed|ing)?|adore[sd]?|prefer(?:s|red)?|(?:is|am|are) (?:a )?(?:big )?fans? of|(?:is|am|are) (?:into|passionate about))",
+    true,
+  ),
   P("dislikes", "(?:hate[sd]?|dislike[sd]?|can't stand)", true),
   P("owns", "(?:own(?:s|ed)?|bought|buy|got|adopted|(?:has|have) (?:a|an|two|three))", true, "product"),
   P("uses", "(?:use[sd]?|using|switched to)", true, "product"),
   P("met", "(?:met|meet(?:s|ing)?) (?:with )?", false, "person"),
   P("researched", "(?:research(?:es|ed|ing)?|(?:am|is|was) researching|looked into|looking into)", true),
-  P("created", "(?:paint(?:s|ed|ing)?|drew|draw(?:s|ing)?|wrote|writ(?:es|ing)|made|make[s]?|built|build(?:s|ing)?|cook(?:s|ed)?|bak(?:es|ed)|created?)", true),
+  P(
+    "created",
+    "(?:paint(?:s|ed|ing)?|drew|draw(?:s|ing)?|wrote|writ(?:es|ing)|made|make[s]?|built|build(?:s|ing)?|cook(?:s|ed)?|bak(?:es|ed)|created?)",
+    true,
+  ),
   P("plays", "(?:play(?:s|ed|ing)?)", true),
   P("learned", "(?:learn(?:s|ed|t|ing)?|practic(?:es|ed|ing)|took (?:a |up )?)", true),
 ];
 
 const PRONOUN_SPEAKER = /^(i|i'm|i've|i'd|i'll|me|my|myself|we|we're|we've|our)$/i;
 const PRONOUN_OTHER = /^(he|she|he's|she's|his|her|him)$/i;
-const NP_STOP = /^(and|but|or|because|since|when|while|with|to|for|at|in|on|so|that|which|who|it|this|yesterday|today|last|next|ago|recently|now|too|again|as|if|than|from|by|about|of)$/i;
+const NP_STOP =
+  /^(and|but|or|because|since|when|while|with|to|for|at|in|on|so|that|which|who|it|this|yesterday|today|last|next|ago|recently|now|too|again|as|if|than|from|by|about|of)$/i;
 const DETERMINERS = /^(a|an|the|my|his|her|their|our|your|some|this|that|these|those|new|first|own)$/i;
 
 interface Mention {
@@ -197,7 +231,12 @@ function surfaceForms(entities: ExtractedEntity[]): SurfaceForm[] {
       if (given.length >= 3 && !HONORIFICS.has(given.toLowerCase().replace(/\.$/, ""))) all.push(given);
     }
     // single words match case-sensitively ("May" the person, not "may"); longer names in any case
-    for (const f of all) forms.push({ form: f, name: e.name, re: new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(f)}(?![\\p{L}\\p{N}])`, f.includes(" ") ? "giu" : "gu") });
+    for (const f of all)
+      forms.push({
+        form: f,
+        name: e.name,
+        re: new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(f)}(?![\\p{L}\\p{N}])`, f.includes(" ") ? "giu" : "gu"),
+      });
   }
   return forms.sort((a, b) => b.form.length - a.form.length);
 }
@@ -295,7 +334,10 @@ export function ruleBasedExtractor(options: RuleBasedExtractorOptions = {}): Ext
           const subj = subjects[si]!;
           // the verb phrase may follow the subject after up to three adverbs or auxiliaries
           const after = sentence.slice(subj.end);
-          const gap = /^\s+((?:(?:has|have|had|just|recently|finally|also|still|now|currently|really|actually|never|always|will|would|'ve|already|then)\s+){0,3})/i.exec(after);
+          const gap =
+            /^\s+((?:(?:has|have|had|just|recently|finally|also|still|now|currently|really|actually|never|always|will|would|'ve|already|then)\s+){0,3})/i.exec(
+              after,
+            );
           if (!gap) continue;
           const verbAt = subj.end + gap[0].length;
           const rest = sentence.slice(verbAt);
@@ -308,7 +350,13 @@ export function ruleBasedExtractor(options: RuleBasedExtractorOptions = {}): Ext
             let targetKind: EntityKind | undefined = p.targetKind;
             const np = p.concept ? nounPhrase(sentence.slice(objStart)) : null;
             // "a LGBTQ support group": the named word is only part of the object
-            if (objMention && np && np.text.length > objMention.end - objMention.start && np.text.includes(sentence.slice(objMention.start, objMention.end))) target = null;
+            if (
+              objMention &&
+              np &&
+              np.text.length > objMention.end - objMention.start &&
+              np.text.includes(sentence.slice(objMention.start, objMention.end))
+            )
+              target = null;
             if (!target && np && !dates.some((d) => d.text.toLowerCase().includes(np.text.toLowerCase()))) {
               target = np.text;
               targetKind = "other";
@@ -318,7 +366,9 @@ export function ruleBasedExtractor(options: RuleBasedExtractorOptions = {}): Ext
             // "works at Paris" names no employer: let a later pattern try
             if (known && p.targetKind && known !== "other" && known !== p.targetKind && p.relation !== "visited") continue;
             // "She works at Acme" reads on its own as "Alice Moreau works at Acme"
-            const fact = subj.pronoun ? thirdPerson(`${sentence.slice(0, subj.start)}${subj.name}${sentence.slice(subj.end)}`, speaker) : text;
+            const fact = subj.pronoun
+              ? thirdPerson(`${sentence.slice(0, subj.start)}${subj.name}${sentence.slice(subj.end)}`, speaker)
+              : text;
             facts.push({ source: subj.name, relation: p.relation, target, fact, validFrom: temporal, validUntil: until, targetKind });
             matched = true;
             break;

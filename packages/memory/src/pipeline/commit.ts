@@ -27,7 +27,14 @@ export async function commit(run: EpisodeRun): Promise<CommitResult> {
     createEntities: all.filter((r) => r.isNew).map((r) => r.record),
     updateEntities: all
       .filter((r) => !r.isNew && r.changed)
-      .map((r) => ({ id: r.record.id, name: r.record.name, kind: r.record.kind, aliases: r.record.aliases, keys: r.record.keys, updatedAt: run.now })),
+      .map((r) => ({
+        id: r.record.id,
+        name: r.record.name,
+        kind: r.record.kind,
+        aliases: r.record.aliases,
+        keys: r.record.keys,
+        updatedAt: run.now,
+      })),
     createEdges: run.edges,
     invalidate: run.invalidations,
     entityIds: [...mentioned],
@@ -51,6 +58,9 @@ export async function indexVectors(run: EpisodeRun, embedder: Embedder | undefin
       ].filter((it) => Array.isArray(it.vector)),
     });
   } catch (err) {
-    deps.logger.warn("embedding failed; recall continues without vectors for this episode", { episode: episode.id, error: (err as Error).message });
+    deps.logger.warn("embedding failed; recall continues without vectors for this episode", {
+      episode: episode.id,
+      error: (err as Error).message,
+    });
   }
 }

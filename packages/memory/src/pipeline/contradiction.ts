@@ -15,7 +15,9 @@ export async function resolveContradictions(run: EpisodeRun, edges: EdgeRecord[]
     const stored = (await deps.store.findCurrentEdges({ brainId: episode.brainId, source: e.source, relation: e.relation })).filter(
       (s) => s.tInvalid === null && !closedStored.has(s.id),
     );
-    const fresh = edges.filter((o) => o !== e && o.source === e.source && o.relation === e.relation && o.tInvalid === null && validFrom(o) <= validFrom(e));
+    const fresh = edges.filter(
+      (o) => o !== e && o.source === e.source && o.relation === e.relation && o.tInvalid === null && validFrom(o) <= validFrom(e),
+    );
     for (const old of [...stored, ...fresh]) {
       if (old.target === e.target) continue;
       if (validFrom(old) <= validFrom(e)) {

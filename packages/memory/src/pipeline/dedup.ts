@@ -15,7 +15,10 @@ function sameStatement(a: string, b: string): boolean {
 }
 
 const duplicates = (a: EdgeRecord, b: EdgeRecord) =>
-  a.source === b.source && a.relation === b.relation && a.target === b.target && (isSingleValued(a.relation) || sameStatement(a.fact, b.fact));
+  a.source === b.source &&
+  a.relation === b.relation &&
+  a.target === b.target &&
+  (isSingleValued(a.relation) || sameStatement(a.fact, b.fact));
 
 export async function dropDuplicates(run: EpisodeRun, edges: EdgeRecord[]): Promise<EdgeRecord[]> {
   const kept: EdgeRecord[] = [];

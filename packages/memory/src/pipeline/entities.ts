@@ -4,6 +4,10 @@ import type { EpisodeRun } from "./context.js";
 
 export async function extractEntities(run: EpisodeRun): Promise<ExtractedEntity[]> {
   const { episode, deps } = run;
-  const found = await deps.extractor.extractEntities({ content: episode.content, metadata: episode.metadata, occurredAt: episode.occurredAt });
+  const found = await deps.extractor.extractEntities({
+    content: episode.content,
+    metadata: episode.metadata,
+    occurredAt: episode.occurredAt,
+  });
   return found.filter((e) => typeof e?.name === "string" && e.name.trim().length > 0 && e.name.length <= 200);
 }

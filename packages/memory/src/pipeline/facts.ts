@@ -18,7 +18,11 @@ const MAX_FACT = 2000;
 
 export async function extractFacts(run: EpisodeRun, resolver: Resolver): Promise<CandidateFact[]> {
   const { episode, deps } = run;
-  const entities: ExtractedEntity[] = [...run.entities.values()].map((r) => ({ name: r.record.name, kind: r.record.kind, aliases: [...r.record.aliases] }));
+  const entities: ExtractedEntity[] = [...run.entities.values()].map((r) => ({
+    name: r.record.name,
+    kind: r.record.kind,
+    aliases: [...r.record.aliases],
+  }));
   const facts: ExtractedFact[] = await deps.extractor.extractFacts({
     content: episode.content,
     metadata: episode.metadata,

@@ -90,7 +90,11 @@ export function createResolver(run: EpisodeRun): Resolver {
       if (s > (best?.strength ?? 0)) best = { target: r, strength: s };
     }
     if (!best || best.strength < 1) {
-      const candidates = await deps.store.findEntitiesByKeys({ brainId: episode.brainId, keys: nameKeys([extracted.name, ...(extracted.aliases ?? [])]), limit: 50 });
+      const candidates = await deps.store.findEntitiesByKeys({
+        brainId: episode.brainId,
+        keys: nameKeys([extracted.name, ...(extracted.aliases ?? [])]),
+        limit: 50,
+      });
       const scored: Match[] = candidates.map((c) => ({ entity: c, strength: matchStrength(key, kind, c) })).filter((m) => m.strength > 0);
       // a bare given name shared by two known people stays ambiguous: do not guess
       const partial = scored.filter((m) => m.strength === 0.8);

@@ -87,7 +87,13 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
       } catch (err) {
         if (typeof err === "object" && err !== null && storeErrors.has(err)) throw err;
         logger.warn("extraction failed", { episode: episode.id, error: reasonOf(err) });
-        await store.setEpisodeStatus({ brainId: episode.brainId, id: episode.id, status: "failed", error: reasonOf(err), now: clock.now() });
+        await store.setEpisodeStatus({
+          brainId: episode.brainId,
+          id: episode.id,
+          status: "failed",
+          error: reasonOf(err),
+          now: clock.now(),
+        });
         return;
       }
       const result = await commit(run);
@@ -100,7 +106,13 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
       await process(job.payload);
     },
     async onDead(job, error) {
-      await store.setEpisodeStatus({ brainId: job.payload.brainId, id: job.payload.episodeId, status: "failed", error: reasonOf(error), now: clock.now() });
+      await store.setEpisodeStatus({
+        brainId: job.payload.brainId,
+        id: job.payload.episodeId,
+        status: "failed",
+        error: reasonOf(error),
+        now: clock.now(),
+      });
     },
   };
 }

@@ -13,7 +13,12 @@ export async function expandFromEntities(
   const top = hits[0]!.score;
   // keep entities matching about as well as the best one: a name shared by every message adds noise
   const matched = new Map(hits.filter((h) => h.score >= top * 0.5).map((h) => [h.item.id, h.score / top]));
-  const edges = await store.edgesOfEntities({ brainId: input.brainId, entityIds: [...matched.keys()], asOf: input.asOf, limit: input.limit * 4 });
+  const edges = await store.edgesOfEntities({
+    brainId: input.brainId,
+    entityIds: [...matched.keys()],
+    asOf: input.asOf,
+    limit: input.limit * 4,
+  });
   const q = new Set(terms(input.query));
   const scored = edges.map((e) => {
     const endpoint = (matched.get(e.source) ?? 0) + (matched.get(e.target) ?? 0);

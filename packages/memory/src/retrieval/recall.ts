@@ -46,7 +46,13 @@ export async function recall(deps: RecallDeps, input: RecallInput): Promise<Reca
   const { brainId, query, asOf, limit } = input;
   const depth = Math.max(30, limit * 3);
 
-  const vector = deps.embedder && store.searchVectors ? await deps.embedder.embed([query]).then((v) => v[0], () => undefined) : undefined;
+  const vector =
+    deps.embedder && store.searchVectors
+      ? await deps.embedder.embed([query]).then(
+          (v) => v[0],
+          () => undefined,
+        )
+      : undefined;
   const [edgeHits, graphEdges, episodeHits, edgeVec, episodeVec] = await Promise.all([
     store.searchEdges({ brainId, query, limit: depth, asOf }),
     expandFromEntities(store, { brainId, query, asOf, limit: depth }),
@@ -59,16 +65,22 @@ export async function recall(deps: RecallDeps, input: RecallInput): Promise<Reca
   for (const h of edgeHits) byId.set(h.item.id, h.item);
   for (const e of graphEdges) byId.set(e.id, e);
   const episodeIds = episodeHits.map((h) => h.item.id);
-  const fromEpisodes = (await store.edgesOfEpisodes({ brainId, episodeIds: episodeIds.slice(0, limit) })).filter((e) => edgeVisibleAt(e, asOf));
+  const fromEpisodes = (await store.edgesOfEpisodes({ brainId, episodeIds: episodeIds.slice(0, limit) })).filter((e) =>
+    edgeVisibleAt(e, asOf),
+  );
   for (const e of fromEpisodes) byId.set(e.id, e);
   const vecEdgeIds = edgeVec.map((h) => h.item).filter((id) => !byId.has(id) || edgeVisibleAt(byId.get(id)!, asOf));
-  for (const e of await store.getEdges({ brainId, ids: vecEdgeIds.filter((id) => !byId.has(id)) })) if (edgeVisibleAt(e, asOf)) byId.set(e.id, e);
+  for (const e of await store.getEdges({ brainId, ids: vecEdgeIds.filter((id) => !byId.has(id)) }))
+    if (edgeVisibleAt(e, asOf)) byId.set(e.id, e);
 
   const episodeRank = new Map(episodeIds.map((id, i) => [id, i]));
   const fusedEdges = reciprocalRankFusion([
     { ids: edgeHits.map((h) => h.item.id), weight: w.edgeText },
     { ids: graphEdges.map((e) => e.id), weight: w.graph },
-    { ids: [...fromEpisodes].sort((a, b) => episodeRank.get(a.episodeId)! - episodeRank.get(b.episodeId)!).map((e) => e.id), weight: w.episodeEdges },
+    {
+      ids: [...fromEpisodes].sort((a, b) => episodeRank.get(a.episodeId)! - episodeRank.get(b.episodeId)!).map((e) => e.id),
+      weight: w.episodeEdges,
+    },
     { ids: vecEdgeIds.filter((id) => byId.has(id)), weight: w.vectors },
   ])
     .filter((f) => byId.has(f.id))
@@ -108,7 +120,9 @@ export function renderContext(edges: EdgeRecord[], episodes: EpisodeRecord[], as
     lines.push("Sources:");
     for (const ep of episodes) {
       const text = ep.content.replace(/\s+/g, " ");
-      lines.push(`- [${day(ep.occurredAt)}] ${text.length > MAX_EPISODE_CHARS ? `${text.slice(0, MAX_EPISODE_CHARS - 1)}…` : text} [${ep.id}]`);
+      lines.push(
+        `- [${day(ep.occurredAt)}] ${text.length > MAX_EPISODE_CHARS ? `${text.slice(0, MAX_EPISODE_CHARS - 1)}…` : text} [${ep.id}]`,
+      );
     }
   }
   return lines.join("\n");

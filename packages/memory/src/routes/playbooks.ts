@@ -5,7 +5,13 @@ import { brainOf } from "../auth/middleware.js";
 import { type RouteDeps, errors, SECURITY } from "./common.js";
 import { PageQuery, PlaybookSchema, page, SlugParams } from "./schemas.js";
 
-const PlaybookSummary = z.object({ slug: z.string(), title: z.string(), episodes: z.array(z.string()), createdAt: z.string(), updatedAt: z.string() });
+const PlaybookSummary = z.object({
+  slug: z.string(),
+  title: z.string(),
+  episodes: z.array(z.string()),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
 
 export const playbookRoutes = ({ api, guard }: RouteDeps) => [
   route({

@@ -28,7 +28,9 @@ export const CreateEpisodeBody = z.object({
   metadata: z
     .record(z.string(), z.unknown())
     .optional()
-    .refine((m) => m === undefined || JSON.stringify(m).length <= MAX_METADATA_BYTES, { message: `metadata is larger than ${MAX_METADATA_BYTES} bytes` })
+    .refine((m) => m === undefined || JSON.stringify(m).length <= MAX_METADATA_BYTES, {
+      message: `metadata is larger than ${MAX_METADATA_BYTES} bytes`,
+    })
     .refine((m) => m?.playbook === undefined || (typeof m.playbook === "string" && /^[a-z0-9][a-z0-9-]{0,63}$/.test(m.playbook)), {
       message: "metadata.playbook must be a slug (lower-case letters, digits, '-')",
       path: ["playbook"],
@@ -45,7 +47,10 @@ export const RecallBody = z.object({
   limit: z.number().int().min(1).max(100).default(10),
 });
 
-export const InvalidateBody = z.object({ reason: z.string().max(500).optional() }).strict().optional();
+export const InvalidateBody = z
+  .object({ reason: z.string().max(500).optional() })
+  .strict()
+  .optional();
 
 const Iso = z.string().describe("ISO-8601 timestamp");
 const IsoOrNull = Iso.nullable();
@@ -93,7 +98,9 @@ export const RecallSchema = z.object({
   context: z.string(),
   edges: z.array(EdgeSchema),
   entities: z.array(z.object({ id: z.string(), name: z.string(), kind: z.string() })),
-  episodes: z.array(z.object({ id: z.string(), content: z.string(), metadata: z.record(z.string(), z.unknown()), occurredAt: Iso, createdAt: Iso })),
+  episodes: z.array(
+    z.object({ id: z.string(), content: z.string(), metadata: z.record(z.string(), z.unknown()), occurredAt: Iso, createdAt: Iso }),
+  ),
 });
 
 export const PlaybookSchema = z.object({

@@ -45,7 +45,13 @@ const clonePlaybook = (p: PlaybookRecord): PlaybookRecord => ({ ...p, episodeIds
 const newestFirst = (a: PageAfter, b: PageAfter) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 const isAfter = (pos: PageAfter, after: PageAfter) => newestFirst(after, pos) < 0;
 
-function paginate<T>(all: Iterable<T>, position: (t: T) => PageAfter, limit: number, after: PageAfter | null | undefined, clone: (t: T) => T): Page<T> {
+function paginate<T>(
+  all: Iterable<T>,
+  position: (t: T) => PageAfter,
+  limit: number,
+  after: PageAfter | null | undefined,
+  clone: (t: T) => T,
+): Page<T> {
   const sorted = [...all].filter((t) => !after || isAfter(position(t), after)).sort((a, b) => newestFirst(position(a), position(b)));
   const items = sorted.slice(0, limit).map(clone);
   const last = items[items.length - 1];
@@ -345,7 +351,13 @@ export function memoryMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       return p ? clonePlaybook(p) : null;
     },
     async listPlaybooks({ brainId, limit, after }) {
-      return paginate(data.get(brainId)?.playbooks.values() ?? [], (p) => ({ createdAt: p.updatedAt, id: p.slug }), limit, after, clonePlaybook);
+      return paginate(
+        data.get(brainId)?.playbooks.values() ?? [],
+        (p) => ({ createdAt: p.updatedAt, id: p.slug }),
+        limit,
+        after,
+        clonePlaybook,
+      );
     },
 
     async putEmbeddings({ brainId, items }) {

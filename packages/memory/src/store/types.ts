@@ -3,7 +3,17 @@
 // search operations natively (SQLite FTS5, PostgreSQL tsvector) and runs `createEpisode` and
 // `commitExtraction` in one transaction each.
 import type { JobStore, QuotaCounter } from "@mountkit/core";
-import type { ApiKeyRecord, BrainRecord, EdgeRecord, EntityRecord, EpisodeRecord, EpisodeStatus, Page, PageAfter, PlaybookRecord } from "../domain/types.js";
+import type {
+  ApiKeyRecord,
+  BrainRecord,
+  EdgeRecord,
+  EntityRecord,
+  EpisodeRecord,
+  EpisodeStatus,
+  Page,
+  PageAfter,
+  PlaybookRecord,
+} from "../domain/types.js";
 
 export interface SearchHit<T> {
   item: T;
@@ -75,7 +85,13 @@ export interface MemoryStore {
   getEpisodes(input: { brainId: string; ids: string[] }): Promise<EpisodeRecord[]>;
   listEpisodes(input: ListInput): Promise<Page<EpisodeRecord>>;
   /** Moves an episode to `processing` or `failed`; never leaves `done` (commit owns that). */
-  setEpisodeStatus(input: { brainId: string; id: string; status: Exclude<EpisodeStatus, "done" | "queued">; error?: string | null; now: number }): Promise<void>;
+  setEpisodeStatus(input: {
+    brainId: string;
+    id: string;
+    status: Exclude<EpisodeStatus, "done" | "queued">;
+    error?: string | null;
+    now: number;
+  }): Promise<void>;
   /** Full-text search over episode content; only episodes with createdAt and occurredAt <= asOf. */
   searchEpisodes(input: { brainId: string; query: string; limit: number; asOf: number }): Promise<Array<SearchHit<EpisodeRecord>>>;
 
@@ -102,7 +118,14 @@ export interface MemoryStore {
   /** Full-text search over edges' fact text, restricted to edges visible at `asOf`. */
   searchEdges(input: { brainId: string; query: string; limit: number; asOf: number }): Promise<Array<SearchHit<EdgeRecord>>>;
   /** Closes an edge's validity unless already closed (tInvalid or tExpired set): atomic, for the 409 rule. */
-  invalidateEdge(input: { brainId: string; id: string; tInvalid: number; tExpired: number; reason: string; invalidatedBy: string | null }): Promise<InvalidateResult>;
+  invalidateEdge(input: {
+    brainId: string;
+    id: string;
+    tInvalid: number;
+    tExpired: number;
+    reason: string;
+    invalidatedBy: string | null;
+  }): Promise<InvalidateResult>;
 
   // --- extraction ---
   /**

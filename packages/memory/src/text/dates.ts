@@ -2,9 +2,26 @@
 // ("yesterday", "last year", "three weeks ago"), resolved against a reference time to UTC day starts.
 
 const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
-const MONTH_RE = "(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)";
+const MONTH_RE =
+  "(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)";
 const WEEKDAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"];
-const NUMBER_WORDS: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, few: 3, couple: 2, several: 3 };
+const NUMBER_WORDS: Record<string, number> = {
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  few: 3,
+  couple: 2,
+  several: 3,
+};
 const DAY = 86_400_000;
 
 const PATTERNS: RegExp[] = [
@@ -61,8 +78,10 @@ export function resolveDate(expression: string, ref: number): number | null {
   const y = r.getUTCFullYear();
   const mo = r.getUTCMonth();
   let m: RegExpExecArray | null;
-  if ((m = new RegExp(`(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?(${MONTH_RE})\\.?,?\\s+(\\d{4})`).exec(e))) return Date.UTC(+m[3]!, monthIndex(m[2]!), +m[1]!);
-  if ((m = new RegExp(`(${MONTH_RE})\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})`).exec(e))) return Date.UTC(+m[3]!, monthIndex(m[1]!), +m[2]!);
+  if ((m = new RegExp(`(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?(${MONTH_RE})\\.?,?\\s+(\\d{4})`).exec(e)))
+    return Date.UTC(+m[3]!, monthIndex(m[2]!), +m[1]!);
+  if ((m = new RegExp(`(${MONTH_RE})\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})`).exec(e)))
+    return Date.UTC(+m[3]!, monthIndex(m[1]!), +m[2]!);
   if ((m = new RegExp(`(${MONTH_RE})\\.?\\s+(?:of\\s+)?(\\d{4})`).exec(e))) return Date.UTC(+m[2]!, monthIndex(m[1]!), 1);
   if ((m = new RegExp(`(${MONTH_RE})\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?\\b`).exec(e))) return Date.UTC(y, monthIndex(m[1]!), +m[2]!);
   if ((m = new RegExp(`(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?(${MONTH_RE})\\b`).exec(e))) return Date.UTC(y, monthIndex(m[2]!), +m[1]!);
