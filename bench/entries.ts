@@ -11,17 +11,9 @@ import { dump } from "js-yaml";
 import { signHs256 } from "@mountkit/entries";
 import { generateSpec } from "../packages/entries/test/fixtures/spec-generator.js";
 import { arg, spawnTarget, table } from "./lib.js";
+import { france } from "../packages/entries/test/fixtures/countries.js";
 
 const run$ = promisify(execFile);
-const france = {
-  emoji: "🇫🇷",
-  name: "France",
-  officialName: "French Republic",
-  sovereignty: "UN member state",
-  alpha2: "FR",
-  alpha3: "FRA",
-  numeric: "250",
-};
 
 async function measure(url: string, path: string, body: string, token: string, seconds: number, connections: number) {
   const r = await autocannon({

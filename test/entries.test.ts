@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
 import { generateSpec } from "../packages/entries/test/fixtures/spec-generator.js";
 import { call, forEachAdapter } from "./harness.js";
+import { france, japan } from "../packages/entries/test/fixtures/countries.js";
 
 const SECRET = "entries-conformance-secret-0123456789abcdef";
 const ISS = "https://idp.test";
@@ -18,25 +19,6 @@ const AUD = "mountkit-entries";
 const token = (sub = "alice", claims: Record<string, unknown> = {}, secret = SECRET) =>
   signHs256(secret, { sub, iss: ISS, aud: AUD, ...claims } as never);
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
-
-const france = {
-  emoji: "🇫🇷",
-  name: "France",
-  officialName: "French Republic",
-  sovereignty: "UN member state",
-  alpha2: "FR",
-  alpha3: "FRA",
-  numeric: "250",
-};
-const japan = {
-  emoji: "🇯🇵",
-  name: "Japan",
-  officialName: "Japan",
-  sovereignty: "UN member state",
-  alpha2: "JP",
-  alpha3: "JPN",
-  numeric: "392",
-};
 
 // A local "spec host": generated real-world-sized specs and a few broken ones.
 const specA = generateSpec({ endpoints: 189, version: "2.0", format: "2.0", title: "Payments and business API" });

@@ -5,17 +5,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createEntriesService, jwtVerifier, signHs256 } from "@mountkit/entries";
 import { collectItems, formatSummary, submitAll } from "../src/cli.js";
+import { france } from "./fixtures/countries.js";
 
 const SECRET = "cli-test-secret-cli-test-secret-0123456789";
-const france = {
-  emoji: "🇫🇷",
-  name: "France",
-  officialName: "French Republic",
-  sovereignty: "UN member state",
-  alpha2: "FR",
-  alpha3: "FRA",
-  numeric: "250",
-};
 
 describe("mountkit entries import", () => {
   it("reads countries, entries, JSONL and spec files; reports unreadable ones", async () => {

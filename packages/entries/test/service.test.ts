@@ -4,17 +4,9 @@ import { validate as independentValidate } from "@readme/openapi-parser";
 import { describe, expect, it } from "vitest";
 import { createEntriesService, jwtVerifier } from "@mountkit/entries";
 import { semaphore } from "../src/inventory/apis-hook.js";
+import { japan } from "./fixtures/countries.js";
 
 const service = createEntriesService({ auth: jwtVerifier({ secret: "service-test-secret-service-test-secret-1" }) });
-const japan = {
-  emoji: "🇯🇵",
-  name: "Japan",
-  officialName: "Japan",
-  sovereignty: "UN member state",
-  alpha2: "JP",
-  alpha3: "JPN",
-  numeric: "392",
-};
 
 describe("service", () => {
   it("api: submit, get, list, update, remove without HTTP", async () => {

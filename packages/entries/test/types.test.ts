@@ -3,20 +3,11 @@ import { Schema } from "effect";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { builtinTypes, flagOf, typeRegistry } from "@mountkit/entries";
+import { france } from "./fixtures/countries.js";
 
 const registry = typeRegistry([builtinTypes.apis(), builtinTypes.countries()]);
 const validate = (typeId: string, value: unknown) => registry.get(typeId)!.schema.validate(value);
 const paths = (r: Awaited<ReturnType<typeof validate>>) => (r.ok ? [] : r.issues.map((i) => i.path).sort());
-
-const france = {
-  emoji: "🇫🇷",
-  name: "France",
-  officialName: "French Republic",
-  sovereignty: "UN member state",
-  alpha2: "FR",
-  alpha3: "FRA",
-  numeric: "250",
-};
 
 describe("built-in types", () => {
   it("flagOf builds the regional-indicator pair", () => {
