@@ -404,5 +404,27 @@ export function describeSupportStore(
       const next = await store.updateConversation({ conversationId: id, expectedSeq: 6, patch: {}, events: [event("x", 999)] });
       expect(next.ok && next.seqs).toEqual([7]);
     });
+
+    test("claimDelivery: the first claim wins, repeats and concurrent claims lose; release and prune forget", async () => {
+      const source = uid("src");
+      const id = uid("dlv");
+      expect(await store.claimDelivery({ source, deliveryId: id, receivedAt: at(10) })).toBe(true);
+      expect(await store.claimDelivery({ source, deliveryId: id, receivedAt: at(11) })).toBe(false);
+      // the same id from another source is another delivery
+      expect(await store.claimDelivery({ source: `${source}x`, deliveryId: id, receivedAt: at(10) })).toBe(true);
+      const racers = uid("dlv");
+      const wins = await Promise.all(
+        Array.from({ length: 8 }, () => store.claimDelivery({ source, deliveryId: racers, receivedAt: at(12) })),
+      );
+      expect(wins.filter(Boolean)).toHaveLength(1);
+      await store.releaseDelivery({ source, deliveryId: id });
+      expect(await store.claimDelivery({ source, deliveryId: id, receivedAt: at(13) })).toBe(true);
+      // prune is global: only count what this test can see through claims
+      const old = uid("dlv");
+      expect(await store.claimDelivery({ source, deliveryId: old, receivedAt: "2000-01-01T00:00:00.000Z" })).toBe(true);
+      expect(await store.pruneDeliveries({ before: "2000-01-02T00:00:00.000Z" })).toBeGreaterThanOrEqual(1);
+      expect(await store.claimDelivery({ source, deliveryId: old, receivedAt: at(14) })).toBe(true);
+      expect(await store.claimDelivery({ source, deliveryId: racers, receivedAt: at(14) })).toBe(false);
+    });
   });
 }

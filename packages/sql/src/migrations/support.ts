@@ -1,4 +1,5 @@
-// Tables of the support service: conversations (with their event-log position), messages, the event log.
+// Tables of the support service: conversations (with their event-log position), messages, the event log,
+// and the ids of inbound webhook deliveries.
 import type { MigrationSet } from "../migrate.js";
 import { exec } from "../migrate.js";
 
@@ -51,6 +52,22 @@ export const supportMigrations: MigrationSet = {
             primary key (conversation_id, seq)
           )`,
           "create index support_events_created on support_events (created_at)",
+        ]);
+      },
+    },
+    {
+      version: 2,
+      name: "webhook deliveries",
+      async up(db) {
+        // one row per inbound webhook delivery, so a redelivered or replayed one is processed once
+        await exec(db, [
+          `create table support_deliveries (
+            source text not null,
+            delivery_id text not null,
+            received_at text not null,
+            primary key (source, delivery_id)
+          )`,
+          "create index support_deliveries_received on support_deliveries (received_at)",
         ]);
       },
     },

@@ -52,10 +52,17 @@ interface EventRow {
   created_at: string;
 }
 
+interface DeliveryRow {
+  source: string;
+  delivery_id: string;
+  received_at: string;
+}
+
 interface SupportDb {
   support_conversations: ConversationRow;
   support_messages: MessageRow;
   support_events: EventRow;
+  support_deliveries: DeliveryRow;
 }
 
 type Db = Kysely<SupportDb>;
@@ -389,6 +396,26 @@ export function sqlSupportStore(database: SqlDatabase): SupportStore {
         const r = await trx.deleteFrom("support_events").where("created_at", "<", before).executeTakeFirst();
         return Number(r.numDeletedRows);
       });
+    },
+
+    async claimDelivery({ source, deliveryId, receivedAt }) {
+      const r = await db
+        .insertInto("support_deliveries")
+        .values({ source, delivery_id: deliveryId, received_at: receivedAt })
+        .onConflict((oc) => oc.columns(["source", "delivery_id"]).doNothing())
+        .returning("delivery_id")
+        .executeTakeFirst();
+      // a conflicting insert returns no row
+      return r !== undefined;
+    },
+
+    async releaseDelivery({ source, deliveryId }) {
+      await db.deleteFrom("support_deliveries").where("source", "=", source).where("delivery_id", "=", deliveryId).execute();
+    },
+
+    async pruneDeliveries({ before }) {
+      const r = await db.deleteFrom("support_deliveries").where("received_at", "<", before).executeTakeFirst();
+      return Number(r.numDeletedRows);
     },
   };
 }

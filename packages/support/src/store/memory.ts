@@ -27,6 +27,9 @@ const before = (a: ConversationRecord, b: { updatedAt: string; id: string }) =>
 
 export function memorySupportStore(): SupportStore {
   const rows = new Map<string, Row>();
+  /** `source \u0000 deliveryId` -> receivedAt. */
+  const deliveries = new Map<string, string>();
+  const deliveryKey = (source: string, id: string) => `${source}\u0000${id}`;
 
   function append(row: Row, events: EventInput[]): number[] {
     const seqs: number[] = [];
@@ -180,6 +183,28 @@ export function memorySupportStore(): SupportStore {
         row.prunedThrough = row.events[k - 1]!.seq;
         row.events.splice(0, k);
         n += k;
+      }
+      return n;
+    },
+
+    async claimDelivery({ source, deliveryId, receivedAt }) {
+      const key = deliveryKey(source, deliveryId);
+      if (deliveries.has(key)) return false;
+      deliveries.set(key, receivedAt);
+      return true;
+    },
+
+    async releaseDelivery({ source, deliveryId }) {
+      deliveries.delete(deliveryKey(source, deliveryId));
+    },
+
+    async pruneDeliveries({ before: cutoff }) {
+      let n = 0;
+      for (const [k, receivedAt] of deliveries) {
+        if (receivedAt < cutoff) {
+          deliveries.delete(k);
+          n++;
+        }
       }
       return n;
     },

@@ -157,4 +157,17 @@ export interface SupportStore {
 
   /** Deletes events created before `before`; answers how many. */
   pruneEvents(input: { before: string }): Promise<number>;
+
+  /**
+   * Records an inbound webhook delivery (GitHub's `X-GitHub-Delivery`, Slack's `event_id`) unless one with
+   * the same `(source, deliveryId)` is recorded: true for the first claimer, false for every repeat,
+   * also under concurrent claims.
+   */
+  claimDelivery(input: { source: string; deliveryId: string; receivedAt: string }): Promise<boolean>;
+
+  /** Forgets a claimed delivery (its processing failed, so a redelivery must be processed). */
+  releaseDelivery(input: { source: string; deliveryId: string }): Promise<void>;
+
+  /** Forgets deliveries received before `before`; answers how many. */
+  pruneDeliveries(input: { before: string }): Promise<number>;
 }
