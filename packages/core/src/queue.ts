@@ -1,5 +1,6 @@
 // Job queue in the shape of pg-boss/BullMQ: enqueue returns an id, at-least-once delivery via leases,
 // retries with exponential backoff, a graceful stop that drains in-flight jobs. Handlers must be idempotent.
+// Jobs sharing a group key (a tenant, a brain) run one at a time across every worker of the store.
 import { type Clock, systemClock } from "./clock.js";
 import { type IdGenerator, randomIds } from "./ids.js";
 import { type Logger, silentLogger } from "./logger.js";
@@ -12,6 +13,8 @@ export interface Job<T = unknown> {
   attempts: number;
   maxAttempts: number;
   runAt: number;
+  /** The job's serialisation group, when it was enqueued with one. */
+  groupKey?: string;
 }
 
 export interface EnqueueInput {
@@ -20,12 +23,25 @@ export interface EnqueueInput {
   id?: string;
   runAt?: number;
   maxAttempts?: number;
+  /**
+   * Jobs of one queue with the same group key never run at the same time: a job is claimable only while
+   * no other job of its group is running under a live lease (a crashed holder's lease ends, so a group is
+   * never blocked for good). Jobs of different groups, and jobs without a key, run in parallel.
+   */
+  groupKey?: string;
 }
 
-/** Storage behind a queue. `claim` must be atomic: a job is leased to one worker at a time. */
+/**
+ * Storage behind a queue. `claim` must be atomic: a job is leased to one worker at a time, and at most one
+ * job of a group key is running (under a live lease) at any moment, across every claimer of the store.
+ */
 export interface JobStore {
   enqueue(job: EnqueueInput & { id: string; now: number }): Promise<string>;
-  /** Leases up to `limit` due jobs (queued, or running with an expired lease) until `now + leaseMs`. */
+  /**
+   * Leases up to `limit` due jobs (queued, or running with an expired lease) until `now + leaseMs`, oldest
+   * `runAt` first, skipping jobs whose group has another job running under a live lease and taking at most
+   * one job per group.
+   */
   claim(input: { queue: string; limit: number; now: number; leaseMs: number }): Promise<Job[]>;
   complete(input: { id: string; now: number }): Promise<void>;
   /** `retryAt: null` marks the job dead (no more attempts). */
@@ -36,8 +52,29 @@ export interface JobStore {
 
 type MemJob = Job & { state: "queued" | "running" | "done" | "dead"; leaseUntil: number; lastError?: string };
 
+const groupOf = (queue: string, groupKey: string) => `${queue}\u0000${groupKey}`;
+
 export function memoryJobStore(): JobStore {
   const jobs = new Map<string, MemJob>();
+  /** Running jobs by group (queue + key): the live-lease check of `claim` without a scan. */
+  const runningByGroup = new Map<string, Set<MemJob>>();
+  const setState = (j: MemJob, state: MemJob["state"]) => {
+    j.state = state;
+    if (j.groupKey === undefined) return;
+    const g = groupOf(j.queue, j.groupKey);
+    const set = runningByGroup.get(g) ?? new Set<MemJob>();
+    if (state === "running") set.add(j);
+    else set.delete(j);
+    if (set.size) runningByGroup.set(g, set);
+    else runningByGroup.delete(g);
+  };
+  const groupBusy = (j: MemJob, now: number, taken: Set<string>) => {
+    if (j.groupKey === undefined) return false;
+    const g = groupOf(j.queue, j.groupKey);
+    if (taken.has(g)) return true;
+    for (const r of runningByGroup.get(g) ?? []) if (r !== j && r.leaseUntil > now) return true;
+    return false;
+  };
   return {
     async enqueue(j) {
       if (jobs.has(j.id)) return j.id;
@@ -48,19 +85,23 @@ export function memoryJobStore(): JobStore {
         attempts: 0,
         maxAttempts: j.maxAttempts ?? 5,
         runAt: j.runAt ?? j.now,
+        ...(j.groupKey === undefined ? {} : { groupKey: j.groupKey }),
         state: "queued",
         leaseUntil: 0,
       });
       return j.id;
     },
     async claim({ queue, limit, now, leaseMs }) {
+      const due = [...jobs.values()]
+        .filter((j) => j.queue === queue && ((j.state === "queued" && j.runAt <= now) || (j.state === "running" && j.leaseUntil <= now)))
+        .sort((a, b) => a.runAt - b.runAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       const out: Job[] = [];
-      for (const j of jobs.values()) {
+      const taken = new Set<string>();
+      for (const j of due) {
         if (out.length >= limit) break;
-        if (j.queue !== queue) continue;
-        const due = (j.state === "queued" && j.runAt <= now) || (j.state === "running" && j.leaseUntil <= now);
-        if (!due) continue;
-        j.state = "running";
+        if (groupBusy(j, now, taken)) continue;
+        if (j.groupKey !== undefined) taken.add(groupOf(j.queue, j.groupKey));
+        setState(j, "running");
         j.attempts += 1;
         j.leaseUntil = now + leaseMs;
         out.push({
@@ -70,21 +111,22 @@ export function memoryJobStore(): JobStore {
           attempts: j.attempts,
           maxAttempts: j.maxAttempts,
           runAt: j.runAt,
+          ...(j.groupKey === undefined ? {} : { groupKey: j.groupKey }),
         });
       }
       return out;
     },
     async complete({ id }) {
       const j = jobs.get(id);
-      if (j) j.state = "done";
+      if (j) setState(j, "done");
     },
     async fail({ id, error, retryAt }) {
       const j = jobs.get(id);
       if (!j) return;
       j.lastError = error;
-      if (retryAt === null) j.state = "dead";
+      if (retryAt === null) setState(j, "dead");
       else {
-        j.state = "queued";
+        setState(j, "queued");
         j.runAt = retryAt;
       }
     },
@@ -240,13 +282,14 @@ export function createQueue(store: JobStore, options: { clock?: Clock; ids?: IdG
   const workers = new Map<string, Worker>();
   return {
     store,
-    async enqueue(queue: string, payload: unknown, opts: { id?: string; runAt?: number; maxAttempts?: number } = {}) {
+    async enqueue(queue: string, payload: unknown, opts: { id?: string; runAt?: number; maxAttempts?: number; groupKey?: string } = {}) {
       const id = await store.enqueue({
         queue,
         payload,
         id: opts.id ?? ids("job"),
         runAt: opts.runAt,
         maxAttempts: opts.maxAttempts,
+        groupKey: opts.groupKey,
         now: clock.now(),
       });
       workers.get(queue)?.wake();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { groupedClaimCases } from "../../../test/job-groups.js";
 import { createQueue, createWorker, type Job, manualClock, memoryJobStore } from "../src/index.js";
 
 describe("queue", () => {
@@ -97,5 +98,21 @@ describe("queue", () => {
     await w.idle();
     expect(peak).toBe(3);
     await q.stop();
+  });
+});
+
+describe("queue group keys (memoryJobStore)", () => {
+  groupedClaimCases(async () => {
+    const store = memoryJobStore();
+    return { stores: [store, store] };
+  });
+
+  it("passes a group key through createQueue.enqueue", async () => {
+    const store = memoryJobStore();
+    const q = createQueue(store);
+    await q.enqueue("q", 1, { id: "a", groupKey: "brain-1" });
+    await q.enqueue("q", 2, { id: "b", groupKey: "brain-1" });
+    const got = await store.claim({ queue: "q", limit: 5, now: Date.now() + 1, leaseMs: 1000 });
+    expect(got).toMatchObject([{ id: "a", groupKey: "brain-1" }]);
   });
 });

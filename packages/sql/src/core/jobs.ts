@@ -1,6 +1,7 @@
-// Durable JobStore on the `jobs` table. A claim is one statement that leases due rows: PostgreSQL picks
-// them with FOR UPDATE SKIP LOCKED so concurrent workers in several processes never take the same job;
-// SQLite runs the same UPDATE ... RETURNING under its single write lock.
+// Durable JobStore on the `jobs` table. A claim is one UPDATE ... RETURNING that leases due rows, at most
+// one per group key and none of a group that has a job running under a live lease. Claims of one queue
+// are serialised (a transaction-scoped advisory lock on PostgreSQL, the single write lock on SQLite), so
+// two claimers in different processes can never both see a group as free.
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { EnqueueInput, Job, JobStore } from "@mountkit/core";
@@ -19,6 +20,8 @@ export interface JobsTable {
   last_error: string | null;
   /** The store instance (host:pid:random) that last claimed the job: for operators and tests. */
   locked_by: string | null;
+  /** Jobs of a queue sharing it run one at a time (EnqueueInput.groupKey). */
+  group_key: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -38,6 +41,9 @@ export interface SqlJobStoreOptions {
 
 const DEFAULT_MAX_ATTEMPTS = 5;
 
+/** Arbitrary constant naming the job claim locks among the database's advisory locks (the queue is the second key). */
+const CLAIM_LOCK_KEY = 0x6d6b_6a62;
+
 /**
  * Inserts a queued job unless its id exists. Exposed so a store can enqueue in the same transaction as
  * the record the job is about (an episode and its extraction job are written together or not at all).
@@ -56,6 +62,7 @@ export async function insertJob(db: Kysely<any>, job: EnqueueInput & { id: strin
       lease_until: 0,
       last_error: null,
       locked_by: null,
+      group_key: job.groupKey ?? null,
       created_at: job.now,
       updated_at: job.now,
     })
@@ -63,7 +70,7 @@ export async function insertJob(db: Kysely<any>, job: EnqueueInput & { id: strin
     .execute();
 }
 
-function toJob(r: Pick<JobsTable, "id" | "queue" | "payload" | "attempts" | "max_attempts" | "run_at">): Job {
+function toJob(r: Pick<JobsTable, "id" | "queue" | "payload" | "attempts" | "max_attempts" | "run_at" | "group_key">): Job {
   return {
     id: r.id,
     queue: r.queue,
@@ -71,6 +78,7 @@ function toJob(r: Pick<JobsTable, "id" | "queue" | "payload" | "attempts" | "max
     attempts: Number(r.attempts),
     maxAttempts: Number(r.max_attempts),
     runAt: Number(r.run_at),
+    ...(r.group_key === null ? {} : { groupKey: r.group_key }),
   };
 }
 
@@ -111,35 +119,44 @@ export function sqlJobStore(database: SqlDatabase, options: SqlJobStoreOptions =
     async claim({ queue, limit, now, leaseMs }) {
       if (limit <= 0) return [];
       await startHeartbeat();
-      const stale = db
-        .selectFrom("job_workers")
-        .select("owner")
-        .where("seen_at", "<", Date.now() - staleAfterMs);
-      const due = db
-        .selectFrom("jobs")
-        .select("id")
-        .where("queue", "=", queue)
-        .where((eb) =>
-          eb.or([
-            eb.and([eb("state", "=", "queued"), eb("run_at", "<=", now)]),
-            eb.and([eb("state", "=", "running"), eb.or([eb("lease_until", "<=", now), eb("locked_by", "in", stale)])]),
-          ]),
-        )
-        .orderBy("run_at")
-        .orderBy("id")
-        .limit(limit);
-      const rows = await db
-        .updateTable("jobs")
-        .set((eb) => ({
-          state: "running",
-          attempts: eb("attempts", "+", 1),
-          lease_until: now + leaseMs,
-          locked_by: owner,
-          updated_at: now,
-        }))
-        .where("id", "in", pg ? due.forUpdate().skipLocked() : due)
-        .returning(["id", "queue", "payload", "attempts", "max_attempts", "run_at"])
-        .execute();
+      const staleBefore = Date.now() - staleAfterMs;
+      // a running job is retaken when its lease ended or its holder stopped heartbeating
+      const gone = (alias: string) =>
+        sql`exists (select 1 from job_workers w where w.owner = ${sql.ref(`${alias}.locked_by`)} and w.seen_at < ${staleBefore})`;
+      const due = (alias: string) => {
+        const c = (col: string) => sql.ref(`${alias}.${col}`);
+        return sql`${c("queue")} = ${queue} and ((${c("state")} = 'queued' and ${c("run_at")} <= ${now}) or (${c("state")} = 'running' and (${c("lease_until")} <= ${now} or ${gone(alias)})))`;
+      };
+      // due jobs whose group has no other job running under a live lease; the oldest one per group
+      const claimable = sql`
+        select c.id from (
+          select j.id, j.run_at,
+            row_number() over (
+              partition by case when j.group_key is null then 'i:' || j.id else 'g:' || j.group_key end
+              order by j.run_at, j.id
+            ) as rn
+          from jobs j
+          where ${due("j")}
+            and (j.group_key is null or not exists (
+              select 1 from jobs r
+              where r.queue = j.queue and r.group_key = j.group_key and r.state = 'running' and r.id <> j.id
+                and r.lease_until > ${now} and not ${gone("r")}
+            ))
+        ) c
+        where c.rn = 1
+        order by c.run_at, c.id
+        limit ${limit}`;
+      const lease = async (trx: Kysely<JobsDb>) => {
+        if (pg) await sql`select pg_advisory_xact_lock(${CLAIM_LOCK_KEY}, hashtext(${queue}))`.execute(trx);
+        // `due` again on the row itself: a row its holder completed meanwhile is not leased again
+        const r = await sql<JobsTable>`
+          update jobs set state = 'running', attempts = attempts + 1, lease_until = ${now + leaseMs},
+            locked_by = ${owner}, updated_at = ${now}
+          where id in (${claimable}) and ${due("jobs")}
+          returning id, queue, payload, attempts, max_attempts, run_at, group_key`.execute(trx);
+        return r.rows;
+      };
+      const rows = pg ? await db.transaction().execute(lease) : await lease(db);
       return rows.map(toJob).sort((a, b) => a.runAt - b.runAt || (a.id < b.id ? -1 : 1));
     },
     async complete({ id, now }) {

@@ -53,5 +53,15 @@ export const coreMigrations: MigrationSet = {
         await exec(db, ["create table job_workers (owner text primary key, seen_at bigint not null)"]);
       },
     },
+    {
+      version: 4,
+      name: "job group keys (one running job per group)",
+      async up(db) {
+        await exec(db, [
+          "alter table jobs add column group_key text",
+          "create index jobs_group_running on jobs (queue, group_key, state) where group_key is not null",
+        ]);
+      },
+    },
   ],
 };
