@@ -101,8 +101,13 @@ forEachDatabase("crash recovery (kill -9 under load)", (dialect) => {
       }
     };
     const load = Promise.all([episodeLoop(), episodeLoop(), episodeLoop(), messageLoop(0), messageLoop(1), messageLoop(2), messageLoop(3)]);
-    // let the load run, then pull the plug mid-flight
-    await new Promise((r) => setTimeout(r, 2500));
+    // let the load run until enough writes were acknowledged (a busy machine is slower), then pull the
+    // plug mid-flight while requests are still in the air
+    const enough = () => episodes.filter((e) => e.id !== null).length > 10 && messages.filter((m) => m.id !== null).length > 10;
+    const deadline = Date.now() + 45_000;
+    await new Promise((r) => setTimeout(r, 1000));
+    while (!enough() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 300));
     stop = true;
     await first.crash();
     await load;
