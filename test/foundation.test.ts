@@ -173,6 +173,11 @@ function suite(t: AdapterTarget) {
     const r = await fetch(`${t.url}/echo/items/x`, { method: "HEAD" });
     expect(r.status).toBe(200);
     expect(await r.text()).toBe("");
+    // a Content-Length on HEAD, when sent, must be the one GET would send (RFC 9110 §9.3.2)
+    const declared = r.headers.get("content-length");
+    const get = await fetch(`${t.url}/echo/items/x`);
+    const length = new TextEncoder().encode(await get.text()).byteLength;
+    if (declared !== null) expect(Number(declared)).toBe(length);
   });
 }
 

@@ -31,7 +31,8 @@ export const mountkitPlugin: FastifyPluginAsync<MountkitPluginOptions> = async (
       return reply;
     }
     reply.code(k.status).headers(k.headers);
-    return reply.send(k.body ?? null);
+    // no body (HEAD, 204): send nothing, not a serialised `null` whose length Fastify would declare
+    return reply.send(k.body);
   };
 
   const paths = new Set<string>();
