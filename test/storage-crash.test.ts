@@ -104,9 +104,9 @@ forEachDatabase("crash recovery (kill -9 under load)", (dialect) => {
     // let the load run until enough writes were acknowledged (a busy machine is slower), then pull the
     // plug mid-flight while requests are still in the air
     const enough = () => episodes.filter((e) => e.id !== null).length > 10 && messages.filter((m) => m.id !== null).length > 10;
-    const deadline = Date.now() + 45_000;
+    const loadDeadline = Date.now() + 45_000;
     await new Promise((r) => setTimeout(r, 1000));
-    while (!enough() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (!enough() && Date.now() < loadDeadline) await new Promise((r) => setTimeout(r, 100));
     await new Promise((r) => setTimeout(r, 300));
     stop = true;
     await first.crash();
