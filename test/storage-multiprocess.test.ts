@@ -1,7 +1,8 @@
 // Two example-server processes on one PostgreSQL database behave like one: SSE events posted through one
 // reach streams on the other, the memory quota is exact across both, extraction jobs are shared and each
-// runs once. The processes start at the same moment (concurrent migrations and key registration).
-import { EXTRACTION_QUEUE } from "@mountkit/memory";
+// runs once, and one brain's episodes naming the same new people through both processes end with one
+// entity per person. The processes start at the same moment (concurrent migrations and key registration).
+import { EXTRACTION_QUEUE, isSingleValued } from "@mountkit/memory";
 import type { SqlDatabase } from "@mountkit/sql";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { call } from "./harness.js";
@@ -10,7 +11,8 @@ import { type ServerProcess, startServer } from "./storage/server-process.js";
 import { waitFor, watch } from "./support/sse.js";
 
 const QUOTA_KEY = "mk_multiprocess_quota_key_0001";
-const WORK_KEY = "mk_multiprocess_work_key_00001";
+const WORK_KEYS = [1, 2, 3, 4].map((n) => ({ key: `mk_multiprocess_work_key_0000${n}`, brain: `work-${n}` }));
+const RACE_KEY = "mk_multiprocess_race_key_00001";
 const AGENT = "agent-token-multiprocess";
 const QUOTA = 50;
 
@@ -24,7 +26,7 @@ forEachDatabase("two server processes on one database", () => {
     target = await createTestDatabase("postgres");
     const env = {
       ...target.env,
-      MEMORY_API_KEYS: `${QUOTA_KEY}=quota,${WORK_KEY}=work`,
+      MEMORY_API_KEYS: [`${QUOTA_KEY}=quota`, `${RACE_KEY}=race`, ...WORK_KEYS.map((w) => `${w.key}=${w.brain}`)].join(","),
       MEMORY_DAILY_QUOTA: String(QUOTA),
       SUPPORT_PRODUCTS: "demo",
       SUPPORT_RATE_LIMIT: "100000",
@@ -99,48 +101,92 @@ forEachDatabase("two server processes on one database", () => {
     for (const url of [a.url, b.url]) expect((await call(`${url}/v1/episodes`, { headers: h })).status).toBe(429);
   });
 
+  /** Episodes of these brains that are done (extraction committed). */
+  const doneCount = async (brains: string[]) =>
+    Number(
+      (
+        await db.kysely
+          .selectFrom("memory_episodes")
+          .select((eb) => eb.fn.countAll().as("n"))
+          .where("brain_id", "in", brains)
+          .where("status", "=", "done")
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  async function waitDone(brains: string[], n: number) {
+    const deadline = Date.now() + 90_000;
+    while ((await doneCount(brains)) < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(await doneCount(brains)).toBe(n);
+  }
+
   it("shares extraction jobs between the processes and runs each once", async () => {
-    const h = { authorization: `Bearer ${WORK_KEY}` };
-    const n = 30;
+    // one brain's jobs run one at a time; several brains keep both processes busy
+    const n = 32;
     const posted = await Promise.all(
       Array.from({ length: n }, (_, i) =>
         call(`${(i % 2 ? a : b).url}/v1/episodes`, {
-          headers: h,
+          headers: { authorization: `Bearer ${WORK_KEYS[i % WORK_KEYS.length]!.key}` },
           body: { content: `Person${i} Example lives in City${i}. Person${i} Example works at Company${i}.` },
         }),
       ),
     );
     expect(posted.map((r) => r.status)).toEqual(Array(n).fill(202));
     const ids = posted.map((r) => r.body.id as string);
-    const doneCount = async () =>
-      Number(
-        (
-          await db.kysely
-            .selectFrom("memory_episodes")
-            .select((eb) => eb.fn.countAll().as("n"))
-            .where("brain_id", "=", "work")
-            .where("status", "=", "done")
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
-    const deadline = Date.now() + 90_000;
-    while ((await doneCount()) < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-    expect(await doneCount()).toBe(n);
+    const brains = WORK_KEYS.map((w) => w.brain);
+    await waitDone(brains, n);
 
     const jobs = await db.kysely
       .selectFrom("jobs")
-      .select(["id", "state", "attempts", "locked_by", "payload"])
+      .select(["id", "state", "attempts", "locked_by", "payload", "group_key"])
       .where("queue", "=", EXTRACTION_QUEUE)
       .execute();
     const mine = jobs.filter((j) => ids.includes(JSON.parse(j.payload).episodeId));
     expect(mine).toHaveLength(n);
     for (const j of mine) expect({ state: j.state, attempts: Number(j.attempts) }).toEqual({ state: "done", attempts: 1 });
+    for (const j of mine) expect(j.group_key).toBe(JSON.parse(j.payload).brainId);
     // both processes' workers took part
     expect(new Set(mine.map((j) => j.locked_by)).size).toBe(2);
     // nothing extracted twice: one set of edges per episode
-    const edges = await db.kysely.selectFrom("memory_edges").select(["episode_id", "fact"]).where("brain_id", "=", "work").execute();
+    const edges = await db.kysely.selectFrom("memory_edges").select(["episode_id", "fact"]).where("brain_id", "in", brains).execute();
     const facts = edges.map((e) => `${e.episode_id}|${e.fact}`);
     expect(new Set(facts).size).toBe(facts.length);
     expect(new Set(edges.map((e) => e.episode_id))).toEqual(new Set(ids));
+  });
+
+  it("resolves one brain's new people once when both processes extract its episodes at the same time", async () => {
+    const people = ["Alice Moreau", "Bruno Diaz", "Chen Wei", "Dana Okafor", "Emil Novak", "Fatima Zahra", "Goran Ilic", "Hana Sato"];
+    const cities = ["Paris", "Lisbon", "Osaka", "Nairobi", "Denver"];
+    const perPerson = 4;
+    const t0 = Date.UTC(2021, 0, 1);
+    const bodies = people.flatMap((p, k) =>
+      Array.from({ length: perPerson }, (_, j) => ({
+        content: `${p} lives in ${cities[(k + j) % cities.length]}. ${p} works at ${p.split(" ")[1]} Consulting.`,
+        occurredAt: new Date(t0 + (k * perPerson + j) * 86_400_000).toISOString(),
+      })),
+    );
+    const posted = await Promise.all(
+      bodies.map((body, i) => call(`${(i % 2 ? a : b).url}/v1/episodes`, { headers: { authorization: `Bearer ${RACE_KEY}` }, body })),
+    );
+    expect(posted.map((r) => r.status)).toEqual(Array(bodies.length).fill(202));
+    await waitDone(["race"], bodies.length);
+
+    const entities = await db.kysely.selectFrom("memory_entities").select(["id", "name"]).where("brain_id", "=", "race").execute();
+    const count = (name: string) => entities.filter((e) => e.name.toLowerCase() === name.toLowerCase()).length;
+    expect(people.map((p) => [p, count(p)])).toEqual(people.map((p) => [p, 1]));
+    expect(people.map((p) => [p, count(`${p.split(" ")[1]} Consulting`)])).toEqual(people.map((p) => [p, 1]));
+    const edges = await db.kysely
+      .selectFrom("memory_edges")
+      .select(["source", "relation", "fact"])
+      .where("brain_id", "=", "race")
+      .where("t_invalid", "is", null)
+      .where("t_expired", "is", null)
+      .execute();
+    const valid = new Map<string, string[]>();
+    for (const e of edges.filter((e) => isSingleValued(e.relation)))
+      valid.set(`${e.source} ${e.relation}`, [...(valid.get(`${e.source} ${e.relation}`) ?? []), e.fact]);
+    expect([...valid.values()].filter((facts) => facts.length > 1)).toEqual([]);
+    const jobs = await db.kysely.selectFrom("jobs").select("locked_by").where("group_key", "=", "race").execute();
+    expect(jobs).toHaveLength(bodies.length);
   });
 }, ["postgres"]);

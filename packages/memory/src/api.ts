@@ -71,7 +71,13 @@ export function createMemoryApi(deps: MemoryApiDeps) {
       };
       await store.createEpisode({
         episode,
-        job: { id: ids("job"), queue: EXTRACTION_QUEUE, payload: { brainId, episodeId: episode.id }, maxAttempts: deps.maxAttempts ?? 5 },
+        job: {
+          id: ids("job"),
+          queue: EXTRACTION_QUEUE,
+          payload: { brainId, episodeId: episode.id },
+          maxAttempts: deps.maxAttempts ?? 5,
+          groupKey: brainId,
+        },
       });
       deps.onEnqueued?.();
       return episodeJson(episode);

@@ -2,8 +2,8 @@
 // Usage: describeMemoryStore("sqlite", async () => ({ store, close }), { skip: [{ reason, tests }] }).
 import { describe, expect, it } from "vitest";
 import type { EdgeRecord, EntityRecord, EpisodeRecord } from "./domain/types.js";
-import { nameKeys } from "./text/names.js";
 import type { ExtractionCommit, MemoryStore } from "./store/types.js";
+import { nameKeys } from "./text/names.js";
 
 export interface StoreFactoryResult {
   store: MemoryStore;
@@ -131,6 +131,29 @@ export function describeMemoryStore(name: string, factory: () => Promise<StoreFa
       expect(await store.jobs.claim({ queue, limit: 10, now: T0 + 2, leaseMs: 60_000 })).toHaveLength(0);
       await store.jobs.complete({ id: claimed[0]!.id, now: T0 + 3 });
       expect((await store.jobs.counts(queue)).done).toBe(1);
+    });
+
+    test("keeps an episode job's group key: one job per brain runs at a time, brains in parallel", async (store) => {
+      const queue = uid("q");
+      const [b1, b2] = [uid("brain"), uid("brain")];
+      const jobIds: string[] = [];
+      for (const brainId of [b1, b1, b2]) {
+        const ep = episode(brainId);
+        const id = uid("job");
+        jobIds.push(id);
+        await store.createEpisode({
+          episode: ep,
+          job: { id, queue, payload: { brainId, episodeId: ep.id }, maxAttempts: 3, groupKey: brainId },
+        });
+      }
+      const first = await store.jobs.claim({ queue, limit: 10, now: T0 + 1, leaseMs: 60_000 });
+      expect(first.map((j) => j.groupKey).sort()).toEqual([b1, b2].sort());
+      expect(await store.jobs.claim({ queue, limit: 10, now: T0 + 2, leaseMs: 60_000 })).toEqual([]);
+      const held = first.find((j) => j.groupKey === b1)!;
+      await store.jobs.complete({ id: held.id, now: T0 + 3 });
+      const next = await store.jobs.claim({ queue, limit: 10, now: T0 + 4, leaseMs: 60_000 });
+      expect(next).toMatchObject([{ groupKey: b1 }]);
+      expect(new Set([...first, ...next].map((j) => j.id))).toEqual(new Set(jobIds));
     });
 
     test("scopes every read by brain", async (store) => {

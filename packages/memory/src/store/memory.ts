@@ -158,7 +158,14 @@ export function memoryMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       if (d.episodes.has(episode.id)) throw new Error(`duplicate episode ${episode.id}`);
       d.episodes.set(episode.id, cloneEpisode(episode));
       d.episodeText.add(episode.id, episode.content);
-      await jobs.enqueue({ id: job.id, queue: job.queue, payload: job.payload, maxAttempts: job.maxAttempts, now: episode.createdAt });
+      await jobs.enqueue({
+        id: job.id,
+        queue: job.queue,
+        payload: job.payload,
+        maxAttempts: job.maxAttempts,
+        groupKey: job.groupKey,
+        now: episode.createdAt,
+      });
     },
     async getEpisode({ brainId, id }) {
       const e = data.get(brainId)?.episodes.get(id);

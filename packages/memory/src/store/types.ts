@@ -27,6 +27,11 @@ export interface EpisodeJob {
   queue: string;
   payload: { brainId: string; episodeId: string };
   maxAttempts: number;
+  /**
+   * The job's serialisation group (JobStore `groupKey`): the brain, so one brain's extractions resolve
+   * entities and commit one at a time across every worker and process, while brains run in parallel.
+   */
+  groupKey?: string;
 }
 
 /** An edge already stored whose validity the commit closes. */

@@ -381,7 +381,14 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
           })
           .execute();
         await index(trx, "episodes", episode.brainId, episode.id, episode.content);
-        await insertJob(trx, { id: job.id, queue: job.queue, payload: job.payload, maxAttempts: job.maxAttempts, now: episode.createdAt });
+        await insertJob(trx, {
+          id: job.id,
+          queue: job.queue,
+          payload: job.payload,
+          maxAttempts: job.maxAttempts,
+          groupKey: job.groupKey,
+          now: episode.createdAt,
+        });
       });
     },
     async getEpisode({ brainId, id }) {
