@@ -5,6 +5,7 @@ import * as z from "zod";
 export const supportError = defineErrors({
   invalid_request: { status: 400, message: "invalid request" },
   unauthorized: { status: 401, message: "unauthorized" },
+  not_found: { status: 404, message: "not found" },
   product_not_found: { status: 404, message: "product not found" },
   conversation_not_found: { status: 404, message: "conversation not found" },
   message_not_found: { status: 404, message: "message not found" },

@@ -29,6 +29,7 @@ import { issueDetail } from "./domain/wire.js";
 import { ErrorSchema, errorBody, supportError } from "./errors.js";
 import type { SupportContext } from "./http/context.js";
 import { agentRoutes } from "./routes/agent.js";
+import { webhookRoutes } from "./routes/webhooks.js";
 import { publicRoutes } from "./routes/public.js";
 import { spiRoutes } from "./routes/spi.js";
 import { memorySupportStore } from "./store/memory.js";
@@ -104,6 +105,7 @@ export function createSupportService(options: SupportServiceOptions): SupportSer
   const conversations = createConversations({ store, bus, clock, ids, logger });
   const configs = options.products.map((p) => (typeof p === "string" ? { slug: p } : p));
   const products = productRegistry(configs, conversations.backend, options.limits);
+  for (const p of products.list()) if (!p.builtin) p.backend.attach?.({ productSlug: p.slug, store, bus, clock, ids, logger });
   const hub = createStreamHub({ store, bus, logger, clock });
   const cx: SupportContext = {
     store,
@@ -125,7 +127,7 @@ export function createSupportService(options: SupportServiceOptions): SupportSer
 
   const a = publicRoutes(cx);
   const b = spiRoutes(cx);
-  const agent = agentRoutes(cx);
+  const agent = [...agentRoutes(cx), ...webhookRoutes(cx)];
   const basePath = (options.basePath ?? "").replace(/\/+$/, "");
   const securitySchemes = {
     spiBearer: { type: "http", scheme: "bearer", description: "SUPPORT_SPI_TOKEN" },
@@ -148,11 +150,14 @@ export function createSupportService(options: SupportServiceOptions): SupportSer
     });
 
   const pruneEvents = () => store.pruneEvents({ before: iso(clock.now() - retention) });
+  // a delivery id is remembered for a week: GitHub's UI can redeliver an old delivery by hand
+  const pruneDeliveries = () => store.pruneDeliveries({ before: iso(clock.now() - 7 * 24 * HOUR) });
   const pruneEvery = options.pruneIntervalMs ?? 60_000;
   const timer =
     pruneEvery > 0
       ? setInterval(() => {
           pruneEvents().catch((error) => logger.warn("support: pruning events failed", { error }));
+          pruneDeliveries().catch((error) => logger.warn("support: pruning webhook deliveries failed", { error }));
         }, pruneEvery)
       : undefined;
   (timer as { unref?: () => void } | undefined)?.unref?.();

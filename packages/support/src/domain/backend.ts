@@ -1,5 +1,8 @@
 // What a product's backend must do for the customer-facing interfaces (A and B). The built-in backend
-// is the service's own store; `spiBackend` speaks interface B to a remote support system.
+// is the service's own store; `spiBackend`, `githubBackend` and `slackBackend` keep the conversation elsewhere
+// and mirror it into the store's event log so streams work the same way.
+import type { Clock, IdGenerator, Logger, PubSub } from "@mountkit/core";
+import type { ConversationRecord, SupportStore } from "../store/types.js";
 import type { CloseAction } from "./status.js";
 import type { ConversationView, Summary } from "./wire.js";
 
@@ -8,9 +11,47 @@ export interface CustomerScope {
   customerId: string;
 }
 
+/** What the service hands a backend when it serves a product with it. */
+export interface BackendContext {
+  productSlug: string;
+  store: SupportStore;
+  bus: PubSub;
+  clock: Clock;
+  ids: IdGenerator;
+  logger: Logger;
+}
+
+/** A request to a backend's webhook route, body as received (signatures cover the raw bytes). */
+export interface WebhookRequest {
+  headers: Record<string, string | undefined>;
+  rawBody: Uint8Array | undefined;
+}
+
+export interface WebhookReply {
+  status: number;
+  body?: unknown;
+  /** Signed for this receiver but addressed to another (another repository): the route asks the next one. */
+  passed?: boolean;
+}
+
+export interface WebhookReceiver {
+  /** Path segment under `/agent/webhooks/`: `github`, `slack`. */
+  readonly source: string;
+  /** Null when the signature is not this receiver's (the route then tries the next one, else answers 401). */
+  receive(request: WebhookRequest): Promise<WebhookReply | null>;
+}
+
+/** The local conversation a stream follows, and what to do when that stream ends. */
+export interface LocalStream {
+  conversation: ConversationRecord;
+  release?(): void;
+}
+
 export interface CustomerBackend {
-  /** `builtin`, `spi`, ...: shown in logs and used to pick what the agent side can reach. */
+  /** `builtin`, `spi`, `github`, `slack`: shown in logs. */
   readonly kind: string;
+  /** Called once by the service that serves a product with this backend, before any request. */
+  attach?(context: BackendContext): void;
   createConversation(
     input: CustomerScope & { subject: string; body: string; clientMessageId: string | null },
   ): Promise<{ conversationId: string; createdAt: string }>;
@@ -27,5 +68,12 @@ export interface CustomerBackend {
   ): Promise<{ id: string; createdAt: string; deduplicated: boolean }>;
   /** Throws `conversation_not_found`; closing a closed conversation is a no-op. */
   closeConversation(input: CustomerScope & { conversationId: string; action: CloseAction }): Promise<void>;
+  /**
+   * For a non-built-in backend: the local (mirrored) conversation whose event log the customer's stream
+   * follows; null when it is not this customer's. Absent: the backend has no live events (501).
+   */
+  openStream?(input: CustomerScope & { conversationId: string }): Promise<LocalStream | null>;
+  /** Inbound webhooks this backend accepts under `/agent/webhooks/<source>`. */
+  webhook?: WebhookReceiver;
   dispose?(): Promise<void>;
 }

@@ -60,6 +60,13 @@ function parseStatuses(raw: string | undefined): Status[] | undefined {
 
 export function agentRoutes(cx: SupportContext): Route[] {
   const use = [bearer(cx.agentToken, "support-agent")];
+  const elsewhere = () =>
+    supportError("not_supported", { message: "this product's conversations are worked on in its backend (GitHub, Slack, a remote SPI)" });
+  /** Mirrored conversations change only through their backend: a write here would be overwritten. */
+  const onThisSide = async (id: string) => {
+    const c = await cx.conversations.get(id);
+    if (c && !cx.products.get(c.productSlug)?.builtin) throw elsewhere();
+  };
   const common = { tags, security, use };
   const err = (description: string) => ({ description });
   const auth = { 401: err("Bad or missing bearer token"), 404: err("Conversation not found") };
@@ -77,6 +84,7 @@ export function agentRoutes(cx: SupportContext): Route[] {
       },
       async handler({ query }) {
         const product = cx.products.require(query.productSlug);
+        if (!product.builtin) throw elsewhere();
         const after = query.cursor ? decodeCursor(query.cursor) : undefined;
         const rows = await cx.conversations.agentList({
           productSlug: product.slug,
@@ -99,6 +107,7 @@ export function agentRoutes(cx: SupportContext): Route[] {
       params: IdParam,
       responses: { 200: { description: "OK", schema: AgentDetailSchema }, ...auth },
       async handler({ params }) {
+        await onThisSide(params.id);
         const d = await cx.conversations.agentDetail(params.id);
         if (!d) throw supportError("conversation_not_found");
         const { firstMessageId: _, ...rest } = d;
@@ -115,6 +124,7 @@ export function agentRoutes(cx: SupportContext): Route[] {
       body: z.object({ body: MessageBody, author: z.string().min(1).max(200) }),
       responses: { 200: { description: "Posted", schema: z.object({ id: z.string(), createdAt: z.string() }) }, ...auth },
       async handler({ params, body }) {
+        await onThisSide(params.id);
         const c = await cx.conversations.reply(params.id, body);
         return json(200, { id: c.id, createdAt: c.createdAt });
       },
@@ -128,6 +138,7 @@ export function agentRoutes(cx: SupportContext): Route[] {
       body: z.object({ body: MessageBody }),
       responses: { 200: { description: "Edited", schema: CommentSchema.extend({ updatedAt: z.string() }) }, ...auth },
       async handler({ params, body }) {
+        await onThisSide(params.id);
         return json(200, await cx.conversations.editMessage(params.id, params.messageId, body.body));
       },
     }),
@@ -139,6 +150,7 @@ export function agentRoutes(cx: SupportContext): Route[] {
       params: MessageIdParams,
       responses: { 204: { description: "Deleted" }, ...auth },
       async handler({ params }) {
+        await onThisSide(params.id);
         await cx.conversations.deleteMessage(params.id, params.messageId);
         return empty(204);
       },
@@ -153,6 +165,7 @@ export function agentRoutes(cx: SupportContext): Route[] {
       body: z.object({ labels: z.array(Label).max(32) }),
       responses: { 200: { description: "OK", schema: z.object({ labels: z.array(z.string()) }) }, ...auth },
       async handler({ params, body }) {
+        await onThisSide(params.id);
         return json(200, { labels: await cx.conversations.setLabels(params.id, body.labels) });
       },
     }),
@@ -165,6 +178,7 @@ export function agentRoutes(cx: SupportContext): Route[] {
       body: z.object({ assignee: z.string().min(1).max(200).nullable() }),
       responses: { 200: { description: "OK", schema: z.object({ assignee: z.string().nullable() }) }, ...auth },
       async handler({ params, body }) {
+        await onThisSide(params.id);
         return json(200, { assignee: await cx.conversations.setAssignee(params.id, body.assignee) });
       },
     }),
@@ -177,6 +191,7 @@ export function agentRoutes(cx: SupportContext): Route[] {
       body: z.object({ status: StatusSchema }),
       responses: { 200: { description: "OK", schema: SummarySchema }, ...auth },
       async handler({ params, body }) {
+        await onThisSide(params.id);
         return json(200, await cx.conversations.setStatus(params.id, body.status));
       },
     }),
@@ -189,6 +204,7 @@ export function agentRoutes(cx: SupportContext): Route[] {
       params: IdParam,
       responses: { 204: { description: "Deleted" }, ...auth },
       async handler({ params }) {
+        await onThisSide(params.id);
         await cx.conversations.remove(params.id);
         return empty(204);
       },

@@ -1,6 +1,7 @@
 // Interface A: the public conversation API under /api/conversations (no tokens; identity is customerId).
 import { json, type Route, route } from "@mountkit/core";
 import * as z from "zod";
+import type { LocalStream } from "../domain/backend.js";
 import { withMetadata } from "../domain/metadata.js";
 import { closeMessage } from "../domain/status.js";
 import { defaultSubject } from "../domain/subject.js";
@@ -226,21 +227,24 @@ export function publicRoutes(cx: SupportContext): Route[] {
       },
       async handler({ params, query, headers, signal }) {
         const product = cx.products.require(query.productSlug);
-        if (!product.builtin) {
-          const remote = await product.backend.getConversation({
-            productSlug: product.slug,
-            customerId: query.customerId,
-            conversationId: params.id,
-          });
-          if (!remote) throw supportError("conversation_not_found");
+        const scope = { productSlug: product.slug, customerId: query.customerId, conversationId: params.id };
+        let local: LocalStream | null;
+        if (product.builtin) {
+          const c = await cx.conversations.get(params.id);
+          local = c && c.productSlug === product.slug && c.customerId === query.customerId ? { conversation: c } : null;
+        } else if (product.backend.openStream) {
+          await admit(cx, product);
+          local = await product.backend.openStream(scope);
+        } else {
+          if (!(await product.backend.getConversation(scope))) throw supportError("conversation_not_found");
           throw supportError("not_supported", { message: "live events are not available for this product's backend" });
         }
-        const c = await cx.conversations.get(params.id);
-        if (!c || c.productSlug !== product.slug || c.customerId !== query.customerId) throw supportError("conversation_not_found");
-        await admit(cx, product);
+        if (!local) throw supportError("conversation_not_found");
+        if (product.builtin) await admit(cx, product);
         return openStream(cx, {
           product,
-          conversation: c,
+          conversation: local.conversation,
+          release: local.release,
           customerId: query.customerId,
           lastEventId: parseLastEventId(headers["last-event-id"], query.lastEventId),
           signal,

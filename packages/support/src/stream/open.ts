@@ -17,16 +17,28 @@ export function parseLastEventId(header: string | undefined, query: unknown): nu
 
 export function openStream(
   cx: SupportContext,
-  input: { product: Product; conversation: ConversationRecord; customerId: string; lastEventId: number | undefined; signal: AbortSignal },
+  input: {
+    product: Product;
+    conversation: ConversationRecord;
+    customerId: string;
+    lastEventId: number | undefined;
+    signal: AbortSignal;
+    /** Runs once when the stream ends (a backend's poller reference). */
+    release?: () => void;
+  },
 ): SseResult {
   const { product, conversation: c, customerId } = input;
   const open = cx.streamsByCustomer.get(customerId) ?? 0;
-  if (open >= product.limits.maxStreamsPerCustomer) throw supportError("too_many_streams", { headers: { "retry-after": "1" } });
+  if (open >= product.limits.maxStreamsPerCustomer) {
+    input.release?.();
+    throw supportError("too_many_streams", { headers: { "retry-after": "1" } });
+  }
   cx.streamsByCustomer.set(customerId, open + 1);
   const release = () => {
     const n = (cx.streamsByCustomer.get(customerId) ?? 1) - 1;
     if (n <= 0) cx.streamsByCustomer.delete(customerId);
     else cx.streamsByCustomer.set(customerId, n);
+    input.release?.();
   };
   // a Last-Event-ID ahead of the log (another conversation's id, a forged value) means "from now"
   const fromSeq = input.lastEventId === undefined ? c.lastSeq : Math.min(input.lastEventId, c.lastSeq);

@@ -1,0 +1,283 @@
+// A local mirror of a conversation whose truth lives elsewhere (a GitHub issue, a Slack thread, a remote SPI).
+// Each change seen there becomes a conditional store write that appends the same events the built-in backend
+// emits, so replay, `Last-Event-ID` and cross-process delivery work unchanged; concurrent observers of one
+// change (webhook and poll, two processes) collapse into one write because every write checks `lastSeq`.
+import { type Clock, iso, type Logger, type PubSub } from "@mountkit/core";
+import type { ConversationPatch, ConversationRecord, EventInput, MessageRecord, SupportStore, WriteFailure } from "../store/types.js";
+import { conversationTopic, ev } from "./events.js";
+import { type Status, statusChangeEffects, stateOf, wireLabels } from "./status.js";
+import { type Comment, comment } from "./wire.js";
+
+const MAX_ATTEMPTS = 20;
+
+export interface MirrorMessage {
+  /** Stored message id (unique across the store). */
+  id: string;
+  body: string | null;
+  author: string;
+  isCustomer: boolean;
+  /** Dedup key kept in `clientMessageId`: two observers of one remote message compute the same key. */
+  dedupKey: string;
+  createdAt: string;
+}
+
+/** Conversation fields a remote change may set; absent fields stay as they are. */
+export interface MirrorState {
+  subject?: string;
+  status?: Status;
+  /** Agent labels, without the status label. */
+  labels?: string[];
+  assignee?: string | null;
+}
+
+export interface MirrorSnapshot {
+  state: MirrorState;
+  /** Every message the remote has now, the first one included. */
+  messages: MirrorMessage[];
+}
+
+export interface Mirror {
+  /** Creates the mirror with its baseline (no events: a stream starts after it); the existing one if present. */
+  create(input: {
+    conversation: Omit<ConversationRecord, "lastSeq" | "deletedAt" | "firstMessageId">;
+    messages: MirrorMessage[];
+  }): Promise<ConversationRecord>;
+  /** Null when the mirror is missing or deleted. */
+  get(id: string): Promise<ConversationRecord | null>;
+  /** Appends a message (`new_comment`) unless its dedup key is there; `status` moves with it. */
+  addMessage(
+    conversationId: string,
+    m: MirrorMessage,
+    status?: (current: Status) => Status,
+  ): Promise<{ message: MessageRecord; added: boolean } | null>;
+  editMessage(conversationId: string, messageId: string, body: string | null): Promise<boolean>;
+  removeMessage(conversationId: string, messageId: string): Promise<boolean>;
+  setState(conversationId: string, state: MirrorState): Promise<ConversationRecord | null>;
+  remove(conversationId: string): Promise<boolean>;
+  /** Brings the mirror to a full remote snapshot: new, edited and removed messages, then the state. */
+  sync(conversationId: string, snapshot: MirrorSnapshot): Promise<void>;
+}
+
+export interface MirrorOptions {
+  store: SupportStore;
+  bus: PubSub;
+  clock: Clock;
+  logger: Logger;
+  /** The id customers see for a stored conversation id (default: the same). */
+  publicConversationId?: (storedId: string) => string;
+  /** The id customers see for a stored message id (default: the same). */
+  publicMessageId?: (storedId: string) => string;
+}
+
+const sameLabels = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+export function createMirror(o: MirrorOptions): Mirror {
+  const { store, bus, clock, logger } = o;
+  const convId = o.publicConversationId ?? ((id: string) => id);
+  const msgId = o.publicMessageId ?? ((id: string) => id);
+  const now = () => iso(clock.now());
+  const wire = (m: Omit<MessageRecord, "seq">): Comment => ({ ...comment({ ...m, seq: 0 }), id: msgId(m.id) });
+
+  function notify(conversationId: string, seqs: number[]) {
+    const seq = seqs[seqs.length - 1];
+    if (seq === undefined) return;
+    bus
+      .publish(conversationTopic(conversationId), { conversationId, seq })
+      .catch((error) => logger.warn("support: publish failed", { conversationId, error }));
+  }
+
+  async function live(id: string): Promise<ConversationRecord | null> {
+    const c = await store.getConversation({ id });
+    return c && !c.deletedAt ? c : null;
+  }
+
+  /** Decide-and-write with a retry on a concurrent change; null when the mirror is gone or nothing changes. */
+  async function mutate<R extends { ok: true; seqs: number[] }>(
+    id: string,
+    write: (c: ConversationRecord) => Promise<R | WriteFailure | null>,
+  ): Promise<R | null> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const c = await live(id);
+      if (!c) return null;
+      const r = await write(c);
+      if (r === null) return null;
+      if (r.ok) {
+        notify(id, r.seqs);
+        return r;
+      }
+      if (r.reason === "not_found") return null;
+    }
+    throw new Error("support: too many concurrent writes on one mirrored conversation");
+  }
+
+  /** Patch and events that take `c` to `state`. */
+  function stateChange(c: ConversationRecord, state: MirrorState, at: string): { patch: ConversationPatch; events: EventInput[] } {
+    const patch: ConversationPatch = {};
+    const events: EventInput[] = [];
+    const status = state.status ?? c.status;
+    const labels = state.labels ?? c.labels;
+    const fx = statusChangeEffects(c.status, status);
+    if (fx.stateFlipped) events.push(ev.stateUpdate(stateOf(status), status, at));
+    if (fx.labelsChanged) patch.status = status;
+    if (!sameLabels(labels, c.labels)) patch.labels = labels;
+    if (fx.labelsChanged || patch.labels) events.push(ev.labelsChanged(wireLabels(status, labels), status, at));
+    if (state.assignee !== undefined && state.assignee !== c.assignee) {
+      patch.assignee = state.assignee;
+      events.push(ev.assigneeChanged(state.assignee, at));
+    }
+    if (state.subject !== undefined && state.subject !== c.subject) patch.subject = state.subject;
+    if (Object.keys(patch).length) patch.updatedAt = at;
+    return { patch, events };
+  }
+
+  const mirror: Mirror = {
+    async create({ conversation, messages }) {
+      const existing = await store.getConversation({ id: conversation.id });
+      if (existing) return existing;
+      const [first, ...rest] = messages;
+      if (!first) throw new Error("a mirrored conversation needs its first message");
+      const record = (m: MirrorMessage) => ({
+        id: m.id,
+        conversationId: conversation.id,
+        body: m.body,
+        author: m.author,
+        isCustomer: m.isCustomer,
+        clientMessageId: m.dedupKey,
+        createdAt: m.createdAt,
+        updatedAt: m.createdAt,
+      });
+      try {
+        await store.createConversation({
+          conversation: { ...conversation, firstMessageId: first.id },
+          message: record(first),
+          events: [],
+        });
+      } catch (error) {
+        // another observer created it first: theirs is as good as ours
+        const raced = await store.getConversation({ id: conversation.id });
+        if (raced) return raced;
+        throw error;
+      }
+      for (const m of rest) {
+        const c = await store.getConversation({ id: conversation.id });
+        if (!c) break;
+        await store.appendMessage({ conversationId: c.id, expectedSeq: c.lastSeq, message: record(m), patch: {}, events: [] });
+      }
+      return (await store.getConversation({ id: conversation.id }))!;
+    },
+
+    get: live,
+
+    async addMessage(conversationId, m, status) {
+      let duplicate: MessageRecord | undefined;
+      const r = await mutate(conversationId, async (c) => {
+        const known = await store.getMessage({ conversationId, id: m.id });
+        if (known) {
+          duplicate = known;
+          return null;
+        }
+        const at = now();
+        const message = {
+          id: m.id,
+          conversationId,
+          body: m.body,
+          author: m.author,
+          isCustomer: m.isCustomer,
+          clientMessageId: m.dedupKey,
+          createdAt: m.createdAt,
+          updatedAt: m.createdAt,
+        };
+        const s = stateChange(c, { status: status ? status(c.status) : c.status }, at);
+        const w = await store.appendMessage({
+          conversationId,
+          expectedSeq: c.lastSeq,
+          message,
+          patch: { ...s.patch, updatedAt: at },
+          events: [ev.newComment(wire(message), at), ...s.events],
+        });
+        if (!w.ok && w.reason === "duplicate") {
+          duplicate = w.message;
+          return null;
+        }
+        return w;
+      });
+      if (duplicate) return { message: duplicate, added: false };
+      return r ? { message: r.message, added: true } : null;
+    },
+
+    async editMessage(conversationId, messageId, body) {
+      const r = await mutate(conversationId, async (c) => {
+        const m = await store.getMessage({ conversationId, id: messageId });
+        if (!m || m.body === body) return null;
+        const at = now();
+        return store.updateMessage({
+          conversationId,
+          expectedSeq: c.lastSeq,
+          messageId,
+          body,
+          updatedAt: at,
+          patch: { updatedAt: at },
+          events: [ev.commentEdited({ ...wire({ ...m, body }), updatedAt: at }, at)],
+        });
+      });
+      return r !== null;
+    },
+
+    async removeMessage(conversationId, messageId) {
+      const r = await mutate(conversationId, async (c) => {
+        if (messageId === c.firstMessageId || !(await store.getMessage({ conversationId, id: messageId }))) return null;
+        const at = now();
+        return store.deleteMessage({
+          conversationId,
+          expectedSeq: c.lastSeq,
+          messageId,
+          patch: { updatedAt: at },
+          events: [ev.commentDeleted(msgId(messageId), at)],
+        });
+      });
+      return r !== null;
+    },
+
+    async setState(conversationId, state) {
+      let unchanged: ConversationRecord | null = null;
+      const r = await mutate(conversationId, async (c) => {
+        const s = stateChange(c, state, now());
+        if (!Object.keys(s.patch).length) {
+          unchanged = c;
+          return null;
+        }
+        return store.updateConversation({ conversationId, expectedSeq: c.lastSeq, patch: s.patch, events: s.events });
+      });
+      return r ? r.conversation : unchanged;
+    },
+
+    async remove(conversationId) {
+      const r = await mutate(conversationId, async (c) => {
+        const at = now();
+        return store.deleteConversation({
+          conversationId,
+          expectedSeq: c.lastSeq,
+          deletedAt: at,
+          events: [ev.issueDeleted(convId(conversationId), at)],
+        });
+      });
+      return r !== null;
+    },
+
+    async sync(conversationId, snapshot) {
+      const stored = await store.listMessages({ conversationId });
+      const byId = new Map(stored.map((m) => [m.id, m]));
+      const seen = new Set<string>();
+      for (const m of [...snapshot.messages].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0))) {
+        seen.add(m.id);
+        const had = byId.get(m.id);
+        if (!had) {
+          if (!(await mirror.addMessage(conversationId, m))) return;
+        } else if (had.body !== m.body) await mirror.editMessage(conversationId, m.id, m.body);
+      }
+      for (const m of stored) if (!seen.has(m.id)) await mirror.removeMessage(conversationId, m.id);
+      await mirror.setState(conversationId, snapshot.state);
+    },
+  };
+  return mirror;
+}

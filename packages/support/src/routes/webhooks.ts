@@ -1,0 +1,51 @@
+// Inbound webhooks of the products' backends (GitHub, Slack) under `/agent/webhooks/<source>`. They sit on
+// the agent mount because they carry agent activity, but are authenticated by the sender's signature over
+// the raw body instead of the agent bearer token (GitHub and Slack cannot send one).
+import { json, type Route, route } from "@mountkit/core";
+import * as z from "zod";
+import type { WebhookReceiver, WebhookReply } from "../domain/backend.js";
+import { supportError } from "../errors.js";
+import type { SupportContext } from "../http/context.js";
+
+/** GitHub payloads reach 25 MB at worst; conversation issues stay far below this. */
+const WEBHOOK_BODY_LIMIT = 5 * 1024 * 1024;
+
+export function webhookRoutes(cx: SupportContext): Route[] {
+  const receivers: WebhookReceiver[] = [];
+  for (const p of cx.products.list()) if (!p.builtin && p.backend.webhook) receivers.push(p.backend.webhook);
+  if (!receivers.length) return [];
+  const sources = [...new Set(receivers.map((r) => r.source))];
+  return [
+    route({
+      method: "POST",
+      path: "/agent/webhooks/:source",
+      operationId: "backendWebhook",
+      summary: `Webhooks of the products' backends (${sources.join(", ")}), authenticated by their signatures`,
+      tags: ["webhooks"],
+      params: z.object({ source: z.string().min(1).max(50) }),
+      bodyMode: "raw",
+      bodyLimit: WEBHOOK_BODY_LIMIT,
+      responses: {
+        200: { description: "Accepted (or a repeat of a delivery already processed)", schema: z.object({}).passthrough() },
+        401: { description: "Signature missing, wrong or stale" },
+        404: { description: "No backend takes webhooks from this source" },
+      },
+      async handler({ params, headers, rawBody }) {
+        const mine = receivers.filter((r) => r.source === params.source);
+        if (!mine.length) throw supportError("not_found");
+        let passed: WebhookReply | undefined;
+        for (const r of mine) {
+          const reply = await r.receive({ headers, rawBody });
+          if (!reply) continue;
+          if (reply.passed) {
+            passed = reply;
+            continue;
+          }
+          return json(reply.status, reply.body ?? {});
+        }
+        if (passed) return json(passed.status, passed.body ?? {});
+        throw supportError("unauthorized", { message: "bad webhook signature" });
+      },
+    }),
+  ];
+}

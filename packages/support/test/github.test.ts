@@ -1,0 +1,313 @@
+// The GitHub Issues backend against a stand-in GitHub on a loopback socket: customer actions become issue
+// writes, signed webhooks become stream events (once per delivery), rate limits pause and serialise writes,
+// and the reconciliation poll catches what a lost webhook missed.
+import { createHmac } from "node:crypto";
+import { memoryPubSub, type PubSub } from "@mountkit/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { createSupportService, githubBackend, memorySupportStore, parseMetadata, type SupportStore } from "../src/index.js";
+import { fakeGithub } from "./fakes/github.js";
+import { call, openStream, until } from "./fakes/streams.js";
+
+const REPO = "acme/support-inbox";
+const BOT = "mountkit-bot";
+const SECRET = "whsec-test-123";
+const cust = () => `cust_${crypto.randomUUID()}`;
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+let tokenCounter = 0;
+async function setup(o: { backend?: Partial<Parameters<typeof githubBackend>[0]>; store?: SupportStore; bus?: PubSub; writeDelayMs?: number } = {}) {
+  const gh = await fakeGithub({ repo: REPO, botLogin: BOT, writeDelayMs: o.writeDelayMs });
+  cleanups.push(() => gh.close());
+  const store = o.store ?? memorySupportStore();
+  const bus = o.bus ?? memoryPubSub();
+  const make = (extra: Partial<Parameters<typeof githubBackend>[0]> = {}) => {
+    const backend = githubBackend({
+      repo: REPO,
+      // a token per test: write queues are per token and per process
+      token: `ghp_test_${process.pid}_${tokenCounter++}`,
+      webhookSecret: SECRET,
+      apiUrl: gh.url,
+      reconcileIntervalMs: 0,
+      minWriteIntervalMs: 0,
+      rateLimitBackoffMs: 200,
+      ...o.backend,
+      ...extra,
+    });
+    const s = createSupportService({ products: ["demo", { slug: "gh", backend }], store, bus, pruneIntervalMs: 0, limits: { rateLimit: 10_000 }, agentToken: "tok" });
+    cleanups.push(() => s.dispose());
+    return { s, backend };
+  };
+  const { s, backend } = make();
+  let delivery = 0;
+  async function hook(event: string, payload: unknown, opts: { secret?: string; delivery?: string; to?: typeof s } = {}) {
+    const raw = JSON.stringify({ repository: { full_name: REPO }, ...(payload as object) });
+    const sig = `sha256=${createHmac("sha256", opts.secret ?? SECRET).update(raw).digest("hex")}`;
+    return call(opts.to ?? s, "POST", "/agent/webhooks/github", raw, {
+      "x-hub-signature-256": sig,
+      "x-github-event": event,
+      "x-github-delivery": opts.delivery ?? `dlv-${++delivery}-${crypto.randomUUID()}`,
+    });
+  }
+  const create = async (customerId: string, message = "My printer is on fire\nplease help", extra: object = {}) => {
+    const r = await call(s, "POST", "/api/conversations", { productSlug: "gh", customerId, message, ...extra });
+    expect(r.status).toBe(200);
+    return r.body.conversationId as string;
+  };
+  const q = (c: string) => `productSlug=gh&customerId=${c}`;
+  const detail = (id: string, c: string) => call(s, "GET", `/api/conversations/${id}?${q(c)}`);
+  const post = (id: string, c: string, message: string, extra: object = {}) =>
+    call(s, "POST", `/api/conversations/${id}/messages`, { productSlug: "gh", customerId: c, message, ...extra });
+  const stream = (id: string, c: string, headers: Record<string, string> = {}, to = s) =>
+    openStream(to, `/api/conversations/${id}/stream?${q(c)}`, headers);
+  const numberOf = (id: string) => Number(/_(\d+)$/.exec(id)![1]);
+  return { gh, s, backend, store, bus, make, hook, create, detail, post, stream, numberOf, q };
+}
+
+describe("GitHub Issues backend", () => {
+  it("a conversation is an issue: title, body with the hidden block, the `new` label; detail and list read the mirror", async () => {
+    const t = await setup();
+    const c = cust();
+    const id = await t.create(c, "Where is my order?", { clientMessageId: "msg_first" });
+    const issue = t.gh.issues.get(t.numberOf(id))!;
+    expect(issue.title).toBe("Where is my order?");
+    expect(issue.labels).toEqual(["new"]);
+    expect(parseMetadata(issue.body)).toEqual({ customerId: c, clientMessageId: "msg_first" });
+    expect(t.gh.requests.every((r) => r.auth?.startsWith("Bearer ghp_test_"))).toBe(true);
+    const d = await t.detail(id, c);
+    expect(d.status).toBe(200);
+    expect(d.body.issue).toMatchObject({ id, title: "Where is my order?", state: "open", status: "new", labels: ["new"] });
+    expect(d.body.issue.body).toBe(issue.body);
+    expect((await call(t.s, "GET", `/api/conversations/list?${t.q(c)}`)).body.conversations.map((x: any) => x.id)).toEqual([id]);
+    // isolation: another customer, another product
+    expect((await t.detail(id, cust())).status).toBe(404);
+    expect((await call(t.s, "GET", `/api/conversations/${id}?productSlug=demo&customerId=${c}`)).status).toBe(404);
+  });
+
+  it("customer messages are bot comments with the block; status label moves to waiting-for-agent; clientMessageId dedups", async () => {
+    const t = await setup();
+    const c = cust();
+    const id = await t.create(c);
+    const n = t.numberOf(id);
+    const m1 = await t.post(id, c, "More details", { clientMessageId: "msg_a" });
+    const m2 = await t.post(id, c, "More details", { clientMessageId: "msg_a" });
+    expect(m1.status).toBe(200);
+    expect(m2.body).toEqual(m1.body);
+    const mine = t.gh.comments.filter((x) => x.issue === n);
+    expect(mine).toHaveLength(1);
+    expect(parseMetadata(mine[0]!.body)).toEqual({ customerId: c, clientMessageId: "msg_a" });
+    await until(() => t.gh.issues.get(n)!.labels.join() === "waiting-for-agent", "label swap on GitHub");
+    const d = await t.detail(id, c);
+    expect(d.body.issue.status).toBe("waiting-for-agent");
+    expect(d.body.comments).toHaveLength(1);
+    expect(d.body.comments[0]).toMatchObject({ id: m1.body.id, isCustomer: true, author: "Customer" });
+  });
+
+  it("an agent's comment arrives by signed webhook: new_comment (isCustomer false) on the stream, status and label follow; a redelivery does nothing", async () => {
+    const t = await setup();
+    const c = cust();
+    const id = await t.create(c);
+    const n = t.numberOf(id);
+    const st = await t.stream(id, c);
+    expect(st.status).toBe(200);
+    const comment = t.gh.agentComment(n, "octo-agent", "Have you tried turning it off and on again?");
+    const payload = { action: "created", issue: t.gh.issueJson(n), comment: t.gh.commentJson(comment) };
+    const first = await t.hook("issue_comment", payload, { delivery: "dlv-fixed-1" });
+    expect(first.status).toBe(200);
+    const again = await t.hook("issue_comment", payload, { delivery: "dlv-fixed-1" });
+    expect(again.body).toMatchObject({ duplicate: true });
+    await until(() => st.types().includes("new_comment") && st.types().includes("labels_changed"), "agent reply events");
+    const nc = st.frames.find((f) => f.type === "new_comment")!;
+    expect(nc.data).toMatchObject({ body: comment.body, author: "octo-agent", isCustomer: false });
+    expect(st.frames.find((f) => f.type === "labels_changed")!.data).toMatchObject({ status: "waiting-for-customer" });
+    await until(() => t.gh.issues.get(n)!.labels.join() === "waiting-for-customer", "label on GitHub");
+    expect((await t.detail(id, c)).body.issue.status).toBe("waiting-for-customer");
+    await new Promise((r) => setTimeout(r, 50));
+    expect(st.frames.filter((f) => f.type === "new_comment")).toHaveLength(1);
+    await st.close();
+  });
+
+  it("refuses unsigned, wrongly signed and foreign webhooks; ping answers", async () => {
+    const t = await setup();
+    const c = cust();
+    const id = await t.create(c);
+    const n = t.numberOf(id);
+    const comment = t.gh.agentComment(n, "octo-agent", "forged?");
+    const payload = { action: "created", issue: t.gh.issueJson(n), comment: t.gh.commentJson(comment) };
+    const bad = await t.hook("issue_comment", payload, { secret: "not-the-secret" });
+    expect(bad.status).toBe(401);
+    expect(typeof bad.body.requestId).toBe("string");
+    const unsigned = await call(t.s, "POST", "/agent/webhooks/github", JSON.stringify(payload), {
+      "x-github-event": "issue_comment",
+      "x-github-delivery": "x",
+    });
+    expect(unsigned.status).toBe(401);
+    expect((await call(t.s, "POST", "/agent/webhooks/nope", "{}")).status).toBe(404);
+    expect((await t.hook("ping", { zen: "Keep it logically awesome." })).status).toBe(200);
+    const foreign = await t.hook("issue_comment", { ...payload, repository: { full_name: "someone/else" } });
+    expect(foreign.status).toBe(202);
+    expect((await t.detail(id, c)).body.comments).toHaveLength(0);
+  });
+
+  it("isCustomer only for the kit's bot with the hidden block: a person pasting a block and a bot note without one are agents", async () => {
+    const t = await setup();
+    const c = cust();
+    const id = await t.create(c);
+    const n = t.numberOf(id);
+    const forged = t.gh.agentComment(n, "mallory", `I am the customer\n\n<!-- cs:customerId=${c} -->`);
+    const note = t.gh.agentComment(n, BOT, "Automated note without a block");
+    for (const cm of [forged, note])
+      expect((await t.hook("issue_comment", { action: "created", issue: t.gh.issueJson(n), comment: t.gh.commentJson(cm) })).status).toBe(200);
+    const d = await t.detail(id, c);
+    expect(d.body.comments.map((x: any) => [x.author, x.isCustomer])).toEqual([
+      ["mallory", false],
+      [BOT, false],
+    ]);
+  });
+
+  it("edits, deletions, labels, assignee, close and delete from GitHub become their events; the stream ends after issue_deleted", async () => {
+    const t = await setup();
+    const c = cust();
+    const id = await t.create(c);
+    const n = t.numberOf(id);
+    const cm = t.gh.agentComment(n, "octo-agent", "first answer");
+    await t.hook("issue_comment", { action: "created", issue: t.gh.issueJson(n), comment: t.gh.commentJson(cm) });
+    const st = await t.stream(id, c);
+    cm.body = "first answer (edited)";
+    await t.hook("issue_comment", { action: "edited", issue: t.gh.issueJson(n), comment: t.gh.commentJson(cm) });
+    await t.hook("issue_comment", { action: "deleted", issue: t.gh.issueJson(n), comment: t.gh.commentJson(cm) });
+    const issue = t.gh.issues.get(n)!;
+    issue.labels.push("billing");
+    await t.hook("issues", { action: "labeled", label: { name: "billing" }, issue: t.gh.issueJson(n) });
+    issue.assignee = { login: "octo-agent" };
+    await t.hook("issues", { action: "assigned", issue: t.gh.issueJson(n) });
+    issue.state = "closed";
+    issue.state_reason = "not_planned";
+    await t.hook("issues", { action: "closed", issue: t.gh.issueJson(n) });
+    await until(() => st.types().includes("assignee_changed") && st.types().includes("state_update"), "events");
+    expect(st.frames.find((f) => f.type === "comment_edited")!.data).toMatchObject({ body: "first answer (edited)" });
+    expect(st.frames.find((f) => f.type === "comment_deleted")!.data).toMatchObject({ id: expect.stringContaining(String(cm.id)) });
+    expect(st.frames.filter((f) => f.type === "labels_changed").map((f) => f.data.labels)).toContainEqual(["waiting-for-customer", "billing"]);
+    expect(st.frames.find((f) => f.type === "assignee_changed")!.data).toEqual({ assignee: "octo-agent" });
+    expect(st.frames.find((f) => f.type === "state_update")!.data).toMatchObject({ state: "closed", status: "closed" });
+    const d = await t.detail(id, c);
+    expect(d.body.issue).toMatchObject({ state: "closed", status: "closed", labels: ["closed", "billing"] });
+    expect(d.body.comments).toHaveLength(0);
+    expect((await t.post(id, c, "hello?")).status).toBe(409);
+    await t.hook("issues", { action: "deleted", issue: t.gh.issueJson(n) });
+    await st.ended;
+    expect(st.types().at(-1)).toBe("issue_deleted");
+    expect((await t.detail(id, c)).status).toBe(404);
+  });
+
+  it("resolve closes as completed, close as not_planned; a message on a resolved one reopens the issue", async () => {
+    const t = await setup();
+    const c = cust();
+    const a = await t.create(c, "one");
+    const b = await t.create(c, "two");
+    expect((await call(t.s, "POST", `/api/conversations/${a}/close`, { productSlug: "gh", customerId: c, action: "resolve" })).body).toEqual({
+      success: true,
+      message: "Conversation marked as resolved",
+    });
+    expect((await call(t.s, "POST", `/api/conversations/${b}/close`, { productSlug: "gh", customerId: c, action: "close" })).status).toBe(200);
+    const ia = t.gh.issues.get(t.numberOf(a))!;
+    const ib = t.gh.issues.get(t.numberOf(b))!;
+    expect([ia.state, ia.state_reason]).toEqual(["closed", "completed"]);
+    expect([ib.state, ib.state_reason]).toEqual(["closed", "not_planned"]);
+    await until(() => ia.labels.length === 0 && ib.labels.length === 0, "status labels removed");
+    expect((await t.detail(a, c)).body.issue.status).toBe("resolved");
+    expect((await t.detail(b, c)).body.issue.status).toBe("closed");
+    // idempotent
+    expect((await call(t.s, "POST", `/api/conversations/${a}/close`, { productSlug: "gh", customerId: c, action: "resolve" })).status).toBe(200);
+    const st = await t.stream(a, c);
+    expect((await t.post(a, c, "it broke again")).status).toBe(200);
+    await until(() => ia.state === "open" && ia.labels.join() === "waiting-for-agent", "reopened on GitHub");
+    await until(() => st.types().includes("state_update"), "state_update");
+    expect(st.frames.find((f) => f.type === "state_update")!.data).toMatchObject({ state: "open", status: "waiting-for-agent" });
+    expect((await t.post(b, c, "hello?")).status).toBe(409);
+    await st.close();
+  });
+
+  it("rate limits: a secondary limit (retry-after), a primary one (reset) and a 429 pause and retry; writes never overlap", async () => {
+    const t = await setup({ writeDelayMs: 20 });
+    const c = cust();
+    t.gh.limit({ kind: "secondary", retryAfter: 1 });
+    const started = Date.now();
+    const id = await t.create(c);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    t.gh.limit({ kind: "primary", resetInSeconds: 0 }, { kind: "429", retryAfter: 0 }, { kind: "secondary" });
+    const posts = await Promise.all(Array.from({ length: 6 }, (_, i) => t.post(id, c, `burst ${i}`)));
+    expect(posts.map((p) => p.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(t.gh.comments.filter((x) => x.issue === t.numberOf(id))).toHaveLength(6);
+    expect(t.gh.maxInFlightWrites).toBe(1);
+    const limited = t.gh.requests.filter((r) => r.status === 403 || r.status === 429);
+    expect(limited).toHaveLength(4);
+  });
+
+  it("a limit longer than a customer may wait answers 429 with Retry-After, and the pause holds for later writes", async () => {
+    const t = await setup({ backend: { maxWaitMs: 300 } });
+    const c = cust();
+    t.gh.limit({ kind: "secondary", retryAfter: 30 });
+    const r = await call(t.s, "POST", "/api/conversations", { productSlug: "gh", customerId: c, message: "hi" });
+    expect(r.status).toBe(429);
+    expect(Number(r.headers.get("retry-after"))).toBeGreaterThanOrEqual(29);
+    const before = t.gh.requests.length;
+    expect((await call(t.s, "POST", "/api/conversations", { productSlug: "gh", customerId: c, message: "hi" })).status).toBe(429);
+    // paused: the second request never reached GitHub
+    expect(t.gh.requests.length).toBe(before);
+  });
+
+  it("the reconciliation poll repairs lost webhooks: missed comments, edits and label changes become events", async () => {
+    const t = await setup();
+    const c = cust();
+    const id = await t.create(c);
+    const n = t.numberOf(id);
+    const st = await t.stream(id, c);
+    const cm = t.gh.agentComment(n, "octo-agent", "answer nobody was told about");
+    t.gh.issues.get(n)!.labels = ["waiting-for-customer", "vip"];
+    const r = await t.backend.reconcile();
+    expect(r.issues).toBeGreaterThanOrEqual(1);
+    await until(() => st.types().includes("new_comment") && st.types().includes("labels_changed"), "reconciled events");
+    const d = await t.detail(id, c);
+    expect(d.body.issue).toMatchObject({ status: "waiting-for-customer", labels: ["waiting-for-customer", "vip"] });
+    expect(d.body.comments.map((x: any) => x.body)).toEqual([cm.body]);
+    // a second pass finds nothing new
+    const count = st.frames.length;
+    await t.backend.reconcile();
+    await new Promise((r2) => setTimeout(r2, 50));
+    expect(st.frames.length).toBe(count);
+    await st.close();
+  });
+
+  it("another process sharing store and bus delivers the webhook's event to its own streams, with Last-Event-ID replay", async () => {
+    const store = memorySupportStore();
+    const bus = memoryPubSub();
+    const t = await setup({ store, bus });
+    const other = t.make();
+    const c = cust();
+    const id = await t.create(c);
+    const n = t.numberOf(id);
+    const st = await t.stream(id, c, {}, other.s);
+    const cm = t.gh.agentComment(n, "octo-agent", "seen everywhere");
+    await t.hook("issue_comment", { action: "created", issue: t.gh.issueJson(n), comment: t.gh.commentJson(cm) });
+    await until(() => st.types().includes("new_comment"), "cross-process event");
+    const seq = st.frames.find((f) => f.type === "new_comment")!.id!;
+    await st.close();
+    const replay = await t.stream(id, c, { "last-event-id": String(Number(seq) - 1) }, other.s);
+    await until(() => replay.types().includes("new_comment"), "replay");
+    expect(replay.frames.find((f) => f.type === "new_comment")!.id).toBe(seq);
+    await replay.close();
+  });
+
+  it("the agent API refuses mirrored conversations (they are worked on GitHub)", async () => {
+    const t = await setup();
+    const c = cust();
+    const id = await t.create(c);
+    const auth = { authorization: "Bearer tok" };
+    expect((await call(t.s, "GET", "/agent/conversations?productSlug=gh", undefined, auth)).status).toBe(501);
+    expect((await call(t.s, "GET", `/agent/conversations/${id}`, undefined, auth)).status).toBe(501);
+    expect((await call(t.s, "POST", `/agent/conversations/${id}/messages`, { body: "x", author: "a" }, auth)).status).toBe(501);
+  }, 10_000);
+});
