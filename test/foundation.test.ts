@@ -1,6 +1,13 @@
 // The foundation's contract, identical under every adapter: statuses, error bodies, bodies, SSE.
-import { request as httpRequest } from "node:http";
+import { createServer, request as httpRequest, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { defineService, json, route } from "@mountkit/core";
+import { mountkit } from "@mountkit/express";
+import { mountkitPlugin } from "@mountkit/fastify";
+import { createFetchServer } from "@mountkit/fetch";
 import { EventSource } from "eventsource";
+import express from "express";
+import Fastify from "fastify";
 import { describe, expect, it } from "vitest";
 import { echoService } from "./fixtures/echo-service.js";
 import { type AdapterTarget, call, forEachAdapter } from "./harness.js";
@@ -196,3 +203,62 @@ describe("mounting under a prefix", () => {
     },
   );
 });
+
+describe("mounted by the host under its own prefix", () => {
+  // a root-relative Location is relative to the service's mount: the host's prefix belongs in front of it
+  const created = () =>
+    defineService({
+      name: "made",
+      title: "Made",
+      version: "1.0.0",
+      mounts: ["/things"],
+      errorBody: (e) => ({ error: e.message }),
+      routes: [route({ method: "POST", path: "/things", handler: () => json(201, { id: "t1" }, { location: "/things/t1" }) })],
+    });
+  const hosts: Array<[string, () => Promise<{ url: string; close(): Promise<void> }>]> = [
+    [
+      "express app.use(prefix)",
+      async () => {
+        const app = express();
+        app.use("/host", mountkit(created()));
+        return serve(createServer(app));
+      },
+    ],
+    [
+      "fastify register({ prefix })",
+      async () => {
+        const app = Fastify();
+        await app.register(mountkitPlugin, { services: [created()], prefix: "/host" });
+        await app.listen({ port: 0, host: "127.0.0.1" });
+        const { port } = app.server.address() as AddressInfo;
+        return { url: `http://127.0.0.1:${port}`, close: () => app.close() };
+      },
+    ],
+    ["fetch handler { basePath }", async () => serve(createFetchServer([created()], { basePath: "/host" }))],
+  ];
+  for (const [name, start] of hosts) {
+    it(`${name}: Location carries the prefix`, async () => {
+      const host = await start();
+      try {
+        const r = await fetch(`${host.url}/host/things`, { method: "POST" });
+        expect(r.status).toBe(201);
+        expect(r.headers.get("location")).toBe("/host/things/t1");
+      } finally {
+        await host.close();
+      }
+    });
+  }
+});
+
+async function serve(server: Server): Promise<{ url: string; close(): Promise<void> }> {
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -13,7 +13,7 @@ export function mountkit(services: Service | readonly Service[], options: NodeBr
   const handle = createNodeHandler(list, options);
   const middleware: RequestHandler = (req: Request, res: Response, next: NextFunction) => {
     // inside app.use("/prefix", ...) Express has already stripped the prefix from req.url
-    handle(req, res).then((handled) => {
+    handle(req, res, { mountPath: req.baseUrl }).then((handled) => {
       if (!handled) next();
     }, next);
   };

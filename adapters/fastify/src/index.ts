@@ -1,6 +1,6 @@
 // Fastify plugin: encapsulated (its body parsing never leaks into the host), glue over the Node bridge.
 import type { FastifyInstance, FastifyPluginAsync } from "fastify";
-import { coreError, dispatch, isKitError, type Service } from "@mountkit/core";
+import { coreError, dispatch, isKitError, type Service, withMountPrefix } from "@mountkit/core";
 import { connectionSignal, type NodeBridgeOptions, toKitRequest, writeKitResponse } from "@mountkit/node";
 
 export interface MountkitPluginOptions extends NodeBridgeOptions {
@@ -22,8 +22,9 @@ export const mountkitPlugin: FastifyPluginAsync<MountkitPluginOptions> = async (
     let path = q === -1 ? url : url.slice(0, q);
     if (prefix && path.startsWith(prefix)) path = path.slice(prefix.length) || "/";
     const kreq = toKitRequest(request.raw, { path, signal: conn.signal });
-    const k = await dispatch(list, kreq);
-    if (!k) return reply.callNotFound();
+    const found = await dispatch(list, kreq);
+    if (!found) return reply.callNotFound();
+    const k = withMountPrefix(found, prefix);
     if (k.stream) {
       // streams bypass Fastify's serialisation; hijack so hooks do not write after us (fastify#3979)
       reply.hijack();

@@ -1,6 +1,15 @@
 // The one bridge between Node's IncomingMessage/ServerResponse and the core. No WHATWG objects on the hot path.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type BodySource, coreError, dispatch, genericNotFound, type KitRequest, type KitResponse, type Service } from "@mountkit/core";
+import {
+  type BodySource,
+  coreError,
+  dispatch,
+  genericNotFound,
+  type KitRequest,
+  type KitResponse,
+  type Service,
+  withMountPrefix,
+} from "@mountkit/core";
 
 export interface NodeBridgeOptions {
   /**
@@ -204,6 +213,8 @@ function waitDrain(res: ServerResponse, timeoutMs: number): Promise<boolean> {
 export interface NodeHandleOptions {
   /** Path relative to the mount point (frameworks that strip a prefix pass it here). */
   path?: string;
+  /** The prefix the host mounted the kit under (Express's `req.baseUrl`): put back in front of a `Location`. */
+  mountPath?: string;
 }
 
 /**
@@ -215,8 +226,9 @@ export function createNodeHandler(services: Service | readonly Service[], option
   return async function handleNode(req: IncomingMessage, res: ServerResponse, opts: NodeHandleOptions = {}): Promise<boolean> {
     const conn = connectionSignal(res);
     const kreq = toKitRequest(req, { path: opts.path, signal: conn.signal });
-    const k = await dispatch(list, kreq);
-    if (!k) return false;
+    const found = await dispatch(list, kreq);
+    if (!found) return false;
+    const k = withMountPrefix(found, opts.mountPath);
     await writeKitResponse(res, k, k.stream ? conn.controller : undefined, options);
     return true;
   };

@@ -1,6 +1,6 @@
 // WHATWG Request/Response conversion: the whole of the fetch adapter, kept in core so every service has `.fetch`.
 import { coreError } from "./errors.js";
-import { type BodySource, genericNotFound, type KitRequest, type KitResponse, normaliseHeaders } from "./http.js";
+import { type BodySource, genericNotFound, type KitRequest, type KitResponse, normaliseHeaders, withMountPrefix } from "./http.js";
 import type { Service } from "./service.js";
 
 /** Reads a web stream up to `limit` bytes; past it, cancels and throws 413. */
@@ -91,7 +91,7 @@ export function toFetchHandler(services: Service | readonly Service[], options: 
     const kreq = fromWebRequest(request, abort.signal, basePath);
     for (const s of list) {
       const r = await s.handle(kreq);
-      if (r) return toWebResponse(r, abort);
+      if (r) return toWebResponse(withMountPrefix(r, basePath), abort);
     }
     if (options.notFound) return options.notFound(request);
     return toWebResponse(genericNotFound(kreq), abort);

@@ -53,6 +53,17 @@ export function normaliseHeaders(input: Headers | Record<string, string | string
   return out;
 }
 
+/**
+ * Services write root-relative `Location` headers against their own mount; a host that mounted them
+ * under a prefix (and stripped it before dispatch) puts that prefix back in front.
+ */
+export function withMountPrefix(response: KitResponse, prefix: string | undefined): KitResponse {
+  const p = (prefix ?? "").replace(/\/+$/, "");
+  const location = response.headers.location;
+  if (!p || !location?.startsWith("/") || location.startsWith("//")) return response;
+  return { ...response, headers: { ...response.headers, location: `${p}${location}` } };
+}
+
 /** A 404 body acceptable to every service's error shape: `{ error, details, requestId }`. */
 export function genericNotFound(request: Pick<KitRequest, "method" | "path">, requestId: string = randomIds("req")): KitResponse {
   return {
