@@ -184,6 +184,35 @@ export function describeMemoryStore(name: string, factory: () => Promise<StoreFa
       expect((await store.listEdges({ brainId, limit: 100 })).items).toHaveLength(1);
     });
 
+    test("commitExtraction is optimistic on the brain version: a commit resolved against an older one writes nothing", async (store) => {
+      if (!store.brainVersion) return;
+      const brainId = uid("brain");
+      expect(await store.brainVersion({ brainId })).toBe(0);
+      const [ep1, ep2, ep3] = [episode(brainId), episode(brainId), episode(brainId)];
+      for (const ep of [ep1, ep2, ep3])
+        await store.createEpisode({
+          episode: ep,
+          job: { id: uid("job"), queue: uid("q"), payload: { brainId, episodeId: ep.id }, maxAttempts: 3 },
+        });
+      const first = entity(brainId, "Alice Moreau");
+      const twin = entity(brainId, "Alice Moreau");
+      expect(await store.commitExtraction(commitOf(ep1, { createEntities: [first], expectVersion: 0 }))).toEqual({ committed: true });
+      expect(await store.brainVersion({ brainId })).toBe(1);
+      // ep2 was resolved before ep1 landed: it would create Alice again
+      expect(await store.commitExtraction(commitOf(ep2, { createEntities: [twin], expectVersion: 0 }))).toEqual({
+        committed: false,
+        reason: "conflict",
+      });
+      expect((await store.listEntities({ brainId, limit: 10 })).items.map((e) => e.id)).toEqual([first.id]);
+      expect(await store.getEpisode({ brainId, id: ep2.id })).toMatchObject({ status: "queued" });
+      expect(await store.brainVersion({ brainId })).toBe(1);
+      expect(await store.commitExtraction(commitOf(ep2, { expectVersion: 1 }))).toEqual({ committed: true });
+      // without expectVersion there is no check, and the version still moves
+      expect(await store.commitExtraction(commitOf(ep3))).toEqual({ committed: true });
+      expect(await store.brainVersion({ brainId })).toBe(3);
+      expect(await store.brainVersion({ brainId: uid("brain") })).toBe(0);
+    });
+
     test("commitExtraction on an unknown episode commits nothing", async (store) => {
       const brainId = uid("brain");
       const r = await store.commitExtraction(commitOf(episode(brainId), { createEntities: [entity(brainId, "Zed")] }));

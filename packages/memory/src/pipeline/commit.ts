@@ -16,7 +16,8 @@ export function playbookOf(metadata: Record<string, unknown>): { slug: string; t
   return { slug, title };
 }
 
-export async function commit(run: EpisodeRun): Promise<CommitResult> {
+/** `expectVersion`: the brain version resolution started from (optimistic check; see MemoryStore). */
+export async function commit(run: EpisodeRun, expectVersion?: number): Promise<CommitResult> {
   const { deps, episode } = run;
   const all = [...run.entities.values()];
   const mentioned = new Set<string>([...run.edges.flatMap((e) => [e.source, e.target]), ...all.map((r) => r.record.id)]);
@@ -40,6 +41,7 @@ export async function commit(run: EpisodeRun): Promise<CommitResult> {
     entityIds: [...mentioned],
     edgeIds: run.edges.map((e) => e.id),
     playbook: playbookOf(episode.metadata),
+    ...(expectVersion === undefined ? {} : { expectVersion }),
   });
 }
 

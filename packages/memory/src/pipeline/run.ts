@@ -1,5 +1,7 @@
 // The extraction pipeline: stages 1-7 for one episode, run by the queue worker. Per brain, episodes
-// are resolved and committed one at a time so two concurrent episodes never create the same entity.
+// are resolved and committed one at a time so two concurrent episodes never create the same entity:
+// the queue runs one job per brain across processes (group key), an in-process lock covers stores
+// without group keys, and the commit is optimistic on the brain's version (resolved again on conflict).
 import type { Job } from "@mountkit/core";
 import type { Embedder } from "../embeddings.js";
 import { commit, indexVectors } from "./commit.js";
@@ -12,6 +14,9 @@ import { createResolver, knownMentions } from "./resolve.js";
 import { resolveTimes } from "./temporal.js";
 
 export const EXTRACTION_QUEUE = "memory.extract";
+
+/** Resolutions of one episode against a brain that keeps changing under it before the job is retried. */
+const MAX_CONFLICTS = 5;
 
 export interface ExtractionPayload {
   brainId: string;
@@ -74,30 +79,40 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
     if (!episode || episode.status === "done") return;
     await store.setEpisodeStatus({ brainId: episode.brainId, id: episode.id, status: "processing", now: clock.now() });
     await lock(episode.brainId, async () => {
-      const run: EpisodeRun = { deps, episode, now: clock.now(), entities: new Map(), edges: [], invalidations: [] };
-      const resolver = createResolver(run);
-      try {
-        const extracted = await extractEntities(run);
-        extracted.push(...(await knownMentions(run, extracted)));
-        for (const e of extracted) await resolver.resolve(e);
-        const facts = await extractFacts(run, resolver);
-        const timed = resolveTimes(run, facts);
-        run.edges = await dropDuplicates(run, timed);
-        await resolveContradictions(run, run.edges);
-      } catch (err) {
-        if (typeof err === "object" && err !== null && storeErrors.has(err)) throw err;
-        logger.warn("extraction failed", { episode: episode.id, error: reasonOf(err) });
-        await store.setEpisodeStatus({
-          brainId: episode.brainId,
-          id: episode.id,
-          status: "failed",
-          error: reasonOf(err),
-          now: clock.now(),
-        });
-        return;
+      for (let attempt = 1; ; attempt++) {
+        const version = await store.brainVersion?.({ brainId: episode.brainId });
+        const run: EpisodeRun = { deps, episode, now: clock.now(), entities: new Map(), edges: [], invalidations: [] };
+        const resolver = createResolver(run);
+        try {
+          const extracted = await extractEntities(run);
+          extracted.push(...(await knownMentions(run, extracted)));
+          for (const e of extracted) await resolver.resolve(e);
+          const facts = await extractFacts(run, resolver);
+          const timed = resolveTimes(run, facts);
+          run.edges = await dropDuplicates(run, timed);
+          await resolveContradictions(run, run.edges);
+        } catch (err) {
+          if (typeof err === "object" && err !== null && storeErrors.has(err)) throw err;
+          logger.warn("extraction failed", { episode: episode.id, error: reasonOf(err) });
+          await store.setEpisodeStatus({
+            brainId: episode.brainId,
+            id: episode.id,
+            status: "failed",
+            error: reasonOf(err),
+            now: clock.now(),
+          });
+          return;
+        }
+        const result = await commit(run, version);
+        if (result.committed) {
+          await indexVectors(run, options.embedder);
+          return;
+        }
+        if (result.reason !== "conflict") return;
+        // another worker committed to this brain meanwhile (a job that outlived its lease): resolve again
+        logger.info("brain changed during extraction; resolving again", { episode: episode.id, attempt });
+        if (attempt >= MAX_CONFLICTS) throw new Error(`brain ${episode.brainId} kept changing during extraction`);
       }
-      const result = await commit(run);
-      if (result.committed) await indexVectors(run, options.embedder);
     });
   }
 

@@ -88,6 +88,8 @@ export function memoryMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   const brains = new Map<string, BrainRecord>();
   const keysByHash = new Map<string, ApiKeyRecord>();
   const data = new Map<string, BrainData>();
+  /** Committed extractions per brain (brainVersion). */
+  const versions = new Map<string, number>();
   const jobs = options.jobs ?? memoryJobStore();
 
   const brain = (brainId: string): BrainData => {
@@ -290,11 +292,16 @@ export function memoryMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       return { ok: true, edge: cloneEdge(e) };
     },
 
+    async brainVersion({ brainId }) {
+      return versions.get(brainId) ?? 0;
+    },
     async commitExtraction(c) {
       const d = data.get(c.brainId);
       const episode = d?.episodes.get(c.episodeId);
       if (!d || !episode) return { committed: false, reason: "episode_not_found" };
       if (episode.status === "done") return { committed: false, reason: "already_done" };
+      const version = versions.get(c.brainId) ?? 0;
+      if (c.expectVersion !== undefined && c.expectVersion !== version) return { committed: false, reason: "conflict" };
       // Validate before writing anything so a bad commit leaves no partial state.
       for (const u of c.updateEntities) if (!d.entities.has(u.id)) throw new Error(`unknown entity ${u.id}`);
       for (const inv of c.invalidate) if (!d.edges.has(inv.id)) throw new Error(`unknown edge ${inv.id}`);
@@ -302,6 +309,7 @@ export function memoryMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
         const known = (id: string) => d.entities.has(id) || c.createEntities.some((n) => n.id === id);
         if (!known(e.source) || !known(e.target)) throw new Error(`edge ${e.id} references an unknown entity`);
       }
+      versions.set(c.brainId, version + 1);
       for (const e of c.createEntities) {
         d.entities.set(e.id, cloneEntity(e));
         indexEntity(d, e);

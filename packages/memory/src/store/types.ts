@@ -59,9 +59,14 @@ export interface ExtractionCommit {
   edgeIds: string[];
   /** Adds the episode to this playbook, creating it when absent. */
   playbook: { slug: string; title: string } | null;
+  /**
+   * The brain's `brainVersion` the extraction resolved against. When another commit of the brain landed
+   * since, nothing is written and `conflict` is answered (the pipeline resolves again). Absent: no check.
+   */
+  expectVersion?: number;
 }
 
-export type CommitResult = { committed: true } | { committed: false; reason: "already_done" | "episode_not_found" };
+export type CommitResult = { committed: true } | { committed: false; reason: "already_done" | "episode_not_found" | "conflict" };
 
 export type InvalidateResult = { ok: true; edge: EdgeRecord } | { ok: false; reason: "not_found" | "already_invalid" };
 
@@ -138,6 +143,12 @@ export interface MemoryStore {
    * already done (a job re-run after a crash) nothing is written and `already_done` is returned.
    */
   commitExtraction(input: ExtractionCommit): Promise<CommitResult>;
+  /**
+   * How many extractions of the brain have been committed (0 before the first). Commits of one brain are
+   * serialised and each increments it atomically: the optimistic check behind `expectVersion`, a second
+   * guard after the queue's per-brain job groups (a job whose lease ran out may overlap its retry).
+   */
+  brainVersion?(input: { brainId: string }): Promise<number>;
 
   // --- playbooks ---
   getPlaybook(input: { brainId: string; slug: string }): Promise<PlaybookRecord | null>;

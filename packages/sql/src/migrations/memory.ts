@@ -122,5 +122,12 @@ export const memoryMigrations: MigrationSet = {
         ]);
       },
     },
+    {
+      version: 2,
+      name: "brain versions (optimistic check of extraction commits)",
+      async up(db) {
+        await exec(db, ["create table memory_brain_versions (brain_id text primary key, version bigint not null)"]);
+      },
+    },
   ],
 };

@@ -5,9 +5,11 @@
 import {
   type ApiKeyRecord,
   type BrainRecord,
+  type CommitResult,
   type EdgeRecord,
   type EntityRecord,
   type EpisodeRecord,
+  type ExtractionCommit,
   type MemoryStore,
   type Page,
   type PageAfter,
@@ -150,6 +152,9 @@ const visible: Record<Kind, (asOf: number | null) => RawBuilder<unknown>> = {
 const COLS: Record<Kind, readonly string[]> = { episodes: EPISODE_COLS, entities: ENTITY_COLS, edges: EDGE_COLS };
 
 const ftsPhrase = (s: string) => `"${s.replace(/"/g, '""')}"`;
+
+/** Thrown inside a commit's transaction to roll it back when the brain moved past `expectVersion`. */
+class CommitConflict extends Error {}
 
 export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
   const db = database.kysely as Db;
@@ -308,6 +313,130 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
       .selectFrom("memory_edges as t")
       .select(EDGE_COLS.map((c) => `t.${c}` as const))
       .where("t.brain_id", "=", brainId);
+
+  /** One extraction commit inside `trx` (see MemoryStore.commitExtraction). */
+  async function commitIn(trx: Db, c: ExtractionCommit): Promise<CommitResult> {
+    // the lock makes a second run of the same job wait here and then see `done`
+    let q = trx.selectFrom("memory_episodes").select("status").where("brain_id", "=", c.brainId).where("id", "=", c.episodeId);
+    if (pg) q = q.forUpdate();
+    const episode = await q.executeTakeFirst();
+    if (!episode) return { committed: false, reason: "episode_not_found" } as const;
+    if (episode.status === "done") return { committed: false, reason: "already_done" } as const;
+    // every commit of the brain bumps its version; the row lock serialises the brain's commits on
+    // PostgreSQL (SQLite's write lock already does), so the previous version is exact
+    const bumped = await sql<{ version: number }>`
+      insert into memory_brain_versions (brain_id, version) values (${c.brainId}, 1)
+      on conflict (brain_id) do update set version = memory_brain_versions.version + 1
+      returning version`.execute(trx);
+    if (c.expectVersion !== undefined && num(bumped.rows[0]!.version) - 1 !== c.expectVersion) throw new CommitConflict();
+
+    const created = new Set(c.createEntities.map((e) => e.id));
+    const referenced = [...c.updateEntities.map((u) => u.id), ...c.createEdges.flatMap((e) => [e.source, e.target])].filter(
+      (id) => !created.has(id),
+    );
+    const knownEntities = await existingIds(trx, "memory_entities", c.brainId, referenced);
+    for (const u of c.updateEntities) if (!knownEntities.has(u.id)) throw new Error(`unknown entity ${u.id}`);
+    for (const e of c.createEdges) {
+      const known = (id: string) => created.has(id) || knownEntities.has(id);
+      if (!known(e.source) || !known(e.target)) throw new Error(`edge ${e.id} references an unknown entity`);
+    }
+    const knownEdges = await existingIds(
+      trx,
+      "memory_edges",
+      c.brainId,
+      c.invalidate.map((i) => i.id),
+    );
+    for (const inv of c.invalidate) if (!knownEdges.has(inv.id)) throw new Error(`unknown edge ${inv.id}`);
+
+    for (const e of c.createEntities) {
+      await trx
+        .insertInto("memory_entities")
+        .values({
+          brain_id: e.brainId,
+          id: e.id,
+          name: e.name,
+          kind: e.kind,
+          aliases: JSON.stringify(e.aliases),
+          keys: JSON.stringify(e.keys),
+          created_at: e.createdAt,
+          updated_at: e.updatedAt,
+          ...searchPlaceholder(),
+        })
+        .execute();
+      await index(trx, "entities", c.brainId, e.id, entityText(e));
+      await insertEntityKeys(trx, c.brainId, e.id, e.keys);
+    }
+    for (const u of c.updateEntities) {
+      await trx
+        .updateTable("memory_entities")
+        .set({ name: u.name, kind: u.kind, aliases: JSON.stringify(u.aliases), keys: JSON.stringify(u.keys), updated_at: u.updatedAt })
+        .where("brain_id", "=", c.brainId)
+        .where("id", "=", u.id)
+        .execute();
+      await index(trx, "entities", c.brainId, u.id, entityText(u), true);
+      await insertEntityKeys(trx, c.brainId, u.id, u.keys);
+    }
+    for (const inv of c.invalidate) {
+      await trx
+        .updateTable("memory_edges")
+        .set({
+          t_invalid: sql`case when t_invalid is null or t_invalid > ${inv.tInvalid} then ${inv.tInvalid} else t_invalid end`,
+          t_expired: inv.tExpired,
+          invalidation_reason: inv.reason,
+          invalidated_by: inv.invalidatedBy,
+        })
+        .where("brain_id", "=", c.brainId)
+        .where("id", "=", inv.id)
+        .where("t_expired", "is", null)
+        .execute();
+    }
+    for (const e of c.createEdges) {
+      await trx.insertInto("memory_edges").values(edgeRow(e)).execute();
+      await index(trx, "edges", c.brainId, e.id, e.fact);
+    }
+    if (c.playbook) {
+      await trx
+        .insertInto("memory_playbooks")
+        .values({
+          brain_id: c.brainId,
+          slug: c.playbook.slug,
+          title: c.playbook.title,
+          episode_ids: "[]",
+          created_at: c.now,
+          updated_at: c.now,
+        })
+        .onConflict((oc) => oc.columns(["brain_id", "slug"]).doNothing())
+        .execute();
+      let pq = trx
+        .selectFrom("memory_playbooks")
+        .select("episode_ids")
+        .where("brain_id", "=", c.brainId)
+        .where("slug", "=", c.playbook.slug);
+      if (pg) pq = pq.forUpdate();
+      const p = await pq.executeTakeFirstOrThrow();
+      const episodeIds: string[] = JSON.parse(p.episode_ids);
+      if (!episodeIds.includes(c.episodeId)) episodeIds.push(c.episodeId);
+      await trx
+        .updateTable("memory_playbooks")
+        .set({ episode_ids: JSON.stringify(episodeIds), updated_at: c.now })
+        .where("brain_id", "=", c.brainId)
+        .where("slug", "=", c.playbook.slug)
+        .execute();
+    }
+    await trx
+      .updateTable("memory_episodes")
+      .set({
+        status: "done",
+        error: null,
+        entity_ids: JSON.stringify(c.entityIds),
+        edge_ids: JSON.stringify(c.edgeIds),
+        processed_at: c.now,
+      })
+      .where("brain_id", "=", c.brainId)
+      .where("id", "=", c.episodeId)
+      .execute();
+    return { committed: true } as const;
+  }
 
   return {
     jobs: sqlJobStore(database),
@@ -541,122 +670,19 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
       return { ok: false, reason: exists ? "already_invalid" : "not_found" };
     },
 
+    async brainVersion({ brainId }) {
+      const r = await db.selectFrom("memory_brain_versions").select("version").where("brain_id", "=", brainId).executeTakeFirst();
+      return r ? num(r.version) : 0;
+    },
+
     async commitExtraction(c) {
-      return db.transaction().execute(async (trx) => {
-        // the lock makes a second run of the same job wait here and then see `done`
-        let q = trx.selectFrom("memory_episodes").select("status").where("brain_id", "=", c.brainId).where("id", "=", c.episodeId);
-        if (pg) q = q.forUpdate();
-        const episode = await q.executeTakeFirst();
-        if (!episode) return { committed: false, reason: "episode_not_found" } as const;
-        if (episode.status === "done") return { committed: false, reason: "already_done" } as const;
-
-        const created = new Set(c.createEntities.map((e) => e.id));
-        const referenced = [...c.updateEntities.map((u) => u.id), ...c.createEdges.flatMap((e) => [e.source, e.target])].filter(
-          (id) => !created.has(id),
-        );
-        const knownEntities = await existingIds(trx, "memory_entities", c.brainId, referenced);
-        for (const u of c.updateEntities) if (!knownEntities.has(u.id)) throw new Error(`unknown entity ${u.id}`);
-        for (const e of c.createEdges) {
-          const known = (id: string) => created.has(id) || knownEntities.has(id);
-          if (!known(e.source) || !known(e.target)) throw new Error(`edge ${e.id} references an unknown entity`);
-        }
-        const knownEdges = await existingIds(
-          trx,
-          "memory_edges",
-          c.brainId,
-          c.invalidate.map((i) => i.id),
-        );
-        for (const inv of c.invalidate) if (!knownEdges.has(inv.id)) throw new Error(`unknown edge ${inv.id}`);
-
-        for (const e of c.createEntities) {
-          await trx
-            .insertInto("memory_entities")
-            .values({
-              brain_id: e.brainId,
-              id: e.id,
-              name: e.name,
-              kind: e.kind,
-              aliases: JSON.stringify(e.aliases),
-              keys: JSON.stringify(e.keys),
-              created_at: e.createdAt,
-              updated_at: e.updatedAt,
-              ...searchPlaceholder(),
-            })
-            .execute();
-          await index(trx, "entities", c.brainId, e.id, entityText(e));
-          await insertEntityKeys(trx, c.brainId, e.id, e.keys);
-        }
-        for (const u of c.updateEntities) {
-          await trx
-            .updateTable("memory_entities")
-            .set({ name: u.name, kind: u.kind, aliases: JSON.stringify(u.aliases), keys: JSON.stringify(u.keys), updated_at: u.updatedAt })
-            .where("brain_id", "=", c.brainId)
-            .where("id", "=", u.id)
-            .execute();
-          await index(trx, "entities", c.brainId, u.id, entityText(u), true);
-          await insertEntityKeys(trx, c.brainId, u.id, u.keys);
-        }
-        for (const inv of c.invalidate) {
-          await trx
-            .updateTable("memory_edges")
-            .set({
-              t_invalid: sql`case when t_invalid is null or t_invalid > ${inv.tInvalid} then ${inv.tInvalid} else t_invalid end`,
-              t_expired: inv.tExpired,
-              invalidation_reason: inv.reason,
-              invalidated_by: inv.invalidatedBy,
-            })
-            .where("brain_id", "=", c.brainId)
-            .where("id", "=", inv.id)
-            .where("t_expired", "is", null)
-            .execute();
-        }
-        for (const e of c.createEdges) {
-          await trx.insertInto("memory_edges").values(edgeRow(e)).execute();
-          await index(trx, "edges", c.brainId, e.id, e.fact);
-        }
-        if (c.playbook) {
-          await trx
-            .insertInto("memory_playbooks")
-            .values({
-              brain_id: c.brainId,
-              slug: c.playbook.slug,
-              title: c.playbook.title,
-              episode_ids: "[]",
-              created_at: c.now,
-              updated_at: c.now,
-            })
-            .onConflict((oc) => oc.columns(["brain_id", "slug"]).doNothing())
-            .execute();
-          let pq = trx
-            .selectFrom("memory_playbooks")
-            .select("episode_ids")
-            .where("brain_id", "=", c.brainId)
-            .where("slug", "=", c.playbook.slug);
-          if (pg) pq = pq.forUpdate();
-          const p = await pq.executeTakeFirstOrThrow();
-          const episodeIds: string[] = JSON.parse(p.episode_ids);
-          if (!episodeIds.includes(c.episodeId)) episodeIds.push(c.episodeId);
-          await trx
-            .updateTable("memory_playbooks")
-            .set({ episode_ids: JSON.stringify(episodeIds), updated_at: c.now })
-            .where("brain_id", "=", c.brainId)
-            .where("slug", "=", c.playbook.slug)
-            .execute();
-        }
-        await trx
-          .updateTable("memory_episodes")
-          .set({
-            status: "done",
-            error: null,
-            entity_ids: JSON.stringify(c.entityIds),
-            edge_ids: JSON.stringify(c.edgeIds),
-            processed_at: c.now,
-          })
-          .where("brain_id", "=", c.brainId)
-          .where("id", "=", c.episodeId)
-          .execute();
-        return { committed: true } as const;
-      });
+      return db
+        .transaction()
+        .execute(async (trx) => commitIn(trx, c))
+        .catch((e) => {
+          if (e instanceof CommitConflict) return { committed: false, reason: "conflict" } as const;
+          throw e;
+        });
     },
 
     async getPlaybook({ brainId, slug }) {
