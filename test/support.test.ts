@@ -39,7 +39,7 @@ const makeServices = () => [
   createSupportService({ products: ["demo"], basePath: "/notoken" }),
   // a product whose backend is the SPI client, speaking interface B to the first instance
   createSupportService({
-    products: [{ slug: "remote", backend: spiBackend({ baseUrl: () => selfUrl, token: SPI }) }],
+    products: [{ slug: "remote", backend: spiBackend({ baseUrl: () => selfUrl, token: SPI, pollIntervalMs: 50 }) }],
     basePath: "/proxy",
     limits: { rateLimit: 100_000 },
   }),
@@ -765,7 +765,25 @@ function suite(t: AdapterTarget) {
         await call(u(`/proxy/api/conversations/${id}/messages`), { body: { productSlug: "remote", customerId: c, message: "late" } }),
         409,
       );
-      expectError(await call(u(`/proxy/api/conversations/${id}/stream?${q("remote", c)}`)), 501);
+      expectError(await call(u(`/proxy/api/conversations/${id}/stream?${q("remote", cust())}`)), 404);
+    });
+
+    it("streams a remote conversation: the remote's agent activity reaches the proxy's stream by polling", async () => {
+      const c = cust();
+      const created = await call(u("/proxy/api/conversations"), { body: { productSlug: "remote", customerId: c, message: "Watch me" } });
+      const id = created.body.conversationId;
+      const w = watch(u(`/proxy/api/conversations/${id}/stream?${q("remote", c)}`));
+      try {
+        await waitFor(() => w.events.some((e) => e.type === "connected"), 5000, "connected");
+        const reply = await call(u(`/agent/conversations/${id}/messages`), { headers: agentH, body: { body: "from the remote agent", author: "Ann" } });
+        expect(reply.status).toBe(200);
+        await waitFor(() => w.events.some((e) => e.type === "new_comment"), 8000, "polled reply");
+        const nc = w.events.find((e) => e.type === "new_comment")!;
+        expect(nc.data).toMatchObject({ id: reply.body.id, body: "from the remote agent", author: "Ann", isCustomer: false });
+        await waitFor(() => w.events.some((e) => e.type === "labels_changed"), 8000, "status change");
+      } finally {
+        w.close();
+      }
     });
   });
 }

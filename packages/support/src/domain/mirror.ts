@@ -65,8 +65,8 @@ export interface MirrorOptions {
   logger: Logger;
   /** The id customers see for a stored conversation id (default: the same). */
   publicConversationId?: (storedId: string) => string;
-  /** The id customers see for a stored message id (default: the same). */
-  publicMessageId?: (storedId: string) => string;
+  /** The id customers see for a stored message id of a stored conversation (default: the same). */
+  publicMessageId?: (storedId: string, conversationId: string) => string;
 }
 
 const sameLabels = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
@@ -76,7 +76,7 @@ export function createMirror(o: MirrorOptions): Mirror {
   const convId = o.publicConversationId ?? ((id: string) => id);
   const msgId = o.publicMessageId ?? ((id: string) => id);
   const now = () => iso(clock.now());
-  const wire = (m: Omit<MessageRecord, "seq">): Comment => ({ ...comment({ ...m, seq: 0 }), id: msgId(m.id) });
+  const wire = (m: Omit<MessageRecord, "seq">): Comment => ({ ...comment({ ...m, seq: 0 }), id: msgId(m.id, m.conversationId) });
 
   function notify(conversationId: string, seqs: number[]) {
     const seq = seqs[seqs.length - 1];
@@ -232,7 +232,7 @@ export function createMirror(o: MirrorOptions): Mirror {
           expectedSeq: c.lastSeq,
           messageId,
           patch: { updatedAt: at },
-          events: [ev.commentDeleted(msgId(messageId), at)],
+          events: [ev.commentDeleted(msgId(messageId, conversationId), at)],
         });
       });
       return r !== null;
