@@ -1,4 +1,6 @@
 // In-process use of the service: `api` calls, the service-level OpenAPI document, the spec concurrency bound.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { isKitError } from "@mountkit/core";
 import { validate as independentValidate } from "@readme/openapi-parser";
 import { describe, expect, it } from "vitest";
@@ -68,5 +70,36 @@ describe("service", () => {
     );
     expect(peak).toBe(2);
     expect(order.length).toBe(7);
+  });
+});
+
+describe("an unreachable validation address", () => {
+  it("answers 503 without telling the client where the operator's validator lives", async () => {
+    const spec = JSON.stringify({ openapi: "3.1.0", info: { title: "T", version: "1" }, paths: {} });
+    const server = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(spec));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const { port } = server.address() as AddressInfo;
+    const hidden = "http://10.11.12.13:1";
+    const svc = createEntriesService({
+      auth: jwtVerifier({ secret: "service-test-secret-service-test-secret-1" }),
+      validator: { url: hidden, timeoutMs: 200 },
+      specFetch: { allowPrivate: true },
+    });
+    try {
+      const submit = svc.api.submit({
+        typeId: "apis",
+        ownerId: "u1",
+        entry: { name: "A", description: "d", customData: { specUrl: `http://127.0.0.1:${port}/spec.json` } },
+      });
+      const e = await submit.then(
+        () => undefined,
+        (x: unknown) => x,
+      );
+      expect(isKitError(e) && e.status).toBe(503);
+      expect(JSON.stringify({ message: (e as Error).message, details: (e as { details?: unknown }).details })).not.toContain("10.11.12.13");
+    } finally {
+      await svc.dispose();
+      server.close();
+    }
   });
 });

@@ -1,6 +1,6 @@
 // The `apis` submission step: fetch specUrl safely, have the validation address judge it, catalogue it.
 import { entriesError } from "../errors.js";
-import type { ValidationClient } from "../openapi/client.js";
+import { type ValidationClient, ValidatorUnavailableError } from "../openapi/client.js";
 import { parseSpec } from "../openapi/parse.js";
 import { checkRefs } from "../openapi/refs.js";
 import { externalLoader } from "../openapi/validate.js";
@@ -68,7 +68,9 @@ async function prepareOne(
       signal: ctx.signal,
     });
   } catch (e) {
-    throw entriesError("validator_unavailable", { message: `the OpenAPI validation address is unavailable: ${(e as Error).message}` });
+    // the reason names the operator's validator address: it goes to the log (cause), not to the client
+    if (e instanceof ValidatorUnavailableError) throw entriesError("validator_unavailable", { cause: e });
+    throw e;
   }
   const { answer } = outcome;
   if (!answer.valid) {
