@@ -1,7 +1,10 @@
 // MemoryStore on SQL. An episode and its extraction job are inserted in one transaction (so an accepted
 // episode is always extracted, even after a crash), and an extraction commits all-or-nothing, idempotently
-// (the episode row is locked and checked first, so a re-run job writes nothing twice). Full-text search
-// ranks with BM25 on both engines: FTS5's bm25() on SQLite, the same formula over tsvector on PostgreSQL.
+// (the episode row is locked and checked first, so a re-run job writes nothing twice) and optimistically
+// on the brain's version. Full-text search ranks with BM25 on both engines: the formula over the brain's
+// own documents on PostgreSQL; FTS5's bm25() on SQLite, whose statistics (document count, document
+// frequencies, average length) span every brain of the FTS table, so on SQLite another brain's corpus can
+// reorder a brain's hits (measured in test/memory-fts-brains.test.ts; see packages/memory/README.md).
 import {
   type ApiKeyRecord,
   type BrainRecord,
