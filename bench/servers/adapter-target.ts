@@ -130,6 +130,10 @@ process.stdin.on("data", (d: string) => {
     const [cmd, arg] = line.split(" ");
     if (cmd === "publish") publish(Number(arg));
     if (cmd === "count") process.stdout.write(`count ${mode === "kit" ? kitStreams.size : nativeWriters.size}\n`);
+    if (cmd === "cpu") {
+      const u = process.cpuUsage();
+      process.stdout.write(`cpu ${u.user + u.system}\n`);
+    }
   }
 });
 process.stdin.on("end", () => process.exit(0));

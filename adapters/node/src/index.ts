@@ -48,7 +48,7 @@ export function nodeBodyReader(req: IncomingMessage): (limit: number) => Promise
         chunks.push(c);
       };
       const onEnd = () => {
-        cleanup();
+        // an ended stream emits nothing more: leave its listeners (removing them costs more than they do)
         resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
       };
       const onError = (e: Error) => {
@@ -75,36 +75,50 @@ function consumedBody(req: IncomingMessage & { body?: unknown; _body?: boolean }
 
 /**
  * A KitRequest over a Node request. The query, and the abort signal (an AbortController costs more than
- * the rest of dispatch), are created only when something reads them.
+ * the rest of dispatch), are created only when something reads them; a class keeps that closure-free.
  */
+class NodeKitRequest implements KitRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Record<string, string | undefined>;
+  readonly body: BodySource;
+  readonly remoteAddress: string | undefined;
+  #search: string;
+  #query: URLSearchParams | undefined;
+  #signal: AbortSignal | (() => AbortSignal);
+
+  constructor(req: IncomingMessage & { body?: unknown }, path: string | undefined, signal: AbortSignal | (() => AbortSignal)) {
+    const url = req.url ?? "/";
+    const q = url.indexOf("?");
+    this.method = req.method ?? "GET";
+    this.path = safePath(path ?? (q === -1 ? url : url.slice(0, q)));
+    this.#search = q === -1 ? "" : url.slice(q + 1);
+    // Node already lower-cases names; only set-cookie is an array, and requests do not carry it
+    this.headers = req.headers as Record<string, string | undefined>;
+    if (consumedBody(req)) this.body = { kind: "parsed", value: req.body };
+    else if (req.method === "GET" || req.method === "HEAD") this.body = NO_BODY;
+    else this.body = { kind: "stream", read: nodeBodyReader(req) };
+    this.remoteAddress = req.socket?.remoteAddress;
+    this.#signal = signal;
+  }
+
+  get query(): URLSearchParams {
+    this.#query ??= new URLSearchParams(this.#search);
+    return this.#query;
+  }
+
+  get signal(): AbortSignal {
+    return typeof this.#signal === "function" ? this.#signal() : this.#signal;
+  }
+}
+
+const NO_BODY: BodySource = { kind: "none" };
+
 export function toKitRequest(
   req: IncomingMessage & { body?: unknown },
   options: { path?: string; signal: AbortSignal | (() => AbortSignal) },
 ): KitRequest {
-  const url = req.url ?? "/";
-  const q = url.indexOf("?");
-  const path = options.path ?? (q === -1 ? url : url.slice(0, q));
-  let query: URLSearchParams | undefined;
-  let body: BodySource;
-  if (consumedBody(req)) body = { kind: "parsed", value: req.body };
-  else if (req.method === "GET" || req.method === "HEAD") body = { kind: "none" };
-  else body = { kind: "stream", read: nodeBodyReader(req) };
-  const signal = options.signal;
-  return {
-    method: req.method ?? "GET",
-    path: safePath(path),
-    get query() {
-      query ??= new URLSearchParams(q === -1 ? "" : url.slice(q + 1));
-      return query;
-    },
-    // Node already lower-cases names; only set-cookie is an array, and requests do not carry it
-    headers: req.headers as Record<string, string | undefined>,
-    body,
-    get signal() {
-      return typeof signal === "function" ? signal() : signal;
-    },
-    remoteAddress: req.socket?.remoteAddress,
-  };
+  return new NodeKitRequest(req, options.path, options.signal);
 }
 
 function safePath(p: string): string {

@@ -102,6 +102,47 @@ function validate(schema: z.ZodType | undefined, value: unknown, where: string):
   throw coreError("invalid_request", { message, details });
 }
 
+const JSON_ONLY = ["application/json"];
+
+/** The handler's view of a request. A class, so per-request getters cost no closures. */
+class Context implements RequestContext<Record<string, string>, Record<string, unknown>, unknown> {
+  body: unknown = undefined;
+  rawBody: Uint8Array | undefined = undefined;
+  contentType: string | undefined;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  state: Record<string, unknown> = {};
+  #request: KitRequest;
+  #query: Record<string, unknown> | undefined;
+
+  constructor(
+    request: KitRequest,
+    readonly method: HttpMethod,
+    readonly path: string,
+    public params: Record<string, string>,
+    readonly requestId: string,
+    readonly clock: Clock,
+    readonly log: Logger,
+  ) {
+    this.#request = request;
+    this.headers = request.headers;
+    this.contentType = request.headers["content-type"];
+  }
+
+  /** Parsed on first read: most routes have no query. */
+  get query(): Record<string, unknown> {
+    this.#query ??= queryObject(this.#request.query);
+    return this.#query;
+  }
+  set query(v: Record<string, unknown>) {
+    this.#query = v;
+  }
+
+  /** The adapter creates the connection's AbortController only if a handler asks for it. */
+  get signal(): AbortSignal {
+    return this.#request.signal;
+  }
+}
+
 const owns = (mounts: readonly string[], path: string) => mounts.some((m) => path === m || path.startsWith(m.endsWith("/") ? m : `${m}/`));
 
 export function defineService(def: ServiceDefinition): Service {
@@ -111,6 +152,8 @@ export function defineService(def: ServiceDefinition): Service {
   const ids = def.ids ?? randomIds;
   const bodyLimit = def.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const match = compileRoutes(def.routes);
+  // each route's middleware, outermost first, resolved once
+  const chains = new Map(def.routes.map((r) => [r, [...(def.use ?? []), ...(r.use ?? [])]]));
   let openapiCache: OpenApiDocument | undefined;
 
   const errorResult = (err: unknown, requestId: string, method: string, path: string): HandlerResult => {
@@ -167,32 +210,7 @@ export function defineService(def: ServiceDefinition): Service {
     const method = request.method.toUpperCase();
     const m = match(method, path);
 
-    let query: Record<string, unknown> | undefined;
-    const ctx: RequestContext<Record<string, string>, Record<string, unknown>, unknown> = {
-      method: method as HttpMethod,
-      path,
-      params: m.kind === "match" ? m.params : {},
-      // parsed on first read: most routes have no query
-      get query() {
-        query ??= queryObject(request.query);
-        return query;
-      },
-      set query(v) {
-        query = v;
-      },
-      body: undefined,
-      rawBody: undefined,
-      contentType: request.headers["content-type"],
-      headers: request.headers,
-      requestId,
-      // the adapter creates the connection's AbortController only if a handler asks for it
-      get signal() {
-        return request.signal;
-      },
-      state: {},
-      clock,
-      log,
-    };
+    const ctx = new Context(request, method as HttpMethod, path, m.kind === "match" ? m.params : {}, requestId, clock, log);
 
     let result: HandlerResult;
     if (m.kind === "none") {
@@ -207,7 +225,7 @@ export function defineService(def: ServiceDefinition): Service {
         if (mode !== "none" && method !== "GET" && method !== "HEAD") {
           const b = await readBody(request.body, {
             mode,
-            accepts: r.accepts ?? ["application/json"],
+            accepts: r.accepts ?? JSON_ONLY,
             limit: r.bodyLimit ?? bodyLimit,
             contentType: request.headers["content-type"],
             contentLength: request.headers["content-length"],
@@ -216,19 +234,28 @@ export function defineService(def: ServiceDefinition): Service {
           ctx.rawBody = b.raw;
           ctx.contentType = b.contentType;
         }
-        ctx.params = validate(r.params, ctx.params, "path") as Record<string, string>;
-        ctx.query = validate(r.query, ctx.query, "query") as Record<string, unknown>;
+        if (r.params) ctx.params = validate(r.params, ctx.params, "path") as Record<string, string>;
+        // without a query schema the query stays unparsed until a handler reads it
+        if (r.query) ctx.query = validate(r.query, ctx.query, "query") as Record<string, unknown>;
         if (r.body) ctx.body = validate(r.body, ctx.body, "body");
         return r.handler(ctx as never);
       };
-      const chain = [...(def.use ?? []), ...(r.use ?? [])];
-      let next = safe(inner, requestId, method, path);
-      for (let i = chain.length - 1; i >= 0; i--) {
-        const mw = chain[i]!;
-        const downstream = next;
-        next = safe(() => mw(ctx, downstream), requestId, method, path);
+      const chain = chains.get(r)!;
+      if (chain.length === 0) {
+        try {
+          result = await inner();
+        } catch (e) {
+          result = errorResult(e, requestId, method, path);
+        }
+      } else {
+        let next = safe(inner, requestId, method, path);
+        for (let i = chain.length - 1; i >= 0; i--) {
+          const mw = chain[i]!;
+          const downstream = next;
+          next = safe(() => mw(ctx, downstream), requestId, method, path);
+        }
+        result = await next();
       }
-      result = await next();
     }
     const response = serialise(result, request, requestId);
     log.debug(`${method} ${basePath}${path} ${response.status} ${(performance.now() - started).toFixed(1)}ms`, { requestId });
