@@ -1,5 +1,5 @@
 // Support service HTTP conformance (seed 002 + CONTRACT.md §3) under Express, Fastify and fetch, on real sockets.
-import { spiBackend, createSupportService } from "@mountkit/support";
+import { createSupportService, spiBackend } from "@mountkit/support";
 import { describe, expect, it } from "vitest";
 import { type AdapterTarget, call, forEachAdapter } from "./harness.js";
 import { rawStream, waitFor, watch } from "./support/sse.js";
@@ -775,7 +775,10 @@ function suite(t: AdapterTarget) {
       const w = watch(u(`/proxy/api/conversations/${id}/stream?${q("remote", c)}`));
       try {
         await waitFor(() => w.events.some((e) => e.type === "connected"), 5000, "connected");
-        const reply = await call(u(`/agent/conversations/${id}/messages`), { headers: agentH, body: { body: "from the remote agent", author: "Ann" } });
+        const reply = await call(u(`/agent/conversations/${id}/messages`), {
+          headers: agentH,
+          body: { body: "from the remote agent", author: "Ann" },
+        });
         expect(reply.status).toBe(200);
         await waitFor(() => w.events.some((e) => e.type === "new_comment"), 8000, "polled reply");
         const nc = w.events.find((e) => e.type === "new_comment")!;

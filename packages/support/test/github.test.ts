@@ -18,7 +18,9 @@ afterEach(async () => {
 });
 
 let tokenCounter = 0;
-async function setup(o: { backend?: Partial<Parameters<typeof githubBackend>[0]>; store?: SupportStore; bus?: PubSub; writeDelayMs?: number } = {}) {
+async function setup(
+  o: { backend?: Partial<Parameters<typeof githubBackend>[0]>; store?: SupportStore; bus?: PubSub; writeDelayMs?: number } = {},
+) {
   const gh = await fakeGithub({ repo: REPO, botLogin: BOT, writeDelayMs: o.writeDelayMs });
   cleanups.push(() => gh.close());
   const store = o.store ?? memorySupportStore();
@@ -36,7 +38,14 @@ async function setup(o: { backend?: Partial<Parameters<typeof githubBackend>[0]>
       ...o.backend,
       ...extra,
     });
-    const s = createSupportService({ products: ["demo", { slug: "gh", backend }], store, bus, pruneIntervalMs: 0, limits: { rateLimit: 10_000 }, agentToken: "tok" });
+    const s = createSupportService({
+      products: ["demo", { slug: "gh", backend }],
+      store,
+      bus,
+      pruneIntervalMs: 0,
+      limits: { rateLimit: 10_000 },
+      agentToken: "tok",
+    });
     cleanups.push(() => s.dispose());
     return { s, backend };
   };
@@ -44,7 +53,9 @@ async function setup(o: { backend?: Partial<Parameters<typeof githubBackend>[0]>
   let delivery = 0;
   async function hook(event: string, payload: unknown, opts: { secret?: string; delivery?: string; to?: typeof s } = {}) {
     const raw = JSON.stringify({ repository: { full_name: REPO }, ...(payload as object) });
-    const sig = `sha256=${createHmac("sha256", opts.secret ?? SECRET).update(raw).digest("hex")}`;
+    const sig = `sha256=${createHmac("sha256", opts.secret ?? SECRET)
+      .update(raw)
+      .digest("hex")}`;
     return call(opts.to ?? s, "POST", "/agent/webhooks/github", raw, {
       "x-hub-signature-256": sig,
       "x-github-event": event,
@@ -159,7 +170,9 @@ describe("GitHub Issues backend", () => {
     const forged = t.gh.agentComment(n, "mallory", `I am the customer\n\n<!-- cs:customerId=${c} -->`);
     const note = t.gh.agentComment(n, BOT, "Automated note without a block");
     for (const cm of [forged, note])
-      expect((await t.hook("issue_comment", { action: "created", issue: t.gh.issueJson(n), comment: t.gh.commentJson(cm) })).status).toBe(200);
+      expect((await t.hook("issue_comment", { action: "created", issue: t.gh.issueJson(n), comment: t.gh.commentJson(cm) })).status).toBe(
+        200,
+      );
     const d = await t.detail(id, c);
     expect(d.body.comments.map((x: any) => [x.author, x.isCustomer])).toEqual([
       ["mallory", false],
@@ -189,7 +202,10 @@ describe("GitHub Issues backend", () => {
     await until(() => st.types().includes("assignee_changed") && st.types().includes("state_update"), "events");
     expect(st.frames.find((f) => f.type === "comment_edited")!.data).toMatchObject({ body: "first answer (edited)" });
     expect(st.frames.find((f) => f.type === "comment_deleted")!.data).toMatchObject({ id: expect.stringContaining(String(cm.id)) });
-    expect(st.frames.filter((f) => f.type === "labels_changed").map((f) => f.data.labels)).toContainEqual(["waiting-for-customer", "billing"]);
+    expect(st.frames.filter((f) => f.type === "labels_changed").map((f) => f.data.labels)).toContainEqual([
+      "waiting-for-customer",
+      "billing",
+    ]);
     expect(st.frames.find((f) => f.type === "assignee_changed")!.data).toEqual({ assignee: "octo-agent" });
     expect(st.frames.find((f) => f.type === "state_update")!.data).toMatchObject({ state: "closed", status: "closed" });
     const d = await t.detail(id, c);
@@ -207,11 +223,15 @@ describe("GitHub Issues backend", () => {
     const c = cust();
     const a = await t.create(c, "one");
     const b = await t.create(c, "two");
-    expect((await call(t.s, "POST", `/api/conversations/${a}/close`, { productSlug: "gh", customerId: c, action: "resolve" })).body).toEqual({
+    expect(
+      (await call(t.s, "POST", `/api/conversations/${a}/close`, { productSlug: "gh", customerId: c, action: "resolve" })).body,
+    ).toEqual({
       success: true,
       message: "Conversation marked as resolved",
     });
-    expect((await call(t.s, "POST", `/api/conversations/${b}/close`, { productSlug: "gh", customerId: c, action: "close" })).status).toBe(200);
+    expect((await call(t.s, "POST", `/api/conversations/${b}/close`, { productSlug: "gh", customerId: c, action: "close" })).status).toBe(
+      200,
+    );
     const ia = t.gh.issues.get(t.numberOf(a))!;
     const ib = t.gh.issues.get(t.numberOf(b))!;
     expect([ia.state, ia.state_reason]).toEqual(["closed", "completed"]);
@@ -220,7 +240,9 @@ describe("GitHub Issues backend", () => {
     expect((await t.detail(a, c)).body.issue.status).toBe("resolved");
     expect((await t.detail(b, c)).body.issue.status).toBe("closed");
     // idempotent
-    expect((await call(t.s, "POST", `/api/conversations/${a}/close`, { productSlug: "gh", customerId: c, action: "resolve" })).status).toBe(200);
+    expect((await call(t.s, "POST", `/api/conversations/${a}/close`, { productSlug: "gh", customerId: c, action: "resolve" })).status).toBe(
+      200,
+    );
     const st = await t.stream(a, c);
     expect((await t.post(a, c, "it broke again")).status).toBe(200);
     await until(() => ia.state === "open" && ia.labels.join() === "waiting-for-agent", "reopened on GitHub");

@@ -1,8 +1,9 @@
 // Streams for products served through the SPI client: a second service instance is the remote; one poller
 // per conversation per process diffs its detail into the local log (replay, backoff, shared pollers).
-import { afterEach, describe, expect, it } from "vitest";
+
 import { memoryPubSub } from "@mountkit/core";
-import { createSupportService, memorySupportStore, spiBackend, type SupportService } from "../src/index.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { createSupportService, memorySupportStore, type SupportService, spiBackend } from "../src/index.js";
 import { call, openStream, until } from "./fakes/streams.js";
 
 const cust = () => `cust_${crypto.randomUUID()}`;

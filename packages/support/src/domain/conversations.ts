@@ -13,11 +13,11 @@ import {
   onClose,
   onCustomerMessage,
   type Status,
-  statusChangeEffects,
   stateOf,
+  statusChangeEffects,
   wireLabels,
 } from "./status.js";
-import { type Comment, comment, type ConversationView, type Summary, summary, view } from "./wire.js";
+import { type Comment, type ConversationView, comment, type Summary, summary, view } from "./wire.js";
 
 export const CUSTOMER_AUTHOR = "Customer";
 const MAX_ATTEMPTS = 20;

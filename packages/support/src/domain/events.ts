@@ -1,6 +1,6 @@
 // Conversation events: the types the stream carries, their data, and the ids-only bus notification.
 import type { EventInput } from "../store/types.js";
-import type { Status, State } from "./status.js";
+import type { State, Status } from "./status.js";
 import type { Comment } from "./wire.js";
 
 export const EVENT_TYPES = [

@@ -5,7 +5,7 @@
 import { type Clock, iso, type Logger, type PubSub } from "@mountkit/core";
 import type { ConversationPatch, ConversationRecord, EventInput, MessageRecord, SupportStore, WriteFailure } from "../store/types.js";
 import { conversationTopic, ev } from "./events.js";
-import { type Status, statusChangeEffects, stateOf, wireLabels } from "./status.js";
+import { type Status, stateOf, statusChangeEffects, wireLabels } from "./status.js";
 import { type Comment, comment } from "./wire.js";
 
 const MAX_ATTEMPTS = 20;

@@ -1,6 +1,6 @@
 // Live delivery for SSE streams. One bus subscription and one store read per conversation per process,
 // fanned out to every local stream; a stream behind the feed (replay, late join) catches up from the log.
-import { channel, type Channel, type Logger, type PubSub, type SseEvent, type Unsubscribe } from "@mountkit/core";
+import { type Channel, channel, type Logger, type PubSub, type SseEvent, type Unsubscribe } from "@mountkit/core";
 import { conversationTopic, isNotice } from "../domain/events.js";
 import type { EventRecord, SupportStore } from "../store/types.js";
 

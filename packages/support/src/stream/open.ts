@@ -1,6 +1,6 @@
 // Opens one SSE stream of a conversation: per-customer stream cap, `connected` first, then replay
 // after `Last-Event-ID` (or `resync` when those events are gone) and live events.
-import { sse, type SseResult } from "@mountkit/core";
+import { type SseResult, sse } from "@mountkit/core";
 import type { Product } from "../domain/products.js";
 import { supportError } from "../errors.js";
 import type { SupportContext } from "../http/context.js";

@@ -62,9 +62,10 @@ export async function fakeGithub(o: { repo: string; botLogin: string; writeDelay
     return text ? JSON.parse(text) : undefined;
   }
 
-  function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): number {
     res.writeHead(status, { "content-type": "application/json", ...headers });
     res.end(body === undefined ? "" : JSON.stringify(body));
+    return status;
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<number> {
@@ -83,10 +84,15 @@ export async function fakeGithub(o: { repo: string; botLogin: string; writeDelay
         return 403;
       }
       if (limit.kind === "primary") {
-        send(res, 403, { message: "API rate limit exceeded" }, {
-          "x-ratelimit-remaining": "0",
-          "x-ratelimit-reset": String(Math.ceil(Date.now() / 1000) + limit.resetInSeconds),
-        });
+        send(
+          res,
+          403,
+          { message: "API rate limit exceeded" },
+          {
+            "x-ratelimit-remaining": "0",
+            "x-ratelimit-reset": String(Math.ceil(Date.now() / 1000) + limit.resetInSeconds),
+          },
+        );
         return 403;
       }
       send(res, 429, { message: "Too many requests" }, { "retry-after": String(limit.retryAfter) });
@@ -99,8 +105,8 @@ export async function fakeGithub(o: { repo: string; botLogin: string; writeDelay
     }
     try {
       const body = write ? await readJson(req) : undefined;
-      if (method === "GET" && url.pathname === "/user") return send(res, 200, { login: o.botLogin }), 200;
-      if (!url.pathname.startsWith(prefix)) return send(res, 404, { message: "Not Found" }), 404;
+      if (method === "GET" && url.pathname === "/user") return send(res, 200, { login: o.botLogin });
+      if (!url.pathname.startsWith(prefix)) return send(res, 404, { message: "Not Found" });
       const rest = url.pathname.slice(prefix.length).split("/").filter(Boolean);
       if (rest.length === 0) {
         if (method === "POST") {
@@ -117,7 +123,7 @@ export async function fakeGithub(o: { repo: string; botLogin: string; writeDelay
             updated_at: stamp(),
           };
           issues.set(i.number, i);
-          return send(res, 201, issueJson(i)), 201;
+          return send(res, 201, issueJson(i));
         }
         const since = url.searchParams.get("since");
         const page = Number(url.searchParams.get("page") ?? 1);
@@ -125,36 +131,44 @@ export async function fakeGithub(o: { repo: string; botLogin: string; writeDelay
         const all = [...issues.values()]
           .filter((i) => !since || i.updated_at >= since)
           .sort((a, b) => (a.updated_at < b.updated_at ? -1 : a.updated_at > b.updated_at ? 1 : a.number - b.number));
-        return send(res, 200, all.slice((page - 1) * per, page * per).map(issueJson)), 200;
+        return send(res, 200, all.slice((page - 1) * per, page * per).map(issueJson));
       }
       const issue = issues.get(Number(rest[0]));
-      if (!issue) return send(res, 404, { message: "Not Found" }), 404;
+      if (!issue) return send(res, 404, { message: "Not Found" });
       const touch = () => {
         issue.updated_at = stamp();
       };
       if (rest.length === 1) {
-        if (method === "GET") return send(res, 200, issueJson(issue)), 200;
+        if (method === "GET") return send(res, 200, issueJson(issue));
         if (method === "PATCH") {
           if (body.state) issue.state = body.state;
           if (body.state === "open") issue.state_reason = "reopened";
           if (body.state_reason !== undefined) issue.state_reason = body.state_reason;
           if (body.labels) issue.labels = [...body.labels];
           touch();
-          return send(res, 200, issueJson(issue)), 200;
+          return send(res, 200, issueJson(issue));
         }
       }
       if (rest[1] === "labels") {
         if (method === "POST") {
           for (const l of body.labels) if (!issue.labels.includes(l)) issue.labels.push(l);
           touch();
-          return send(res, 200, issue.labels.map((name) => ({ name }))), 200;
+          return send(
+            res,
+            200,
+            issue.labels.map((name) => ({ name })),
+          );
         }
         if (method === "DELETE" && rest[2]) {
           const name = decodeURIComponent(rest[2]);
-          if (!issue.labels.includes(name)) return send(res, 404, { message: "Label does not exist" }), 404;
+          if (!issue.labels.includes(name)) return send(res, 404, { message: "Label does not exist" });
           issue.labels = issue.labels.filter((l) => l !== name);
           touch();
-          return send(res, 200, issue.labels.map((n) => ({ name: n }))), 200;
+          return send(
+            res,
+            200,
+            issue.labels.map((n) => ({ name: n })),
+          );
         }
       }
       if (rest[1] === "comments") {
@@ -169,14 +183,14 @@ export async function fakeGithub(o: { repo: string; botLogin: string; writeDelay
           };
           comments.push(c);
           touch();
-          return send(res, 201, commentJson(c)), 201;
+          return send(res, 201, commentJson(c));
         }
         const page = Number(url.searchParams.get("page") ?? 1);
         const per = Number(url.searchParams.get("per_page") ?? 30);
         const mine = comments.filter((c) => c.issue === issue.number);
-        return send(res, 200, mine.slice((page - 1) * per, page * per).map(commentJson)), 200;
+        return send(res, 200, mine.slice((page - 1) * per, page * per).map(commentJson));
       }
-      return send(res, 404, { message: "Not Found" }), 404;
+      return send(res, 404, { message: "Not Found" });
     } finally {
       if (write) inFlightWrites--;
     }

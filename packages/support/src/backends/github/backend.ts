@@ -79,7 +79,8 @@ export function githubRateLimitWait(backoffMs: number) {
 
 export function githubBackend(options: GithubBackendOptions): GithubBackend {
   const repo = options.repo.trim();
-  if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo)) throw new Error(`github backend: repo must be owner/name, got ${JSON.stringify(repo)}`);
+  if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo))
+    throw new Error(`github backend: repo must be owner/name, got ${JSON.stringify(repo)}`);
   const apiUrl = (options.apiUrl ?? "https://api.github.com").replace(/\/+$/, "");
   const token = () => (typeof options.token === "function" ? options.token() : options.token);
   const ids: GhIds = ghIds(shortHash(`${apiUrl}/${repo.toLowerCase()}`));

@@ -83,7 +83,10 @@ export function githubWebhook(d: GithubWebhookDeps): WebhookReceiver {
             await mirror.setState(id, { labels: agentLabels(issue) });
             return;
           }
-          await mirror.setState(id, { status: statusOf(issue, p.action === "labeled" ? p.label?.name : undefined), labels: agentLabels(issue) });
+          await mirror.setState(id, {
+            status: statusOf(issue, p.action === "labeled" ? p.label?.name : undefined),
+            labels: agentLabels(issue),
+          });
           return;
         case "closed":
         case "reopened":
@@ -109,7 +112,8 @@ export function githubWebhook(d: GithubWebhookDeps): WebhookReceiver {
         throw supportError("invalid_request", { message: "the payload is not JSON" });
       }
       if (event === "ping") return { status: 200, body: { ok: true } };
-      if (payload.repository?.full_name?.toLowerCase() !== d.repo.toLowerCase()) return { status: 202, body: { ignored: "repository" }, passed: true };
+      if (payload.repository?.full_name?.toLowerCase() !== d.repo.toLowerCase())
+        return { status: 202, body: { ignored: "repository" }, passed: true };
       const { cx } = d.context();
       const source = `github:${d.repo.toLowerCase()}`;
       if (!(await cx.store.claimDelivery({ source, deliveryId: delivery, receivedAt: iso(cx.clock.now()) })))

@@ -1,0 +1,175 @@
+// The Slack backend against a stand-in Slack Web API on a loopback socket, with Events API requests signed
+// by the test's signing secret: threads per conversation, verification, acknowledgement before work,
+// event_id dedup, bot messages ignored, human replies as agent messages.
+import { createHmac } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { createSupportService, parseMetadata, slackBackend } from "../src/index.js";
+import { fakeSlack } from "./fakes/slack.js";
+import { call, openStream, until } from "./fakes/streams.js";
+
+const SECRET = "slack-signing-secret";
+const CHANNEL = "C0SUPPORT";
+const BOT = "UBOT";
+const cust = () => `cust_${crypto.randomUUID()}`;
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function setup() {
+  const slack = await fakeSlack({ botUserId: BOT });
+  cleanups.push(() => slack.close());
+  const backend = slackBackend({
+    botToken: "xoxb-test",
+    signingSecret: SECRET,
+    channel: CHANNEL,
+    apiUrl: slack.url,
+    minWriteIntervalMs: 0,
+  });
+  const s = createSupportService({ products: [{ slug: "chat", backend }], pruneIntervalMs: 0, limits: { rateLimit: 10_000 } });
+  cleanups.push(() => s.dispose());
+  let n = 0;
+  async function event(body: unknown, o: { secret?: string; ageSeconds?: number; eventId?: string } = {}) {
+    const raw = JSON.stringify(body);
+    const ts = String(Math.floor(Date.now() / 1000) - (o.ageSeconds ?? 0));
+    const sig = `v0=${createHmac("sha256", o.secret ?? SECRET)
+      .update(`v0:${ts}:${raw}`)
+      .digest("hex")}`;
+    return call(s, "POST", "/agent/webhooks/slack", raw, { "x-slack-signature": sig, "x-slack-request-timestamp": ts });
+  }
+  const envelope = (ev: object, eventId = `Ev${++n}${crypto.randomUUID().slice(0, 8)}`) => ({
+    type: "event_callback",
+    event_id: eventId,
+    event: { type: "message", channel: CHANNEL, ...ev },
+  });
+  const create = async (c: string, message = "Cannot log in") => {
+    const r = await call(s, "POST", "/api/conversations", { productSlug: "chat", customerId: c, message });
+    expect(r.status).toBe(200);
+    return r.body.conversationId as string;
+  };
+  const rootTs = (id: string) => id.split("_").slice(-2).join(".");
+  const q = (c: string) => `productSlug=chat&customerId=${c}`;
+  const stream = (id: string, c: string) => openStream(s, `/api/conversations/${id}/stream?${q(c)}`);
+  return { slack, backend, s, event, envelope, create, rootTs, q, stream };
+}
+
+describe("Slack backend", () => {
+  it("a conversation is a channel thread: root post with metadata, customer messages as thread replies", async () => {
+    const t = await setup();
+    const c = cust();
+    const id = await t.create(c);
+    expect(t.slack.posted[0]).toMatchObject({ channel: CHANNEL, text: "*Cannot log in*\nCannot log in", thread_ts: undefined });
+    expect(t.slack.posted[0]!.metadata).toEqual({ event_type: "mountkit_customer_message", event_payload: { customerId: c } });
+    const m = await call(t.s, "POST", `/api/conversations/${id}/messages`, {
+      productSlug: "chat",
+      customerId: c,
+      message: "still broken",
+      clientMessageId: "msg_1",
+    });
+    const again = await call(t.s, "POST", `/api/conversations/${id}/messages`, {
+      productSlug: "chat",
+      customerId: c,
+      message: "still broken",
+      clientMessageId: "msg_1",
+    });
+    expect(again.body).toEqual(m.body);
+    expect(t.slack.posted).toHaveLength(2);
+    expect(t.slack.posted[1]).toMatchObject({ thread_ts: t.slack.posted[0]!.ts, text: "*Customer:* still broken" });
+    const d = await call(t.s, "GET", `/api/conversations/${id}?${t.q(c)}`);
+    expect(d.body.issue).toMatchObject({ status: "waiting-for-agent", state: "open" });
+    expect(parseMetadata(d.body.comments[0].body)).toEqual({ customerId: c, clientMessageId: "msg_1" });
+    expect((await call(t.s, "GET", `/api/conversations/${id}?${t.q(cust())}`)).status).toBe(404);
+  });
+
+  it("answers url_verification; refuses bad signatures and requests older than five minutes", async () => {
+    const t = await setup();
+    const ok = await t.event({ type: "url_verification", challenge: "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P" });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual({ challenge: "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P" });
+    expect((await t.event({ type: "url_verification", challenge: "x" }, { secret: "wrong" })).status).toBe(401);
+    expect((await t.event({ type: "url_verification", challenge: "x" }, { ageSeconds: 6 * 60 })).status).toBe(401);
+    expect((await t.event({ type: "url_verification", challenge: "x" }, { ageSeconds: 4 * 60 })).status).toBe(200);
+  });
+
+  it("a person's thread reply becomes an agent message (new_comment, waiting-for-customer); event_id dedups; bots are ignored", async () => {
+    const t = await setup();
+    const c = cust();
+    const id = await t.create(c);
+    const root = t.rootTs(id);
+    const st = await t.stream(id, c);
+    const reply = { user: "U123", text: "Try resetting your password", ts: t.slack.nextTs(), thread_ts: root };
+    const env = t.envelope(reply);
+    expect((await t.event(env)).status).toBe(200);
+    expect((await t.event(env)).body).toMatchObject({ duplicate: true });
+    // a bot (any), the kit's own bot user, a top-level message, another channel: all ignored
+    await t.event(t.envelope({ bot_id: "B1", text: "beep", ts: t.slack.nextTs(), thread_ts: root }));
+    await t.event(t.envelope({ user: BOT, text: "my own echo", ts: t.slack.nextTs(), thread_ts: root }));
+    await t.event(t.envelope({ subtype: "bot_message", text: "integration", ts: t.slack.nextTs(), thread_ts: root }));
+    await t.event(t.envelope({ user: "U123", text: "top level", ts: t.slack.nextTs() }));
+    await t.event({
+      ...t.envelope({ user: "U123", text: "elsewhere", ts: t.slack.nextTs(), thread_ts: root }),
+      event: { type: "message", channel: "C0OTHER", user: "U123", text: "elsewhere", ts: t.slack.nextTs(), thread_ts: root },
+    });
+    await t.backend.idle();
+    await until(() => st.types().includes("labels_changed"), "events");
+    expect(st.frames.filter((f) => f.type === "new_comment").map((f) => f.data)).toEqual([
+      expect.objectContaining({ body: "Try resetting your password", author: "Ann (U123)", isCustomer: false }),
+    ]);
+    expect(st.frames.find((f) => f.type === "labels_changed")!.data).toMatchObject({ status: "waiting-for-customer" });
+    const d = await call(t.s, "GET", `/api/conversations/${id}?${t.q(c)}`);
+    expect(d.body.comments.map((x: any) => x.body)).toEqual(["Try resetting your password"]);
+    await st.close();
+  });
+
+  it("acknowledges before doing the work", async () => {
+    const t = await setup();
+    const c = cust();
+    const id = await t.create(c);
+    let open!: () => void;
+    t.slack.holdUsersInfo(new Promise<void>((r) => (open = r)));
+    const r = await t.event(t.envelope({ user: "U999", text: "slow lookup", ts: t.slack.nextTs(), thread_ts: t.rootTs(id) }));
+    expect(r.status).toBe(200);
+    // answered while the work (the users.info lookup) is still held
+    expect((await call(t.s, "GET", `/api/conversations/${id}?${t.q(c)}`)).body.comments).toHaveLength(0);
+    open();
+    await t.backend.idle();
+    expect((await call(t.s, "GET", `/api/conversations/${id}?${t.q(c)}`)).body.comments).toHaveLength(1);
+  });
+
+  it("edits and deletions in the thread become comment_edited and comment_deleted; deleting the root deletes the conversation", async () => {
+    const t = await setup();
+    const c = cust();
+    const id = await t.create(c);
+    const root = t.rootTs(id);
+    const ts = t.slack.nextTs();
+    await t.event(t.envelope({ user: "U123", text: "v1", ts, thread_ts: root }));
+    await t.backend.idle();
+    const st = await t.stream(id, c);
+    await t.event(t.envelope({ subtype: "message_changed", message: { user: "U123", text: "v2", ts, thread_ts: root } }));
+    await t.event(
+      t.envelope({ subtype: "message_deleted", deleted_ts: ts, previous_message: { user: "U123", text: "v2", ts, thread_ts: root } }),
+    );
+    await t.backend.idle();
+    await until(() => st.types().includes("comment_deleted"), "edit/delete");
+    expect(st.frames.find((f) => f.type === "comment_edited")!.data).toMatchObject({ body: "v2" });
+    await t.event(t.envelope({ subtype: "message_deleted", deleted_ts: root, previous_message: { bot_id: "B1", text: "root", ts: root } }));
+    await t.backend.idle();
+    await st.ended;
+    expect(st.types().at(-1)).toBe("issue_deleted");
+  });
+
+  it("close and resolve post a thread note; a 429 from Slack is retried after Retry-After", async () => {
+    const t = await setup();
+    const c = cust();
+    const id = await t.create(c);
+    t.slack.rateLimit(1);
+    const r = await call(t.s, "POST", `/api/conversations/${id}/close`, { productSlug: "chat", customerId: c, action: "resolve" });
+    expect(r.status).toBe(200);
+    expect(t.slack.calls.filter((x) => x.status === 429)).toHaveLength(1);
+    expect(t.slack.posted.at(-1)).toMatchObject({ thread_ts: t.rootTs(id), text: expect.stringContaining("resolved") });
+    expect((await call(t.s, "GET", `/api/conversations/${id}?${t.q(c)}`)).body.issue).toMatchObject({
+      status: "resolved",
+      state: "closed",
+    });
+  });
+});
