@@ -1,7 +1,68 @@
 // The support service from the environment (CONTRACT.md §0): SUPPORT_PRODUCTS, SUPPORT_RATE_LIMIT,
-// SUPPORT_SPI_TOKEN, SUPPORT_AGENT_TOKEN. Store, bus and rate limiter come from the app (in memory when absent).
+// SUPPORT_SPI_TOKEN, SUPPORT_AGENT_TOKEN; plus optional products on other backends (GitHub Issues, Slack,
+// a remote SPI), each added only when its variables are set. Store, bus and rate limiter come from the app.
 import type { Clock, Logger, PubSub, RateLimiter, Service } from "@mountkit/core";
-import { createSupportService, type SupportStore } from "@mountkit/support";
+import { createSupportService, githubBackend, type ProductConfig, type SupportStore, slackBackend, spiBackend } from "@mountkit/support";
+
+const positiveInt = (raw: string | undefined, name: string, fallback: number): number => {
+  const s = raw?.trim();
+  if (!s) return fallback;
+  const n = Number(s);
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive integer`);
+  return n;
+};
+
+/** Products on external backends, from their optional variables; each group is all-or-nothing. */
+export function backendProductsFromEnv(env: NodeJS.ProcessEnv, logger: Logger): ProductConfig[] {
+  const out: ProductConfig[] = [];
+  const need = (group: string, names: string[]) => {
+    const missing = names.filter((n) => !env[n]?.trim());
+    if (missing.length) throw new Error(`${group}: ${missing.join(", ")} must be set as well`);
+  };
+  if (env.SUPPORT_GITHUB_REPO?.trim()) {
+    need("SUPPORT_GITHUB_REPO", ["SUPPORT_GITHUB_TOKEN", "SUPPORT_GITHUB_WEBHOOK_SECRET"]);
+    out.push({
+      slug: env.SUPPORT_GITHUB_PRODUCT?.trim() || "github",
+      backend: githubBackend({
+        repo: env.SUPPORT_GITHUB_REPO.trim(),
+        token: env.SUPPORT_GITHUB_TOKEN!.trim(),
+        webhookSecret: env.SUPPORT_GITHUB_WEBHOOK_SECRET!,
+        apiUrl: env.SUPPORT_GITHUB_API_URL?.trim() || undefined,
+        botLogin: env.SUPPORT_GITHUB_BOT_LOGIN?.trim() || undefined,
+        reconcileIntervalMs: positiveInt(env.SUPPORT_GITHUB_RECONCILE_SECONDS, "SUPPORT_GITHUB_RECONCILE_SECONDS", 300) * 1000,
+      }),
+    });
+    logger.info(
+      `support: product ${out.at(-1)!.slug} on GitHub Issues (${env.SUPPORT_GITHUB_REPO.trim()}), webhook at /agent/webhooks/github`,
+    );
+  }
+  if (env.SUPPORT_SLACK_BOT_TOKEN?.trim()) {
+    need("SUPPORT_SLACK_BOT_TOKEN", ["SUPPORT_SLACK_SIGNING_SECRET", "SUPPORT_SLACK_CHANNEL"]);
+    out.push({
+      slug: env.SUPPORT_SLACK_PRODUCT?.trim() || "slack",
+      backend: slackBackend({
+        botToken: env.SUPPORT_SLACK_BOT_TOKEN.trim(),
+        signingSecret: env.SUPPORT_SLACK_SIGNING_SECRET!,
+        channel: env.SUPPORT_SLACK_CHANNEL!.trim(),
+        apiUrl: env.SUPPORT_SLACK_API_URL?.trim() || undefined,
+      }),
+    });
+    logger.info(`support: product ${out.at(-1)!.slug} on Slack, Events API at /agent/webhooks/slack`);
+  }
+  if (env.SUPPORT_SPI_URL?.trim()) {
+    need("SUPPORT_SPI_URL", ["SUPPORT_SPI_REMOTE_TOKEN"]);
+    out.push({
+      slug: env.SUPPORT_SPI_PRODUCT?.trim() || "remote",
+      backend: spiBackend({
+        baseUrl: env.SUPPORT_SPI_URL.trim(),
+        token: env.SUPPORT_SPI_REMOTE_TOKEN!.trim(),
+        pollIntervalMs: positiveInt(env.SUPPORT_SPI_POLL_MS, "SUPPORT_SPI_POLL_MS", 5000),
+      }),
+    });
+    logger.info(`support: product ${out.at(-1)!.slug} on the remote SPI ${env.SUPPORT_SPI_URL.trim()}`);
+  }
+  return out;
+}
 
 export async function supportFromEnv(
   env: NodeJS.ProcessEnv,
@@ -20,8 +81,12 @@ export async function supportFromEnv(
   const agentToken = env.SUPPORT_AGENT_TOKEN || undefined;
   if (!spiToken) deps.logger.info("support: SUPPORT_SPI_TOKEN not set, /care refuses every call with 401");
   if (!agentToken) deps.logger.info("support: SUPPORT_AGENT_TOKEN not set, /agent refuses every call with 401");
+  const external = backendProductsFromEnv(env, deps.logger);
+  for (const p of external)
+    if (products.includes(p.slug)) throw new Error(`product ${p.slug} is in SUPPORT_PRODUCTS and on an external backend: pick one`);
   return createSupportService({
-    products,
+    // built-in products first: interface B (/care) serves the first product
+    products: [...products, ...external],
     limits: { rateLimit: rate, rateWindowMs: 1000 },
     spiToken,
     agentToken,
