@@ -92,14 +92,21 @@ export function memoryJobStore(): JobStore {
       return j.id;
     },
     async claim({ queue, limit, now, leaseMs }) {
-      const due = [...jobs.values()]
-        .filter((j) => j.queue === queue && ((j.state === "queued" && j.runAt <= now) || (j.state === "running" && j.leaseUntil <= now)))
-        .sort((a, b) => a.runAt - b.runAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      const due: MemJob[] = [];
+      for (const j of jobs.values())
+        if (j.queue === queue && ((j.state === "queued" && j.runAt <= now) || (j.state === "running" && j.leaseUntil <= now))) due.push(j);
       const out: Job[] = [];
       const taken = new Set<string>();
-      for (const j of due) {
-        if (out.length >= limit) break;
-        if (groupBusy(j, now, taken)) continue;
+      // oldest runAt (then id) first, by selection: `limit` is a worker's few free slots, the backlog can be long
+      while (out.length < limit) {
+        let next: MemJob | undefined;
+        for (const j of due) {
+          if (j.state === "running" && j.leaseUntil > now) continue;
+          if (next && (j.runAt > next.runAt || (j.runAt === next.runAt && j.id > next.id))) continue;
+          if (!groupBusy(j, now, taken)) next = j;
+        }
+        if (!next) break;
+        const j = next;
         if (j.groupKey !== undefined) taken.add(groupOf(j.queue, j.groupKey));
         setState(j, "running");
         j.attempts += 1;
@@ -200,9 +207,10 @@ export function createWorker<T>(o: WorkerOptions<T>): Worker {
     do {
       again = false;
       while (running && inFlight.size < concurrency) {
+        const wanted = concurrency - inFlight.size;
         let jobs: Job[];
         try {
-          jobs = await o.store.claim({ queue: o.queue, limit: concurrency - inFlight.size, now: clock.now(), leaseMs });
+          jobs = await o.store.claim({ queue: o.queue, limit: wanted, now: clock.now(), leaseMs });
         } catch (e) {
           log.error("job claim failed", { queue: o.queue, error: e });
           break;
@@ -216,6 +224,9 @@ export function createWorker<T>(o: WorkerOptions<T>): Worker {
           });
           inFlight.add(p);
         }
+        // fewer than asked: nothing else is claimable now (a group busy, a backlog drained); an enqueue or
+        // a finished job wakes the worker, so asking again at once would only repeat an empty claim
+        if (jobs.length < wanted) break;
       }
     } while (again && running);
     settleIdle();
