@@ -1,5 +1,5 @@
 // The foundation's contract, identical under every adapter: statuses, error bodies, bodies, SSE.
-import { createServer, request as httpRequest, type Server } from "node:http";
+import { Agent, createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { defineService, json, route } from "@mountkit/core";
 import { mountkit } from "@mountkit/express";
@@ -95,6 +95,49 @@ function suite(t: AdapterTarget) {
       req.end('"}');
     });
     expect(status).toBe(413);
+  });
+
+  it("answers 413 to a chunked body over the kit's limit but under a host parser's (80 KiB, limit 64 KiB)", async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(
+        `${t.url}/echo/json`,
+        { method: "POST", headers: { "content-type": "application/json", "transfer-encoding": "chunked" } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on("error", reject);
+      req.write('{"name":"');
+      for (let i = 0; i < 5; i++) req.write("x".repeat(16 * 1024));
+      req.end('"}');
+    });
+    expect(status).toBe(413);
+  });
+
+  it("a keep-alive connection that got a 413 mid-body answers the next request", async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (chunks: number) =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpRequest(
+          `${t.url}/echo/json`,
+          { method: "POST", agent, headers: { "content-type": "application/json", "transfer-encoding": "chunked" } },
+          (res) => {
+            res.resume();
+            res.on("end", () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on("error", reject);
+        req.write('{"name":"a');
+        for (let i = 0; i < chunks; i++) req.write("x".repeat(16 * 1024));
+        req.end('"}');
+      });
+    try {
+      expect(await send(8)).toBe(413);
+      expect(await send(0)).toBe(200);
+    } finally {
+      agent.destroy();
+    }
   });
 
   it("answers unknown routes with 404 and wrong methods with 405 + Allow", async () => {

@@ -91,7 +91,12 @@ export function createFetchServer(handler: FetchHandler | Service | readonly Ser
       return;
     }
     fetchHandler(request)
-      .then((response) => writeResponse(response, res))
+      .then((response) => {
+        // the body stream was cancelled part-way (a 413 while reading destroys the request): its rest can
+        // no longer be drained, so this connection must not carry another request
+        if (!req.complete && req.destroyed) res.setHeader("connection", "close");
+        return writeResponse(response, res);
+      })
       .then(() => {
         // answered before reading the whole body (e.g. 413 on Content-Length): discard the rest, as
         // Node does for unread bodies, so the client reads our answer instead of a reset

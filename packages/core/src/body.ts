@@ -60,6 +60,9 @@ export async function readBody(
     }
     // Only a JSON parser produces objects: the host already decoded it.
     if (type && !accepts(options.accepts, type)) throw coreError("unsupported_media_type", { details: { accepted: options.accepts } });
+    // chunked, so no declared length: the re-serialised size (never above what was sent) still enforces the limit
+    if (declared === undefined && serialisedSize(v) > options.limit)
+      throw coreError("payload_too_large", { details: { limit: options.limit } });
     if (options.mode === "raw") {
       const raw = new TextEncoder().encode(JSON.stringify(v));
       return { value: v, raw, contentType: "application/json" };
@@ -75,6 +78,15 @@ export async function readBody(
     throw coreError("invalid_request", { message: "could not read request body" });
   }
   return finish(raw, type, options);
+}
+
+function serialisedSize(v: unknown): number {
+  try {
+    return new TextEncoder().encode(JSON.stringify(v) ?? "").byteLength;
+  } catch {
+    // too deep to serialise: the route's schema decides
+    return 0;
+  }
 }
 
 function finish(
