@@ -4,7 +4,8 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { FRAMEWORKS } from "../examples/server/src/listen.js";
+import { FRAMEWORKS, listen } from "../examples/server/src/listen.js";
+import { echoService } from "./fixtures/echo-service.js";
 import { startServer } from "./storage/server-process.js";
 
 const customerId = "cust_3b241101-e2bb-4255-8caf-4136c566a962";
@@ -19,7 +20,9 @@ describe.each(FRAMEWORKS)("graceful shutdown [%s]", (framework) => {
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ productSlug: "demo", customerId, message: "hello" }),
       }).then((r) => r.json());
-      const stream = await fetch(`${server.url}/api/conversations/${created.conversationId}/stream?productSlug=demo&customerId=${customerId}`);
+      const stream = await fetch(
+        `${server.url}/api/conversations/${created.conversationId}/stream?productSlug=demo&customerId=${customerId}`,
+      );
       expect(stream.status).toBe(200);
       const reader = stream.body!.getReader();
       await reader.read();
@@ -64,4 +67,24 @@ describe.each(FRAMEWORKS)("graceful shutdown [%s]", (framework) => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe.each(FRAMEWORKS)("closing a running server [%s]", (framework) => {
+  it("ends open SSE streams at once and cleanly (terminated, not cut), without waiting for the grace period", async () => {
+    const services = [echoService()];
+    const running = await listen(framework, services, { shutdownGraceMs: 120_000 });
+    try {
+      const res = await fetch(`${running.url}/echo/stream?count=0&hold=1`);
+      const reader = res.body!.getReader();
+      await reader.read();
+      const closed = running.close();
+      // a cut connection rejects the read; a stream the server ended reports done
+      let r = await reader.read();
+      while (!r.done) r = await reader.read();
+      expect(r.done).toBe(true);
+      await closed;
+    } finally {
+      for (const s of services) await s.dispose();
+    }
+  }, 30_000);
 });

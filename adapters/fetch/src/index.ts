@@ -32,13 +32,14 @@ export function nodeToRequest(req: IncomingMessage, res: ServerResponse): Reques
 
 /** Writes a WHATWG Response to Node, streaming with backpressure; cancels the body if the client leaves. */
 export async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
-  const headers: Record<string, string | string[]> = {};
+  // set one by one, not through writeHead: the host can read them back with res.getHeader (graceful
+  // shutdown recognises its SSE streams by content type)
   response.headers.forEach((v, k) => {
-    if (k !== "set-cookie") headers[k] = v;
+    if (k !== "set-cookie") res.setHeader(k, v);
   });
   const cookies = response.headers.getSetCookie();
-  if (cookies.length) headers["set-cookie"] = cookies;
-  res.writeHead(response.status, headers);
+  if (cookies.length) res.setHeader("set-cookie", cookies);
+  res.writeHead(response.status);
   if (!response.body) {
     res.end();
     return;

@@ -176,7 +176,10 @@ export async function writeKitResponse(
   }
   const maxBuffer = options.maxStreamBuffer ?? 1024 * 1024;
   const drainTimeout = options.drainTimeoutMs ?? 30_000;
-  res.writeHead(k.status, k.headers);
+  // set one by one, not through writeHead: a host that looks for its streams (graceful shutdown,
+  // compression filters) finds them with res.getHeader("content-type")
+  for (const [name, value] of Object.entries(k.headers)) res.setHeader(name, value);
+  res.writeHead(k.status);
   res.flushHeaders();
   res.socket?.setNoDelay(true);
   const it = k.stream[Symbol.asyncIterator]();
