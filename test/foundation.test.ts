@@ -58,6 +58,35 @@ function suite(t: AdapterTarget) {
     expect((await call(`${t.url}/echo/json`, { rawBody: "null", headers: { "content-type": "application/json" } })).status).toBe(400);
   });
 
+  it("refuses JSON nested deeper than 64 levels with 400, not a stack overflow", async () => {
+    const deep = `{"name":"a","n":1,"x":${"[".repeat(30_000)}${"]".repeat(30_000)}}`;
+    const r = await call(`${t.url}/echo/json`, { rawBody: deep, headers: { "content-type": "application/json" } });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatch(/nested/);
+    const ok = `{"name":"a","x":${"[".repeat(60)}${"]".repeat(60)}}`;
+    expect((await call(`${t.url}/echo/json`, { rawBody: ok, headers: { "content-type": "application/json" } })).status).toBe(200);
+  });
+
+  it("refuses lone UTF-16 surrogates (storage would corrupt them) and keeps real pairs", async () => {
+    const lone = await call(`${t.url}/echo/json`, { rawBody: '{"name":"a\\ud800b"}', headers: { "content-type": "application/json" } });
+    expect(lone.status).toBe(400);
+    expect(lone.body.error).toMatch(/surrogate/);
+    const key = await call(`${t.url}/echo/json`, { rawBody: '{"name":"a","\\udfff":1}', headers: { "content-type": "application/json" } });
+    expect(key.status).toBe(400);
+    const pair = await call(`${t.url}/echo/json`, {
+      rawBody: '{"name":"\\ud83d\\ude00"}',
+      headers: { "content-type": "application/json" },
+    });
+    expect(pair.status).toBe(200);
+    expect(pair.body.got.name).toBe("😀");
+  });
+
+  it("answers a malformed percent-encoding in a path parameter with 400", async () => {
+    const r = await call(`${t.url}/echo/items/%E0%A4%A`);
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatch(/malformed URL/);
+  });
+
   it("answers a wrong content type with 415", async () => {
     const r = await call(`${t.url}/echo/json`, { rawBody: "name=ada", headers: { "content-type": "application/x-www-form-urlencoded" } });
     expect(r.status).toBe(415);

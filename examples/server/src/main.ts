@@ -14,8 +14,16 @@ const port = Number(env.PORT ?? 3000);
 const host = env.HOST ?? "127.0.0.1";
 let selfUrl = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 
-const app = await createApp(env, { logger, selfUrl: () => selfUrl });
-const running = await listen(framework, app.services, { port, host, logger });
+let app: Awaited<ReturnType<typeof createApp>>;
+let running: Awaited<ReturnType<typeof listen>>;
+try {
+  app = await createApp(env, { logger, selfUrl: () => selfUrl });
+  running = await listen(framework, app.services, { port, host, logger });
+} catch (e) {
+  // configuration and start-up problems are the operator's: one clear line, no stack trace
+  logger.error(`cannot start: ${e instanceof Error ? e.message : String(e)}`);
+  process.exit(2);
+}
 selfUrl = running.url;
 process.stdout.write(`listening on ${running.url}\n`);
 

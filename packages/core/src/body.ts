@@ -60,6 +60,8 @@ export async function readBody(
     }
     // Only a JSON parser produces objects: the host already decoded it.
     if (type && !accepts(options.accepts, type)) throw coreError("unsupported_media_type", { details: { accepted: options.accepts } });
+    // depth first: the size check below serialises recursively
+    checkParsedShape(v);
     // chunked, so no declared length: the re-serialised size (never above what was sent) still enforces the limit
     if (declared === undefined && serialisedSize(v) > options.limit)
       throw coreError("payload_too_large", { details: { limit: options.limit } });
@@ -104,9 +106,61 @@ function finish(
   }
   if (options.mode === "raw") return { value: undefined, raw, contentType: type };
   const text = decodeUtf8(raw);
+  let value: unknown;
   try {
-    return { value: JSON.parse(text), raw, contentType: type };
+    value = JSON.parse(text);
   } catch (e) {
     throw coreError("invalid_json", { details: { reason: (e as Error).message } });
   }
+  checkJsonShape(text, value);
+  return { value, raw, contentType: type };
+}
+
+/** Deeper than this, a JSON body is refused: recursive code downstream (validation, storage) must not overflow its stack. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Refuses what JSON.parse accepts but the kit must not store: nesting deeper than MAX_JSON_DEPTH, and
+ * strings holding lone UTF-16 surrogates (`"\ud800"`), which storage would silently turn into U+FFFD.
+ * Raw UTF-8 cannot carry surrogates (the decoder is fatal), so only `\u` escapes need looking at.
+ */
+export function checkJsonShape(text: string, value: unknown): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \\ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (++depth > MAX_JSON_DEPTH) throw coreError("invalid_request", { message: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` });
+    } else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
+  }
+  if (/\\u[dD][89a-fA-F]/.test(text) && hasLoneSurrogate(value)) {
+    throw coreError("invalid_request", { message: "JSON string holds an unpaired UTF-16 surrogate" });
+  }
+}
+
+/** The same checks for a body a host parser already decoded (no text to scan). */
+export function checkParsedShape(value: unknown, depth = 0): void {
+  if (typeof value === "string") {
+    if (!value.isWellFormed()) throw coreError("invalid_request", { message: "JSON string holds an unpaired UTF-16 surrogate" });
+    return;
+  }
+  if (!value || typeof value !== "object") return;
+  if (depth >= MAX_JSON_DEPTH) throw coreError("invalid_request", { message: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` });
+  for (const [k, x] of Object.entries(value)) {
+    if (!k.isWellFormed()) throw coreError("invalid_request", { message: "JSON string holds an unpaired UTF-16 surrogate" });
+    checkParsedShape(x, depth + 1);
+  }
+}
+
+function hasLoneSurrogate(v: unknown): boolean {
+  if (typeof v === "string") return !v.isWellFormed();
+  if (Array.isArray(v)) return v.some(hasLoneSurrogate);
+  if (v && typeof v === "object") {
+    for (const [k, x] of Object.entries(v)) if (!k.isWellFormed() || hasLoneSurrogate(x)) return true;
+  }
+  return false;
 }

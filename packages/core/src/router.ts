@@ -10,6 +10,8 @@ interface Compiled {
 export type RouteMatch =
   | { kind: "match"; route: Route; params: Record<string, string> }
   | { kind: "method_not_allowed"; allow: HttpMethod[] }
+  /** A route's shape matched but a parameter is not valid percent-encoding. */
+  | { kind: "bad_encoding" }
   | { kind: "none" };
 
 const split = (path: string): string[] => {
@@ -29,6 +31,7 @@ export function compileRoutes(routes: readonly Route[]) {
   return function match(method: string, path: string): RouteMatch {
     const parts = split(path);
     const allow = new Set<HttpMethod>();
+    let badEncoding = false;
     for (const c of compiled) {
       if (c.segments.length !== parts.length) continue;
       let params: Record<string, string> | undefined = {};
@@ -45,20 +48,20 @@ export function compileRoutes(routes: readonly Route[]) {
             params = undefined;
             break;
           }
-          let value: string;
           try {
-            value = decodeURIComponent(part);
+            params[seg.param] = decodeURIComponent(part);
           } catch {
+            badEncoding = true;
             params = undefined;
             break;
           }
-          params[seg.param] = value;
         }
       }
       if (!params) continue;
       if (c.route.method === method || (method === "HEAD" && c.route.method === "GET")) return { kind: "match", route: c.route, params };
       allow.add(c.route.method);
     }
-    return allow.size ? { kind: "method_not_allowed", allow: [...allow] } : { kind: "none" };
+    if (allow.size) return { kind: "method_not_allowed", allow: [...allow] };
+    return badEncoding ? { kind: "bad_encoding" } : { kind: "none" };
   };
 }

@@ -215,6 +215,13 @@ export function defineService(def: ServiceDefinition): Service {
     let result: HandlerResult;
     if (m.kind === "none") {
       result = errorResult(coreError("not_found", { message: `no route for ${method} ${path}` }), requestId, method, path);
+    } else if (m.kind === "bad_encoding") {
+      result = errorResult(
+        coreError("invalid_request", { message: "malformed URL: a path segment is not valid percent-encoding" }),
+        requestId,
+        method,
+        path,
+      );
     } else if (m.kind === "method_not_allowed") {
       const allow = [...m.allow, ...(m.allow.includes("GET") ? ["HEAD"] : [])].join(", ");
       result = errorResult(coreError("method_not_allowed", { details: { allow }, headers: { allow } }), requestId, method, path);
