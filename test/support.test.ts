@@ -1,5 +1,6 @@
 // Support service HTTP conformance (seed 002 + CONTRACT.md §3) under Express, Fastify and fetch, on real sockets.
 import { createSupportService, spiBackend } from "@mountkit/support";
+import { validate as independentValidate } from "@readme/openapi-parser";
 import { describe, expect, it } from "vitest";
 import { type AdapterTarget, call, forEachAdapter } from "./harness.js";
 import { rawStream, waitFor, watch } from "./support/sse.js";
@@ -286,6 +287,46 @@ function suite(t: AdapterTarget) {
       expectError(await closeIt("conv_missing", c, "close"), 404);
       expectError(await closeIt(a, cust(), "close"), 404);
     });
+
+    it("on an already resolved or closed conversation answers the state it is in, changes nothing, emits nothing", async () => {
+      const c = cust();
+      const a = await create(c);
+      const b = await create(c);
+      const resolved = (await closeIt(a, c, "resolve")).body;
+      const closed = (await closeIt(b, c, "close")).body;
+      expect(resolved.message).not.toBe(closed.message);
+      const before = { a: (await detail(a, c)).body.issue, b: (await detail(b, c)).body.issue };
+      const sa = await rawStream(streamUrl(a, c));
+      const sb = await rawStream(streamUrl(b, c));
+      try {
+        await waitFor(() => sa.frames().length >= 2 && sb.frames().length >= 2, 5000, "connected");
+        const ra = await closeIt(a, c, "close");
+        expect(ra.status).toBe(200);
+        expect(ra.body).toEqual(resolved);
+        const rb = await closeIt(b, c, "resolve");
+        expect(rb.status).toBe(200);
+        expect(rb.body).toEqual(closed);
+        // interface B: 204, same rule
+        for (const [id, action] of [
+          [a, "close"],
+          [b, "resolve"],
+        ] as const) {
+          const r = await call(u(`/care/conversations/${id}/close`), {
+            body: { customerId: c, conversationId: id, action },
+            headers: spiH,
+          });
+          expect(r.status).toBe(204);
+        }
+        expect((await detail(a, c)).body.issue).toEqual(before.a);
+        expect((await detail(b, c)).body.issue).toEqual(before.b);
+        await sleep(150);
+        expect(sa.frames().filter((f) => f.startsWith("id: "))).toEqual([]);
+        expect(sb.frames().filter((f) => f.startsWith("id: "))).toEqual([]);
+      } finally {
+        sa.close();
+        sb.close();
+      }
+    });
   });
 
   describe("status table", () => {
@@ -451,6 +492,36 @@ function suite(t: AdapterTarget) {
         expect(s.frames()[1]).toContain('"connected"');
       } finally {
         s.close();
+      }
+    });
+
+    it("a Last-Event-ID the server never issued (past the log, not a number) gets one resync, then live events", async () => {
+      const c = cust();
+      const id = await create(c);
+      await post(id, c, "one");
+      // seq 1 is the first message, 2-3 the post (comment + status label); each later post adds one
+      let latest = 3;
+      for (const lastEventId of ["99999", "abc"]) {
+        const s = await rawStream(streamUrl(id, c), { "last-event-id": lastEventId });
+        try {
+          await waitFor(() => s.frames().some((f) => f.includes('"resync"')), 5000, `resync after ${lastEventId}`);
+          const sent = () => s.frames().filter((f) => f !== ": ping");
+          expect(JSON.parse(sent()[1]!.slice(6)).type).toBe("connected");
+          const resync = sent()[2]!;
+          // the resync carries the latest id, so the client's next reconnect resumes from a real one
+          expect(resync.startsWith(`id: ${latest}\ndata: {`)).toBe(true);
+          expect(JSON.parse(resync.split("\ndata: ")[1]!).type).toBe("resync");
+          await post(id, c, `live after ${lastEventId}`);
+          latest++;
+          await waitFor(() => s.frames().some((f) => f.includes(`live after ${lastEventId}`)), 5000, "live event");
+          const typed = sent()
+            .filter((f) => f.startsWith("id: "))
+            .map((f) => JSON.parse(f.split("\ndata: ")[1]!).type);
+          expect(typed.filter((t) => t === "resync")).toHaveLength(1);
+          expect(typed[1]).toBe("new_comment");
+        } finally {
+          s.close();
+        }
       }
     });
 
@@ -734,6 +805,28 @@ function suite(t: AdapterTarget) {
       const prefixed = await call(u("/notoken/api/conversations/openapi.json"));
       expect(Object.keys(prefixed.body.paths)).toContain("/notoken/api/conversations/{id}");
     });
+
+    it("every document validates and every route documents the errors it answers with", async () => {
+      for (const path of ["/api/conversations/openapi.json", "/care/openapi.json", "/agent/openapi.json"]) {
+        const r = await call(u(path));
+        expect(r.status).toBe(200);
+        const verdict = await independentValidate(structuredClone(r.body));
+        expect(verdict.valid, `${path}: ${JSON.stringify((verdict as { errors?: unknown }).errors)}`).toBe(true);
+        const ops = Object.entries(r.body.paths as Record<string, Record<string, any>>).flatMap(([p, item]) =>
+          Object.entries(item).map(([method, op]) => ({ where: `${path} ${method.toUpperCase()} ${p}`, op })),
+        );
+        expect(ops.length).toBeGreaterThan(3);
+        for (const { where, op } of ops) {
+          const documented = Object.keys(op.responses);
+          const expected: string[] = [];
+          // validated input (path or query parameters, a body) answers 400 when it is wrong
+          if (op.parameters?.length || op.requestBody) expected.push("400");
+          if (op.requestBody) expected.push("413", "415");
+          if (op.security?.length) expected.push("401");
+          for (const status of expected) expect(documented, `${where} documents ${status}`).toContain(status);
+        }
+      }
+    });
   });
 
   describe("SPI client backend", () => {
@@ -758,9 +851,14 @@ function suite(t: AdapterTarget) {
       expect(d.body.comments).toHaveLength(1);
       expect((await call(u(`/proxy/api/conversations/list?${q("remote", c)}`))).body.conversations.map((x: any) => x.id)).toEqual([id]);
       expectError(await call(u(`/proxy/api/conversations/${id}?${q("remote", cust())}`)), 404);
-      expect(
-        (await call(u(`/proxy/api/conversations/${id}/close`), { body: { productSlug: "remote", customerId: c, action: "close" } })).status,
-      ).toBe(200);
+      const closeRemote = (action: string) =>
+        call(u(`/proxy/api/conversations/${id}/close`), { body: { productSlug: "remote", customerId: c, action } });
+      const closed = await closeRemote("close");
+      expect(closed.status).toBe(200);
+      expect(closed.body).toEqual({ success: true, message: expect.stringMatching(/closed/) });
+      // already closed at the remote: the answer names that state, not the action asked for
+      expect((await closeRemote("resolve")).body).toEqual(closed.body);
+      expect((await detail(id, c)).body.issue.status).toBe("closed");
       expectError(
         await call(u(`/proxy/api/conversations/${id}/messages`), { body: { productSlug: "remote", customerId: c, message: "late" } }),
         409,

@@ -239,13 +239,13 @@ export function createSupportService(options: SupportServiceOptions): SupportSer
     },
     async closeConversation(input) {
       const p = products.require(input.productSlug);
-      await p.backend.closeConversation({
+      const { status } = await p.backend.closeConversation({
         productSlug: p.slug,
         customerId: input.customerId,
         conversationId: input.conversationId,
         action: input.action,
       });
-      return { success: true, message: closeMessage(input.action) };
+      return { success: true, message: closeMessage(status) };
     },
     agent: {
       get: conversations.get,

@@ -249,6 +249,12 @@ describe("support service", () => {
     await expect(s.api.postMessage({ productSlug: "demo", customerId: c, conversationId: id, message: "x" })).rejects.toMatchObject({
       status: 409,
     });
+    // already closed: resolving answers the state it is in and leaves it closed
+    expect(await s.api.closeConversation({ productSlug: "demo", customerId: c, conversationId: id, action: "resolve" })).toEqual({
+      success: true,
+      message: "Conversation closed",
+    });
+    expect((await s.api.getConversation({ productSlug: "demo", customerId: c, conversationId: id })).issue.status).toBe("closed");
     await expect(s.api.getConversation({ productSlug: "demo", customerId: cust(), conversationId: id })).rejects.toMatchObject({
       status: 404,
     });

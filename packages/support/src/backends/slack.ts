@@ -317,15 +317,17 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
 
     async closeConversation({ conversationId, action, ...scope }) {
       const { mirror } = attached();
-      await lock(conversationId, async () => {
+      return lock(conversationId, async () => {
         const c = await owned(scope, conversationId);
-        if (!isOpen(c.status)) return;
+        if (!isOpen(c.status)) return { status: c.status };
+        const status = action === "resolve" ? "resolved" : "closed";
         await post(
           action === "resolve" ? "_The customer marked this conversation as resolved._" : "_The customer closed this conversation._",
           { customerId: scope.customerId },
           c.root,
         );
-        await mirror.setState(conversationId, { status: action === "resolve" ? "resolved" : "closed" });
+        await mirror.setState(conversationId, { status });
+        return { status };
       });
     },
 

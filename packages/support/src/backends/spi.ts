@@ -282,8 +282,13 @@ export function spiBackend(options: SpiBackendOptions): CustomerBackend {
       return { id: String(v.messageId), createdAt: String(v.createdAt), deduplicated: false };
     },
     async closeConversation({ customerId, conversationId, action }) {
+      // interface B answers a close with 204 only: the state it was already in comes from the detail
+      const before = await detail(customerId, conversationId);
+      if (!before) throw supportError("conversation_not_found");
+      if (!before.isOpen) return { status: before.status };
       await call("POST", `/${encodeURIComponent(conversationId)}/close`, { body: { customerId, conversationId, action } });
       poke(conversationId);
+      return { status: action === "resolve" ? "resolved" : "closed" };
     },
   };
 }

@@ -3,7 +3,7 @@
 // and mirror it into the store's event log so streams work the same way.
 import type { Clock, IdGenerator, Logger, PubSub } from "@mountkit/core";
 import type { ConversationRecord, SupportStore } from "../store/types.js";
-import type { CloseAction } from "./status.js";
+import type { CloseAction, Status } from "./status.js";
 import type { ConversationView, Summary } from "./wire.js";
 
 export interface CustomerScope {
@@ -66,8 +66,11 @@ export interface CustomerBackend {
   postMessage(
     input: CustomerScope & { conversationId: string; body: string | null; clientMessageId: string | null },
   ): Promise<{ id: string; createdAt: string; deduplicated: boolean }>;
-  /** Throws `conversation_not_found`; closing a closed conversation is a no-op. */
-  closeConversation(input: CustomerScope & { conversationId: string; action: CloseAction }): Promise<void>;
+  /**
+   * Throws `conversation_not_found`; closing a resolved or closed conversation is a no-op. Answers the
+   * status the conversation is in afterwards, which on a no-op is the one it already had.
+   */
+  closeConversation(input: CustomerScope & { conversationId: string; action: CloseAction }): Promise<{ status: Status }>;
   /**
    * For a non-built-in backend: the local (mirrored) conversation whose event log the customer's stream
    * follows; null when it is not this customer's. Absent: the backend has no live events (501).

@@ -206,15 +206,18 @@ export function createConversations(deps: {
     },
 
     async closeConversation({ conversationId, action, ...scope }) {
+      let status: Status | undefined;
       await mutate(
         () => owned(scope, conversationId),
         (c) => {
           const t = onClose(c.status, action as CloseAction);
+          status = t.ok ? t.next : c.status;
           if (!t.ok || t.next === c.status) return null;
           const s = statusEvents(c, t.next, now());
           return store.updateConversation({ conversationId, expectedSeq: c.lastSeq, patch: s.patch, events: s.events });
         },
       );
+      return { status: status! };
     },
   };
 

@@ -33,8 +33,8 @@ export function onClose(current: Status, action: CloseAction): Transition {
   return { ok: true, next: action === "resolve" ? "resolved" : "closed" };
 }
 
-export const closeMessage = (action: CloseAction): string =>
-  action === "resolve" ? "Conversation marked as resolved" : "Conversation closed";
+/** What a close answers, from the status the conversation ended up in (an already closed one stays closed). */
+export const closeMessage = (status: Status): string => (status === "resolved" ? "Conversation marked as resolved" : "Conversation closed");
 
 /** The events a status change implies: `state_update` when open/closed flips, `labels_changed` when the status label changes. */
 export function statusChangeEffects(from: Status, to: Status): { stateFlipped: boolean; labelsChanged: boolean } {

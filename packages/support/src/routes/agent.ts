@@ -69,7 +69,14 @@ export function agentRoutes(cx: SupportContext): Route[] {
   };
   const common = { tags, security, use };
   const err = (description: string) => ({ description });
-  const auth = { 401: err("Bad or missing bearer token"), 404: err("Conversation not found") };
+  /** What every agent call can answer; a body route also `withBody`. */
+  const auth = {
+    400: err("Invalid path, query or body"),
+    401: err("Bad or missing bearer token"),
+    404: err("Conversation not found"),
+    501: err("The product's conversations are worked on in its backend"),
+  };
+  const withBody = { ...auth, 413: err("Request body over 64 KiB"), 415: err("Request body is not JSON") };
   return [
     route({
       ...common,
@@ -81,6 +88,8 @@ export function agentRoutes(cx: SupportContext): Route[] {
       responses: {
         200: { description: "OK", schema: z.object({ items: z.array(AgentSummarySchema), next: z.string().nullable() }) },
         ...auth,
+        400: err("Invalid query: status, cursor or limit"),
+        404: err("No product for the slug"),
       },
       async handler({ query }) {
         const product = cx.products.require(query.productSlug);
@@ -122,7 +131,7 @@ export function agentRoutes(cx: SupportContext): Route[] {
       summary: "Reply as an agent (status becomes waiting-for-customer)",
       params: IdParam,
       body: z.object({ body: MessageBody, author: z.string().min(1).max(200) }),
-      responses: { 200: { description: "Posted", schema: z.object({ id: z.string(), createdAt: z.string() }) }, ...auth },
+      responses: { 200: { description: "Posted", schema: z.object({ id: z.string(), createdAt: z.string() }) }, ...withBody },
       async handler({ params, body }) {
         await onThisSide(params.id);
         const c = await cx.conversations.reply(params.id, body);
@@ -136,7 +145,11 @@ export function agentRoutes(cx: SupportContext): Route[] {
       operationId: "agentEditMessage",
       params: MessageIdParams,
       body: z.object({ body: MessageBody }),
-      responses: { 200: { description: "Edited", schema: CommentSchema.extend({ updatedAt: z.string() }) }, ...auth },
+      responses: {
+        200: { description: "Edited", schema: CommentSchema.extend({ updatedAt: z.string() }) },
+        ...withBody,
+        404: err("Conversation or message not found"),
+      },
       async handler({ params, body }) {
         await onThisSide(params.id);
         return json(200, await cx.conversations.editMessage(params.id, params.messageId, body.body));
@@ -148,7 +161,7 @@ export function agentRoutes(cx: SupportContext): Route[] {
       path: `${BASE}/:id/messages/:messageId`,
       operationId: "agentDeleteMessage",
       params: MessageIdParams,
-      responses: { 204: { description: "Deleted" }, ...auth },
+      responses: { 204: { description: "Deleted" }, ...auth, 404: err("Conversation or message not found") },
       async handler({ params }) {
         await onThisSide(params.id);
         await cx.conversations.deleteMessage(params.id, params.messageId);
@@ -163,7 +176,7 @@ export function agentRoutes(cx: SupportContext): Route[] {
       summary: "Replace the agent labels (the status label is kept)",
       params: IdParam,
       body: z.object({ labels: z.array(Label).max(32) }),
-      responses: { 200: { description: "OK", schema: z.object({ labels: z.array(z.string()) }) }, ...auth },
+      responses: { 200: { description: "OK", schema: z.object({ labels: z.array(z.string()) }) }, ...withBody },
       async handler({ params, body }) {
         await onThisSide(params.id);
         return json(200, { labels: await cx.conversations.setLabels(params.id, body.labels) });
@@ -176,7 +189,7 @@ export function agentRoutes(cx: SupportContext): Route[] {
       operationId: "agentSetAssignee",
       params: IdParam,
       body: z.object({ assignee: z.string().min(1).max(200).nullable() }),
-      responses: { 200: { description: "OK", schema: z.object({ assignee: z.string().nullable() }) }, ...auth },
+      responses: { 200: { description: "OK", schema: z.object({ assignee: z.string().nullable() }) }, ...withBody },
       async handler({ params, body }) {
         await onThisSide(params.id);
         return json(200, { assignee: await cx.conversations.setAssignee(params.id, body.assignee) });
@@ -189,7 +202,7 @@ export function agentRoutes(cx: SupportContext): Route[] {
       operationId: "agentSetStatus",
       params: IdParam,
       body: z.object({ status: StatusSchema }),
-      responses: { 200: { description: "OK", schema: SummarySchema }, ...auth },
+      responses: { 200: { description: "OK", schema: SummarySchema }, ...withBody },
       async handler({ params, body }) {
         await onThisSide(params.id);
         return json(200, await cx.conversations.setStatus(params.id, body.status));

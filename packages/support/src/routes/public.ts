@@ -27,6 +27,8 @@ import {
 const BASE = "/api/conversations";
 const tags = ["conversations"];
 const err = (description: string) => ({ description });
+const limited = { 429: err("Rate limit exceeded") };
+const bodyErrors = { 413: err("Request body over 64 KiB"), 415: err("Request body is not JSON") };
 
 const CreateBody = z.object({
   productSlug: ProductSlug,
@@ -63,7 +65,8 @@ export function publicRoutes(cx: SupportContext): Route[] {
         200: { description: "Created", schema: z.object({ conversationId: z.string(), createdAt: z.string() }) },
         400: err("Missing or invalid productSlug, customerId or message"),
         404: err("No product for the slug"),
-        429: err("Rate limit exceeded"),
+        ...bodyErrors,
+        ...limited,
       },
       async handler({ body }) {
         const product = cx.products.require(body.productSlug);
@@ -89,6 +92,7 @@ export function publicRoutes(cx: SupportContext): Route[] {
       responses: {
         200: { description: "OK", schema: z.object({ conversations: z.array(SummarySchema) }) },
         400: err("Missing parameters"),
+        ...limited,
       },
       async handler({ query }) {
         const product = cx.products.get(query.productSlug);
@@ -114,6 +118,7 @@ export function publicRoutes(cx: SupportContext): Route[] {
         },
         400: err("Missing parameters"),
         404: err("Product not found"),
+        ...limited,
       },
       async handler({ query }) {
         const product = cx.products.require(query.productSlug);
@@ -136,6 +141,7 @@ export function publicRoutes(cx: SupportContext): Route[] {
         200: { description: "OK", schema: z.object({ issue: IssueSchema, comments: z.array(CommentSchema) }) },
         400: err("Missing productSlug or customerId"),
         404: err("Conversation not found or not this customer's"),
+        ...limited,
       },
       async handler({ params, query }) {
         const product = cx.products.require(query.productSlug);
@@ -166,6 +172,8 @@ export function publicRoutes(cx: SupportContext): Route[] {
         400: err("Missing message, productSlug or customerId"),
         404: err("Conversation not found"),
         409: err("Conversation is closed"),
+        ...bodyErrors,
+        ...limited,
       },
       async handler({ params, body }) {
         const product = cx.products.require(body.productSlug);
@@ -191,22 +199,24 @@ export function publicRoutes(cx: SupportContext): Route[] {
       body: CloseBody,
       responses: {
         200: {
-          description: "Done (also when already resolved or closed)",
+          description: "Done; on an already resolved or closed conversation nothing changes and the message names that state",
           schema: z.object({ success: z.literal(true), message: z.string() }),
         },
         400: err("Missing parameters or action not resolve/close"),
         404: err("Conversation not found"),
+        ...bodyErrors,
+        ...limited,
       },
       async handler({ params, body }) {
         const product = cx.products.require(body.productSlug);
         await admit(cx, product);
-        await product.backend.closeConversation({
+        const { status } = await product.backend.closeConversation({
           productSlug: product.slug,
           customerId: body.customerId,
           conversationId: params.id,
           action: body.action,
         });
-        return json(200, { success: true, message: closeMessage(body.action) });
+        return json(200, { success: true, message: closeMessage(status) });
       },
     }),
 
@@ -224,6 +234,7 @@ export function publicRoutes(cx: SupportContext): Route[] {
         400: err("Missing productSlug or customerId"),
         404: err("Conversation not found"),
         429: err("Rate limit or concurrent-stream limit exceeded"),
+        501: err("This product's backend has no live events"),
       },
       async handler({ params, query, headers, signal }) {
         const product = cx.products.require(query.productSlug);

@@ -14,6 +14,13 @@ const BASE = "/care/conversations";
 const tags = ["support-spi"];
 const security = ["spiBearer"];
 const err = (description: string) => ({ description });
+/** What every SPI call can answer: bad token, no product served here, rate limit. */
+const common4xx = {
+  401: err("Bad or missing bearer token"),
+  404: err("No product is served on this SPI"),
+  429: err("Rate limit exceeded"),
+};
+const bodyErrors = { 413: err("Request body over 64 KiB"), 415: err("Request body is not JSON") };
 
 const ListQuery = z.object({ customerId: CustomerId });
 const CreateBody = z.object({ customerId: CustomerId, subject: Subject, body: MessageBody });
@@ -48,8 +55,8 @@ export function spiRoutes(cx: SupportContext): Route[] {
       query: ListQuery,
       responses: {
         200: { description: "OK", schema: z.object({ conversations: z.array(SummarySchema) }) },
-        400: err("Missing customerId"),
-        401: err("Bad or missing bearer token"),
+        400: err("Missing or invalid customerId"),
+        ...common4xx,
       },
       async handler({ query }) {
         const p = await product();
@@ -66,7 +73,8 @@ export function spiRoutes(cx: SupportContext): Route[] {
       responses: {
         200: { description: "Created", schema: z.object({ conversationId: z.string(), createdAt: z.string() }) },
         400: err("Invalid body"),
-        401: err("Bad or missing bearer token"),
+        ...common4xx,
+        ...bodyErrors,
       },
       async handler({ body }) {
         const p = await product();
@@ -90,8 +98,9 @@ export function spiRoutes(cx: SupportContext): Route[] {
       query: ListQuery,
       responses: {
         200: { description: "OK", schema: SpiDetailSchema },
+        400: err("Missing or invalid customerId, or an id over 200 characters"),
+        ...common4xx,
         404: err("Not found or not this customer's"),
-        401: err("Bad or missing bearer token"),
       },
       async handler({ params, query }) {
         const p = await product();
@@ -111,9 +120,10 @@ export function spiRoutes(cx: SupportContext): Route[] {
       responses: {
         200: { description: "Posted", schema: z.object({ messageId: z.string(), createdAt: z.string() }) },
         400: err("Invalid body, or conversationId differs from the path"),
-        404: err("Not found"),
+        ...common4xx,
+        404: err("Not found or not this customer's"),
         409: err("Conversation is closed"),
-        401: err("Bad or missing bearer token"),
+        ...bodyErrors,
       },
       async handler({ params, body }) {
         if (body.conversationId !== params.id)
@@ -137,7 +147,13 @@ export function spiRoutes(cx: SupportContext): Route[] {
       summary: "Resolve or close a conversation",
       params: IdParam,
       body: CloseBody,
-      responses: { 204: { description: "Done" }, 400: err("Invalid body"), 404: err("Not found"), 401: err("Bad or missing bearer token") },
+      responses: {
+        204: { description: "Done; an already resolved or closed conversation is left as it is" },
+        400: err("Invalid body, or conversationId differs from the path"),
+        ...common4xx,
+        404: err("Not found or not this customer's"),
+        ...bodyErrors,
+      },
       async handler({ params, body }) {
         if (body.conversationId !== params.id)
           throw supportError("invalid_request", { message: "conversationId in the body differs from the path" });

@@ -39,6 +39,12 @@ export function frameOf(e: EventRecord): Frame {
   return { seq: e.seq, event: { id: e.seq, data: JSON.stringify(payload) }, terminal: e.type === "issue_deleted" };
 }
 
+/** Tells the client to refetch the detail; `seq` is where its next reconnect resumes from. */
+export const resyncEvent = (seq: number, now: number): SseEvent => ({
+  id: seq,
+  data: JSON.stringify({ type: "resync", createdAt: new Date(now).toISOString() }),
+});
+
 export interface StreamHub {
   /**
    * A live stream of a conversation's events after `fromSeq`. `currentSeq` is the conversation's
@@ -88,7 +94,7 @@ export function createStreamHub(deps: { store: SupportStore; bus: PubSub; logger
           // the events this client missed are gone: tell it to refetch the detail, continue from now
           const c = await store.getConversation({ id: sub.conversationId });
           const resumeAt = Math.max(r.prunedThrough, c?.lastSeq ?? 0);
-          sub.ch.push({ id: resumeAt, data: JSON.stringify({ type: "resync", createdAt: new Date(deps.clock.now()).toISOString() }) });
+          sub.ch.push(resyncEvent(resumeAt, deps.clock.now()));
           sub.delivered = resumeAt;
           continue;
         }

@@ -1,18 +1,20 @@
 // Opens one SSE stream of a conversation: per-customer stream cap, `connected` first, then replay
-// after `Last-Event-ID` (or `resync` when those events are gone) and live events.
+// after `Last-Event-ID` (or `resync` when those events are gone or the id was never issued) and live events.
 import { type SseResult, sse } from "@mountkit/core";
 import type { Product } from "../domain/products.js";
 import { supportError } from "../errors.js";
 import type { SupportContext } from "../http/context.js";
 import type { ConversationRecord } from "../store/types.js";
+import { resyncEvent } from "./hub.js";
 
 const LAST_EVENT_ID = /^\d{1,15}$/;
 
-export function parseLastEventId(header: string | undefined, query: unknown): number | undefined {
+/** The client's `Last-Event-ID` (header, else query): absent, a number, or `"invalid"` (not an id this server writes). */
+export function parseLastEventId(header: string | undefined, query: unknown): number | "invalid" | undefined {
   const raw = header ?? (typeof query === "string" ? query : undefined);
-  if (raw === undefined) return undefined;
-  const s = raw.trim();
-  return LAST_EVENT_ID.test(s) ? Number(s) : undefined;
+  const s = raw?.trim();
+  if (!s) return undefined;
+  return LAST_EVENT_ID.test(s) ? Number(s) : "invalid";
 }
 
 export function openStream(
@@ -21,7 +23,7 @@ export function openStream(
     product: Product;
     conversation: ConversationRecord;
     customerId: string;
-    lastEventId: number | undefined;
+    lastEventId: number | "invalid" | undefined;
     signal: AbortSignal;
     /** Runs once when the stream ends (a backend's poller reference). */
     release?: () => void;
@@ -40,14 +42,18 @@ export function openStream(
     else cx.streamsByCustomer.set(customerId, n);
     input.release?.();
   };
-  // a Last-Event-ID ahead of the log (another conversation's id, a forged value) means "from now"
-  const fromSeq = input.lastEventId === undefined ? c.lastSeq : Math.min(input.lastEventId, c.lastSeq);
-  const connected = { data: JSON.stringify({ type: "connected", createdAt: new Date(cx.clock.now()).toISOString() }) };
+  // an id this conversation never issued (ahead of its log: another conversation's, a forged one; not a
+  // number) says nothing of what the client has seen: it refetches the detail, and goes on from now
+  const last = input.lastEventId;
+  const unknown = last === "invalid" || (last !== undefined && last > c.lastSeq);
+  const fromSeq = last === undefined || unknown ? c.lastSeq : last;
+  const now = cx.clock.now();
+  const connected = { data: JSON.stringify({ type: "connected", createdAt: new Date(now).toISOString() }) };
   const events = cx.hub.open({
     conversationId: c.id,
     fromSeq,
     currentSeq: c.lastSeq,
-    first: [connected],
+    first: unknown ? [connected, resyncEvent(c.lastSeq, now)] : [connected],
     signal: input.signal,
     onClose: release,
   });

@@ -295,9 +295,10 @@ export function githubBackend(options: GithubBackendOptions): GithubBackend {
 
     async closeConversation({ conversationId, action, ...scope }) {
       const { mirror } = attached();
-      await lock(conversationId, async () => {
+      return lock(conversationId, async () => {
         const c = await owned(scope, conversationId);
-        if (!isOpen(c.status)) return;
+        if (!isOpen(c.status)) return { status: c.status };
+        const status = action === "resolve" ? "resolved" : "closed";
         const r = await gh.write({
           method: "PATCH",
           path: `${issuesPath}/${c.issue}`,
@@ -308,8 +309,9 @@ export function githubBackend(options: GithubBackendOptions): GithubBackend {
           throw supportError("conversation_not_found");
         }
         const issue = ok<GhIssue>(r, "close issue");
-        await mirror.setState(conversationId, { status: action === "resolve" ? "resolved" : "closed" });
+        await mirror.setState(conversationId, { status });
         void background("status labels", removeOpenStatusLabels(c.issue, labelNames(issue)));
+        return { status };
       });
     },
 
