@@ -2,6 +2,7 @@
 import { type ManualClock, manualClock } from "@mountkit/core";
 import { createMemoryService, type MemoryService } from "@mountkit/memory";
 import { describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { memoryFromEnv } from "../examples/server/src/services/memory.js";
 import { call, forEachAdapter } from "./harness.js";
 
@@ -9,6 +10,7 @@ const KEY_A = "mk_test_brain_a_0123456789";
 const KEY_B = "mk_test_brain_b_0123456789";
 const KEY_Q = "mk_test_quota_q_0123456789";
 const KEY_R = "mk_test_quota_r_0123456789";
+const KEY_S = "mk_test_based_s_0123456789";
 const QUOTA = 5;
 
 let clock: ManualClock;
@@ -31,6 +33,7 @@ forEachAdapter(
     const small = createMemoryService({ clock, dailyQuota: QUOTA, basePath: "/small" });
     await small.keys.create({ brainId: "q", key: KEY_Q });
     await small.keys.create({ brainId: "r", key: KEY_R });
+    await small.keys.create({ brainId: "s", key: KEY_S });
     return [main, small];
   },
   (t) => {
@@ -214,6 +217,54 @@ forEachAdapter(
       expectError(await get("/v1/playbooks/nope"), 404);
     });
 
+    it("deeply nested metadata answers 400 {error, details}, never 500", async () => {
+      const raw = (metadata: string) =>
+        call(u("/v1/episodes"), {
+          method: "POST",
+          headers: { ...A, "content-type": "application/json" },
+          rawBody: `{"content":"ok","metadata":${metadata}}`,
+        });
+      const depth = 30_000;
+      const deep = await raw(`${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`);
+      expectError(deep, 400);
+      // small enough for the size limit, still too deep to serialise safely
+      const narrow = await raw(`{"a":${"[".repeat(8000)}${"]".repeat(8000)}}`);
+      expectError(narrow, 400);
+      expect((await raw(`{"a":${"[".repeat(20)}1${"]".repeat(20)}}`)).status).toBe(202);
+    });
+
+    it("Location of a created episode includes the service's basePath", async () => {
+      const S = as(KEY_S);
+      const r = await post("/small/v1/episodes", { content: "Ines Duarte lives in Porto." }, S);
+      expect(r.status).toBe(202);
+      const location = r.headers.get("location");
+      expect(location).toBe(`/small/v1/episodes/${r.body.id}`);
+      const again = await get(location!, S);
+      expect(again.status).toBe(200);
+      expect(again.body.id).toBe(r.body.id);
+    });
+
+    it("a metadata key named __proto__ is stored and returned as sent", async () => {
+      const r = await call(u("/v1/episodes"), {
+        method: "POST",
+        headers: { ...A, "content-type": "application/json" },
+        rawBody: '{"content":"Jon Berg works at Nordia Corp.","metadata":{"__proto__":{"x":1},"source":"raw"}}',
+      });
+      expect(r.status).toBe(202);
+      const own = (m: object) => Object.getOwnPropertyDescriptor(m, "__proto__")?.value;
+      expect(Object.keys(r.body.metadata)).toEqual(["__proto__", "source"]);
+      expect(own(r.body.metadata)).toEqual({ x: 1 });
+      let stored: any;
+      for (let i = 0; i < 400 && stored?.status !== "done"; i++) {
+        stored = (await get(`/v1/episodes/${r.body.id}`)).body;
+        if (stored.status !== "done") await new Promise((res) => setTimeout(res, 10));
+      }
+      expect(stored.status).toBe("done");
+      expect(Object.keys(stored.metadata).sort()).toEqual(["__proto__", "source"]);
+      expect(own(stored.metadata)).toEqual({ x: 1 });
+      expect(stored.metadata.source).toBe("raw");
+    });
+
     it("playbooks collect episodes tagged metadata.playbook", async () => {
       const ep = await ingest("Hana Sato lives in Kyoto.", { metadata: { playbook: `hana-${t.framework}` } });
       const r = await get(`/v1/playbooks/hana-${t.framework}`);
@@ -230,6 +281,19 @@ forEachAdapter(
       expect(r.text).toContain("openapi: 3.1.0");
       expect(r.text).toContain("/v1/recall:");
       expect(r.text).toContain("/v1/edges/{id}/invalidate:");
+    });
+
+    it("the OpenAPI document states what the server enforces", async () => {
+      const doc = parseYaml((await get("/openapi.yaml", {})).text);
+      const body = (path: string) => doc.paths[path].post.requestBody;
+      // invalidate accepts no body at all (see the manual invalidation test)
+      expect(body("/v1/edges/{id}/invalidate").required).toBe(false);
+      expect(body("/v1/episodes").required).toBe(true);
+      expect(body("/v1/recall").required).toBe(true);
+      expect(body("/v1/recall").content["application/json"].schema.properties.query.minLength).toBe(1);
+      expectError(await post("/v1/recall", { query: "" }), 400);
+      expect(body("/v1/episodes").content["application/json"].schema.properties.content.minLength).toBe(1);
+      expectError(await post("/v1/episodes", { content: "" }), 400);
     });
 
     it("daily quota: exact under concurrent calls, 429 with headers, failures free, reset at midnight UTC", async () => {

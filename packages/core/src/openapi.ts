@@ -32,6 +32,16 @@ function parameters(schema: z.ZodType | undefined, where: "path" | "query"): unk
   });
 }
 
+/** A body is optional exactly when its schema accepts a request without one (the service validates `undefined`). */
+function bodyRequired(schema: z.ZodType): boolean {
+  try {
+    return !schema.safeParse(undefined).success;
+  } catch {
+    // an async refinement cannot run synchronously: keep the conservative answer
+    return true;
+  }
+}
+
 export interface BuildOpenApiOptions {
   title: string;
   version: string;
@@ -80,7 +90,7 @@ export function buildOpenApi(o: BuildOpenApiOptions): OpenApiDocument {
     if (r.body) {
       const types = r.accepts ?? ["application/json"];
       const schema = jsonSchema(r.body, "input");
-      op.requestBody = { required: true, content: Object.fromEntries(types.map((t) => [t, { schema }])) };
+      op.requestBody = { required: bodyRequired(r.body), content: Object.fromEntries(types.map((t) => [t, { schema }])) };
     }
     paths[p] ??= {};
     paths[p]![r.method.toLowerCase()] = op;

@@ -47,4 +47,25 @@ describe("OpenAPI from the route table", () => {
     expect(doc.paths["/hidden"]).toBeUndefined();
     expect(toYaml(doc)).toContain("openapi: 3.1.0");
   });
+
+  it("marks a request body optional when its schema accepts no body, required otherwise", () => {
+    const body = (schema: z.ZodType) =>
+      (
+        buildOpenApi({
+          title: "t",
+          version: "1",
+          routes: [route({ method: "POST", path: "/x", body: schema, handler: () => json(200, {}) })],
+        }).paths["/x"]!.post as Record<string, any>
+      ).requestBody;
+    expect(body(z.object({ reason: z.string() }).optional()).required).toBe(false);
+    expect(body(z.object({ reason: z.string().optional() })).required).toBe(true);
+    // safeParse throws on an async refinement; the document still builds
+    expect(() =>
+      z
+        .unknown()
+        .refine(async () => true)
+        .safeParse(undefined),
+    ).toThrow();
+    expect(body(z.unknown().refine(async () => true)).required).toBe(true);
+  });
 });

@@ -98,7 +98,7 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
     maxAttempts: options.worker?.maxAttempts,
   });
   const guard = [requireApiKey(store), dailyQuota({ counter: options.quota ?? store.quota, limit: options.dailyQuota ?? 1000, clock })];
-  const deps = { api, guard };
+  const deps = { api, guard, basePath: (options.basePath ?? "").replace(/\/+$/, "") };
 
   let service: Service;
   const routes = [

@@ -6,6 +6,8 @@ export interface RouteDeps {
   api: MemoryApi;
   /** Authentication then quota, in that order: unauthenticated calls never touch a quota. */
   guard: Middleware[];
+  /** The service's basePath without a trailing slash ("" when mounted at the root), for Location headers. */
+  basePath: string;
 }
 
 export const SECURITY = ["apiKey"];

@@ -4,7 +4,7 @@ import { brainOf } from "../auth/middleware.js";
 import { type RouteDeps, errors, SECURITY } from "./common.js";
 import { CreateEpisodeBody, EpisodeSchema, IdParams, PageQuery, page } from "./schemas.js";
 
-export const episodeRoutes = ({ api, guard }: RouteDeps) => [
+export const episodeRoutes = ({ api, guard, basePath }: RouteDeps) => [
   route({
     method: "POST",
     path: "/v1/episodes",
@@ -17,7 +17,8 @@ export const episodeRoutes = ({ api, guard }: RouteDeps) => [
     responses: { 202: { description: "Accepted; status `queued`", schema: EpisodeSchema }, ...errors(400, 413, 415) },
     handler: async (ctx) => {
       const ep = await api.createEpisode(brainOf(ctx.state), ctx.body);
-      return json(202, ep, { location: `/v1/episodes/${ep.id}` });
+      // relative to the host: a host's own mount prefix is added by the adapter (core withMountPrefix)
+      return json(202, ep, { location: `${basePath}/v1/episodes/${encodeURIComponent(ep.id)}` });
     },
   }),
   route({

@@ -4,6 +4,8 @@ import { parseInstant } from "../domain/wire.js";
 
 export const MAX_CONTENT = 100_000;
 export const MAX_METADATA_BYTES = 16_384;
+/** Levels of objects/arrays in metadata, the metadata object itself being level 1. */
+export const MAX_METADATA_DEPTH = 32;
 
 export const IdParams = z.object({ id: z.string().min(1).max(128) });
 export const SlugParams = z.object({ slug: z.string().min(1).max(64) });
@@ -20,27 +22,54 @@ const instant = (endOfDay: boolean) =>
     .refine((s) => parseInstant(s, { endOfDay }) !== null, { message: "expected YYYY-MM-DD or an ISO-8601 timestamp with a timezone" })
     .transform((s) => parseInstant(s, { endOfDay })!);
 
+/** True when `value` nests objects/arrays deeper than `limit` levels; walks with its own stack, so it cannot overflow. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: Array<{ v: unknown; level: number }> = [{ v: value, level: 1 }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    if (next.v === null || typeof next.v !== "object") continue;
+    if (next.level > limit) return true;
+    for (const child of Object.values(next.v)) pending.push({ v: child, level: next.level + 1 });
+  }
+  return false;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+// A custom schema rather than z.record: zod rebuilds records key by key and drops a `__proto__` key, which
+// JSON.parse delivers as an ordinary own property; this passes the parsed object through as sent.
+const Metadata = z
+  .custom<Record<string, unknown>>(isObject, { message: "metadata must be a JSON object" })
+  .superRefine((m, ctx) => {
+    // depth first: JSON.stringify recurses and throws RangeError on deep values
+    if (nestedDeeperThan(m, MAX_METADATA_DEPTH))
+      ctx.addIssue({ code: "custom", message: `metadata is nested deeper than ${MAX_METADATA_DEPTH} levels` });
+    else if (JSON.stringify(m).length > MAX_METADATA_BYTES)
+      ctx.addIssue({ code: "custom", message: `metadata is larger than ${MAX_METADATA_BYTES} bytes` });
+  })
+  .refine((m) => m.playbook === undefined || (typeof m.playbook === "string" && /^[a-z0-9][a-z0-9-]{0,63}$/.test(m.playbook)), {
+    message: "metadata.playbook must be a slug (lower-case letters, digits, '-')",
+    path: ["playbook"],
+  })
+  .meta({
+    type: "object",
+    additionalProperties: {},
+    description: `Free-form JSON object, at most ${MAX_METADATA_BYTES} bytes serialised and ${MAX_METADATA_DEPTH} levels deep`,
+  });
+
 export const CreateEpisodeBody = z.object({
   content: z
     .string()
+    .min(1, { message: "content must not be empty" })
     .max(MAX_CONTENT, { message: `content is longer than ${MAX_CONTENT} characters` })
     .refine((s) => s.trim().length > 0, { message: "content must not be empty" }),
-  metadata: z
-    .record(z.string(), z.unknown())
-    .optional()
-    .refine((m) => m === undefined || JSON.stringify(m).length <= MAX_METADATA_BYTES, {
-      message: `metadata is larger than ${MAX_METADATA_BYTES} bytes`,
-    })
-    .refine((m) => m?.playbook === undefined || (typeof m.playbook === "string" && /^[a-z0-9][a-z0-9-]{0,63}$/.test(m.playbook)), {
-      message: "metadata.playbook must be a slug (lower-case letters, digits, '-')",
-      path: ["playbook"],
-    }),
+  metadata: Metadata.optional(),
   occurredAt: instant(false).optional().describe("When the content happened (ISO-8601); default: now"),
 });
 
 export const RecallBody = z.object({
   query: z
     .string()
+    .min(1, { message: "query must not be empty" })
     .max(2000)
     .refine((s) => s.trim().length > 0, { message: "query must not be empty" }),
   asOf: instant(true).optional().describe("YYYY-MM-DD (end of that UTC day) or an ISO-8601 timestamp; default: now"),
