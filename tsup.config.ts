@@ -9,6 +9,7 @@ const packages: Array<{ dir: string; entries?: Record<string, string> }> = [
   { dir: "packages/support", entries: { testing: "src/testing.ts" } },
   { dir: "packages/support-client" },
   { dir: "packages/sql" },
+  { dir: "packages/testing" },
   { dir: "adapters/node" },
   { dir: "adapters/express" },
   { dir: "adapters/fastify" },

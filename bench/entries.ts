@@ -10,7 +10,7 @@ import autocannon from "autocannon";
 import { dump } from "js-yaml";
 import { signHs256 } from "@mountkit/entries";
 import { generateSpec } from "../packages/entries/test/fixtures/spec-generator.js";
-import { arg, spawnTarget, table } from "./lib.js";
+import { arg, nodeFlags, spawnTarget, table } from "./lib.js";
 import { france } from "../packages/entries/test/fixtures/countries.js";
 
 const run$ = promisify(execFile);
@@ -29,7 +29,7 @@ async function measure(url: string, path: string, body: string, token: string, s
 
 async function child(mode: string, file: string, runs: number) {
   const script = fileURLToPath(new URL("./servers/entries-catalogue.ts", import.meta.url));
-  const { stdout } = await run$(process.execPath, ["--conditions=mountkit-source", "--import", "tsx", script, mode, file, String(runs)], {
+  const { stdout } = await run$(process.execPath, [...nodeFlags(), script, mode, file, String(runs)], {
     maxBuffer: 1 << 20,
   });
   const line = stdout.split("\n").find((l) => l.startsWith("result "));

@@ -5,6 +5,17 @@ import { fileURLToPath } from "node:url";
 
 export const now = () => performance.timeOrigin + performance.now();
 
+/**
+ * Node flags for child processes. Benchmarks measure the built packages (dist/, what users run): run
+ * from TypeScript sources, tsx's keepNames wraps every closure in a defineProperty call and skews the
+ * kit's numbers. MOUNTKIT_BENCH_SOURCE=1 measures the sources instead.
+ */
+export const nodeFlags = (): string[] => [
+  ...(process.env.MOUNTKIT_BENCH_SOURCE === "1" ? ["--conditions=mountkit-source"] : []),
+  "--import",
+  "tsx",
+];
+
 export function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return Number.NaN;
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
@@ -23,7 +34,7 @@ export interface Child {
 /** Spawns a TypeScript script (run on sources) and waits for it to print `url <base>`. */
 export async function spawnTarget(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Child> {
   const path = fileURLToPath(new URL(script, import.meta.url));
-  const proc = spawn(process.execPath, ["--conditions=mountkit-source", "--import", "tsx", path, ...args], {
+  const proc = spawn(process.execPath, [...nodeFlags(), path, ...args], {
     stdio: ["pipe", "pipe", "inherit"],
     env: { ...process.env, ...env },
   });

@@ -36,6 +36,7 @@ const kit = defineService({
   errorBody: (e) => ({ error: e.message, details: e.details }),
   routes: [
     route({ method: "POST", path: "/bench/json", body: Body, handler: (ctx) => json(200, reply(ctx.body)) }),
+    route({ method: "GET", path: "/bench/ping", handler: () => json(200, { ok: true }) }),
     route({
       method: "GET",
       path: "/bench/stream",
@@ -80,6 +81,7 @@ if (framework === "express") {
       if (!r.success) return rep.code(400).send({ error: "invalid" });
       return reply(r.data);
     });
+    app.get("/bench/ping", async () => ({ ok: true }));
     app.get("/bench/stream", (_req, rep) => {
       rep.hijack();
       nativeNodeStream(rep.raw);

@@ -82,7 +82,7 @@ class NodeKitRequest implements KitRequest {
   readonly path: string;
   readonly headers: Record<string, string | undefined>;
   readonly body: BodySource;
-  readonly remoteAddress: string | undefined;
+  #req: IncomingMessage;
   #search: string;
   #query: URLSearchParams | undefined;
   #signal: AbortSignal | (() => AbortSignal);
@@ -98,7 +98,7 @@ class NodeKitRequest implements KitRequest {
     if (consumedBody(req)) this.body = { kind: "parsed", value: req.body };
     else if (req.method === "GET" || req.method === "HEAD") this.body = NO_BODY;
     else this.body = { kind: "stream", read: nodeBodyReader(req) };
-    this.remoteAddress = req.socket?.remoteAddress;
+    this.#req = req;
     this.#signal = signal;
   }
 
@@ -109,6 +109,11 @@ class NodeKitRequest implements KitRequest {
 
   get signal(): AbortSignal {
     return typeof this.#signal === "function" ? this.#signal() : this.#signal;
+  }
+
+  /** Read on demand: it asks the kernel (getpeername) every time. */
+  get remoteAddress(): string | undefined {
+    return this.#req.socket?.remoteAddress;
   }
 }
 
