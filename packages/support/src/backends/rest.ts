@@ -87,29 +87,9 @@ export function restClient(o: RestClientOptions): RestClient {
       if (write) q.lastWriteAt = now();
       const url = new URL(base + req.path);
       for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-      let res: Response;
-      try {
-        res = await doFetch(url, {
-          method: req.method,
-          headers: {
-            ...o.headers,
-            accept: "application/json",
-            ...(req.body !== undefined ? { "content-type": "application/json; charset=utf-8" } : {}),
-          },
-          body: req.body === undefined ? undefined : JSON.stringify(req.body),
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-      } catch (cause) {
-        throw supportError("backend_unavailable", { cause });
-      }
-      const text = await res.text().catch(() => "");
-      let body: unknown;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        body = text;
-      }
-      const reply: RestReply = { status: res.status, headers: res.headers, body };
+      const r = await fetchJson(doFetch, url, { method: req.method, headers: o.headers, body: req.body, timeoutMs });
+      // a body that is not JSON (an HTML error page) is kept as text for the caller's error message
+      const reply: RestReply = { status: r.status, headers: r.headers, body: r.text && r.json === undefined ? r.text : r.json };
       const limitedFor = o.rateLimitWait(reply, q.limited);
       if (limitedFor !== undefined) {
         q.limited++;
@@ -119,7 +99,7 @@ export function restClient(o: RestClientOptions): RestClient {
       }
       q.limited = 0;
       // a server error on a read or an idempotent write is retried; a POST may have been applied
-      if (res.status >= 500 && req.method !== "POST" && n < maxAttempts) {
+      if (r.status >= 500 && req.method !== "POST" && n < maxAttempts) {
         await sleep(Math.min(8000, 250 * 2 ** (n - 1)));
         continue;
       }
@@ -173,4 +153,38 @@ export function keyedLock() {
       if (tails.get(key) === settled) tails.delete(key);
     }
   };
+}
+
+/**
+ * One JSON request: a network failure or timeout becomes `backend_unavailable`; the answer comes back with
+ * its raw text and, when that text is JSON, its parsed value.
+ */
+export async function fetchJson(
+  doFetch: typeof fetch,
+  url: URL,
+  init: { method: string; headers?: Record<string, string>; body?: unknown; timeoutMs: number },
+): Promise<{ status: number; headers: Headers; text: string; json: unknown }> {
+  let res: Response;
+  try {
+    res = await doFetch(url, {
+      method: init.method,
+      headers: {
+        ...init.headers,
+        accept: "application/json",
+        ...(init.body !== undefined ? { "content-type": "application/json; charset=utf-8" } : {}),
+      },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      signal: AbortSignal.timeout(init.timeoutMs),
+    });
+  } catch (cause) {
+    throw supportError("backend_unavailable", { cause });
+  }
+  const text = await res.text().catch(() => "");
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
 }

@@ -7,7 +7,7 @@ import type { BackendContext, CustomerBackend, WebhookReceiver } from "../domain
 import { parseMetadata, stripMetadata } from "../domain/metadata.js";
 import { createMirror, type Mirror } from "../domain/mirror.js";
 import { isOpen } from "../domain/status.js";
-import { summary, view } from "../domain/wire.js";
+import { summary } from "../domain/wire.js";
 import { supportError } from "../errors.js";
 import { constantTimeEqual } from "../http/auth.js";
 import { hmacSha256Hex, keyedLock, type RestReply, restClient, shortHash } from "./rest.js";
@@ -281,20 +281,16 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
     },
 
     async getConversation({ conversationId, ...scope }) {
-      const { cx } = attached();
-      const c = rootOf(conversationId) === undefined ? null : await cx.store.getConversation({ id: conversationId });
-      if (!c || c.deletedAt || c.productSlug !== scope.productSlug || c.customerId !== scope.customerId) return null;
-      return view(c, await cx.store.listMessages({ conversationId }));
+      if (rootOf(conversationId) === undefined) return null;
+      return attached().mirror.viewFor(scope, conversationId);
     },
 
     async postMessage({ conversationId, body, clientMessageId, ...scope }) {
       const { mirror, cx } = attached();
       return lock(conversationId, async () => {
         const c = await owned(scope, conversationId);
-        if (clientMessageId !== null) {
-          const dup = (await cx.store.listMessages({ conversationId })).find((m) => m.clientMessageId === clientMessageId);
-          if (dup) return { id: dup.id, createdAt: dup.createdAt, deduplicated: true };
-        }
+        const dup = await mirror.duplicate(conversationId, clientMessageId);
+        if (dup) return dup;
         if (c.status === "closed") throw supportError("conversation_closed");
         const meta = parseMetadata(body) ?? { customerId: scope.customerId };
         const { ts } = await post(`*Customer:* ${stripMetadata(body ?? "")}`, meta, c.root);

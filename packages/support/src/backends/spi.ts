@@ -8,6 +8,7 @@ import { createMirror, type Mirror, type MirrorSnapshot } from "../domain/mirror
 import { isStatus, type Status, wireLabels } from "../domain/status.js";
 import type { Comment, ConversationView, Summary } from "../domain/wire.js";
 import { supportError } from "../errors.js";
+import { fetchJson } from "./rest.js";
 
 export interface SpiBackendOptions {
   /** The remote's base address (or a function giving it); requests go to `${baseUrl}/care/conversations...`. */
@@ -96,29 +97,14 @@ export function spiBackend(options: SpiBackendOptions): CustomerBackend {
   async function call(method: string, path: string, init: { query?: Record<string, string>; body?: unknown } = {}): Promise<Reply> {
     const url = new URL(base() + path);
     for (const [k, v] of Object.entries(init.query ?? {})) url.searchParams.set(k, v);
-    let res: Response;
-    try {
-      res = await doFetch(url, {
-        method,
-        headers: {
-          authorization: `Bearer ${options.token}`,
-          accept: "application/json",
-          ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
-        },
-        body: init.body === undefined ? undefined : JSON.stringify(init.body),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (cause) {
-      throw supportError("backend_unavailable", { cause });
-    }
-    const text = await res.text().catch(() => "");
-    let body: unknown;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = undefined;
-    }
-    if (res.ok) return { status: res.status, body };
+    const res = await fetchJson(doFetch, url, {
+      method,
+      headers: { authorization: `Bearer ${options.token}` },
+      body: init.body,
+      timeoutMs,
+    });
+    const body = res.json;
+    if (res.status >= 200 && res.status < 300) return { status: res.status, body };
     if (res.status === 404) throw supportError("conversation_not_found");
     if (res.status === 409) throw supportError("conversation_closed");
     if (res.status === 429) throw supportError("too_many_requests", { headers: { "retry-after": res.headers.get("retry-after") ?? "1" } });

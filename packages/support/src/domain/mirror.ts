@@ -6,7 +6,8 @@ import { type Clock, iso, type Logger, type PubSub } from "@mountkit/core";
 import type { ConversationPatch, ConversationRecord, EventInput, MessageRecord, SupportStore, WriteFailure } from "../store/types.js";
 import { conversationTopic, ev } from "./events.js";
 import { type Status, stateOf, statusChangeEffects, wireLabels } from "./status.js";
-import { type Comment, comment } from "./wire.js";
+import type { CustomerScope } from "./backend.js";
+import { type Comment, type ConversationView, comment, view } from "./wire.js";
 
 const MAX_ATTEMPTS = 20;
 
@@ -56,6 +57,13 @@ export interface Mirror {
   remove(conversationId: string): Promise<boolean>;
   /** Brings the mirror to a full remote snapshot: new, edited and removed messages, then the state. */
   sync(conversationId: string, snapshot: MirrorSnapshot): Promise<void>;
+  /** The conversation as its customer sees it; null when missing, deleted, or another product's or customer's. */
+  viewFor(scope: CustomerScope, conversationId: string): Promise<ConversationView | null>;
+  /** The first answer to a repeated `clientMessageId` on this conversation, if there was one. */
+  duplicate(
+    conversationId: string,
+    clientMessageId: string | null,
+  ): Promise<{ id: string; createdAt: string; deduplicated: true } | undefined>;
 }
 
 export interface MirrorOptions {
@@ -262,6 +270,18 @@ export function createMirror(o: MirrorOptions): Mirror {
         });
       });
       return r !== null;
+    },
+
+    async viewFor(scope, conversationId) {
+      const c = await live(conversationId);
+      if (!c || c.productSlug !== scope.productSlug || c.customerId !== scope.customerId) return null;
+      return view(c, await store.listMessages({ conversationId }));
+    },
+
+    async duplicate(conversationId, clientMessageId) {
+      if (clientMessageId === null) return undefined;
+      const dup = (await store.listMessages({ conversationId })).find((m) => m.clientMessageId === clientMessageId);
+      return dup ? { id: dup.id, createdAt: dup.createdAt, deduplicated: true } : undefined;
     },
 
     async sync(conversationId, snapshot) {

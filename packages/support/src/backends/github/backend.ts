@@ -6,7 +6,7 @@ import type { BackendContext, CustomerBackend } from "../../domain/backend.js";
 import { parseMetadata } from "../../domain/metadata.js";
 import { createMirror, type Mirror } from "../../domain/mirror.js";
 import { isOpen, type Status } from "../../domain/status.js";
-import { summary, view } from "../../domain/wire.js";
+import { summary } from "../../domain/wire.js";
 import { supportError } from "../../errors.js";
 import type { ConversationRecord } from "../../store/types.js";
 import { keyedLock, type RestClient, type RestReply, restClient, shortHash } from "../rest.js";
@@ -263,20 +263,16 @@ export function githubBackend(options: GithubBackendOptions): GithubBackend {
     },
 
     async getConversation({ conversationId, ...scope }) {
-      const { cx } = attached();
-      const c = ids.issueNumber(conversationId) === undefined ? null : await cx.store.getConversation({ id: conversationId });
-      if (!c || c.deletedAt || c.productSlug !== scope.productSlug || c.customerId !== scope.customerId) return null;
-      return view(c, await cx.store.listMessages({ conversationId }));
+      if (ids.issueNumber(conversationId) === undefined) return null;
+      return attached().mirror.viewFor(scope, conversationId);
     },
 
     async postMessage({ conversationId, body, clientMessageId, ...scope }) {
-      const { mirror, cx } = attached();
+      const { mirror } = attached();
       return lock(conversationId, async () => {
         const c = await owned(scope, conversationId);
-        if (clientMessageId !== null) {
-          const dup = (await cx.store.listMessages({ conversationId })).find((m) => m.clientMessageId === clientMessageId);
-          if (dup) return { id: dup.id, createdAt: dup.createdAt, deduplicated: true };
-        }
+        const dup = await mirror.duplicate(conversationId, clientMessageId);
+        if (dup) return dup;
         if (c.status === "closed") throw supportError("conversation_closed");
         const r = await gh.write({ method: "POST", path: `${issuesPath}/${c.issue}/comments`, body: { body } });
         if (r.status === 404 || r.status === 410) {
