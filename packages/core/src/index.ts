@@ -14,3 +14,4 @@ export * from "./route.js";
 export * from "./router.js";
 export * from "./service.js";
 export * from "./sse.js";
+export * from "./testing.js";

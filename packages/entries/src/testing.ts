@@ -1,4 +1,5 @@
 // Store conformance suite: every EntriesStore (memory, SQLite, PostgreSQL, third-party) must pass it.
+import { type SkipGroup, skipLookup } from "@mountkit/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EntriesStore, Entry, InventoryInput } from "./store/types.js";
 
@@ -9,7 +10,7 @@ export interface EntriesStoreTarget {
 
 export interface DescribeEntriesStoreOptions {
   /** Tests to skip, each with a written reason. */
-  skip?: Array<{ reason: string; tests: string[] }>;
+  skip?: SkipGroup[];
 }
 
 let counter = 0;
@@ -49,8 +50,11 @@ function makeInventory(n: number, version = "2.0"): InventoryInput {
 }
 
 export function describeEntriesStore(name: string, factory: () => Promise<EntriesStoreTarget>, options: DescribeEntriesStoreOptions = {}) {
-  const skipped = new Set(options.skip?.flatMap((s) => s.tests) ?? []);
-  const test = (title: string, fn: () => Promise<void>) => (skipped.has(title) ? it.skip(title, fn) : it(title, fn));
+  const lookup = skipLookup(options.skip);
+  const test = (title: string, fn: () => Promise<void>) => {
+    const t = lookup(title);
+    (t.skipped ? it.skip : it)(t.title, fn);
+  };
 
   describe(`EntriesStore conformance: ${name}`, () => {
     let target: EntriesStoreTarget;

@@ -1,5 +1,6 @@
 // Store conformance suite: every MemoryStore (in-memory, SQLite, PostgreSQL, third-party) runs it.
 // Usage: describeMemoryStore("sqlite", async () => ({ store, close }), { skip: [{ reason, tests }] }).
+import { type SkipGroup, skipLookup } from "@mountkit/core";
 import { describe, expect, it } from "vitest";
 import type { EdgeRecord, EntityRecord, EpisodeRecord } from "./domain/types.js";
 import type { ExtractionCommit, MemoryStore } from "./store/types.js";
@@ -12,7 +13,7 @@ export interface StoreFactoryResult {
 
 export interface DescribeOptions {
   /** Tests to skip, each with a written reason. */
-  skip?: Array<{ reason: string; tests: string[] }>;
+  skip?: SkipGroup[];
 }
 
 const T0 = Date.UTC(2024, 0, 1);
@@ -87,10 +88,11 @@ export function commitOf(ep: EpisodeRecord, over: Partial<ExtractionCommit> = {}
 }
 
 export function describeMemoryStore(name: string, factory: () => Promise<StoreFactoryResult>, options: DescribeOptions = {}) {
-  const skipped = new Set((options.skip ?? []).flatMap((s) => s.tests));
-  const test = (title: string, fn: (store: MemoryStore) => Promise<void>) =>
-    (skipped.has(title) ? it.skip : it)(
-      title,
+  const lookup = skipLookup(options.skip);
+  const test = (title: string, fn: (store: MemoryStore) => Promise<void>) => {
+    const t = lookup(title);
+    (t.skipped ? it.skip : it)(
+      t.title,
       async () => {
         const { store, close } = await factory();
         try {
@@ -101,6 +103,7 @@ export function describeMemoryStore(name: string, factory: () => Promise<StoreFa
       },
       30_000,
     );
+  };
 
   async function seeded(store: MemoryStore, brainId = uid("brain")) {
     await store.createBrain({ brain: { id: brainId, name: brainId, createdAt: T0 } });

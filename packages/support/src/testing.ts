@@ -1,10 +1,11 @@
 // The SupportStore conformance suite: every store implementation (memory, SQLite, PostgreSQL, third-party) runs it.
+import { type SkipGroup, skipLookup } from "@mountkit/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ConversationRecord, EventInput, MessageRecord, SupportStore } from "./store/types.js";
 
 export interface DescribeSupportStoreOptions {
   /** Tests to skip, each group with the reason written down. */
-  skip?: Array<{ reason: string; tests: string[] }>;
+  skip?: SkipGroup[];
 }
 
 const T0 = Date.parse("2030-01-01T00:00:00.000Z");
@@ -62,8 +63,11 @@ export function describeSupportStore(
   factory: () => Promise<{ store: SupportStore; close?(): Promise<void> | void }>,
   options: DescribeSupportStoreOptions = {},
 ) {
-  const skipped = new Set((options.skip ?? []).flatMap((g) => g.tests));
-  const test = (title: string, fn: () => Promise<void>) => (skipped.has(title) ? it.skip(title, fn) : it(title, fn));
+  const lookup = skipLookup(options.skip);
+  const test = (title: string, fn: () => Promise<void>) => {
+    const t = lookup(title);
+    (t.skipped ? it.skip : it)(t.title, fn);
+  };
 
   describe(`SupportStore: ${name}`, () => {
     let store: SupportStore;
