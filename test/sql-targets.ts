@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Dialect, type MigrationSet, openDatabase, type SqlDatabase } from "@mountkit/sql";
 import pg from "pg";
-import { describe } from "vitest";
+import { afterAll, beforeAll, describe } from "vitest";
 
 export interface TestDatabase {
   dialect: Dialect;
@@ -78,4 +78,34 @@ export function forEachDatabase(name: string, suite: (dialect: Dialect) => void,
     }
     describe(`${name} [${dialect}]`, () => suite(dialect));
   }
+}
+
+/**
+ * Gives the enclosing suite one fresh database with `migrations` applied, opened before its tests and
+ * dropped after them. Read `db` and `target` inside tests and hooks.
+ */
+export function useMigratedDatabase(
+  dialect: Dialect,
+  migrations: MigrationSet[],
+): { readonly db: SqlDatabase; readonly target: TestDatabase } {
+  let target: TestDatabase | undefined;
+  let db: SqlDatabase | undefined;
+  beforeAll(async () => {
+    target = await createTestDatabase(dialect);
+    db = await target.open({ migrations });
+  });
+  afterAll(async () => {
+    await db?.close();
+    await target?.drop();
+  });
+  return {
+    get db() {
+      if (!db) throw new Error("the test database is opened in beforeAll");
+      return db;
+    },
+    get target() {
+      if (!target) throw new Error("the test database is created in beforeAll");
+      return target;
+    },
+  };
 }

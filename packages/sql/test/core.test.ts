@@ -4,9 +4,9 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { createWorker, type Job } from "@mountkit/core";
-import { coreMigrations, migrate, type SqlDatabase, sqlJobStore, sqlQuotaCounter, sqlRateLimiter } from "@mountkit/sql";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, forEachDatabase, type TestDatabase } from "../../../test/sql-targets.js";
+import { coreMigrations, migrate, sqlJobStore, sqlQuotaCounter, sqlRateLimiter } from "@mountkit/sql";
+import { describe, expect, it } from "vitest";
+import { forEachDatabase, useMigratedDatabase } from "../../../test/sql-targets.js";
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL("../../..", import.meta.url));
@@ -25,27 +25,18 @@ async function child(script: string, args: string[], env: Record<string, string>
 }
 
 forEachDatabase("sql core", (dialect) => {
-  let target: TestDatabase;
-  let db: SqlDatabase;
-  beforeAll(async () => {
-    target = await createTestDatabase(dialect);
-    db = await target.open({ migrations: [coreMigrations] });
-  });
-  afterAll(async () => {
-    await db?.close();
-    await target?.drop();
-  });
+  const use = useMigratedDatabase(dialect, [coreMigrations]);
 
   describe("migrations", () => {
     it("records each migration once and applies nothing the second time", async () => {
-      expect(await migrate(db, [coreMigrations])).toEqual([]);
-      const rows = await db.kysely.selectFrom("mountkit_migrations").selectAll().where("set_name", "=", "core").execute();
+      expect(await migrate(use.db, [coreMigrations])).toEqual([]);
+      const rows = await use.db.kysely.selectFrom("mountkit_migrations").selectAll().where("set_name", "=", "core").execute();
       expect(rows.map((r) => Number(r.version))).toEqual(coreMigrations.migrations.map((m) => m.version));
     });
 
     it("rejects versions that do not increase", async () => {
       await expect(
-        migrate(db, [
+        migrate(use.db, [
           {
             name: "bad",
             migrations: [
@@ -69,23 +60,23 @@ forEachDatabase("sql core", (dialect) => {
           { version: 2, name: "boom", up: async () => Promise.reject(new Error("boom")) },
         ],
       };
-      await expect(migrate(db, [set])).rejects.toThrow("boom");
-      const rows = await db.kysely.selectFrom("mountkit_migrations").selectAll().where("set_name", "=", "failing").execute();
+      await expect(migrate(use.db, [set])).rejects.toThrow("boom");
+      const rows = await use.db.kysely.selectFrom("mountkit_migrations").selectAll().where("set_name", "=", "failing").execute();
       expect(rows).toEqual([]);
-      await expect(db.kysely.selectFrom("failing_t").selectAll().execute()).rejects.toThrow();
+      await expect(use.db.kysely.selectFrom("failing_t").selectAll().execute()).rejects.toThrow();
     });
 
     it("is safe when two processes start at once", async () => {
-      const results = await Promise.all([child("migrate-child.ts", [], target.env), child("migrate-child.ts", [], target.env)]);
+      const results = await Promise.all([child("migrate-child.ts", [], use.target.env), child("migrate-child.ts", [], use.target.env)]);
       expect(results.map((r) => r.applied).sort()).toEqual([0, 2]);
-      const rows = await db.kysely.selectFrom("slow_t").selectAll().execute();
+      const rows = await use.db.kysely.selectFrom("slow_t").selectAll().execute();
       expect(rows).toHaveLength(1);
     });
   });
 
   describe("jobs", () => {
     it("enqueues idempotently by id and leases a job to one claimer", async () => {
-      const store = sqlJobStore(db);
+      const store = sqlJobStore(use.db);
       expect(await store.enqueue({ id: "j1", queue: "q1", payload: { a: 1 }, now: 1000 })).toBe("j1");
       expect(await store.enqueue({ id: "j1", queue: "q1", payload: { a: 2 }, now: 1000 })).toBe("j1");
       const [first, second] = await Promise.all([
@@ -99,7 +90,7 @@ forEachDatabase("sql core", (dialect) => {
     });
 
     it("does not hand out jobs before runAt, and re-leases a running job whose lease expired", async () => {
-      const store = sqlJobStore(db);
+      const store = sqlJobStore(use.db);
       await store.enqueue({ id: "late", queue: "q2", payload: null, runAt: 5000, now: 1000 });
       expect(await store.claim({ queue: "q2", limit: 1, now: 4999, leaseMs: 100 })).toEqual([]);
       const [a] = await store.claim({ queue: "q2", limit: 1, now: 5000, leaseMs: 100 });
@@ -113,7 +104,7 @@ forEachDatabase("sql core", (dialect) => {
     });
 
     it("retries a failed job at retryAt and buries it when retryAt is null", async () => {
-      const store = sqlJobStore(db);
+      const store = sqlJobStore(use.db);
       await store.enqueue({ id: "f", queue: "q3", payload: 1, maxAttempts: 2, now: 0 });
       await store.claim({ queue: "q3", limit: 1, now: 0, leaseMs: 10_000 });
       await store.fail({ id: "f", error: "x", retryAt: 500, now: 1 });
@@ -127,9 +118,9 @@ forEachDatabase("sql core", (dialect) => {
     });
 
     it("never hands one job to two of many concurrent claimers, across connections", async () => {
-      const other = await target.open();
+      const other = await use.target.open();
       try {
-        const stores = [sqlJobStore(db), sqlJobStore(other)];
+        const stores = [sqlJobStore(use.db), sqlJobStore(other)];
         for (let i = 0; i < 60; i++) await stores[0]!.enqueue({ id: `c${String(i).padStart(3, "0")}`, queue: "q4", payload: i, now: 0 });
         const seen: string[] = [];
         await Promise.all(
@@ -149,9 +140,9 @@ forEachDatabase("sql core", (dialect) => {
     });
 
     it("re-leases a running job early when its holder stopped heartbeating, never while it is alive", async () => {
-      const other = await target.open();
+      const other = await use.target.open();
       try {
-        const holder = sqlJobStore(db, { staleAfterMs: 5_000 });
+        const holder = sqlJobStore(use.db, { staleAfterMs: 5_000 });
         const taker = sqlJobStore(other, { staleAfterMs: 5_000 });
         await holder.enqueue({ id: "hb", queue: "q6", payload: null, now: 0 });
         const [held] = await holder.claim({ queue: "q6", limit: 1, now: 0, leaseMs: 3_600_000 });
@@ -159,8 +150,8 @@ forEachDatabase("sql core", (dialect) => {
         // alive: its fresh heartbeat protects the job for the whole lease
         expect(await taker.claim({ queue: "q6", limit: 1, now: 1, leaseMs: 60_000 })).toEqual([]);
         // the holder's process dies: its last heartbeat ages past staleAfterMs
-        const row = await db.kysely.selectFrom("jobs").select("locked_by").where("id", "=", "hb").executeTakeFirstOrThrow();
-        await db.kysely
+        const row = await use.db.kysely.selectFrom("jobs").select("locked_by").where("id", "=", "hb").executeTakeFirstOrThrow();
+        await use.db.kysely
           .updateTable("job_workers")
           .set({ seen_at: Date.now() - 10_000 })
           .where("owner", "=", row.locked_by)
@@ -173,9 +164,9 @@ forEachDatabase("sql core", (dialect) => {
     });
 
     it("runs under createWorker: two workers share a queue and each job runs once", async () => {
-      const other = await target.open();
+      const other = await use.target.open();
       try {
-        const a = sqlJobStore(db);
+        const a = sqlJobStore(use.db);
         const b = sqlJobStore(other);
         for (let i = 0; i < 30; i++) await a.enqueue({ id: `w${i}`, queue: "q5", payload: i, now: Date.now() });
         const ran: number[] = [];
@@ -201,7 +192,7 @@ forEachDatabase("sql core", (dialect) => {
 
   describe("quota", () => {
     it("counts, stops at the limit, refunds, and keeps keys and periods apart", async () => {
-      const q = sqlQuotaCounter(db);
+      const q = sqlQuotaCounter(use.db);
       expect(await q.consume("k", "d1", 2)).toEqual({ allowed: true, used: 1 });
       expect(await q.consume("k", "d1", 2)).toEqual({ allowed: true, used: 2 });
       expect(await q.consume("k", "d1", 2)).toEqual({ allowed: false, used: 2 });
@@ -218,17 +209,17 @@ forEachDatabase("sql core", (dialect) => {
 
     it("never exceeds the limit under concurrent calls from two processes", async () => {
       const results = await Promise.all([
-        child("limits-child.ts", ["quota", "shared", "40", "25", "0"], target.env),
-        child("limits-child.ts", ["quota", "shared", "40", "25", "0"], target.env),
+        child("limits-child.ts", ["quota", "shared", "40", "25", "0"], use.target.env),
+        child("limits-child.ts", ["quota", "shared", "40", "25", "0"], use.target.env),
       ]);
       expect(results[0].allowed + results[1].allowed).toBe(25);
-      expect(await sqlQuotaCounter(db).used("shared", "2030-01-01")).toBe(25);
+      expect(await sqlQuotaCounter(use.db).used("shared", "2030-01-01")).toBe(25);
     });
   });
 
   describe("rate limiter", () => {
     it("is an exact sliding log: no window admits more than the limit, even across a second boundary", async () => {
-      const rl = sqlRateLimiter(db);
+      const rl = sqlRateLimiter(use.db);
       const opts = (now: number) => ({ limit: 3, windowMs: 1000, now });
       for (const t of [900, 950, 990]) expect((await rl.hit("p", opts(t))).allowed).toBe(true);
       const denied = await rl.hit("p", opts(1010));
@@ -242,8 +233,8 @@ forEachDatabase("sql core", (dialect) => {
     it("admits exactly the limit within one window from two processes at once", async () => {
       const now = 1_000_000;
       const results = await Promise.all([
-        child("limits-child.ts", ["rate", "shared", "30", "20", String(now)], target.env),
-        child("limits-child.ts", ["rate", "shared", "30", "20", String(now)], target.env),
+        child("limits-child.ts", ["rate", "shared", "30", "20", String(now)], use.target.env),
+        child("limits-child.ts", ["rate", "shared", "30", "20", String(now)], use.target.env),
       ]);
       expect(results[0].allowed + results[1].allowed).toBe(20);
     });

@@ -3,28 +3,19 @@
 // frequencies and average length over the whole FTS table (every brain): a known limitation, kept
 // here as an expected failure so it is measured on every run (see packages/memory/README.md).
 import { createMemoryService } from "@mountkit/memory";
-import { coreMigrations, memoryMigrations, type SqlDatabase, sqlMemoryStore } from "@mountkit/sql";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, forEachDatabase, type TestDatabase } from "../../../test/sql-targets.js";
+import { coreMigrations, memoryMigrations, sqlMemoryStore } from "@mountkit/sql";
+import { expect, it } from "vitest";
+import { forEachDatabase, useMigratedDatabase } from "../../../test/sql-targets.js";
 
 const T0 = Date.UTC(2024, 0, 1);
 
 forEachDatabase("memory full-text ranking per brain", (dialect) => {
-  let target: TestDatabase;
-  let db: SqlDatabase;
-  beforeAll(async () => {
-    target = await createTestDatabase(dialect);
-    db = await target.open({ migrations: [coreMigrations, memoryMigrations] });
-  });
-  afterAll(async () => {
-    await db?.close();
-    await target?.drop();
-  });
+  const use = useMigratedDatabase(dialect, [coreMigrations, memoryMigrations]);
 
   (dialect === "sqlite" ? it.fails : it)(
     "ranks a brain's episodes the same whatever another brain holds",
     async () => {
-      const store = sqlMemoryStore(db);
+      const store = sqlMemoryStore(use.db);
       const service = createMemoryService({ store, worker: { start: false } });
       try {
         const add = (brainId: string, content: string) => service.api.createEpisode(brainId, { content, occurredAt: T0 });
