@@ -197,13 +197,19 @@ export function defineService(def: ServiceDefinition): Service {
     return { status: result.status, headers };
   }
 
-  async function handle(request: KitRequest): Promise<KitResponse | null> {
-    let path = request.path || "/";
+  /** The path relative to this service, or null when the service does not own it. */
+  function ownPath(requestPath: string): string | null {
+    let path = requestPath || "/";
     if (basePath) {
       if (path !== basePath && !path.startsWith(`${basePath}/`)) return null;
       path = path.slice(basePath.length) || "/";
     }
-    if (!owns(def.mounts, path)) return null;
+    return owns(def.mounts, path) ? path : null;
+  }
+
+  async function handle(request: KitRequest): Promise<KitResponse | null> {
+    const path = ownPath(request.path);
+    if (path === null) return null;
     const started = performance.now();
     const incomingId = request.headers["x-request-id"];
     const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : requestIds();
@@ -298,12 +304,8 @@ export function defineService(def: ServiceDefinition): Service {
       };
     },
     errorResponse(request, error) {
-      let path = request.path || "/";
-      if (basePath) {
-        if (path !== basePath && !path.startsWith(`${basePath}/`)) return null;
-        path = path.slice(basePath.length) || "/";
-      }
-      if (!owns(def.mounts, path)) return null;
+      const path = ownPath(request.path);
+      if (path === null) return null;
       const incomingId = request.headers["x-request-id"];
       const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : ids("req");
       const result = errorResult(error, requestId, request.method, path);
