@@ -1,7 +1,7 @@
 // Adapter overhead: the kit's JSON route and SSE delivery vs a hand-written native route of each framework.
 // Servers run in child processes; kit and native alternate per framework so drift hits both alike.
 import autocannon from "autocannon";
-import { arg, type Child, now, openSse, percentile, spawnTarget, table } from "./lib.js";
+import { arg, argList, type Child, median, now, openSse, percentile, pinning, spawnTarget, table } from "./lib.js";
 
 async function cpuMicros(child: Child): Promise<number> {
   child.send("cpu");
@@ -49,45 +49,62 @@ async function sseLatency(child: Awaited<ReturnType<typeof spawnTarget>>, stream
 }
 
 export async function run(args: string[]) {
-  const seconds = arg(args, "seconds", 5);
+  const seconds = arg(args, "seconds", 4);
+  const rounds = arg(args, "rounds", 3);
   const connections = arg(args, "connections", 50);
   const streams = arg(args, "streams", 200);
   const events = arg(args, "events", 100);
-  console.log(`JSON: ${seconds}s x ${connections} connections per target (autocannon); SSE: ${streams} streams x ${events} events`);
+  const frameworks = argList(args, "framework", ["express", "fastify", "fetch"]);
+  const pin = args.includes("--no-pin") ? undefined : pinning();
+  console.log(
+    `JSON: ${rounds} rounds x ${seconds}s x ${connections} connections per target (autocannon), native and kit alternating;` +
+      ` SSE: ${streams} streams x ${events} events`,
+  );
+  console.log(pin ? `targets pinned to CPU ${pin.target}, load generator to CPU ${pin.generator}` : "no CPU pinning");
   const rows: Array<Record<string, string | number>> = [];
-  for (const fw of ["express", "fastify", "fetch"] as const) {
-    const res: Record<string, { rps: number; p99: number; cpuPerReq: number; sse: Awaited<ReturnType<typeof sseLatency>> }> = {};
-    for (const mode of ["native", "kit"] as const) {
-      const child = await spawnTarget("./servers/adapter-target.ts", [fw, mode]);
-      try {
-        await jsonLoad(child.url, 1, connections); // warm-up
-        const cpu0 = await cpuMicros(child);
-        const j = await jsonLoad(child.url, seconds, connections);
-        const cpuPerReq = ((await cpuMicros(child)) - cpu0) / j.total;
-        const s = await sseLatency(child, streams, events);
-        res[mode] = { ...j, cpuPerReq, sse: s };
-      } finally {
-        await child.stop();
+  for (const fw of frameworks) {
+    const modes = ["native", "kit"] as const;
+    const children = { native: await spawnTarget("./servers/adapter-target.ts", [fw, "native"], {}, pin?.target) } as Record<
+      (typeof modes)[number],
+      Child
+    >;
+    children.kit = await spawnTarget("./servers/adapter-target.ts", [fw, "kit"], {}, pin?.target);
+    type Sample = Awaited<ReturnType<typeof jsonLoad>> & { cpu: number };
+    const json: Record<(typeof modes)[number], Sample[]> = { native: [], kit: [] };
+    const sse = {} as Record<(typeof modes)[number], Awaited<ReturnType<typeof sseLatency>>>;
+    try {
+      for (const m of modes) await jsonLoad(children[m].url, 1, connections); // warm-up
+      for (let r = 0; r < rounds; r++) {
+        // alternate which goes first, so drift over the run hits both alike
+        for (const m of r % 2 ? [...modes].reverse() : modes) {
+          const cpu0 = await cpuMicros(children[m]);
+          const j = await jsonLoad(children[m].url, seconds, connections);
+          json[m].push({ ...j, cpu: ((await cpuMicros(children[m])) - cpu0) / j.total });
+        }
       }
+      for (const m of modes) sse[m] = await sseLatency(children[m], streams, events);
+    } finally {
+      for (const m of modes) await children[m].stop();
     }
-    const n = res.native!;
-    const k = res.kit!;
+    const ratios = json.kit.map((k, i) => k.rps / json.native[i]!.rps);
+    const med = (m: (typeof modes)[number], f: (x: Sample) => number) => median(json[m].map(f));
     rows.push({
       framework: fw,
-      "native req/s": Math.round(n.rps),
-      "kit req/s": Math.round(k.rps),
-      "kit/native": k.rps / n.rps,
-      "native CPU µs/req": n.cpuPerReq,
-      "kit CPU µs/req": k.cpuPerReq,
-      "native p99 ms": n.p99,
-      "kit p99 ms": k.p99,
-      "sse native p50/p99 ms": `${n.sse.p50.toFixed(2)}/${n.sse.p99.toFixed(2)}`,
-      "sse kit p50/p99 ms": `${k.sse.p50.toFixed(2)}/${k.sse.p99.toFixed(2)}`,
-      "sse delivered kit": `${k.sse.delivered}/${k.sse.expected}`,
+      "native req/s": Math.round(med("native", (x) => x.rps)),
+      "kit req/s": Math.round(med("kit", (x) => x.rps)),
+      "kit/native": median(ratios),
+      "per round": ratios.map((x) => x.toFixed(2)).join(" "),
+      "native CPU µs/req": med("native", (x) => x.cpu),
+      "kit CPU µs/req": med("kit", (x) => x.cpu),
+      "native p99 ms": med("native", (x) => x.p99),
+      "kit p99 ms": med("kit", (x) => x.p99),
+      "sse native p50/p99 ms": `${sse.native.p50.toFixed(2)}/${sse.native.p99.toFixed(2)}`,
+      "sse kit p50/p99 ms": `${sse.kit.p50.toFixed(2)}/${sse.kit.p99.toFixed(2)}`,
+      "sse delivered kit": `${sse.kit.delivered}/${sse.kit.expected}`,
     });
   }
   console.log(table(rows));
   const worst = Math.min(...rows.map((r) => r["kit/native"] as number));
-  console.log(`\nkit cost vs native JSON throughput: worst ${((1 - worst) * 100).toFixed(1)}% (target < 10%)`);
-  console.log("server CPU µs/req is the steadier measure on a shared machine: the load generator runs on the same cores");
+  console.log(`\nkit cost vs native JSON throughput (median of rounds): worst ${((1 - worst) * 100).toFixed(1)}% (target < 10%)`);
+  console.log("server CPU µs/req is the steadier measure on a shared machine");
 }

@@ -1,5 +1,6 @@
 // Shared benchmark helpers: child-process targets, percentiles, a raw SSE reader, table printing.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { request } from "node:http";
 import { fileURLToPath } from "node:url";
 
@@ -31,10 +32,27 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-/** Spawns a TypeScript script (run on sources) and waits for it to print `url <base>`. */
-export async function spawnTarget(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Child> {
+/**
+ * CPU pinning for load tests on a small shared machine: the target on one core, the load generator (this
+ * process) on the others, so they do not steal each other's time slices. `undefined` when `taskset` is
+ * missing or there is a single core.
+ */
+export function pinning(): { target: string; generator: string } | undefined {
+  const cpus = availableParallelism();
+  if (cpus < 2 || process.platform !== "linux") return undefined;
+  try {
+    execFileSync("taskset", ["-a", "-p", "-c", `1-${cpus - 1}`, String(process.pid)], { stdio: "ignore" });
+  } catch {
+    return undefined;
+  }
+  return { target: "0", generator: cpus === 2 ? "1" : `1-${cpus - 1}` };
+}
+
+/** Spawns a TypeScript script and waits for it to print `url <base>`; `cpu` pins it (taskset). */
+export async function spawnTarget(script: string, args: string[], env: NodeJS.ProcessEnv = {}, cpu?: string): Promise<Child> {
   const path = fileURLToPath(new URL(script, import.meta.url));
-  const proc = spawn(process.execPath, [...nodeFlags(), path, ...args], {
+  const argv = [...nodeFlags(), path, ...args];
+  const proc = spawn(cpu ? "taskset" : process.execPath, cpu ? ["-c", cpu, process.execPath, ...argv] : argv, {
     stdio: ["pipe", "pipe", "inherit"],
     env: { ...process.env, ...env },
   });
@@ -109,6 +127,13 @@ export function table(rows: Array<Record<string, string | number>>): string {
   const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join("  ");
   return [line(cols), line(widths.map((w) => "-".repeat(w))), ...rows.map((r) => line(cols.map((c) => cell(r[c] ?? ""))))].join("\n");
 }
+
+export function argList(args: string[], name: string, fallback: readonly string[]): string[] {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] ? args[i + 1]!.split(",") : [...fallback];
+}
+
+export const median = (xs: number[]): number => percentile([...xs].sort((a, b) => a - b), 50);
 
 export function arg(args: string[], name: string, fallback: number): number {
   const i = args.indexOf(`--${name}`);

@@ -12,7 +12,11 @@ export const mountkitPlugin: FastifyPluginAsync<MountkitPluginOptions> = async (
   const list = Array.isArray(opts.services) ? opts.services : [opts.services as Service];
   // Leave the body stream untouched: the core reads it with its own limit, content type and errors.
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser("*", (_req, _payload, done) => done(null, undefined));
+  const passThrough = (_req: unknown, _payload: unknown, done: (err: null, body: undefined) => void) => done(null, undefined);
+  fastify.addContentTypeParser("*", passThrough);
+  // Also under each media type the routes accept: Fastify caches a named parser per content-type
+  // string, while the catch-all is looked up (and the header parsed) again on every request.
+  for (const type of acceptedTypes(list)) fastify.addContentTypeParser(type, passThrough);
   const prefix = fastify.prefix ?? "";
 
   const handler = async (request: import("fastify").FastifyRequest, reply: import("fastify").FastifyReply) => {
@@ -21,7 +25,7 @@ export const mountkitPlugin: FastifyPluginAsync<MountkitPluginOptions> = async (
     const q = url.indexOf("?");
     let path = q === -1 ? url : url.slice(0, q);
     if (prefix && path.startsWith(prefix)) path = path.slice(prefix.length) || "/";
-    const kreq = toKitRequest(request.raw, { path, signal: conn.signal });
+    const kreq = toKitRequest(request.raw, { path, signal: conn });
     const found = await dispatch(list, kreq);
     if (!found) return reply.callNotFound();
     const k = withMountPrefix(found, prefix);
@@ -47,6 +51,13 @@ export const mountkitPlugin: FastifyPluginAsync<MountkitPluginOptions> = async (
   for (const url of paths)
     fastify.route({ method: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], url, handler, exposeHeadRoute: false });
 };
+
+function acceptedTypes(services: readonly Service[]): Set<string> {
+  const types = new Set<string>();
+  for (const s of services)
+    for (const r of s.routes) for (const t of r.accepts ?? ["application/json"]) if (!t.includes("*")) types.add(t.toLowerCase());
+  return types;
+}
 
 // Marks the plugin as not needing fastify-plugin's skip-override: it stays encapsulated on purpose.
 export default mountkitPlugin;

@@ -6,7 +6,9 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 export function mediaType(contentType: string | undefined): string | undefined {
   if (!contentType) return undefined;
-  return contentType.split(";")[0]!.trim().toLowerCase() || undefined;
+  if (contentType === "application/json") return contentType;
+  const semi = contentType.indexOf(";");
+  return (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase() || undefined;
 }
 
 const isJsonType = (t: string) => t === "application/json" || (t.startsWith("application/") && t.endsWith("+json"));

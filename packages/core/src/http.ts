@@ -58,8 +58,9 @@ export function normaliseHeaders(input: Headers | Record<string, string | string
  * under a prefix (and stripped it before dispatch) puts that prefix back in front.
  */
 export function withMountPrefix(response: KitResponse, prefix: string | undefined): KitResponse {
-  const p = (prefix ?? "").replace(/\/+$/, "");
   const location = response.headers.location;
+  if (!prefix || !location) return response;
+  const p = prefix.replace(/\/+$/, "");
   if (!p || !location?.startsWith("/") || location.startsWith("//")) return response;
   return { ...response, headers: { ...response.headers, location: `${p}${location}` } };
 }

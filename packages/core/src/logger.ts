@@ -4,6 +4,11 @@ export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
+  /**
+   * Optional (pino has it): lets the kit skip building a line that would be dropped. The per-request
+   * `debug` line is only formatted when this is absent or answers true.
+   */
+  isLevelEnabled?(level: string): boolean;
 }
 
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
@@ -25,7 +30,13 @@ export function consoleLogger(level: LogLevel = "info", sink: (line: string) => 
   const at = (lvl: Exclude<LogLevel, "silent">) => (msg: string, fields?: Record<string, unknown>) => {
     if (LEVELS[lvl] >= min) sink(`${new Date().toISOString()} ${lvl.toUpperCase()} ${msg}${format(fields)}`);
   };
-  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+  return {
+    debug: at("debug"),
+    info: at("info"),
+    warn: at("warn"),
+    error: at("error"),
+    isLevelEnabled: (lvl) => (LEVELS[lvl as LogLevel] ?? 0) >= min,
+  };
 }
 
-export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {}, isLevelEnabled: () => false };

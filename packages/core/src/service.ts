@@ -1,6 +1,6 @@
 // A service is a route table plus its error body; `defineService` derives dispatch, fetch and OpenAPI from it.
 import type * as z from "zod";
-import { DEFAULT_BODY_LIMIT, readBody } from "./body.js";
+import { DEFAULT_BODY_LIMIT, type ReadBody, readBody } from "./body.js";
 import { type Clock, systemClock } from "./clock.js";
 import { coreError, isKitError, KitError } from "./errors.js";
 import { toFetchHandler } from "./fetch.js";
@@ -50,6 +50,8 @@ export interface Service {
   readonly basePath: string;
   readonly mounts: readonly string[];
   readonly routes: readonly Route[];
+  /** Whether `path` (as the adapter sees it, basePath included) is this service's to answer. */
+  owns(path: string): boolean;
   /** Dispatches a request; `null` when the path is not this service's. */
   handle(request: KitRequest): Promise<KitResponse | null>;
   /** `(Request) => Promise<Response>` for fetch runtimes. */
@@ -104,14 +106,24 @@ function validate(schema: z.ZodType | undefined, value: unknown, where: string):
 
 const JSON_ONLY = ["application/json"];
 
+interface RoutePlan {
+  chain: Middleware[];
+  body: { mode: "json" | "raw"; accepts: readonly string[]; limit: number } | undefined;
+}
+
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+const isPromiseLike = <T>(v: T | PromiseLike<T>): v is PromiseLike<T> =>
+  typeof (v as { then?: unknown } | null)?.then === "function";
+const upperMethod = (m: string) => (METHODS.has(m) ? m : m.toUpperCase());
+
 /** The handler's view of a request. A class, so per-request getters cost no closures. */
 class Context implements RequestContext<Record<string, string>, Record<string, unknown>, unknown> {
   body: unknown = undefined;
   rawBody: Uint8Array | undefined = undefined;
   contentType: string | undefined;
   readonly headers: Readonly<Record<string, string | undefined>>;
-  state: Record<string, unknown> = {};
   #request: KitRequest;
+  #state: Record<string, unknown> | undefined;
   #query: Record<string, unknown> | undefined;
 
   constructor(
@@ -137,13 +149,30 @@ class Context implements RequestContext<Record<string, string>, Record<string, u
     this.#query = v;
   }
 
+  /** Per-request scratch space for middleware; most requests never touch it. */
+  get state(): Record<string, unknown> {
+    this.#state ??= {};
+    return this.#state;
+  }
+  set state(v: Record<string, unknown>) {
+    this.#state = v;
+  }
+
   /** The adapter creates the connection's AbortController only if a handler asks for it. */
   get signal(): AbortSignal {
     return this.#request.signal;
   }
 }
 
-const owns = (mounts: readonly string[], path: string) => mounts.some((m) => path === m || path.startsWith(m.endsWith("/") ? m : `${m}/`));
+/** A path-ownership test over mount prefixes, compiled once: runs on every request, so no closures. */
+function mountMatcher(mounts: readonly string[]): (path: string) => boolean {
+  const exact = mounts.map((m) => m);
+  const under = mounts.map((m) => (m.endsWith("/") ? m : `${m}/`));
+  return (path) => {
+    for (let i = 0; i < exact.length; i++) if (path === exact[i] || path.startsWith(under[i]!)) return true;
+    return false;
+  };
+}
 
 export function defineService(def: ServiceDefinition): Service {
   const basePath = (def.basePath ?? "").replace(/\/+$/, "");
@@ -152,8 +181,14 @@ export function defineService(def: ServiceDefinition): Service {
   const ids = def.ids ?? randomIds;
   const bodyLimit = def.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const match = compileRoutes(def.routes);
-  // each route's middleware, outermost first, resolved once
-  const chains = new Map(def.routes.map((r) => [r, [...(def.use ?? []), ...(r.use ?? [])]]));
+  // each route's middleware (outermost first) and body handling, resolved once
+  const plans = new Map<Route, RoutePlan>(
+    def.routes.map((r) => {
+      const mode = r.bodyMode ?? (r.body ? "json" : "none");
+      const body = mode === "none" ? undefined : { mode, accepts: r.accepts ?? JSON_ONLY, limit: r.bodyLimit ?? bodyLimit };
+      return [r, { chain: [...(def.use ?? []), ...(r.use ?? [])], body }];
+    }),
+  );
   let openapiCache: OpenApiDocument | undefined;
 
   const errorResult = (err: unknown, requestId: string, method: string, path: string): HandlerResult => {
@@ -177,7 +212,7 @@ export function defineService(def: ServiceDefinition): Service {
   };
 
   function serialise(result: HandlerResult, request: KitRequest, requestId: string): KitResponse {
-    const headers: Record<string, string> = { ...(result.headers ?? {}), "x-request-id": requestId };
+    const headers: Record<string, string> = result.headers ? { ...result.headers, "x-request-id": requestId } : { "x-request-id": requestId };
     if (isSseResult(result)) {
       return {
         status: 200,
@@ -198,28 +233,87 @@ export function defineService(def: ServiceDefinition): Service {
   }
 
   /** The path relative to this service, or null when the service does not own it. */
+  const owns = mountMatcher(def.mounts);
+  const baseSlash = `${basePath}/`;
   function ownPath(requestPath: string): string | null {
     let path = requestPath || "/";
     if (basePath) {
-      if (path !== basePath && !path.startsWith(`${basePath}/`)) return null;
+      if (path !== basePath && !path.startsWith(baseSlash)) return null;
       path = path.slice(basePath.length) || "/";
     }
-    return owns(def.mounts, path) ? path : null;
+    return owns(path) ? path : null;
+  }
+
+  function bodyOptions(plan: RoutePlan, request: KitRequest) {
+    return {
+      mode: plan.body!.mode,
+      accepts: plan.body!.accepts,
+      limit: plan.body!.limit,
+      contentType: request.headers["content-type"],
+      contentLength: request.headers["content-length"],
+    };
+  }
+
+  /** Whether this request carries a body the route reads. */
+  const readsBody = (plan: RoutePlan, method: string) => plan.body !== undefined && method !== "GET" && method !== "HEAD";
+
+  function setBody(ctx: Context, b: ReadBody): void {
+    ctx.body = b.value;
+    ctx.rawBody = b.raw;
+    ctx.contentType = b.contentType;
+  }
+
+  function validateInputs(r: Route, ctx: Context): void {
+    if (r.params) ctx.params = validate(r.params, ctx.params, "path") as Record<string, string>;
+    // without a query schema the query stays unparsed until a handler reads it
+    if (r.query) ctx.query = validate(r.query, ctx.query, "query") as Record<string, unknown>;
+    if (r.body) ctx.body = validate(r.body, ctx.body, "body");
+  }
+
+  /** A route with middleware: each layer is a closure around the next, errors caught at every layer. */
+  function runChain(r: Route, plan: RoutePlan, ctx: Context, request: KitRequest): Promise<HandlerResult> {
+    const inner = async (): Promise<HandlerResult> => {
+      if (readsBody(plan, ctx.method)) setBody(ctx, await readBody(request.body, bodyOptions(plan, request)));
+      validateInputs(r, ctx);
+      return r.handler(ctx as never);
+    };
+    let next = safe(inner, ctx.requestId, ctx.method, ctx.path);
+    for (let i = plan.chain.length - 1; i >= 0; i--) {
+      const mw = plan.chain[i]!;
+      const downstream = next;
+      next = safe(() => mw(ctx, downstream), ctx.requestId, ctx.method, ctx.path);
+    }
+    return next();
   }
 
   async function handle(request: KitRequest): Promise<KitResponse | null> {
     const path = ownPath(request.path);
     if (path === null) return null;
-    const started = performance.now();
+    // the per-request debug line, and its timing, only when someone reads it
+    const started = log.isLevelEnabled?.("debug") === false ? -1 : performance.now();
     const incomingId = request.headers["x-request-id"];
     const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : requestIds();
-    const method = request.method.toUpperCase();
+    const method = upperMethod(request.method);
     const m = match(method, path);
 
     const ctx = new Context(request, method as HttpMethod, path, m.kind === "match" ? m.params : {}, requestId, clock, log);
 
     let result: HandlerResult;
-    if (m.kind === "none") {
+    if (m.kind === "match") {
+      const r = m.route;
+      const plan = plans.get(r)!;
+      if (plan.chain.length === 0) {
+        // the common case, inline: no closures, no extra async frames
+        try {
+          if (readsBody(plan, method)) setBody(ctx, await readBody(request.body, bodyOptions(plan, request)));
+          validateInputs(r, ctx);
+          const out = r.handler(ctx as never);
+          result = isPromiseLike(out) ? await out : out;
+        } catch (e) {
+          result = errorResult(e, requestId, method, path);
+        }
+      } else result = await runChain(r, plan, ctx, request);
+    } else if (m.kind === "none") {
       result = errorResult(coreError("not_found", { message: `no route for ${method} ${path}` }), requestId, method, path);
     } else if (m.kind === "bad_encoding") {
       result = errorResult(
@@ -228,50 +322,13 @@ export function defineService(def: ServiceDefinition): Service {
         method,
         path,
       );
-    } else if (m.kind === "method_not_allowed") {
+    } else {
       const allow = [...m.allow, ...(m.allow.includes("GET") ? ["HEAD"] : [])].join(", ");
       result = errorResult(coreError("method_not_allowed", { details: { allow }, headers: { allow } }), requestId, method, path);
-    } else {
-      const r = m.route;
-      const inner = async (): Promise<HandlerResult> => {
-        const mode = r.bodyMode ?? (r.body ? "json" : "none");
-        if (mode !== "none" && method !== "GET" && method !== "HEAD") {
-          const b = await readBody(request.body, {
-            mode,
-            accepts: r.accepts ?? JSON_ONLY,
-            limit: r.bodyLimit ?? bodyLimit,
-            contentType: request.headers["content-type"],
-            contentLength: request.headers["content-length"],
-          });
-          ctx.body = b.value;
-          ctx.rawBody = b.raw;
-          ctx.contentType = b.contentType;
-        }
-        if (r.params) ctx.params = validate(r.params, ctx.params, "path") as Record<string, string>;
-        // without a query schema the query stays unparsed until a handler reads it
-        if (r.query) ctx.query = validate(r.query, ctx.query, "query") as Record<string, unknown>;
-        if (r.body) ctx.body = validate(r.body, ctx.body, "body");
-        return r.handler(ctx as never);
-      };
-      const chain = chains.get(r)!;
-      if (chain.length === 0) {
-        try {
-          result = await inner();
-        } catch (e) {
-          result = errorResult(e, requestId, method, path);
-        }
-      } else {
-        let next = safe(inner, requestId, method, path);
-        for (let i = chain.length - 1; i >= 0; i--) {
-          const mw = chain[i]!;
-          const downstream = next;
-          next = safe(() => mw(ctx, downstream), requestId, method, path);
-        }
-        result = await next();
-      }
     }
     const response = serialise(result, request, requestId);
-    log.debug(`${method} ${basePath}${path} ${response.status} ${(performance.now() - started).toFixed(1)}ms`, { requestId });
+    if (started >= 0)
+      log.debug(`${method} ${basePath}${path} ${response.status} ${(performance.now() - started).toFixed(1)}ms`, { requestId });
     return response;
   }
 
@@ -280,6 +337,7 @@ export function defineService(def: ServiceDefinition): Service {
     basePath,
     mounts: def.mounts,
     routes: def.routes,
+    owns: (path) => ownPath(path) !== null,
     handle,
     fetch: (req) => fetchHandler(req),
     openapi() {
@@ -320,12 +378,10 @@ export function defineService(def: ServiceDefinition): Service {
 }
 
 /** Dispatches across several services mounted side by side: the first that owns the path answers. */
-export async function dispatch(services: readonly Service[], request: KitRequest): Promise<KitResponse | null> {
-  for (const s of services) {
-    const r = await s.handle(request);
-    if (r) return r;
-  }
-  return null;
+export function dispatch(services: readonly Service[], request: KitRequest): Promise<KitResponse | null> {
+  // the owner's promise, as is: no extra async frame per request
+  for (const s of services) if (s.owns(request.path)) return s.handle(request);
+  return Promise.resolve(null);
 }
 
 /**

@@ -190,59 +190,76 @@ export interface Channel<T> extends AsyncIterable<T> {
  * aborts, and `return()` ends it at once even while a `next()` is pending.
  */
 export function channel<T>(options: { signal?: AbortSignal; maxBuffered?: number; onClose?: () => void } = {}): Channel<T> {
-  const max = options.maxBuffered ?? 10_000;
-  const buffer: T[] = [];
-  let waiting: ((r: IteratorResult<T>) => void) | undefined;
-  let closed = false;
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    options.signal?.removeEventListener("abort", close);
-    if (waiting) {
-      const w = waiting;
-      waiting = undefined;
+  return new BoundedChannel<T>(options);
+}
+
+// A class rather than an object literal with a `closed` getter: V8 puts a literal's accessor pair in old
+// space, which keeps each stream's closures alive through young-generation GCs.
+class BoundedChannel<T> implements Channel<T>, AsyncIterator<T> {
+  readonly #max: number;
+  readonly #buffer: T[] = [];
+  readonly #signal: AbortSignal | undefined;
+  readonly #onClose: (() => void) | undefined;
+  #waiting: ((r: IteratorResult<T>) => void) | undefined;
+  #closed = false;
+
+  constructor(options: { signal?: AbortSignal; maxBuffered?: number; onClose?: () => void }) {
+    this.#max = options.maxBuffered ?? 10_000;
+    this.#signal = options.signal;
+    this.#onClose = options.onClose;
+    if (this.#signal?.aborted) this.close();
+    else this.#signal?.addEventListener("abort", this.close, { once: true });
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Bound: usable as a listener. */
+  readonly close = (): void => {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#signal?.removeEventListener("abort", this.close);
+    const w = this.#waiting;
+    if (w) {
+      this.#waiting = undefined;
       w({ done: true, value: undefined });
     }
-    options.onClose?.();
+    this.#onClose?.();
   };
-  if (options.signal?.aborted) close();
-  else options.signal?.addEventListener("abort", close, { once: true });
 
-  const iterator: AsyncIterator<T> = {
-    next() {
-      if (buffer.length) return Promise.resolve({ done: false, value: buffer.shift() as T });
-      if (closed) return Promise.resolve({ done: true, value: undefined });
-      return new Promise((resolve) => {
-        waiting = resolve;
-      });
-    },
-    return() {
-      buffer.length = 0;
-      close();
-      return Promise.resolve({ done: true, value: undefined });
-    },
-  };
-  return {
-    push(value: T) {
-      if (closed) return false;
-      if (waiting) {
-        const w = waiting;
-        waiting = undefined;
-        w({ done: false, value });
-        return true;
-      }
-      if (buffer.length >= max) {
-        buffer.length = 0;
-        close();
-        return false;
-      }
-      buffer.push(value);
+  push(value: T): boolean {
+    if (this.#closed) return false;
+    const w = this.#waiting;
+    if (w) {
+      this.#waiting = undefined;
+      w({ done: false, value });
       return true;
-    },
-    close,
-    get closed() {
-      return closed;
-    },
-    [Symbol.asyncIterator]: () => iterator,
-  };
+    }
+    if (this.#buffer.length >= this.#max) {
+      this.#buffer.length = 0;
+      this.close();
+      return false;
+    }
+    this.#buffer.push(value);
+    return true;
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    if (this.#buffer.length) return Promise.resolve({ done: false, value: this.#buffer.shift() as T });
+    if (this.#closed) return Promise.resolve({ done: true, value: undefined });
+    return new Promise((resolve) => {
+      this.#waiting = resolve;
+    });
+  }
+
+  return(): Promise<IteratorResult<T>> {
+    this.#buffer.length = 0;
+    this.close();
+    return Promise.resolve({ done: true, value: undefined });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<T> {
+    return this;
+  }
 }

@@ -34,4 +34,22 @@ describe("router", () => {
   it("answers HEAD with the GET route", () => {
     expect(match("HEAD", "/a/1").kind).toBe("match");
   });
+  it("lets a parameterised route take a method the literal route of that path lacks", () => {
+    const m2 = compileRoutes([
+      route({ method: "GET", path: "/x/new", handler: h }),
+      route({ method: "POST", path: "/x/:id", handler: h }),
+    ]);
+    const post = m2("POST", "/x/new");
+    expect(post.kind === "match" && post.route.path).toBe("/x/:id");
+    expect(post.kind === "match" && post.params).toEqual({ id: "new" });
+    const get = m2("GET", "/x/new");
+    expect(get.kind === "match" && get.route.path).toBe("/x/new");
+    expect(m2("HEAD", "/x/new").kind).toBe("match");
+    expect(m2("PUT", "/x/new")).toEqual({ kind: "method_not_allowed", allow: ["GET", "POST"] });
+  });
+  it("gives each match its own params object", () => {
+    const a = match("GET", "/a/list");
+    const b = match("GET", "/a/list");
+    expect(a.kind === "match" && b.kind === "match" && a.params !== b.params).toBe(true);
+  });
 });
