@@ -1,7 +1,7 @@
 // Fastify plugin: encapsulated (its body parsing never leaks into the host), glue over the Node bridge.
-import type { FastifyInstance, FastifyPluginAsync } from "fastify";
-import { coreError, dispatch, isKitError, type Service, withMountPrefix } from "@mountkit/core";
-import { connectionSignal, type NodeBridgeOptions, toKitRequest, writeKitResponse } from "@mountkit/node";
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { coreError, dispatch, isKitError, type KitResponse, type Service, withMountPrefix } from "@mountkit/core";
+import { type ConnectionAbort, connectionSignal, type NodeBridgeOptions, toKitRequest, writeKitResponse } from "@mountkit/node";
 
 export interface MountkitPluginOptions extends NodeBridgeOptions {
   services: Service | readonly Service[];
@@ -19,25 +19,33 @@ export const mountkitPlugin: FastifyPluginAsync<MountkitPluginOptions> = async (
   for (const type of acceptedTypes(list)) fastify.addContentTypeParser(type, passThrough);
   const prefix = fastify.prefix ?? "";
 
-  const handler = async (request: import("fastify").FastifyRequest, reply: import("fastify").FastifyReply) => {
-    const conn = connectionSignal(reply.raw);
-    const url = request.raw.url ?? "/";
-    const q = url.indexOf("?");
-    let path = q === -1 ? url : url.slice(0, q);
-    if (prefix && path.startsWith(prefix)) path = path.slice(prefix.length) || "/";
-    const kreq = toKitRequest(request.raw, { path, signal: conn });
-    const found = await dispatch(list, kreq);
+  // Callback style (send, return nothing) rather than an async handler: one promise chain per request
+  // instead of a suspended async frame on top of the core's.
+  const respond = (found: KitResponse | null, reply: FastifyReply, conn: ConnectionAbort): unknown => {
     if (!found) return reply.callNotFound();
     const k = withMountPrefix(found, prefix);
     if (k.stream) {
       // streams bypass Fastify's serialisation; hijack so hooks do not write after us (fastify#3979)
       reply.hijack();
-      await writeKitResponse(reply.raw, k, conn.controller, opts);
-      return reply;
+      return writeKitResponse(reply.raw, k, conn.controller, opts);
     }
-    reply.code(k.status).headers(k.headers);
     // no body (HEAD, 204): send nothing, not a serialised `null` whose length Fastify would declare
-    return reply.send(k.body);
+    return reply.code(k.status).headers(k.headers).send(k.body);
+  };
+  // a bug below the core (it answers its own errors): Fastify's error handler, or drop a started response
+  const failed = (reply: FastifyReply, err: unknown) => {
+    if (reply.raw.headersSent) reply.raw.destroy();
+    else reply.send(err);
+  };
+  const handler = (request: FastifyRequest, reply: FastifyReply): void => {
+    const conn = connectionSignal(reply.raw);
+    const url = request.raw.url ?? "/";
+    const q = url.indexOf("?");
+    let path = q === -1 ? url : url.slice(0, q);
+    if (prefix && path.startsWith(prefix)) path = path.slice(prefix.length) || "/";
+    dispatch(list, toKitRequest(request.raw, { path, signal: conn }))
+      .then((found) => respond(found, reply, conn))
+      .catch((err: unknown) => failed(reply, err));
   };
 
   const paths = new Set<string>();

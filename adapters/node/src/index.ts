@@ -23,49 +23,52 @@ export interface NodeBridgeOptions {
 
 const EMPTY = new Uint8Array(0);
 
-/** Reads the raw body with a byte limit. Past the limit: stop reading, let the 413 go out, drop the rest. */
+/**
+ * Reads the raw body with a byte limit. Past the limit: stop reading, let the 413 go out, drop the rest.
+ * Runs on every request with a body, so it allocates little: no array for a one-chunk body, one
+ * listener for both `error` and `close`.
+ */
 export function nodeBodyReader(req: IncomingMessage): (limit: number) => Promise<Uint8Array> {
-  return (limit) =>
-    new Promise<Uint8Array>((resolve, reject) => {
-      if (req.readableEnded) return resolve(EMPTY);
-      const chunks: Buffer[] = [];
-      let total = 0;
-      const cleanup = () => {
-        req.off("data", onData);
-        req.off("end", onEnd);
-        req.off("error", onError);
-        req.off("close", onClose);
-      };
-      const onData = (c: Buffer) => {
-        total += c.length;
-        if (total > limit) {
-          cleanup();
-          // keep draining (discarding) so the client can read our 413 instead of a reset
-          req.resume();
-          reject(coreError("payload_too_large", { details: { limit } }));
-          return;
-        }
-        chunks.push(c);
-      };
-      const onEnd = () => {
-        // an ended stream emits nothing more: leave its listeners (removing them costs more than they do)
-        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
-      };
-      const onError = (e: Error) => {
-        cleanup();
-        reject(e);
-      };
-      const onClose = () => {
-        if (!req.readableEnded) {
-          cleanup();
-          reject(new Error("client closed the request"));
-        }
-      };
-      req.on("data", onData);
-      req.on("end", onEnd);
-      req.on("error", onError);
-      req.on("close", onClose);
-    });
+  return (limit) => readNodeBody(req, limit);
+}
+
+function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
+  return new Promise<Uint8Array>((resolve, reject) => {
+    if (req.readableEnded) return resolve(EMPTY);
+    let first: Buffer | undefined;
+    let more: Buffer[] | undefined;
+    let total = 0;
+    const onData = (c: Buffer) => {
+      total += c.length;
+      if (total > limit) {
+        detach(req, onData, onEnd, onGone);
+        // keep draining (discarding) so the client can read our 413 instead of a reset
+        req.resume();
+        reject(coreError("payload_too_large", { details: { limit } }));
+        return;
+      }
+      if (first === undefined) first = c;
+      else (more ??= [first]).push(c);
+    };
+    // an ended stream emits nothing more: leave its listeners (removing them costs more than they do)
+    const onEnd = () => resolve(more ? Buffer.concat(more, total) : (first ?? EMPTY));
+    const onGone = (e?: Error) => {
+      if (e === undefined && req.readableEnded) return;
+      detach(req, onData, onEnd, onGone);
+      reject(e ?? new Error("client closed the request"));
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onGone);
+    req.on("close", onGone);
+  });
+}
+
+function detach(req: IncomingMessage, onData: (c: Buffer) => void, onEnd: () => void, onGone: (e?: Error) => void): void {
+  req.off("data", onData);
+  req.off("end", onEnd);
+  req.off("error", onGone);
+  req.off("close", onGone);
 }
 
 /** True when a host body parser (express.json(), ...) already consumed the stream. */

@@ -14,7 +14,8 @@ export function mediaType(contentType: string | undefined): string | undefined {
 const isJsonType = (t: string) => t === "application/json" || (t.startsWith("application/") && t.endsWith("+json"));
 
 export function accepts(list: readonly string[], type: string): boolean {
-  return list.some((a) => a === type || a === "*/*" || (a === "application/json" && isJsonType(type)));
+  for (const a of list) if (a === type || a === "*/*" || (a === "application/json" && isJsonType(type))) return true;
+  return false;
 }
 
 export interface ReadBody {
@@ -34,26 +35,57 @@ export function decodeUtf8(bytes: Uint8Array): string {
   }
 }
 
+/** How a route takes its body: fixed per route, so built once. */
+export interface BodyRules {
+  mode: "json" | "raw";
+  accepts: readonly string[];
+  limit: number;
+}
+
 /**
  * Reads and parses a body. `mode: "json"` parses JSON; `mode: "raw"` returns bytes for the route to
  * interpret. An empty body yields `value: undefined` and leaves the decision to the route's schema.
  */
-export async function readBody(
+export function readBody(
   source: BodySource,
-  options: {
-    mode: "json" | "raw";
-    accepts: readonly string[];
-    limit: number;
-    contentType: string | undefined;
-    contentLength: string | undefined;
-  },
+  rules: BodyRules,
+  contentType: string | undefined,
+  contentLength: string | undefined,
 ): Promise<ReadBody> {
-  const type = mediaType(options.contentType);
-  // checked before a host parser's result too: express.json() reading the body must not lift the limit
-  const declared = options.contentLength ? Number(options.contentLength) : undefined;
-  if (declared !== undefined && Number.isFinite(declared) && declared > options.limit) {
-    throw coreError("payload_too_large", { details: { limit: options.limit } });
+  if (source.kind !== "stream") return readHeldBody(source, rules, contentType, contentLength);
+  // the hot path (a body still on the wire): a promise chain, not an async frame held per request
+  try {
+    const type = mediaType(contentType);
+    checkDeclaredLength(rules, contentLength);
+    return source.read(rules.limit).then((raw) => finish(raw, type, rules), readFailed);
+  } catch (e) {
+    return Promise.reject(e);
   }
+}
+
+function readFailed(e: unknown): never {
+  if (isKitError(e)) throw e;
+  throw coreError("invalid_request", { message: "could not read request body" });
+}
+
+function checkDeclaredLength(rules: BodyRules, contentLength: string | undefined): number | undefined {
+  const declared = contentLength ? Number(contentLength) : undefined;
+  if (declared !== undefined && Number.isFinite(declared) && declared > rules.limit) {
+    throw coreError("payload_too_large", { details: { limit: rules.limit } });
+  }
+  return declared;
+}
+
+/** A body the host already read (a parser's result), or none. */
+async function readHeldBody(
+  source: Exclude<BodySource, { kind: "stream" }>,
+  options: BodyRules,
+  contentType: string | undefined,
+  contentLength: string | undefined,
+): Promise<ReadBody> {
+  const type = mediaType(contentType);
+  // checked before a host parser's result too: express.json() reading the body must not lift the limit
+  const declared = checkDeclaredLength(options, contentLength);
   if (source.kind === "parsed") {
     const v = source.value;
     if (v instanceof Uint8Array || typeof v === "string") {
@@ -73,15 +105,7 @@ export async function readBody(
     }
     return { value: v, raw: undefined, contentType: type };
   }
-  if (source.kind === "none") return { value: undefined, raw: undefined, contentType: type };
-  let raw: Uint8Array;
-  try {
-    raw = await source.read(options.limit);
-  } catch (e) {
-    if (isKitError(e)) throw e;
-    throw coreError("invalid_request", { message: "could not read request body" });
-  }
-  return finish(raw, type, options);
+  return { value: undefined, raw: undefined, contentType: type };
 }
 
 function serialisedSize(v: unknown): number {
@@ -93,11 +117,7 @@ function serialisedSize(v: unknown): number {
   }
 }
 
-function finish(
-  raw: Uint8Array,
-  type: string | undefined,
-  options: { mode: "json" | "raw"; accepts: readonly string[]; limit: number },
-): ReadBody {
+function finish(raw: Uint8Array, type: string | undefined, options: BodyRules): ReadBody {
   if (raw.byteLength > options.limit) throw coreError("payload_too_large", { details: { limit: options.limit } });
   if (raw.byteLength === 0) return { value: undefined, raw: undefined, contentType: type };
   if (!type || !accepts(options.accepts, type)) {

@@ -112,6 +112,7 @@ interface RoutePlan {
 }
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+const NOT_MINE: Promise<null> = Promise.resolve(null);
 const isPromiseLike = <T>(v: T | PromiseLike<T>): v is PromiseLike<T> =>
   typeof (v as { then?: unknown } | null)?.then === "function";
 const upperMethod = (m: string) => (METHODS.has(m) ? m : m.toUpperCase());
@@ -134,6 +135,8 @@ class Context implements RequestContext<Record<string, string>, Record<string, u
     readonly requestId: string,
     readonly clock: Clock,
     readonly log: Logger,
+    /** performance.now() at the start, or -1 when the debug line is off. */
+    readonly started: number,
   ) {
     this.#request = request;
     this.headers = request.headers;
@@ -147,6 +150,11 @@ class Context implements RequestContext<Record<string, string>, Record<string, u
   }
   set query(v: Record<string, unknown>) {
     this.#query = v;
+  }
+
+  /** The adapter's request. */
+  get request(): KitRequest {
+    return this.#request;
   }
 
   /** Per-request scratch space for middleware; most requests never touch it. */
@@ -244,15 +252,8 @@ export function defineService(def: ServiceDefinition): Service {
     return owns(path) ? path : null;
   }
 
-  function bodyOptions(plan: RoutePlan, request: KitRequest) {
-    return {
-      mode: plan.body!.mode,
-      accepts: plan.body!.accepts,
-      limit: plan.body!.limit,
-      contentType: request.headers["content-type"],
-      contentLength: request.headers["content-length"],
-    };
-  }
+  const readRouteBody = (plan: RoutePlan, request: KitRequest) =>
+    readBody(request.body, plan.body!, request.headers["content-type"], request.headers["content-length"]);
 
   /** Whether this request carries a body the route reads. */
   const readsBody = (plan: RoutePlan, method: string) => plan.body !== undefined && method !== "GET" && method !== "HEAD";
@@ -273,7 +274,7 @@ export function defineService(def: ServiceDefinition): Service {
   /** A route with middleware: each layer is a closure around the next, errors caught at every layer. */
   function runChain(r: Route, plan: RoutePlan, ctx: Context, request: KitRequest): Promise<HandlerResult> {
     const inner = async (): Promise<HandlerResult> => {
-      if (readsBody(plan, ctx.method)) setBody(ctx, await readBody(request.body, bodyOptions(plan, request)));
+      if (readsBody(plan, ctx.method)) setBody(ctx, await readRouteBody(plan, request));
       validateInputs(r, ctx);
       return r.handler(ctx as never);
     };
@@ -286,50 +287,75 @@ export function defineService(def: ServiceDefinition): Service {
     return next();
   }
 
-  async function handle(request: KitRequest): Promise<KitResponse | null> {
-    const path = ownPath(request.path);
-    if (path === null) return null;
-    // the per-request debug line, and its timing, only when someone reads it
-    const started = log.isLevelEnabled?.("debug") === false ? -1 : performance.now();
-    const incomingId = request.headers["x-request-id"];
-    const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : requestIds();
-    const method = upperMethod(request.method);
-    const m = match(method, path);
-
-    const ctx = new Context(request, method as HttpMethod, path, m.kind === "match" ? m.params : {}, requestId, clock, log);
-
-    let result: HandlerResult;
-    if (m.kind === "match") {
-      const r = m.route;
-      const plan = plans.get(r)!;
-      if (plan.chain.length === 0) {
-        // the common case, inline: no closures, no extra async frames
-        try {
-          if (readsBody(plan, method)) setBody(ctx, await readBody(request.body, bodyOptions(plan, request)));
-          validateInputs(r, ctx);
-          const out = r.handler(ctx as never);
-          result = isPromiseLike(out) ? await out : out;
-        } catch (e) {
-          result = errorResult(e, requestId, method, path);
-        }
-      } else result = await runChain(r, plan, ctx, request);
-    } else if (m.kind === "none") {
-      result = errorResult(coreError("not_found", { message: `no route for ${method} ${path}` }), requestId, method, path);
-    } else if (m.kind === "bad_encoding") {
-      result = errorResult(
-        coreError("invalid_request", { message: "malformed URL: a path segment is not valid percent-encoding" }),
-        requestId,
-        method,
-        path,
-      );
-    } else {
-      const allow = [...m.allow, ...(m.allow.includes("GET") ? ["HEAD"] : [])].join(", ");
-      result = errorResult(coreError("method_not_allowed", { details: { allow }, headers: { allow } }), requestId, method, path);
+  /** Validates the inputs and calls the handler; every failure becomes the service's error result. */
+  function invoke(r: Route, ctx: Context): HandlerResult | PromiseLike<HandlerResult> {
+    try {
+      validateInputs(r, ctx);
+      const out = r.handler(ctx as never);
+      return isPromiseLike(out) ? out.then(undefined, (e) => errorResult(e, ctx.requestId, ctx.method, ctx.path)) : out;
+    } catch (e) {
+      return errorResult(e, ctx.requestId, ctx.method, ctx.path);
     }
-    const response = serialise(result, request, requestId);
-    if (started >= 0)
-      log.debug(`${method} ${basePath}${path} ${response.status} ${(performance.now() - started).toFixed(1)}ms`, { requestId });
+  }
+
+  /** Serialises a result once it is there. */
+  function settle(result: HandlerResult | PromiseLike<HandlerResult>, ctx: Context): KitResponse | PromiseLike<KitResponse> {
+    return isPromiseLike(result) ? result.then((done) => respond(done, ctx)) : respond(result, ctx);
+  }
+
+  /**
+   * A route without middleware: synchronous up to the body read or an async handler. Promise chains
+   * rather than async functions: a suspended async frame keeps its whole register file per request.
+   */
+  function runPlain(r: Route, plan: RoutePlan, ctx: Context, request: KitRequest): KitResponse | PromiseLike<KitResponse> {
+    if (!readsBody(plan, ctx.method)) return settle(invoke(r, ctx), ctx);
+    return readRouteBody(plan, request).then(
+      (b) => {
+        setBody(ctx, b);
+        return settle(invoke(r, ctx), ctx);
+      },
+      (e) => respond(errorResult(e, ctx.requestId, ctx.method, ctx.path), ctx),
+    );
+  }
+
+  function respond(result: HandlerResult, ctx: Context): KitResponse {
+    const response = serialise(result, ctx.request, ctx.requestId);
+    if (ctx.started >= 0)
+      log.debug(`${ctx.method} ${basePath}${ctx.path} ${response.status} ${(performance.now() - ctx.started).toFixed(1)}ms`, {
+        requestId: ctx.requestId,
+      });
     return response;
+  }
+
+  function handle(request: KitRequest): Promise<KitResponse | null> {
+    try {
+      const path = ownPath(request.path);
+      if (path === null) return NOT_MINE;
+      // the per-request debug line, and its timing, only when someone reads it
+      const started = log.isLevelEnabled?.("debug") === false ? -1 : performance.now();
+      const incomingId = request.headers["x-request-id"];
+      const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : requestIds();
+      const method = upperMethod(request.method);
+      const m = match(method, path);
+      const ctx = new Context(request, method as HttpMethod, path, m.kind === "match" ? m.params : {}, requestId, clock, log, started);
+
+      let response: KitResponse | PromiseLike<KitResponse>;
+      if (m.kind === "match") {
+        const plan = plans.get(m.route)!;
+        response = plan.chain.length === 0 ? runPlain(m.route, plan, ctx, request) : settle(runChain(m.route, plan, ctx, request), ctx);
+      } else if (m.kind === "none") {
+        response = respond(errorResult(coreError("not_found", { message: `no route for ${method} ${path}` }), requestId, method, path), ctx);
+      } else if (m.kind === "bad_encoding") {
+        const err = coreError("invalid_request", { message: "malformed URL: a path segment is not valid percent-encoding" });
+        response = respond(errorResult(err, requestId, method, path), ctx);
+      } else {
+        const allow = [...m.allow, ...(m.allow.includes("GET") ? ["HEAD"] : [])].join(", ");
+        response = respond(errorResult(coreError("method_not_allowed", { details: { allow }, headers: { allow } }), requestId, method, path), ctx);
+      }
+      return Promise.resolve(response);
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   const service: Service = {
