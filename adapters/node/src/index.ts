@@ -32,6 +32,18 @@ export function nodeBodyReader(req: IncomingMessage): (limit: number) => Promise
   return (limit) => readNodeBody(req, limit);
 }
 
+/** The unread body of a Node request, as the core's stream source (a class: no closure per request). */
+class NodeBody {
+  readonly kind = "stream" as const;
+  #req: IncomingMessage;
+  constructor(req: IncomingMessage) {
+    this.#req = req;
+  }
+  read(limit: number): Promise<Uint8Array> {
+    return readNodeBody(this.#req, limit);
+  }
+}
+
 function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
   return new Promise<Uint8Array>((resolve, reject) => {
     if (req.readableEnded) return resolve(EMPTY);
@@ -100,7 +112,7 @@ class NodeKitRequest implements KitRequest {
     this.headers = req.headers as Record<string, string | undefined>;
     if (consumedBody(req)) this.body = { kind: "parsed", value: req.body };
     else if (req.method === "GET" || req.method === "HEAD") this.body = NO_BODY;
-    else this.body = { kind: "stream", read: nodeBodyReader(req) };
+    else this.body = new NodeBody(req);
     this.#req = req;
     this.#signal = signal;
   }

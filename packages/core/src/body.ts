@@ -1,5 +1,5 @@
 // Request-body handling shared by every adapter: content type (415), size (413), JSON (400).
-import { coreError, isKitError } from "./errors.js";
+import { coreError, isKitError, type KitError } from "./errors.js";
 import type { BodySource } from "./http.js";
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -53,19 +53,36 @@ export function readBody(
   contentLength: string | undefined,
 ): Promise<ReadBody> {
   if (source.kind !== "stream") return readHeldBody(source, rules, contentType, contentLength);
-  // the hot path (a body still on the wire): a promise chain, not an async frame held per request
+  const type = mediaType(contentType);
+  return readRawBody(source, rules, contentLength).then(
+    (raw) => parseBody(raw, type, rules),
+    (e) => {
+      throw bodyReadError(e);
+    },
+  );
+}
+
+/**
+ * The hot path's first half (a body still on the wire): the bytes, with the declared and the actual
+ * size checked. `parseBody` is the second half; a caller chains both in one step, and passes a
+ * rejection through `bodyReadError`.
+ */
+export function readRawBody(
+  source: Extract<BodySource, { kind: "stream" }>,
+  rules: BodyRules,
+  contentLength: string | undefined,
+): Promise<Uint8Array> {
   try {
-    const type = mediaType(contentType);
     checkDeclaredLength(rules, contentLength);
-    return source.read(rules.limit).then((raw) => finish(raw, type, rules), readFailed);
+    return source.read(rules.limit);
   } catch (e) {
     return Promise.reject(e);
   }
 }
 
-function readFailed(e: unknown): never {
-  if (isKitError(e)) throw e;
-  throw coreError("invalid_request", { message: "could not read request body" });
+/** A failed read as the client should see it: our own 413, or a 400 for a broken stream. */
+export function bodyReadError(e: unknown): KitError {
+  return isKitError(e) ? e : coreError("invalid_request", { message: "could not read request body" });
 }
 
 function checkDeclaredLength(rules: BodyRules, contentLength: string | undefined): number | undefined {
@@ -90,7 +107,7 @@ async function readHeldBody(
     const v = source.value;
     if (v instanceof Uint8Array || typeof v === "string") {
       const raw = typeof v === "string" ? new TextEncoder().encode(v) : v;
-      return finish(raw, type, options);
+      return parseBody(raw, type, options);
     }
     // Only a JSON parser produces objects: the host already decoded it.
     if (type && !accepts(options.accepts, type)) throw coreError("unsupported_media_type", { details: { accepted: options.accepts } });
@@ -117,7 +134,8 @@ function serialisedSize(v: unknown): number {
   }
 }
 
-function finish(raw: Uint8Array, type: string | undefined, options: BodyRules): ReadBody {
+/** Checks and parses bytes read off the wire: 413, 415, UTF-8, JSON, depth. */
+export function parseBody(raw: Uint8Array, type: string | undefined, options: BodyRules): ReadBody {
   if (raw.byteLength > options.limit) throw coreError("payload_too_large", { details: { limit: options.limit } });
   if (raw.byteLength === 0) return { value: undefined, raw: undefined, contentType: type };
   if (!type || !accepts(options.accepts, type)) {

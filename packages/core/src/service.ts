@@ -1,6 +1,6 @@
 // A service is a route table plus its error body; `defineService` derives dispatch, fetch and OpenAPI from it.
 import type * as z from "zod";
-import { DEFAULT_BODY_LIMIT, type ReadBody, readBody } from "./body.js";
+import { bodyReadError, DEFAULT_BODY_LIMIT, mediaType, parseBody, type ReadBody, readBody, readRawBody } from "./body.js";
 import { type Clock, systemClock } from "./clock.js";
 import { coreError, isKitError, KitError } from "./errors.js";
 import { toFetchHandler } from "./fetch.js";
@@ -105,6 +105,7 @@ function validate(schema: z.ZodType | undefined, value: unknown, where: string):
 }
 
 const JSON_ONLY = ["application/json"];
+const JSON_TYPE = "application/json; charset=utf-8";
 
 interface RoutePlan {
   chain: Middleware[];
@@ -220,24 +221,26 @@ export function defineService(def: ServiceDefinition): Service {
   };
 
   function serialise(result: HandlerResult, request: KitRequest, requestId: string): KitResponse {
-    const headers: Record<string, string> = result.headers ? { ...result.headers, "x-request-id": requestId } : { "x-request-id": requestId };
     if (isSseResult(result)) {
       return {
         status: 200,
-        headers: { ...SSE_HEADERS, ...headers },
+        headers: { ...SSE_HEADERS, ...result.headers, "x-request-id": requestId },
         stream: sseFrames(result.sse.events, { retryMs: result.sse.retryMs, heartbeatMs: result.sse.heartbeatMs, signal: request.signal }),
       };
     }
     const head = request.method === "HEAD";
     if (isJsonResult(result)) {
-      headers["content-type"] = "application/json; charset=utf-8";
+      // the common case in one literal: adding a property later would grow the object's backing store
+      const headers = result.headers
+        ? { ...result.headers, "x-request-id": requestId, "content-type": JSON_TYPE }
+        : { "x-request-id": requestId, "content-type": JSON_TYPE };
       return { status: result.status, headers, body: head ? undefined : JSON.stringify(result.json) };
     }
     if (isTextResult(result)) {
-      headers["content-type"] = result.contentType;
+      const headers = { ...result.headers, "x-request-id": requestId, "content-type": result.contentType };
       return { status: result.status, headers, body: head ? undefined : result.text };
     }
-    return { status: result.status, headers };
+    return { status: result.status, headers: { ...result.headers, "x-request-id": requestId } };
   }
 
   /** The path relative to this service, or null when the service does not own it. */
@@ -309,6 +312,21 @@ export function defineService(def: ServiceDefinition): Service {
    */
   function runPlain(r: Route, plan: RoutePlan, ctx: Context, request: KitRequest): KitResponse | PromiseLike<KitResponse> {
     if (!readsBody(plan, ctx.method)) return settle(invoke(r, ctx), ctx);
+    const rules = plan.body!;
+    const body = request.body;
+    // a body still on the wire: read, parse, validate and run in one step
+    if (body.kind === "stream")
+      return readRawBody(body, rules, request.headers["content-length"]).then(
+        (raw) => {
+          try {
+            setBody(ctx, parseBody(raw, mediaType(ctx.contentType), rules));
+          } catch (e) {
+            return respond(errorResult(e, ctx.requestId, ctx.method, ctx.path), ctx);
+          }
+          return settle(invoke(r, ctx), ctx);
+        },
+        (e) => respond(errorResult(bodyReadError(e), ctx.requestId, ctx.method, ctx.path), ctx),
+      );
     return readRouteBody(plan, request).then(
       (b) => {
         setBody(ctx, b);
