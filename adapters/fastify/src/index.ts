@@ -37,15 +37,24 @@ export const mountkitPlugin: FastifyPluginAsync<MountkitPluginOptions> = async (
     if (reply.raw.headersSent) reply.raw.destroy();
     else reply.send(err);
   };
+  const settle = (found: KitResponse | null, reply: FastifyReply, conn: ConnectionAbort) => {
+    try {
+      const r = respond(found, reply, conn);
+      if (r instanceof Promise) r.catch((err: unknown) => failed(reply, err));
+    } catch (err) {
+      failed(reply, err);
+    }
+  };
   const handler = (request: FastifyRequest, reply: FastifyReply): void => {
     const conn = connectionSignal(reply.raw);
     const url = request.raw.url ?? "/";
     const q = url.indexOf("?");
     let path = q === -1 ? url : url.slice(0, q);
     if (prefix && path.startsWith(prefix)) path = path.slice(prefix.length) || "/";
-    dispatch(list, toKitRequest(request.raw, { path, signal: conn }))
-      .then((found) => respond(found, reply, conn))
-      .catch((err: unknown) => failed(reply, err));
+    dispatch(list, toKitRequest(request.raw, { path, signal: conn })).then(
+      (found) => settle(found, reply, conn),
+      (err: unknown) => failed(reply, err),
+    );
   };
 
   const paths = new Set<string>();
