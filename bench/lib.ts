@@ -71,8 +71,15 @@ export async function spawnTarget(script: string, args: string[], env: NodeJS.Pr
   });
   const expect = (prefix: string) =>
     new Promise<string>((resolve, reject) => {
-      waiters.push({ prefix, resolve });
-      proc.once("exit", (code) => reject(new Error(`${script} exited (${code}) before printing "${prefix}"`)));
+      const onExit = (code: number | null) => reject(new Error(`${script} exited (${code}) before printing "${prefix}"`));
+      waiters.push({
+        prefix,
+        resolve: (line) => {
+          proc.off("exit", onExit);
+          resolve(line);
+        },
+      });
+      proc.once("exit", onExit);
     });
   const url = (await expect("url ")).slice(4).trim();
   return {

@@ -47,11 +47,7 @@ export const mountkitPlugin: FastifyPluginAsync<MountkitPluginOptions> = async (
   };
   const handler = (request: FastifyRequest, reply: FastifyReply): void => {
     const conn = connectionSignal(reply.raw);
-    const url = request.raw.url ?? "/";
-    const q = url.indexOf("?");
-    let path = q === -1 ? url : url.slice(0, q);
-    if (prefix && path.startsWith(prefix)) path = path.slice(prefix.length) || "/";
-    dispatch(list, toKitRequest(request.raw, { path, signal: conn })).then(
+    dispatch(list, toKitRequest(request.raw, { stripPrefix: prefix, signal: conn })).then(
       (found) => settle(found, reply, conn),
       (err: unknown) => failed(reply, err),
     );

@@ -83,9 +83,13 @@ function detach(req: IncomingMessage, onData: (c: Buffer) => void, onEnd: () => 
   req.off("close", onGone);
 }
 
-/** True when a host body parser (express.json(), ...) already consumed the stream. */
+/**
+ * True when a host body parser (express.json(), ...) already consumed the stream. `readableEnded`
+ * first: it is an own field, while `_body` and `body` are absent on most requests and a miss walks
+ * IncomingMessage's whole prototype chain.
+ */
 function consumedBody(req: IncomingMessage & { body?: unknown; _body?: boolean }): boolean {
-  return req._body === true || (req.readableEnded && req.body !== undefined);
+  return req.readableEnded && (req._body === true || req.body !== undefined);
 }
 
 /**
@@ -98,16 +102,20 @@ class NodeKitRequest implements KitRequest {
   readonly headers: Record<string, string | undefined>;
   readonly body: BodySource;
   #req: IncomingMessage;
-  #search: string;
+  #url: string;
+  #q: number;
   #query: URLSearchParams | undefined;
   #signal: LazySignal;
 
-  constructor(req: IncomingMessage & { body?: unknown }, path: string | undefined, signal: LazySignal) {
+  constructor(req: IncomingMessage & { body?: unknown }, path: string | undefined, stripPrefix: string, signal: LazySignal) {
     const url = req.url ?? "/";
     const q = url.indexOf("?");
     this.method = req.method ?? "GET";
-    this.path = safePath(path ?? (q === -1 ? url : url.slice(0, q)));
-    this.#search = q === -1 ? "" : url.slice(q + 1);
+    let p = path ?? (q === -1 ? url : url.slice(0, q));
+    if (stripPrefix && p.startsWith(stripPrefix)) p = p.slice(stripPrefix.length) || "/";
+    this.path = safePath(p);
+    this.#url = url;
+    this.#q = q;
     // Node already lower-cases names; only set-cookie is an array, and requests do not carry it
     this.headers = req.headers as Record<string, string | undefined>;
     if (consumedBody(req)) this.body = { kind: "parsed", value: req.body };
@@ -118,7 +126,7 @@ class NodeKitRequest implements KitRequest {
   }
 
   get query(): URLSearchParams {
-    this.#query ??= new URLSearchParams(this.#search);
+    this.#query ??= new URLSearchParams(this.#q === -1 ? "" : this.#url.slice(this.#q + 1));
     return this.#query;
   }
 
@@ -140,9 +148,15 @@ export type LazySignal = AbortSignal | { readonly signal: AbortSignal };
 
 export function toKitRequest(
   req: IncomingMessage & { body?: unknown },
-  options: { path?: string; signal: LazySignal },
+  options: {
+    /** The path to route on, when the host rewrote it (defaults to the URL's). */
+    path?: string;
+    /** A mount prefix to strip from the path (Fastify's plugin prefix). */
+    stripPrefix?: string;
+    signal: LazySignal;
+  },
 ): KitRequest {
-  return new NodeKitRequest(req, options.path, options.signal);
+  return new NodeKitRequest(req, options.path, options.stripPrefix ?? "", options.signal);
 }
 
 function safePath(p: string): string {

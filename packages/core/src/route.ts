@@ -99,24 +99,21 @@ export function route<
   return def as Route;
 }
 
-export const json = (status: number, body: unknown, headers?: Record<string, string>): JsonResult => ({
-  status,
-  json: body,
-  ...(headers ? { headers } : {}),
-});
+// one shape for every result (headers present, maybe undefined): handlers return these on every request
+export const json = (status: number, body: unknown, headers?: Record<string, string>): JsonResult => ({ status, json: body, headers });
 export const text = (status: number, body: string, contentType: string, headers?: Record<string, string>): TextResult => ({
   status,
   text: body,
   contentType,
-  ...(headers ? { headers } : {}),
+  headers,
 });
-export const empty = (status = 204, headers?: Record<string, string>): EmptyResult => ({ status, ...(headers ? { headers } : {}) });
+export const empty = (status = 204, headers?: Record<string, string>): EmptyResult => ({ status, headers });
 export const sse = (
   events: AsyncIterable<SseEvent>,
   options: { retryMs?: number; heartbeatMs?: number; headers?: Record<string, string> } = {},
 ): SseResult => ({
   status: 200,
-  ...(options.headers ? { headers: options.headers } : {}),
+  headers: options.headers,
   sse: { events, retryMs: options.retryMs, heartbeatMs: options.heartbeatMs },
 });
 

@@ -126,6 +126,8 @@ class Context implements RequestContext<Record<string, string>, Record<string, u
   readonly headers: Readonly<Record<string, string | undefined>>;
   #request: KitRequest;
   #state: Record<string, unknown> | undefined;
+  #incomingId: string | undefined;
+  #requestId: string | undefined;
   #query: Record<string, unknown> | undefined;
 
   constructor(
@@ -133,13 +135,14 @@ class Context implements RequestContext<Record<string, string>, Record<string, u
     readonly method: HttpMethod,
     readonly path: string,
     public params: Record<string, string>,
-    readonly requestId: string,
+    incomingRequestId: string | undefined,
     readonly clock: Clock,
     readonly log: Logger,
     /** performance.now() at the start, or -1 when the debug line is off. */
     readonly started: number,
   ) {
     this.#request = request;
+    this.#incomingId = incomingRequestId;
     this.headers = request.headers;
     this.contentType = request.headers["content-type"];
   }
@@ -151,6 +154,23 @@ class Context implements RequestContext<Record<string, string>, Record<string, u
   }
   set query(v: Record<string, unknown>) {
     this.#query = v;
+  }
+
+  /**
+   * The client's X-Request-Id when it is sane, else one of ours, made on first read: an id nobody
+   * reads (no error, no log line, no handler) is never made, and then never sent.
+   */
+  get requestId(): string {
+    if (this.#requestId === undefined) {
+      const incoming = this.#incomingId;
+      this.#requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : requestIds();
+    }
+    return this.#requestId;
+  }
+
+  /** The id to send back: an echo of the client's, or the one something read. */
+  get assignedRequestId(): string | undefined {
+    return this.#requestId ?? (this.#incomingId !== undefined ? this.requestId : undefined);
   }
 
   /** The adapter's request. */
@@ -220,27 +240,30 @@ export function defineService(def: ServiceDefinition): Service {
     }
   };
 
-  function serialise(result: HandlerResult, request: KitRequest, requestId: string): KitResponse {
+  /** The wire response. `requestId` goes out as X-Request-Id when there is one (see Context.requestId). */
+  function serialise(result: HandlerResult, request: KitRequest, requestId: string | undefined): KitResponse {
+    const id = requestId === undefined ? undefined : { "x-request-id": requestId };
     if (isSseResult(result)) {
       return {
         status: 200,
-        headers: { ...SSE_HEADERS, ...result.headers, "x-request-id": requestId },
+        headers: { ...SSE_HEADERS, ...result.headers, ...id },
         stream: sseFrames(result.sse.events, { retryMs: result.sse.retryMs, heartbeatMs: result.sse.heartbeatMs, signal: request.signal }),
       };
     }
     const head = request.method === "HEAD";
     if (isJsonResult(result)) {
-      // the common case in one literal: adding a property later would grow the object's backing store
-      const headers = result.headers
-        ? { ...result.headers, "x-request-id": requestId, "content-type": JSON_TYPE }
-        : { "x-request-id": requestId, "content-type": JSON_TYPE };
+      // the common cases as one literal each: adding a property later grows the object's backing store
+      const headers =
+        result.headers || requestId === undefined
+          ? { ...result.headers, ...id, "content-type": JSON_TYPE }
+          : { "x-request-id": requestId, "content-type": JSON_TYPE };
       return { status: result.status, headers, body: head ? undefined : JSON.stringify(result.json) };
     }
     if (isTextResult(result)) {
-      const headers = { ...result.headers, "x-request-id": requestId, "content-type": result.contentType };
+      const headers = { ...result.headers, ...id, "content-type": result.contentType };
       return { status: result.status, headers, body: head ? undefined : result.text };
     }
-    return { status: result.status, headers: { ...result.headers, "x-request-id": requestId } };
+    return { status: result.status, headers: { ...result.headers, ...id } };
   }
 
   /** The path relative to this service, or null when the service does not own it. */
@@ -337,12 +360,14 @@ export function defineService(def: ServiceDefinition): Service {
   }
 
   function respond(result: HandlerResult, ctx: Context): KitResponse {
-    const response = serialise(result, ctx.request, ctx.requestId);
-    if (ctx.started >= 0)
+    if (ctx.started >= 0) {
+      const response = serialise(result, ctx.request, ctx.requestId);
       log.debug(`${ctx.method} ${basePath}${ctx.path} ${response.status} ${(performance.now() - ctx.started).toFixed(1)}ms`, {
         requestId: ctx.requestId,
       });
-    return response;
+      return response;
+    }
+    return serialise(result, ctx.request, ctx.assignedRequestId);
   }
 
   function handle(request: KitRequest): Promise<KitResponse | null> {
@@ -351,24 +376,22 @@ export function defineService(def: ServiceDefinition): Service {
       if (path === null) return NOT_MINE;
       // the per-request debug line, and its timing, only when someone reads it
       const started = log.isLevelEnabled?.("debug") === false ? -1 : performance.now();
-      const incomingId = request.headers["x-request-id"];
-      const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : requestIds();
       const method = upperMethod(request.method);
       const m = match(method, path);
-      const ctx = new Context(request, method as HttpMethod, path, m.kind === "match" ? m.params : {}, requestId, clock, log, started);
+      const ctx = new Context(request, method as HttpMethod, path, m.kind === "match" ? m.params : {}, request.headers["x-request-id"], clock, log, started);
 
       let response: KitResponse | PromiseLike<KitResponse>;
       if (m.kind === "match") {
         const plan = plans.get(m.route)!;
         response = plan.chain.length === 0 ? runPlain(m.route, plan, ctx, request) : settle(runChain(m.route, plan, ctx, request), ctx);
       } else if (m.kind === "none") {
-        response = respond(errorResult(coreError("not_found", { message: `no route for ${method} ${path}` }), requestId, method, path), ctx);
+        response = respond(errorResult(coreError("not_found", { message: `no route for ${method} ${path}` }), ctx.requestId, method, path), ctx);
       } else if (m.kind === "bad_encoding") {
         const err = coreError("invalid_request", { message: "malformed URL: a path segment is not valid percent-encoding" });
-        response = respond(errorResult(err, requestId, method, path), ctx);
+        response = respond(errorResult(err, ctx.requestId, method, path), ctx);
       } else {
         const allow = [...m.allow, ...(m.allow.includes("GET") ? ["HEAD"] : [])].join(", ");
-        response = respond(errorResult(coreError("method_not_allowed", { details: { allow }, headers: { allow } }), requestId, method, path), ctx);
+        response = respond(errorResult(coreError("method_not_allowed", { details: { allow }, headers: { allow } }), ctx.requestId, method, path), ctx);
       }
       return Promise.resolve(response);
     } catch (e) {
@@ -424,8 +447,9 @@ export function defineService(def: ServiceDefinition): Service {
 /** Dispatches across several services mounted side by side: the first that owns the path answers. */
 export function dispatch(services: readonly Service[], request: KitRequest): Promise<KitResponse | null> {
   // the owner's promise, as is: no extra async frame per request
+  if (services.length === 1) return services[0]!.handle(request);
   for (const s of services) if (s.owns(request.path)) return s.handle(request);
-  return Promise.resolve(null);
+  return NOT_MINE;
 }
 
 /**

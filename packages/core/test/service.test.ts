@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { consoleLogger, defineService, dispatch, json, type KitRequest, type Logger, route } from "../src/index.js";
+import { coreError, consoleLogger, defineService, dispatch, json, type KitRequest, type Logger, route } from "../src/index.js";
 
-function request(path: string, method = "GET"): KitRequest {
+function request(path: string, method = "GET", headers: Record<string, string> = {}): KitRequest {
   return {
     method,
     path,
-    headers: {},
+    headers,
     query: new URLSearchParams(),
     body: { kind: "none" },
     get signal(): AbortSignal {
@@ -59,5 +59,54 @@ describe("service dispatch", () => {
     const quiet: Logger = { ...host, isLevelEnabled: (level) => level !== "debug" };
     await make("a", ["/a"], quiet).handle(request("/a/ping"));
     expect(seen).toHaveLength(1);
+  });
+});
+
+describe("request ids", () => {
+  const s = defineService({
+    name: "ids",
+    title: "ids",
+    version: "1",
+    mounts: ["/i"],
+    errorBody: (e, requestId) => ({ error: e.message, requestId }),
+    routes: [
+      route({ method: "GET", path: "/i/quiet", handler: () => json(200, { ok: true }) }),
+      route({ method: "GET", path: "/i/reads", handler: (ctx) => json(200, { id: ctx.requestId }) }),
+      route({
+        method: "GET",
+        path: "/i/fails",
+        handler: () => {
+          throw coreError("invalid_request");
+        },
+      }),
+    ],
+  });
+  const body = (r: { body?: unknown } | null) => JSON.parse(r!.body as string);
+
+  it("makes and sends one only when something uses it", async () => {
+    const quiet = await s.handle(request("/i/quiet"));
+    expect(quiet!.headers["x-request-id"]).toBeUndefined();
+    const reads = await s.handle(request("/i/reads"));
+    expect(reads!.headers["x-request-id"]).toMatch(/^req_/);
+    expect(body(reads).id).toBe(reads!.headers["x-request-id"]);
+  });
+  it("always sends one with an error, the same as in the body", async () => {
+    for (const path of ["/i/fails", "/i/missing"]) {
+      const r = await s.handle(request(path));
+      expect(r!.status).toBeGreaterThanOrEqual(400);
+      expect(body(r).requestId).toMatch(/^req_/);
+      expect(r!.headers["x-request-id"]).toBe(body(r).requestId);
+    }
+  });
+  it("echoes a sane incoming id and replaces an unsafe one", async () => {
+    const ok = await s.handle(request("/i/quiet", "GET", { "x-request-id": "abc-123" }));
+    expect(ok!.headers["x-request-id"]).toBe("abc-123");
+    const bad = await s.handle(request("/i/quiet", "GET", { "x-request-id": "x y<script>" }));
+    expect(bad!.headers["x-request-id"]).toMatch(/^req_/);
+  });
+  it("gives ids unique within the process", async () => {
+    const ids = new Set<string>();
+    for (let i = 0; i < 500; i++) ids.add(body(await s.handle(request("/i/reads"))).id);
+    expect(ids.size).toBe(500);
   });
 });
