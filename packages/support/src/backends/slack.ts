@@ -6,7 +6,7 @@ import { iso } from "@mountkit/core";
 import type { BackendContext, CustomerBackend, WebhookReceiver } from "../domain/backend.js";
 import { parseMetadata, stripMetadata } from "../domain/metadata.js";
 import { createMirror, type Mirror } from "../domain/mirror.js";
-import { isOpen } from "../domain/status.js";
+import { isOpen, openedConversation } from "../domain/status.js";
 import { summary } from "../domain/wire.js";
 import { supportError } from "../errors.js";
 import { constantTimeEqual } from "../http/auth.js";
@@ -258,17 +258,7 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
       const { ts } = await post(`*${subject}*\n${stripMetadata(body)}`, meta);
       const now = iso(cx.clock.now());
       const c = await mirror.create({
-        conversation: {
-          id: convId(ts),
-          productSlug,
-          customerId,
-          subject,
-          status: "new",
-          labels: [],
-          assignee: null,
-          createdAt: now,
-          updatedAt: now,
-        },
+        conversation: openedConversation({ id: convId(ts), productSlug, customerId, subject, at: now }),
         messages: [
           { id: msgId(ts), body, author: "Customer", isCustomer: true, dedupKey: clientMessageId ?? `#slack/${ts}`, createdAt: now },
         ],

@@ -12,6 +12,7 @@ import {
   onAgentReply,
   onClose,
   onCustomerMessage,
+  openedConversation,
   type Status,
   stateOf,
   statusChangeEffects,
@@ -129,18 +130,7 @@ export function createConversations(deps: {
         updatedAt: at,
       };
       const { conversation } = await store.createConversation({
-        conversation: {
-          id,
-          productSlug,
-          customerId,
-          subject,
-          status: "new",
-          labels: [],
-          assignee: null,
-          firstMessageId: message.id,
-          createdAt: at,
-          updatedAt: at,
-        },
+        conversation: { ...openedConversation({ id, productSlug, customerId, subject, at }), firstMessageId: message.id },
         message,
         events: [ev.newComment(comment({ ...message, seq: 0 }), at)],
       });

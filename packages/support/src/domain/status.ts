@@ -6,6 +6,22 @@ export type CloseAction = "resolve" | "close";
 
 const OPEN: ReadonlySet<Status> = new Set(["new", "waiting-for-agent", "waiting-for-customer"]);
 
+/** A conversation as its customer opens it: status `new`, no labels, nobody assigned. */
+export function openedConversation(o: { id: string; productSlug: string; customerId: string; subject: string; at: string }) {
+  const { id, productSlug, customerId, subject, at } = o;
+  return {
+    id,
+    productSlug,
+    customerId,
+    subject,
+    status: "new" as Status,
+    labels: [] as string[],
+    assignee: null,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
 export const isStatus = (value: string): value is Status => (STATUSES as readonly string[]).includes(value);
 export const isOpen = (status: Status): boolean => OPEN.has(status);
 export const stateOf = (status: Status): State => (isOpen(status) ? "open" : "closed");

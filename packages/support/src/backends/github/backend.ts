@@ -5,7 +5,7 @@ import { iso, type Logger } from "@mountkit/core";
 import type { BackendContext, CustomerBackend } from "../../domain/backend.js";
 import { parseMetadata } from "../../domain/metadata.js";
 import { createMirror, type Mirror } from "../../domain/mirror.js";
-import { isOpen, type Status } from "../../domain/status.js";
+import { isOpen, openedConversation, type Status } from "../../domain/status.js";
 import { summary } from "../../domain/wire.js";
 import { supportError } from "../../errors.js";
 import type { ConversationRecord } from "../../store/types.js";
@@ -233,17 +233,7 @@ export function githubBackend(options: GithubBackendOptions): GithubBackend {
       const issue = ok<GhIssue>(r, "create issue");
       const now = iso(cx.clock.now());
       const c = await mirror.create({
-        conversation: {
-          id: ids.conversation(issue.number),
-          productSlug,
-          customerId,
-          subject,
-          status: "new",
-          labels: [],
-          assignee: null,
-          createdAt: now,
-          updatedAt: now,
-        },
+        conversation: openedConversation({ id: ids.conversation(issue.number), productSlug, customerId, subject, at: now }),
         messages: [
           {
             id: ids.issueBody(issue.number),
