@@ -23,15 +23,6 @@ export interface NodeBridgeOptions {
 
 const EMPTY = new Uint8Array(0);
 
-/**
- * Reads the raw body with a byte limit. Past the limit: stop reading, let the 413 go out, drop the rest.
- * Runs on every request with a body, so it allocates little: no array for a one-chunk body, one
- * listener for both `error` and `close`.
- */
-export function nodeBodyReader(req: IncomingMessage): (limit: number) => Promise<Uint8Array> {
-  return (limit) => readNodeBody(req, limit);
-}
-
 /** The unread body of a Node request, as the core's stream source (a class: no closure per request). */
 class NodeBody {
   readonly kind = "stream" as const;
@@ -44,6 +35,11 @@ class NodeBody {
   }
 }
 
+/**
+ * Reads the raw body with a byte limit. Past the limit: stop reading, let the 413 go out, drop the rest.
+ * Runs on every request with a body, so it allocates little: no array for a one-chunk body, one
+ * listener for both `error` and `close`.
+ */
 function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
   return new Promise<Uint8Array>((resolve, reject) => {
     if (req.readableEnded) return resolve(EMPTY);

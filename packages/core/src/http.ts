@@ -61,7 +61,7 @@ export function withMountPrefix(response: KitResponse, prefix: string | undefine
   const location = response.headers.location;
   if (!prefix || !location) return response;
   const p = prefix.replace(/\/+$/, "");
-  if (!p || !location?.startsWith("/") || location.startsWith("//")) return response;
+  if (!p || !location.startsWith("/") || location.startsWith("//")) return response;
   return { ...response, headers: { ...response.headers, location: `${p}${location}` } };
 }
 

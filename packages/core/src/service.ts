@@ -69,6 +69,9 @@ export interface Service {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** A client's X-Request-Id when it is safe to log and echo, else undefined. */
+const saneRequestId = (incoming: string | undefined) => (incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : undefined);
+
 /** Request ids need to be unique, not secret: a random per-process prefix and a counter. */
 const requestIds = (() => {
   const prefix = `req_${randomIds().slice(0, 10)}`;
@@ -114,8 +117,7 @@ interface RoutePlan {
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 const NOT_MINE: Promise<null> = Promise.resolve(null);
-const isPromiseLike = <T>(v: T | PromiseLike<T>): v is PromiseLike<T> =>
-  typeof (v as { then?: unknown } | null)?.then === "function";
+const isPromiseLike = <T>(v: T | PromiseLike<T>): v is PromiseLike<T> => typeof (v as { then?: unknown } | null)?.then === "function";
 const upperMethod = (m: string) => (METHODS.has(m) ? m : m.toUpperCase());
 
 /** The handler's view of a request. A class, so per-request getters cost no closures. */
@@ -162,8 +164,7 @@ class Context implements RequestContext<Record<string, string>, Record<string, u
    */
   get requestId(): string {
     if (this.#requestId === undefined) {
-      const incoming = this.#incomingId;
-      this.#requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : requestIds();
+      this.#requestId = saneRequestId(this.#incomingId) ?? requestIds();
     }
     return this.#requestId;
   }
@@ -195,10 +196,9 @@ class Context implements RequestContext<Record<string, string>, Record<string, u
 
 /** A path-ownership test over mount prefixes, compiled once: runs on every request, so no closures. */
 function mountMatcher(mounts: readonly string[]): (path: string) => boolean {
-  const exact = mounts.map((m) => m);
   const under = mounts.map((m) => (m.endsWith("/") ? m : `${m}/`));
   return (path) => {
-    for (let i = 0; i < exact.length; i++) if (path === exact[i] || path.startsWith(under[i]!)) return true;
+    for (let i = 0; i < mounts.length; i++) if (path === mounts[i] || path.startsWith(under[i]!)) return true;
     return false;
   };
 }
@@ -378,20 +378,35 @@ export function defineService(def: ServiceDefinition): Service {
       const started = log.isLevelEnabled?.("debug") === false ? -1 : performance.now();
       const method = upperMethod(request.method);
       const m = match(method, path);
-      const ctx = new Context(request, method as HttpMethod, path, m.kind === "match" ? m.params : {}, request.headers["x-request-id"], clock, log, started);
+      const ctx = new Context(
+        request,
+        method as HttpMethod,
+        path,
+        m.kind === "match" ? m.params : {},
+        request.headers["x-request-id"],
+        clock,
+        log,
+        started,
+      );
 
       let response: KitResponse | PromiseLike<KitResponse>;
       if (m.kind === "match") {
         const plan = plans.get(m.route)!;
         response = plan.chain.length === 0 ? runPlain(m.route, plan, ctx, request) : settle(runChain(m.route, plan, ctx, request), ctx);
       } else if (m.kind === "none") {
-        response = respond(errorResult(coreError("not_found", { message: `no route for ${method} ${path}` }), ctx.requestId, method, path), ctx);
+        response = respond(
+          errorResult(coreError("not_found", { message: `no route for ${method} ${path}` }), ctx.requestId, method, path),
+          ctx,
+        );
       } else if (m.kind === "bad_encoding") {
         const err = coreError("invalid_request", { message: "malformed URL: a path segment is not valid percent-encoding" });
         response = respond(errorResult(err, ctx.requestId, method, path), ctx);
       } else {
         const allow = [...m.allow, ...(m.allow.includes("GET") ? ["HEAD"] : [])].join(", ");
-        response = respond(errorResult(coreError("method_not_allowed", { details: { allow }, headers: { allow } }), ctx.requestId, method, path), ctx);
+        response = respond(
+          errorResult(coreError("method_not_allowed", { details: { allow }, headers: { allow } }), ctx.requestId, method, path),
+          ctx,
+        );
       }
       return Promise.resolve(response);
     } catch (e) {
@@ -431,8 +446,7 @@ export function defineService(def: ServiceDefinition): Service {
     errorResponse(request, error) {
       const path = ownPath(request.path);
       if (path === null) return null;
-      const incomingId = request.headers["x-request-id"];
-      const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : ids("req");
+      const requestId = saneRequestId(request.headers["x-request-id"]) ?? ids("req");
       const result = errorResult(error, requestId, request.method, path);
       return serialise(result, { method: request.method, signal: new AbortController().signal } as KitRequest, requestId);
     },

@@ -35,10 +35,7 @@ describe("router", () => {
     expect(match("HEAD", "/a/1").kind).toBe("match");
   });
   it("lets a parameterised route take a method the literal route of that path lacks", () => {
-    const m2 = compileRoutes([
-      route({ method: "GET", path: "/x/new", handler: h }),
-      route({ method: "POST", path: "/x/:id", handler: h }),
-    ]);
+    const m2 = compileRoutes([route({ method: "GET", path: "/x/new", handler: h }), route({ method: "POST", path: "/x/:id", handler: h })]);
     const post = m2("POST", "/x/new");
     expect(post.kind === "match" && post.route.path).toBe("/x/:id");
     expect(post.kind === "match" && post.params).toEqual({ id: "new" });

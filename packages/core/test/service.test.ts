@@ -43,10 +43,18 @@ describe("service dispatch", () => {
 
   it("formats the per-request debug line only when debug is enabled", async () => {
     const lines: string[] = [];
-    const s1 = make("a", ["/a"], consoleLogger("info", (l) => lines.push(l)));
+    const s1 = make(
+      "a",
+      ["/a"],
+      consoleLogger("info", (l) => lines.push(l)),
+    );
     await s1.handle(request("/a/ping"));
     expect(lines).toEqual([]);
-    const s2 = make("a", ["/a"], consoleLogger("debug", (l) => lines.push(l)));
+    const s2 = make(
+      "a",
+      ["/a"],
+      consoleLogger("debug", (l) => lines.push(l)),
+    );
     await s2.handle(request("/a/ping"));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/DEBUG GET \/a\/ping 200 [\d.]+ms requestId=req_/);
