@@ -3,7 +3,15 @@
 // event_id dedup, bot messages ignored, human replies as agent messages.
 import { createHmac } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { createSupportService, parseMetadata, slackBackend } from "../src/index.js";
+import {
+  createSupportService,
+  memorySupportStore,
+  parseMetadata,
+  type SlackBackendOptions,
+  type SupportStore,
+  slackBackend,
+  stripMetadata,
+} from "../src/index.js";
 import { fakeSlack } from "./fakes/slack.js";
 import { call, openStream, until } from "./fakes/streams.js";
 
@@ -16,17 +24,31 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function setup() {
-  const slack = await fakeSlack({ botUserId: BOT });
-  cleanups.push(() => slack.close());
+async function setup(
+  o: { store?: SupportStore; slack?: Awaited<ReturnType<typeof fakeSlack>>; backend?: Partial<SlackBackendOptions> } = {},
+) {
+  const slack = o.slack ?? (await fakeSlack({ botUserId: BOT }));
+  cleanups.push(async () => {
+    await slack.close();
+    // every call the backend made is a Web API method with arguments Slack's client types allow
+    expect(slack.violations).toEqual([]);
+  });
   const backend = slackBackend({
     botToken: "xoxb-test",
     signingSecret: SECRET,
     channel: CHANNEL,
     apiUrl: slack.url,
     minWriteIntervalMs: 0,
+    reconcileIntervalMs: 0,
+    workerPollMs: 50,
+    ...o.backend,
   });
-  const s = createSupportService({ products: [{ slug: "chat", backend }], pruneIntervalMs: 0, limits: { rateLimit: 10_000 } });
+  const s = createSupportService({
+    products: [{ slug: "chat", backend }],
+    store: o.store,
+    pruneIntervalMs: 0,
+    limits: { rateLimit: 10_000 },
+  });
   cleanups.push(() => s.dispose());
   let n = 0;
   async function event(body: unknown, o: { secret?: string; ageSeconds?: number; eventId?: string } = {}) {
@@ -171,5 +193,128 @@ describe("Slack backend", () => {
       status: "resolved",
       state: "closed",
     });
+  });
+
+  it("customer text is shown, never interpreted: &, < and > are escaped in Slack; the customer reads back what they wrote", async () => {
+    const t = await setup();
+    const c = cust();
+    const evil = "<!channel> pay <https://evil.example|your invoice> & ask <@U0ADMIN> > now";
+    const r = await call(t.s, "POST", "/api/conversations", { productSlug: "chat", customerId: c, message: evil });
+    expect(r.status).toBe(200);
+    const id = r.body.conversationId as string;
+    expect(
+      (await call(t.s, "POST", `/api/conversations/${id}/messages`, { productSlug: "chat", customerId: c, message: evil })).status,
+    ).toBe(200);
+    const escaped = "&lt;!channel&gt; pay &lt;https://evil.example|your invoice&gt; &amp; ask &lt;@U0ADMIN&gt; &gt; now";
+    expect(t.slack.posted.map((p) => p.text)).toEqual([`*${escaped}*\n${escaped}`, `*Customer:* ${escaped}`]);
+    for (const p of t.slack.posted) expect(p.text).not.toMatch(/<[!@h]/);
+    const d = await call(t.s, "GET", `/api/conversations/${id}?${t.q(c)}`);
+    expect(d.body.issue.title).toBe(evil);
+    expect(stripMetadata(d.body.issue.body)).toBe(evil);
+    expect(stripMetadata(d.body.comments[0].body)).toBe(evil);
+  });
+
+  it("an acknowledged event survives its service: the work failed mid-way, the service was disposed, a new one on the same store catches up", async () => {
+    const store = memorySupportStore();
+    const slack = await fakeSlack({ botUserId: BOT });
+    const a = await setup({ store, slack });
+    const c = cust();
+    const id = await a.create(c);
+    const reply = slack.humanReply(a.rootTs(id), "U777", "Answer acknowledged before a crash");
+    slack.setDown(true);
+    const acked = await a.event(a.envelope({ user: reply.user, text: reply.text, ts: reply.ts, thread_ts: reply.thread_ts }, "EvCrash1"));
+    expect(acked.status).toBe(200);
+    await until(() => slack.calls.some((x) => x.status === 503), "the first attempt fails");
+    await a.s.dispose();
+    expect((await store.jobs!.counts(`support.slack.${/^sl_([0-9a-f]+)_/.exec(id)![1]}`)).queued).toBe(1);
+    slack.setDown(false);
+    const b = await setup({ store, slack });
+    await until(async () => (await call(b.s, "GET", `/api/conversations/${id}?${b.q(c)}`)).body.comments.length === 1, "caught up", 10_000);
+    const d = await call(b.s, "GET", `/api/conversations/${id}?${b.q(c)}`);
+    expect(d.body.comments.map((x: any) => [x.body, x.author, x.isCustomer])).toEqual([[reply.text, "Ann (U777)", false]]);
+    expect(d.body.issue.status).toBe("waiting-for-customer");
+    // a redelivery of the same event is one job, already done
+    expect(
+      (await b.event(b.envelope({ user: reply.user, text: reply.text, ts: reply.ts, thread_ts: reply.thread_ts }, "EvCrash1"))).body,
+    ).toMatchObject({
+      duplicate: true,
+    });
+    await b.backend.idle();
+    expect((await call(b.s, "GET", `/api/conversations/${id}?${b.q(c)}`)).body.comments).toHaveLength(1);
+  });
+
+  it("the reconciliation pass over conversations.replies adds replies whose events were lost, applies edits and deletions, every page", async () => {
+    const slack = await fakeSlack({ botUserId: BOT, repliesPageSize: 2 });
+    const t = await setup({ slack });
+    const c = cust();
+    const id = await t.create(c);
+    const gone = await t.create(c, "this thread will be deleted");
+    const root = t.rootTs(id);
+    await call(t.s, "POST", `/api/conversations/${id}/messages`, { productSlug: "chat", customerId: c, message: "anyone?" });
+    const st = await t.stream(id, c);
+    const first = slack.humanReply(root, "U1", "first, event lost");
+    const second = slack.humanReply(root, "U2", "second, event lost");
+    const edited = slack.humanReply(root, "U1", "v1");
+    await t.event(t.envelope({ user: "U1", text: "v1", ts: edited.ts, thread_ts: root }));
+    await t.backend.idle();
+    edited.text = "v2 (edited while events were down)";
+    const deleted = slack.humanReply(root, "U3", "to be deleted");
+    await t.event(t.envelope({ user: "U3", text: deleted.text, ts: deleted.ts, thread_ts: root }));
+    await t.backend.idle();
+    const thread = slack.threads.get(root)!;
+    thread.splice(thread.indexOf(deleted), 1);
+    slack.threads.delete(t.rootTs(gone));
+    expect(await t.backend.reconcile()).toEqual({ conversations: 2 });
+    const d = await call(t.s, "GET", `/api/conversations/${id}?${t.q(c)}`);
+    expect(d.body.comments.map((x: any) => [x.isCustomer, x.isCustomer ? stripMetadata(x.body) : x.body])).toEqual([
+      [true, "anyone?"],
+      [false, "v2 (edited while events were down)"],
+      [false, first.text],
+      [false, second.text],
+    ]);
+    expect(d.body.issue.status).toBe("waiting-for-customer");
+    await until(() => st.types().includes("comment_deleted") && st.types().includes("comment_edited"), "stream events");
+    expect((await call(t.s, "GET", `/api/conversations/${gone}?${t.q(c)}`)).status).toBe(404);
+    // a second pass finds nothing to do
+    const before = st.frames.length;
+    await t.backend.reconcile();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(st.frames.length).toBe(before);
+    expect(slack.calls.filter((x) => x.method === "conversations.replies").length).toBeGreaterThan(3);
+    await st.close();
+  });
+
+  it("a retry after a failure that follows the Slack post posts nothing twice: the reply is found by its message metadata", async () => {
+    const base = memorySupportStore();
+    let failAppend = 0;
+    const store: SupportStore = {
+      ...base,
+      async appendMessage(input) {
+        if (failAppend > 0) {
+          failAppend--;
+          throw new Error("the store went away");
+        }
+        return base.appendMessage(input);
+      },
+    };
+    const t = await setup({ store });
+    const c = cust();
+    const id = await t.create(c);
+    const send = () =>
+      call(t.s, "POST", `/api/conversations/${id}/messages`, {
+        productSlug: "chat",
+        customerId: c,
+        message: "once",
+        clientMessageId: "msg_once",
+      });
+    failAppend = 1;
+    expect((await send()).status).toBe(500);
+    expect(t.slack.posted).toHaveLength(2);
+    const retry = await send();
+    expect(retry.status).toBe(200);
+    expect((await send()).body).toEqual(retry.body);
+    expect(t.slack.posted).toHaveLength(2);
+    const d = await call(t.s, "GET", `/api/conversations/${id}?${t.q(c)}`);
+    expect(d.body.comments.map((x: any) => [x.id, parseMetadata(x.body)?.clientMessageId])).toEqual([[retry.body.id, "msg_once"]]);
   });
 });
