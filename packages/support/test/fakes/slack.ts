@@ -29,6 +29,8 @@ export interface ThreadMessage {
 export async function fakeSlack(o: { botUserId: string; channel?: string; repliesPageSize?: number }) {
   const posted: Posted[] = [];
   const calls: Array<{ method: string; status: number; at: number }> = [];
+  /** Methods in arrival order (`calls` records them when answered). */
+  const received: string[] = [];
   /** Calls Slack's client does not know, or with arguments its types do not allow. */
   const violations: string[] = [];
   /** Thread root ts -> the thread's messages, root first. */
@@ -55,6 +57,7 @@ export async function fakeSlack(o: { botUserId: string; channel?: string; replie
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<number> {
     const url = new URL(req.url ?? "/", "http://x");
     const method = url.pathname.slice(1);
+    received.push(method);
     const { args, fromQuery } = await readArgs(req, url);
     const problems = checkSlackCall(method, args, fromQuery);
     if (problems.length) {
@@ -117,6 +120,7 @@ export async function fakeSlack(o: { botUserId: string; channel?: string; replie
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     posted,
     calls,
+    received,
     threads,
     violations,
     /** The next `n` chat.postMessage calls answer 429 with Retry-After: 1. */
