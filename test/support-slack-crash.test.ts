@@ -4,6 +4,7 @@
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { fakeSlack } from "../packages/support/test/fakes/slack.js";
+import { slackEvents } from "../packages/support/test/fakes/slack-events.js";
 import { call } from "./harness.js";
 import { createTestDatabase, type TestDatabase } from "./sql-targets.js";
 import { type ServerProcess, startServer } from "./storage/server-process.js";
@@ -55,20 +56,10 @@ it("an acknowledged Slack event is processed once by the restarted process after
   let release!: () => void;
   slack.holdUsersInfo(new Promise<void>((r) => (release = r)));
   const reply = slack.humanReply(root, "U42", "Reset link sent, try again");
-  const event = {
-    type: "event_callback",
-    event_id: "Ev0CRASH0001",
-    event_time: Math.floor(Date.now() / 1000),
-    event: {
-      type: "message",
-      channel: CHANNEL,
-      channel_type: "channel",
-      user: reply.user,
-      text: reply.text,
-      ts: reply.ts,
-      thread_ts: root,
-    },
-  };
+  const event = slackEvents(CHANNEL, BOT).callback(
+    slackEvents(CHANNEL, BOT).message({ user: reply.user, text: reply.text, ts: reply.ts, thread_ts: root }),
+    "Ev0CRASH0001",
+  );
   const acked = await call(`${first.url}/agent/webhooks/slack`, signed(event));
   expect(acked.status).toBe(200);
   const since = Date.now();

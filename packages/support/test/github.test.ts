@@ -3,9 +3,10 @@
 // and the reconciliation poll catches what a lost webhook missed.
 import { createHmac } from "node:crypto";
 import { memoryPubSub, type PubSub } from "@mountkit/core";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createSupportService, githubBackend, memorySupportStore, parseMetadata, type SupportStore, stripMetadata } from "../src/index.js";
 import { type FakeGithubOptions, fakeGithub } from "./fakes/github.js";
+import { loadGithubDescription } from "./fakes/github-openapi.js";
 import { githubDelivery } from "./fakes/github-webhooks.js";
 import { call, openStream, until } from "./fakes/streams.js";
 
@@ -14,6 +15,7 @@ const BOT = "mountkit-bot";
 const SECRET = "whsec-test-123";
 const cust = () => `cust_${crypto.randomUUID()}`;
 const cleanups: Array<() => Promise<void>> = [];
+beforeAll(() => loadGithubDescription());
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });

@@ -13,6 +13,7 @@ import {
   stripMetadata,
 } from "../src/index.js";
 import { fakeSlack } from "./fakes/slack.js";
+import { slackEvents } from "./fakes/slack-events.js";
 import { call, openStream, until } from "./fakes/streams.js";
 
 const SECRET = "slack-signing-secret";
@@ -59,11 +60,13 @@ async function setup(
       .digest("hex")}`;
     return call(s, "POST", "/agent/webhooks/slack", raw, { "x-slack-signature": sig, "x-slack-request-timestamp": ts });
   }
-  const envelope = (ev: object, eventId = `Ev${++n}${crypto.randomUUID().slice(0, 8)}`) => ({
-    type: "event_callback",
-    event_id: eventId,
-    event: { type: "message", channel: CHANNEL, ...ev },
-  });
+  const ev = slackEvents(CHANNEL, BOT);
+  /** A message event (a person's reply when given plain fields) in an `event_callback` envelope typed by @slack/types. */
+  const envelope = (
+    e: { user: string; text: string; ts: string; thread_ts?: string } | ReturnType<typeof ev.message>,
+    eventId = `Ev${++n}${crypto.randomUUID().slice(0, 8)}`,
+  ) => ev.callback("type" in e ? e : ev.message(e), eventId);
+  const wrap = (e: Parameters<typeof ev.callback>[0]) => ev.callback(e, `Ev${++n}${crypto.randomUUID().slice(0, 8)}`);
   const create = async (c: string, message = "Cannot log in") => {
     const r = await call(s, "POST", "/api/conversations", { productSlug: "chat", customerId: c, message });
     expect(r.status).toBe(200);
@@ -72,7 +75,7 @@ async function setup(
   const rootTs = (id: string) => id.split("_").slice(-2).join(".");
   const q = (c: string) => `productSlug=chat&customerId=${c}`;
   const stream = (id: string, c: string) => openStream(s, `/api/conversations/${id}/stream?${q(c)}`);
-  return { slack, backend, s, event, envelope, create, rootTs, q, stream };
+  return { slack, backend, s, event, envelope, wrap, ev, create, rootTs, q, stream };
 }
 
 describe("Slack backend", () => {
@@ -124,14 +127,13 @@ describe("Slack backend", () => {
     expect((await t.event(env)).status).toBe(200);
     expect((await t.event(env)).body).toMatchObject({ duplicate: true });
     // a bot (any), the kit's own bot user, a top-level message, another channel: all ignored
-    await t.event(t.envelope({ bot_id: "B1", text: "beep", ts: t.slack.nextTs(), thread_ts: root }));
+    await t.event(t.envelope(t.ev.message({ user: "U0APP", bot_id: "B1", text: "beep", ts: t.slack.nextTs(), thread_ts: root })));
     await t.event(t.envelope({ user: BOT, text: "my own echo", ts: t.slack.nextTs(), thread_ts: root }));
-    await t.event(t.envelope({ subtype: "bot_message", text: "integration", ts: t.slack.nextTs(), thread_ts: root }));
+    await t.event(t.wrap(t.ev.botMessage({ bot_id: "B2", text: "integration", ts: t.slack.nextTs(), thread_ts: root })));
     await t.event(t.envelope({ user: "U123", text: "top level", ts: t.slack.nextTs() }));
-    await t.event({
-      ...t.envelope({ user: "U123", text: "elsewhere", ts: t.slack.nextTs(), thread_ts: root }),
-      event: { type: "message", channel: "C0OTHER", user: "U123", text: "elsewhere", ts: t.slack.nextTs(), thread_ts: root },
-    });
+    await t.event(
+      t.wrap({ ...t.ev.message({ user: "U123", text: "elsewhere", ts: t.slack.nextTs(), thread_ts: root }), channel: "C0OTHER" }),
+    );
     await t.backend.idle();
     await until(() => st.types().includes("labels_changed"), "events");
     expect(st.frames.filter((f) => f.type === "new_comment").map((f) => f.data)).toEqual([
@@ -167,14 +169,14 @@ describe("Slack backend", () => {
     await t.event(t.envelope({ user: "U123", text: "v1", ts, thread_ts: root }));
     await t.backend.idle();
     const st = await t.stream(id, c);
-    await t.event(t.envelope({ subtype: "message_changed", message: { user: "U123", text: "v2", ts, thread_ts: root } }));
-    await t.event(
-      t.envelope({ subtype: "message_deleted", deleted_ts: ts, previous_message: { user: "U123", text: "v2", ts, thread_ts: root } }),
-    );
+    const v1 = t.ev.message({ user: "U123", text: "v1", ts, thread_ts: root });
+    const v2 = { ...v1, text: "v2", edited: { user: "U123", ts: t.slack.nextTs() } };
+    await t.event(t.wrap(t.ev.changed(v2, v1, t.slack.nextTs())));
+    await t.event(t.wrap(t.ev.deleted(v2, t.slack.nextTs())));
     await t.backend.idle();
     await until(() => st.types().includes("comment_deleted"), "edit/delete");
     expect(st.frames.find((f) => f.type === "comment_edited")!.data).toMatchObject({ body: "v2" });
-    await t.event(t.envelope({ subtype: "message_deleted", deleted_ts: root, previous_message: { bot_id: "B1", text: "root", ts: root } }));
+    await t.event(t.wrap(t.ev.deleted(t.ev.botMessage({ bot_id: "BKIT", text: "root", ts: root }), t.slack.nextTs())));
     await t.backend.idle();
     await st.ended;
     expect(st.types().at(-1)).toBe("issue_deleted");

@@ -127,6 +127,11 @@ function operation(method: string, template: string): Operation | undefined {
   return built;
 }
 
+/** Reads and indexes the 13 MB description once; a suite calls it in `beforeAll` so no single test pays for it. */
+export function loadGithubDescription(): void {
+  load();
+}
+
 /** Problems of one request, empty when GitHub's description allows it. */
 export function checkGithubRequest(req: { method: string; url: URL; body: unknown; hasBody: boolean }): string[] {
   const method = req.method.toUpperCase();
