@@ -7,6 +7,7 @@ import {
   iso,
   json,
   type Logger,
+  memoryJobStore,
   memoryPubSub,
   memoryRateLimiter,
   type OpenApiDocument,
@@ -105,7 +106,8 @@ export function createSupportService(options: SupportServiceOptions): SupportSer
   const conversations = createConversations({ store, bus, clock, ids, logger });
   const configs = options.products.map((p) => (typeof p === "string" ? { slug: p } : p));
   const products = productRegistry(configs, conversations.backend, options.limits);
-  for (const p of products.list()) if (!p.builtin) p.backend.attach?.({ productSlug: p.slug, store, bus, clock, ids, logger });
+  const jobs = store.jobs ?? memoryJobStore();
+  for (const p of products.list()) if (!p.builtin) p.backend.attach?.({ productSlug: p.slug, store, bus, clock, ids, logger, jobs });
   const hub = createStreamHub({ store, bus, logger, clock });
   const cx: SupportContext = {
     store,

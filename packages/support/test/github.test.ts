@@ -3,9 +3,11 @@
 // and the reconciliation poll catches what a lost webhook missed.
 import { createHmac } from "node:crypto";
 import { memoryPubSub, type PubSub } from "@mountkit/core";
-import { afterEach, describe, expect, it } from "vitest";
-import { createSupportService, githubBackend, memorySupportStore, parseMetadata, type SupportStore } from "../src/index.js";
-import { fakeGithub } from "./fakes/github.js";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createSupportService, githubBackend, memorySupportStore, parseMetadata, type SupportStore, stripMetadata } from "../src/index.js";
+import { type FakeGithubOptions, fakeGithub } from "./fakes/github.js";
+import { loadGithubDescription } from "./fakes/github-openapi.js";
+import { githubDelivery } from "./fakes/github-webhooks.js";
 import { call, openStream, until } from "./fakes/streams.js";
 
 const REPO = "acme/support-inbox";
@@ -13,16 +15,26 @@ const BOT = "mountkit-bot";
 const SECRET = "whsec-test-123";
 const cust = () => `cust_${crypto.randomUUID()}`;
 const cleanups: Array<() => Promise<void>> = [];
+beforeAll(() => loadGithubDescription());
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
 let tokenCounter = 0;
 async function setup(
-  o: { backend?: Partial<Parameters<typeof githubBackend>[0]>; store?: SupportStore; bus?: PubSub; writeDelayMs?: number } = {},
+  o: {
+    backend?: Partial<Parameters<typeof githubBackend>[0]>;
+    store?: SupportStore;
+    bus?: PubSub;
+    github?: Partial<FakeGithubOptions>;
+  } = {},
 ) {
-  const gh = await fakeGithub({ repo: REPO, botLogin: BOT, writeDelayMs: o.writeDelayMs });
-  cleanups.push(() => gh.close());
+  const gh = await fakeGithub({ repo: REPO, botLogin: BOT, ...o.github });
+  cleanups.push(async () => {
+    await gh.close();
+    // every request the backend sent is one GitHub's REST description allows
+    expect(gh.violations).toEqual([]);
+  });
   const store = o.store ?? memorySupportStore();
   const bus = o.bus ?? memoryPubSub();
   const make = (extra: Partial<Parameters<typeof githubBackend>[0]> = {}) => {
@@ -51,12 +63,15 @@ async function setup(
   };
   const { s, backend } = make();
   let delivery = 0;
-  async function hook(event: string, payload: unknown, opts: { secret?: string; delivery?: string; to?: typeof s } = {}) {
-    const raw = JSON.stringify({ repository: { full_name: REPO }, ...(payload as object) });
+  /** A signed delivery built on GitHub's official example of the event; `form` sends GitHub's default content type. */
+  async function hook(event: string, payload: unknown, opts: { secret?: string; delivery?: string; to?: typeof s; form?: boolean } = {}) {
+    const json = JSON.stringify(githubDelivery(event, payload, REPO));
+    const raw = opts.form ? new URLSearchParams({ payload: json }).toString() : json;
     const sig = `sha256=${createHmac("sha256", opts.secret ?? SECRET)
       .update(raw)
       .digest("hex")}`;
     return call(opts.to ?? s, "POST", "/agent/webhooks/github", raw, {
+      "content-type": opts.form ? "application/x-www-form-urlencoded" : "application/json",
       "x-hub-signature-256": sig,
       "x-github-event": event,
       "x-github-delivery": opts.delivery ?? `dlv-${++delivery}-${crypto.randomUUID()}`,
@@ -253,7 +268,7 @@ describe("GitHub Issues backend", () => {
   });
 
   it("rate limits: a secondary limit (retry-after), a primary one (reset) and a 429 pause and retry; writes never overlap", async () => {
-    const t = await setup({ writeDelayMs: 20 });
+    const t = await setup({ github: { writeDelayMs: 20 } });
     const c = cust();
     t.gh.limit({ kind: "secondary", retryAfter: 1 });
     const started = Date.now();
@@ -332,4 +347,155 @@ describe("GitHub Issues backend", () => {
     expect((await call(t.s, "GET", `/agent/conversations/${id}`, undefined, auth)).status).toBe(501);
     expect((await call(t.s, "POST", `/agent/conversations/${id}/messages`, { body: "x", author: "a" }, auth)).status).toBe(501);
   }, 10_000);
+
+  it("an App installation token needs botLogin: refused at start-up without it; with it, no GET /user and the bot's posts read as the customer's", async () => {
+    expect(() => githubBackend({ repo: REPO, token: "ghs_installation", webhookSecret: SECRET })).toThrow(/botLogin.*\[bot\]/);
+    expect(() => githubBackend({ repo: REPO, token: () => "ghs_rotating", webhookSecret: SECRET })).toThrow(/botLogin/);
+    const t = await setup({ backend: { token: "ghs_installation_token", botLogin: BOT } });
+    const c = cust();
+    const id = await t.create(c);
+    const n = t.numberOf(id);
+    expect((await t.post(id, c, "more", { clientMessageId: "msg_app" })).status).toBe(200);
+    await until(() => t.gh.issues.get(n)!.labels.join() === "waiting-for-agent", "label swap on GitHub");
+    // the webhook echo and the poll both read the kit's own comment as the customer's message
+    const mine = t.gh.comments.find((x) => x.issue === n)!;
+    expect((await t.hook("issue_comment", { action: "created", issue: t.gh.issueJson(n), comment: t.gh.commentJson(mine) })).status).toBe(
+      200,
+    );
+    await t.backend.reconcile();
+    const d = await t.detail(id, c);
+    expect(d.body.comments.map((x: any) => [x.isCustomer, x.author])).toEqual([[true, "Customer"]]);
+    expect(d.body.issue.status).toBe("waiting-for-agent");
+    expect(t.gh.requests.filter((r) => r.path === "/user")).toEqual([]);
+  });
+
+  it("a token whose login cannot be learnt writes nothing: 502 naming botLogin, no issue on GitHub", async () => {
+    const t = await setup({ github: { identity: false } });
+    const r = await call(t.s, "POST", "/api/conversations", { productSlug: "gh", customerId: cust(), message: "hello" });
+    expect(r.status).toBe(502);
+    expect(JSON.stringify(r.body)).not.toMatch(/at .*\.ts/);
+    expect(t.gh.issues.size).toBe(0);
+    expect(t.gh.requests.filter((x) => x.method !== "GET")).toEqual([]);
+  });
+
+  it("GitHub's default form-encoded webhook (a `payload` field) is accepted, its signature checked over the form bytes", async () => {
+    const t = await setup();
+    const c = cust();
+    const id = await t.create(c);
+    const n = t.numberOf(id);
+    const cm = t.gh.agentComment(n, "octo-agent", "Answer sent as a form: 100% & <b>fine</b>");
+    const payload = { action: "created", issue: t.gh.issueJson(n), comment: t.gh.commentJson(cm) };
+    expect((await t.hook("issue_comment", payload, { form: true, secret: "wrong" })).status).toBe(401);
+    const r = await t.hook("issue_comment", payload, { form: true });
+    expect(r.status).toBe(200);
+    expect((await t.hook("ping", { zen: "Design for failure." }, { form: true })).status).toBe(200);
+    const d = await t.detail(id, c);
+    expect(d.body.comments.map((x: any) => x.body)).toEqual([cm.body]);
+    // a form without the field, signed: a clear 400
+    const raw = "nothing=here";
+    const sig = `sha256=${createHmac("sha256", SECRET).update(raw).digest("hex")}`;
+    const bad = await call(t.s, "POST", "/agent/webhooks/github", raw, {
+      "content-type": "application/x-www-form-urlencoded",
+      "x-hub-signature-256": sig,
+      "x-github-event": "issue_comment",
+      "x-github-delivery": "dlv-no-payload",
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error ?? bad.body.message).toBeDefined();
+  });
+
+  it("customer @-mentions notify nobody on GitHub, and the customer reads back exactly what they wrote", async () => {
+    const t = await setup();
+    const c = cust();
+    const first = "Ping @octocat and @acme/support-team!\nMail me: me@example.com";
+    const id = await t.create(c, first, { clientMessageId: "msg_m1" });
+    const n = t.numberOf(id);
+    const second = "Also @\u200dhidden-joiner stays as typed, and @@double";
+    expect((await t.post(id, c, second, { clientMessageId: "msg_m2" })).status).toBe(200);
+    const onGithub = [t.gh.issues.get(n)!.body!, t.gh.comments.find((x) => x.issue === n)!.body];
+    for (const body of onGithub) expect(body).not.toMatch(/@[A-Za-z0-9]/);
+    expect(onGithub[0]).toContain("@\u200doctocat");
+    const st = await t.stream(id, c);
+    // the webhook echo of the kit's own comment and a reconciliation pass change nothing
+    const mine = t.gh.comments.find((x) => x.issue === n)!;
+    await t.hook("issue_comment", { action: "created", issue: t.gh.issueJson(n), comment: t.gh.commentJson(mine) });
+    await t.hook("issue_comment", { action: "edited", issue: t.gh.issueJson(n), comment: t.gh.commentJson(mine) });
+    await t.backend.reconcile();
+    const d = await t.detail(id, c);
+    expect(stripMetadata(d.body.issue.body)).toBe(first);
+    expect(d.body.comments.map((x: any) => stripMetadata(x.body))).toEqual([second]);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(st.types().filter((x) => x === "comment_edited" || x === "new_comment")).toEqual([]);
+    await st.close();
+  });
+
+  it("a retry after a failure that follows the GitHub write posts nothing twice: the comment is found by its hidden block", async () => {
+    const base = memorySupportStore();
+    let failAppend = 0;
+    const store: SupportStore = {
+      ...base,
+      async appendMessage(input) {
+        if (failAppend > 0) {
+          failAppend--;
+          throw new Error("the store went away");
+        }
+        return base.appendMessage(input);
+      },
+    };
+    const t = await setup({ store });
+    const c = cust();
+    const id = await t.create(c);
+    const n = t.numberOf(id);
+    failAppend = 1;
+    const failed = await t.post(id, c, "exactly once please", { clientMessageId: "msg_once" });
+    expect(failed.status).toBe(500);
+    expect(t.gh.comments.filter((x) => x.issue === n)).toHaveLength(1);
+    const retry = await t.post(id, c, "exactly once please", { clientMessageId: "msg_once" });
+    expect(retry.status).toBe(200);
+    const again = await t.post(id, c, "exactly once please", { clientMessageId: "msg_once" });
+    expect(again.body).toEqual(retry.body);
+    expect(t.gh.comments.filter((x) => x.issue === n)).toHaveLength(1);
+    const d = await t.detail(id, c);
+    expect(d.body.comments.map((x: any) => [x.id, parseMetadata(x.body)?.clientMessageId])).toEqual([[retry.body.id, "msg_once"]]);
+    // a new message still posts
+    expect((await t.post(id, c, "another", { clientMessageId: "msg_two" })).status).toBe(200);
+    expect(t.gh.comments.filter((x) => x.issue === n)).toHaveLength(2);
+  });
+
+  it("the reconciliation poll follows Link headers past 100 pages", async () => {
+    const t = await setup({ github: { maxPerPage: 1 } });
+    const c = cust();
+    const id = await t.create(c);
+    const n = t.numberOf(id);
+    for (let i = 0; i < 130; i++) t.gh.agentComment(n, "octo-agent", `answer ${i}`);
+    await t.backend.reconcile();
+    const d = await t.detail(id, c);
+    expect(d.body.comments).toHaveLength(130);
+    expect(d.body.comments.at(-1).body).toBe("answer 129");
+    expect(t.gh.requests.filter((r) => r.path.includes(`/issues/${n}/comments`)).length).toBeGreaterThan(100);
+  });
+
+  it("labels GitHub drops (no triage access) do not make the poll or a webhook misread the status", async () => {
+    const t = await setup({ github: { canLabel: false } });
+    const c = cust();
+    const id = await t.create(c);
+    const n = t.numberOf(id);
+    expect(t.gh.issues.get(n)!.labels).toEqual([]);
+    await t.backend.reconcile();
+    expect((await t.detail(id, c)).body.issue.status).toBe("new");
+    const cm = t.gh.agentComment(n, "octo-agent", "answer");
+    await t.hook("issue_comment", { action: "created", issue: t.gh.issueJson(n), comment: t.gh.commentJson(cm) });
+    expect((await t.detail(id, c)).body.issue.status).toBe("waiting-for-customer");
+    await t.backend.reconcile();
+    await t.hook("issues", { action: "edited", changes: { title: { from: "x" } }, issue: t.gh.issueJson(n) });
+    expect((await t.detail(id, c)).body.issue.status).toBe("waiting-for-customer");
+    // closed and reopened on GitHub without labels: someone has to look at it
+    t.gh.issues.get(n)!.state = "closed";
+    t.gh.issues.get(n)!.state_reason = "completed";
+    await t.hook("issues", { action: "closed", issue: t.gh.issueJson(n) });
+    t.gh.issues.get(n)!.state = "open";
+    t.gh.issues.get(n)!.state_reason = "reopened";
+    await t.hook("issues", { action: "reopened", issue: t.gh.issueJson(n) });
+    expect((await t.detail(id, c)).body.issue.status).toBe("waiting-for-agent");
+  });
 });

@@ -3,8 +3,17 @@
 // event_id dedup, bot messages ignored, human replies as agent messages.
 import { createHmac } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { createSupportService, parseMetadata, slackBackend } from "../src/index.js";
+import {
+  createSupportService,
+  memorySupportStore,
+  parseMetadata,
+  type SlackBackendOptions,
+  type SupportStore,
+  slackBackend,
+  stripMetadata,
+} from "../src/index.js";
 import { fakeSlack } from "./fakes/slack.js";
+import { slackEvents } from "./fakes/slack-events.js";
 import { call, openStream, until } from "./fakes/streams.js";
 
 const SECRET = "slack-signing-secret";
@@ -16,17 +25,31 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function setup() {
-  const slack = await fakeSlack({ botUserId: BOT });
-  cleanups.push(() => slack.close());
+async function setup(
+  o: { store?: SupportStore; slack?: Awaited<ReturnType<typeof fakeSlack>>; backend?: Partial<SlackBackendOptions> } = {},
+) {
+  const slack = o.slack ?? (await fakeSlack({ botUserId: BOT }));
+  cleanups.push(async () => {
+    await slack.close();
+    // every call the backend made is a Web API method with arguments Slack's client types allow
+    expect(slack.violations).toEqual([]);
+  });
   const backend = slackBackend({
     botToken: "xoxb-test",
     signingSecret: SECRET,
     channel: CHANNEL,
     apiUrl: slack.url,
     minWriteIntervalMs: 0,
+    reconcileIntervalMs: 0,
+    workerPollMs: 50,
+    ...o.backend,
   });
-  const s = createSupportService({ products: [{ slug: "chat", backend }], pruneIntervalMs: 0, limits: { rateLimit: 10_000 } });
+  const s = createSupportService({
+    products: [{ slug: "chat", backend }],
+    store: o.store,
+    pruneIntervalMs: 0,
+    limits: { rateLimit: 10_000 },
+  });
   cleanups.push(() => s.dispose());
   let n = 0;
   async function event(body: unknown, o: { secret?: string; ageSeconds?: number; eventId?: string } = {}) {
@@ -37,11 +60,13 @@ async function setup() {
       .digest("hex")}`;
     return call(s, "POST", "/agent/webhooks/slack", raw, { "x-slack-signature": sig, "x-slack-request-timestamp": ts });
   }
-  const envelope = (ev: object, eventId = `Ev${++n}${crypto.randomUUID().slice(0, 8)}`) => ({
-    type: "event_callback",
-    event_id: eventId,
-    event: { type: "message", channel: CHANNEL, ...ev },
-  });
+  const ev = slackEvents(CHANNEL, BOT);
+  /** A message event (a person's reply when given plain fields) in an `event_callback` envelope typed by @slack/types. */
+  const envelope = (
+    e: { user: string; text: string; ts: string; thread_ts?: string } | ReturnType<typeof ev.message>,
+    eventId = `Ev${++n}${crypto.randomUUID().slice(0, 8)}`,
+  ) => ev.callback("type" in e ? e : ev.message(e), eventId);
+  const wrap = (e: Parameters<typeof ev.callback>[0]) => ev.callback(e, `Ev${++n}${crypto.randomUUID().slice(0, 8)}`);
   const create = async (c: string, message = "Cannot log in") => {
     const r = await call(s, "POST", "/api/conversations", { productSlug: "chat", customerId: c, message });
     expect(r.status).toBe(200);
@@ -50,7 +75,7 @@ async function setup() {
   const rootTs = (id: string) => id.split("_").slice(-2).join(".");
   const q = (c: string) => `productSlug=chat&customerId=${c}`;
   const stream = (id: string, c: string) => openStream(s, `/api/conversations/${id}/stream?${q(c)}`);
-  return { slack, backend, s, event, envelope, create, rootTs, q, stream };
+  return { slack, backend, s, event, envelope, wrap, ev, create, rootTs, q, stream };
 }
 
 describe("Slack backend", () => {
@@ -102,14 +127,13 @@ describe("Slack backend", () => {
     expect((await t.event(env)).status).toBe(200);
     expect((await t.event(env)).body).toMatchObject({ duplicate: true });
     // a bot (any), the kit's own bot user, a top-level message, another channel: all ignored
-    await t.event(t.envelope({ bot_id: "B1", text: "beep", ts: t.slack.nextTs(), thread_ts: root }));
+    await t.event(t.envelope(t.ev.message({ user: "U0APP", bot_id: "B1", text: "beep", ts: t.slack.nextTs(), thread_ts: root })));
     await t.event(t.envelope({ user: BOT, text: "my own echo", ts: t.slack.nextTs(), thread_ts: root }));
-    await t.event(t.envelope({ subtype: "bot_message", text: "integration", ts: t.slack.nextTs(), thread_ts: root }));
+    await t.event(t.wrap(t.ev.botMessage({ bot_id: "B2", text: "integration", ts: t.slack.nextTs(), thread_ts: root })));
     await t.event(t.envelope({ user: "U123", text: "top level", ts: t.slack.nextTs() }));
-    await t.event({
-      ...t.envelope({ user: "U123", text: "elsewhere", ts: t.slack.nextTs(), thread_ts: root }),
-      event: { type: "message", channel: "C0OTHER", user: "U123", text: "elsewhere", ts: t.slack.nextTs(), thread_ts: root },
-    });
+    await t.event(
+      t.wrap({ ...t.ev.message({ user: "U123", text: "elsewhere", ts: t.slack.nextTs(), thread_ts: root }), channel: "C0OTHER" }),
+    );
     await t.backend.idle();
     await until(() => st.types().includes("labels_changed"), "events");
     expect(st.frames.filter((f) => f.type === "new_comment").map((f) => f.data)).toEqual([
@@ -145,14 +169,14 @@ describe("Slack backend", () => {
     await t.event(t.envelope({ user: "U123", text: "v1", ts, thread_ts: root }));
     await t.backend.idle();
     const st = await t.stream(id, c);
-    await t.event(t.envelope({ subtype: "message_changed", message: { user: "U123", text: "v2", ts, thread_ts: root } }));
-    await t.event(
-      t.envelope({ subtype: "message_deleted", deleted_ts: ts, previous_message: { user: "U123", text: "v2", ts, thread_ts: root } }),
-    );
+    const v1 = t.ev.message({ user: "U123", text: "v1", ts, thread_ts: root });
+    const v2 = { ...v1, text: "v2", edited: { user: "U123", ts: t.slack.nextTs() } };
+    await t.event(t.wrap(t.ev.changed(v2, v1, t.slack.nextTs())));
+    await t.event(t.wrap(t.ev.deleted(v2, t.slack.nextTs())));
     await t.backend.idle();
     await until(() => st.types().includes("comment_deleted"), "edit/delete");
     expect(st.frames.find((f) => f.type === "comment_edited")!.data).toMatchObject({ body: "v2" });
-    await t.event(t.envelope({ subtype: "message_deleted", deleted_ts: root, previous_message: { bot_id: "B1", text: "root", ts: root } }));
+    await t.event(t.wrap(t.ev.deleted(t.ev.botMessage({ bot_id: "BKIT", text: "root", ts: root }), t.slack.nextTs())));
     await t.backend.idle();
     await st.ended;
     expect(st.types().at(-1)).toBe("issue_deleted");
@@ -171,5 +195,128 @@ describe("Slack backend", () => {
       status: "resolved",
       state: "closed",
     });
+  });
+
+  it("customer text is shown, never interpreted: &, < and > are escaped in Slack; the customer reads back what they wrote", async () => {
+    const t = await setup();
+    const c = cust();
+    const evil = "<!channel> pay <https://evil.example|your invoice> & ask <@U0ADMIN> > now";
+    const r = await call(t.s, "POST", "/api/conversations", { productSlug: "chat", customerId: c, message: evil });
+    expect(r.status).toBe(200);
+    const id = r.body.conversationId as string;
+    expect(
+      (await call(t.s, "POST", `/api/conversations/${id}/messages`, { productSlug: "chat", customerId: c, message: evil })).status,
+    ).toBe(200);
+    const escaped = "&lt;!channel&gt; pay &lt;https://evil.example|your invoice&gt; &amp; ask &lt;@U0ADMIN&gt; &gt; now";
+    expect(t.slack.posted.map((p) => p.text)).toEqual([`*${escaped}*\n${escaped}`, `*Customer:* ${escaped}`]);
+    for (const p of t.slack.posted) expect(p.text).not.toMatch(/<[!@h]/);
+    const d = await call(t.s, "GET", `/api/conversations/${id}?${t.q(c)}`);
+    expect(d.body.issue.title).toBe(evil);
+    expect(stripMetadata(d.body.issue.body)).toBe(evil);
+    expect(stripMetadata(d.body.comments[0].body)).toBe(evil);
+  });
+
+  it("an acknowledged event survives its service: the work failed mid-way, the service was disposed, a new one on the same store catches up", async () => {
+    const store = memorySupportStore();
+    const slack = await fakeSlack({ botUserId: BOT });
+    const a = await setup({ store, slack });
+    const c = cust();
+    const id = await a.create(c);
+    const reply = slack.humanReply(a.rootTs(id), "U777", "Answer acknowledged before a crash");
+    slack.setDown(true);
+    const acked = await a.event(a.envelope({ user: reply.user, text: reply.text, ts: reply.ts, thread_ts: reply.thread_ts }, "EvCrash1"));
+    expect(acked.status).toBe(200);
+    await until(() => slack.calls.some((x) => x.status === 503), "the first attempt fails");
+    await a.s.dispose();
+    expect((await store.jobs!.counts(`support.slack.${/^sl_([0-9a-f]+)_/.exec(id)![1]}`)).queued).toBe(1);
+    slack.setDown(false);
+    const b = await setup({ store, slack });
+    await until(async () => (await call(b.s, "GET", `/api/conversations/${id}?${b.q(c)}`)).body.comments.length === 1, "caught up", 10_000);
+    const d = await call(b.s, "GET", `/api/conversations/${id}?${b.q(c)}`);
+    expect(d.body.comments.map((x: any) => [x.body, x.author, x.isCustomer])).toEqual([[reply.text, "Ann (U777)", false]]);
+    expect(d.body.issue.status).toBe("waiting-for-customer");
+    // a redelivery of the same event is one job, already done
+    expect(
+      (await b.event(b.envelope({ user: reply.user, text: reply.text, ts: reply.ts, thread_ts: reply.thread_ts }, "EvCrash1"))).body,
+    ).toMatchObject({
+      duplicate: true,
+    });
+    await b.backend.idle();
+    expect((await call(b.s, "GET", `/api/conversations/${id}?${b.q(c)}`)).body.comments).toHaveLength(1);
+  });
+
+  it("the reconciliation pass over conversations.replies adds replies whose events were lost, applies edits and deletions, every page", async () => {
+    const slack = await fakeSlack({ botUserId: BOT, repliesPageSize: 2 });
+    const t = await setup({ slack });
+    const c = cust();
+    const id = await t.create(c);
+    const gone = await t.create(c, "this thread will be deleted");
+    const root = t.rootTs(id);
+    await call(t.s, "POST", `/api/conversations/${id}/messages`, { productSlug: "chat", customerId: c, message: "anyone?" });
+    const st = await t.stream(id, c);
+    const first = slack.humanReply(root, "U1", "first, event lost");
+    const second = slack.humanReply(root, "U2", "second, event lost");
+    const edited = slack.humanReply(root, "U1", "v1");
+    await t.event(t.envelope({ user: "U1", text: "v1", ts: edited.ts, thread_ts: root }));
+    await t.backend.idle();
+    edited.text = "v2 (edited while events were down)";
+    const deleted = slack.humanReply(root, "U3", "to be deleted");
+    await t.event(t.envelope({ user: "U3", text: deleted.text, ts: deleted.ts, thread_ts: root }));
+    await t.backend.idle();
+    const thread = slack.threads.get(root)!;
+    thread.splice(thread.indexOf(deleted), 1);
+    slack.threads.delete(t.rootTs(gone));
+    expect(await t.backend.reconcile()).toEqual({ conversations: 2 });
+    const d = await call(t.s, "GET", `/api/conversations/${id}?${t.q(c)}`);
+    expect(d.body.comments.map((x: any) => [x.isCustomer, x.isCustomer ? stripMetadata(x.body) : x.body])).toEqual([
+      [true, "anyone?"],
+      [false, "v2 (edited while events were down)"],
+      [false, first.text],
+      [false, second.text],
+    ]);
+    expect(d.body.issue.status).toBe("waiting-for-customer");
+    await until(() => st.types().includes("comment_deleted") && st.types().includes("comment_edited"), "stream events");
+    expect((await call(t.s, "GET", `/api/conversations/${gone}?${t.q(c)}`)).status).toBe(404);
+    // a second pass finds nothing to do
+    const before = st.frames.length;
+    await t.backend.reconcile();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(st.frames.length).toBe(before);
+    expect(slack.calls.filter((x) => x.method === "conversations.replies").length).toBeGreaterThan(3);
+    await st.close();
+  });
+
+  it("a retry after a failure that follows the Slack post posts nothing twice: the reply is found by its message metadata", async () => {
+    const base = memorySupportStore();
+    let failAppend = 0;
+    const store: SupportStore = {
+      ...base,
+      async appendMessage(input) {
+        if (failAppend > 0) {
+          failAppend--;
+          throw new Error("the store went away");
+        }
+        return base.appendMessage(input);
+      },
+    };
+    const t = await setup({ store });
+    const c = cust();
+    const id = await t.create(c);
+    const send = () =>
+      call(t.s, "POST", `/api/conversations/${id}/messages`, {
+        productSlug: "chat",
+        customerId: c,
+        message: "once",
+        clientMessageId: "msg_once",
+      });
+    failAppend = 1;
+    expect((await send()).status).toBe(500);
+    expect(t.slack.posted).toHaveLength(2);
+    const retry = await send();
+    expect(retry.status).toBe(200);
+    expect((await send()).body).toEqual(retry.body);
+    expect(t.slack.posted).toHaveLength(2);
+    const d = await call(t.s, "GET", `/api/conversations/${id}?${t.q(c)}`);
+    expect(d.body.comments.map((x: any) => [x.id, parseMetadata(x.body)?.clientMessageId])).toEqual([[retry.body.id, "msg_once"]]);
   });
 });

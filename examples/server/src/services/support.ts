@@ -45,6 +45,7 @@ export function backendProductsFromEnv(env: NodeJS.ProcessEnv, logger: Logger): 
         signingSecret: env.SUPPORT_SLACK_SIGNING_SECRET!,
         channel: env.SUPPORT_SLACK_CHANNEL!.trim(),
         apiUrl: env.SUPPORT_SLACK_API_URL?.trim() || undefined,
+        reconcileIntervalMs: positiveInt(env.SUPPORT_SLACK_RECONCILE_SECONDS, "SUPPORT_SLACK_RECONCILE_SECONDS", 300) * 1000,
       }),
     });
     logger.info(`support: product ${out.at(-1)!.slug} on Slack, Events API at /agent/webhooks/slack`);

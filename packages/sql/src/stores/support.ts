@@ -13,6 +13,7 @@ import type {
   WriteResult,
 } from "@mountkit/support";
 import { type Kysely, sql, type Transaction } from "kysely";
+import { sqlJobStore } from "../core/jobs.js";
 import type { SqlDatabase } from "../db.js";
 import { isUniqueViolation, Rollback } from "./errors.js";
 
@@ -397,6 +398,9 @@ export function sqlSupportStore(database: SqlDatabase): SupportStore {
         return Number(r.numDeletedRows);
       });
     },
+
+    // the backends' durable work (Slack events) shares the `jobs` table of the core migrations
+    jobs: sqlJobStore(database),
 
     async claimDelivery({ source, deliveryId, receivedAt }) {
       const r = await db

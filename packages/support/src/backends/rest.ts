@@ -30,6 +30,7 @@ export interface RestClientOptions {
 
 export interface RestRequest {
   method: string;
+  /** A path under the base, or an absolute address on the base's origin (a `Link` header's next page). */
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
@@ -70,6 +71,14 @@ export function restClient(o: RestClientOptions): RestClient {
   }
   const q = state;
 
+  function resolve(path: string): URL {
+    if (!/^https?:/i.test(path)) return new URL(base + path);
+    // the credential goes with every request: never to an address off the API's own origin and base path
+    const url = new URL(path);
+    if (!url.href.startsWith(`${base}/`)) throw supportError("backend_unavailable", { message: "the API pointed outside itself" });
+    return url;
+  }
+
   function tooLong(waitMs: number): never {
     throw supportError("too_many_requests", {
       message: "the support backend is rate limiting this service",
@@ -85,7 +94,7 @@ export function restClient(o: RestClientOptions): RestClient {
       if (t + wait - started > budget) tooLong(q.pausedUntil - t);
       if (wait > 0) await sleep(wait);
       if (write) q.lastWriteAt = now();
-      const url = new URL(base + req.path);
+      const url = resolve(req.path);
       for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
       const r = await fetchJson(doFetch, url, { method: req.method, headers: o.headers, body: req.body, timeoutMs });
       // a body that is not JSON (an HTML error page) is kept as text for the caller's error message
@@ -169,8 +178,8 @@ export async function fetchJson(
     res = await doFetch(url, {
       method: init.method,
       headers: {
-        ...init.headers,
         accept: "application/json",
+        ...init.headers,
         ...(init.body !== undefined ? { "content-type": "application/json; charset=utf-8" } : {}),
       },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
@@ -187,4 +196,14 @@ export async function fetchJson(
     json = undefined;
   }
   return { status: res.status, headers: res.headers, text, json };
+}
+
+/** The `rel="next"` address of an RFC 8288 `Link` header (GitHub's and most REST APIs' pagination). */
+export function nextLink(header: string | null): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(/,(?=\s*<)/)) {
+    const m = /^\s*<([^>]*)>(.*)$/.exec(part);
+    if (m && /;\s*rel\s*=\s*"?(?:[^";]*\s)?next(?:\s[^";]*)?"?\s*(?:;|$)/i.test(m[2]!)) return m[1];
+  }
+  return undefined;
 }

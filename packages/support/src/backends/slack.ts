@@ -1,8 +1,9 @@
 // The Slack backend: one thread per conversation in a channel. Customer messages are posted by the kit's bot
 // (the root message, then thread replies, with the hidden metadata in Slack message metadata); humans answer in
-// the thread. The Events API endpoint verifies Slack's signing secret, acknowledges at once and does the work
-// afterwards from a queue, processes each `event_id` once and ignores bot messages, its own included.
-import { iso } from "@mountkit/core";
+// the thread. The Events API endpoint verifies Slack's signing secret, writes the event to the durable job
+// store before acknowledging it, and a worker does the work (each `event_id` once, bot messages ignored, its
+// own included). A reconciliation pass over `conversations.replies` repairs what an outage lost.
+import { createWorker, iso, type Worker } from "@mountkit/core";
 import type { BackendContext, CustomerBackend, WebhookReceiver } from "../domain/backend.js";
 import { parseMetadata, stripMetadata } from "../domain/metadata.js";
 import { createMirror, type Mirror } from "../domain/mirror.js";
@@ -10,6 +11,7 @@ import { isOpen, openedConversation } from "../domain/status.js";
 import { summary } from "../domain/wire.js";
 import { supportError } from "../errors.js";
 import { constantTimeEqual } from "../http/auth.js";
+import { escapeSlack } from "./display.js";
 import { hmacSha256Hex, keyedLock, type RestReply, restClient, shortHash } from "./rest.js";
 
 export interface SlackBackendOptions {
@@ -29,6 +31,12 @@ export interface SlackBackendOptions {
   maxWaitMs?: number;
   /** Accepted age of a signed request; default (and Slack's advice) 5 minutes. */
   replayWindowMs?: number;
+  /** Reconciliation pass period (Slack stops retrying an event after about an hour); default 5 minutes, 0 turns it off. */
+  reconcileIntervalMs?: number;
+  /** Conversations with activity this recent are looked at by a reconciliation pass; default 7 days. */
+  reconcileLookbackMs?: number;
+  /** How often the event worker looks for jobs another process (or a restart) left; default 1 s. */
+  workerPollMs?: number;
   fetch?: typeof fetch;
   timeoutMs?: number;
 }
@@ -37,6 +45,8 @@ export interface SlackBackend extends CustomerBackend {
   readonly kind: "slack";
   /** Resolves when every acknowledged event has been processed (tests, graceful shutdown). */
   idle(): Promise<void>;
+  /** Runs one reconciliation pass now: each recent thread's replies against the mirror (the timer runs it periodically). */
+  reconcile(): Promise<{ conversations: number }>;
 }
 
 interface SlackMessage {
@@ -52,6 +62,8 @@ interface SlackMessage {
   deleted_ts?: string;
   message?: SlackMessage;
   previous_message?: SlackMessage;
+  edited?: { ts?: string };
+  metadata?: { event_type?: string; event_payload?: Record<string, unknown> };
 }
 
 interface EnvelopeBody {
@@ -62,7 +74,8 @@ interface EnvelopeBody {
 }
 
 const META_EVENT = "mountkit_customer_message";
-const MAX_QUEUED = 10_000;
+/** Attempts of one event's job; its backoff (1 s doubling) spans about half a minute, the reconciliation pass does the rest. */
+const EVENT_ATTEMPTS = 6;
 /** Subtypes that are still a person's plain message. */
 const PLAIN = new Set([undefined, "thread_broadcast", "file_share", "me_message"]);
 
@@ -106,8 +119,10 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
   let at: { cx: BackendContext; mirror: Mirror } | undefined;
   let botUser: Promise<string> | undefined = options.botUserId ? Promise.resolve(options.botUserId) : undefined;
   const names = new Map<string, string>();
-  let queue: Promise<void> = Promise.resolve();
-  let queued = 0;
+  // one queue per channel: two Slack products on one store never take each other's events
+  const queue = `support.slack.${tag}`;
+  let worker: Worker | undefined;
+  let timer: ReturnType<typeof setInterval> | undefined;
 
   const attached = () => {
     if (!at) throw new Error("slack backend used before a support service attached it");
@@ -144,6 +159,24 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
     } catch {
       return user;
     }
+  }
+
+  /** A thread's messages, root first, every page (cursor pagination); null when the thread is gone. */
+  async function replies(root: string): Promise<SlackMessage[] | null> {
+    const out: SlackMessage[] = [];
+    let cursor: string | undefined;
+    do {
+      const r = await api.read({
+        path: "/conversations.replies",
+        query: { channel, ts: root, limit: 200, include_all_metadata: "true", cursor },
+      });
+      const body = r.body as { ok?: boolean; error?: string } | undefined;
+      if (r.status === 200 && body?.ok === false && (body.error === "thread_not_found" || body.error === "message_not_found")) return null;
+      const page = ok<{ messages?: SlackMessage[]; response_metadata?: { next_cursor?: string } }>(r, "conversations.replies");
+      out.push(...(page.messages ?? []));
+      cursor = page.response_metadata?.next_cursor || undefined;
+    } while (cursor);
+    return out;
   }
 
   async function post(text: string, meta: Record<string, string>, threadTs?: string): Promise<{ ts: string }> {
@@ -194,14 +227,45 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
     }
     if (!PLAIN.has(e.subtype) || isBot(e) || !e.ts || !e.thread_ts || e.thread_ts === e.ts) return;
     const id = convId(e.thread_ts);
-    const author = await displayName(e.user);
     await lock(id, async () => {
-      if (!(await mirror.get(id))) return;
-      await mirror.addMessage(
-        id,
-        { id: msgId(e.ts!), body: e.text ?? "", author, isCustomer: false, dedupKey: `#slack/${e.ts}`, createdAt: tsTime(e.ts!) },
-        (s) => (isOpen(s) ? "waiting-for-customer" : s),
+      if (await mirror.get(id)) await addReply(mirror, id, e);
+    });
+  }
+
+  /** A person's thread reply as an agent message (idempotent: its dedup key is the message's ts). */
+  async function addReply(mirror: Mirror, id: string, e: SlackMessage) {
+    const author = await displayName(e.user);
+    await mirror.addMessage(
+      id,
+      { id: msgId(e.ts!), body: e.text ?? "", author, isCustomer: false, dedupKey: `#slack/${e.ts}`, createdAt: tsTime(e.ts!) },
+      (s) => (isOpen(s) ? "waiting-for-customer" : s),
+    );
+  }
+
+  /** One thread against the mirror: replies missed are added, edits applied, deletions removed. */
+  async function reconcileThread(id: string, root: string) {
+    const { mirror, cx } = attached();
+    const own = await me();
+    const thread = await replies(root);
+    await lock(id, async () => {
+      const c = await mirror.get(id);
+      if (!c) return;
+      if (thread === null || !thread.some((m) => m.ts === root)) {
+        await mirror.remove(id);
+        return;
+      }
+      const people = thread.filter(
+        (m) => m.ts && m.ts !== root && PLAIN.has(m.subtype) && !m.bot_id && !m.app_id && m.subtype !== "bot_message" && m.user !== own,
       );
+      const mirrored = await cx.store.listMessages({ conversationId: id });
+      const byId = new Map(mirrored.map((m) => [m.id, m]));
+      for (const m of people) {
+        const known = byId.get(msgId(m.ts!));
+        if (!known) await addReply(mirror, id, m);
+        else if (known.body !== (m.text ?? "")) await mirror.editMessage(id, known.id, m.text ?? "");
+      }
+      const present = new Set(people.map((m) => msgId(m.ts!)));
+      for (const m of mirrored) if (!m.isCustomer && !present.has(m.id)) await mirror.removeMessage(id, m.id);
     });
   }
 
@@ -220,42 +284,78 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
       if (body.type === "url_verification") return { status: 200, body: { challenge: String(body.challenge ?? "") } };
       if (body.type !== "event_callback" || !body.event || !body.event_id) return { status: 200, body: { ok: true, ignored: true } };
       if (body.event.type !== "message" || body.event.channel !== channel) return { status: 200, body: { ok: true }, passed: true };
+      // written before the acknowledgement: a crash after it leaves the job for the next process; the job id
+      // is the event's, so a redelivery is one job, whether the first is queued, running or done
+      const e = body.event;
+      const thread = e.thread_ts ?? e.message?.thread_ts ?? e.previous_message?.thread_ts ?? e.deleted_ts ?? e.ts ?? "";
+      await cx.jobs.enqueue({
+        id: `${queue}:${body.event_id}`,
+        queue,
+        payload: e,
+        // one thread's events in order, across processes (an edit never overtakes its message)
+        groupKey: thread,
+        maxAttempts: EVENT_ATTEMPTS,
+        now: cx.clock.now(),
+      });
+      worker?.wake();
       if (!(await cx.store.claimDelivery({ source: "slack", deliveryId: body.event_id, receivedAt: iso(cx.clock.now()) })))
         return { status: 200, body: { ok: true, duplicate: true } };
-      if (queued >= MAX_QUEUED) {
-        // better a Slack retry later than an event acknowledged and dropped
-        await cx.store.releaseDelivery({ source: "slack", deliveryId: body.event_id });
-        throw supportError("too_many_requests", { headers: { "retry-after": "5" } });
-      }
-      const event = body.event;
-      const eventId = body.event_id;
-      queued++;
-      queue = queue.then(async () => {
-        try {
-          await process(event);
-        } catch (error) {
-          cx.logger.warn("support: processing a Slack event failed", { eventId, error });
-        } finally {
-          queued--;
-        }
-      });
       return { status: 200, body: { ok: true } };
     },
   };
 
-  return {
+  const backend: SlackBackend = {
     kind: "slack",
     webhook,
 
     attach(cx) {
       if (at) throw new Error("a slack backend serves one product of one service");
       at = { cx, mirror: createMirror({ store: cx.store, bus: cx.bus, clock: cx.clock, logger: cx.logger }) };
+      worker = createWorker<SlackMessage>({
+        store: cx.jobs,
+        queue,
+        handler: (job) => process(job.payload),
+        onDead: (job, error) =>
+          cx.logger.warn("support: a Slack event failed every attempt; the reconciliation pass will pick it up", { job: job.id, error }),
+        concurrency: 2,
+        pollMs: options.workerPollMs ?? 1000,
+        clock: cx.clock,
+        logger: cx.logger,
+      });
+      worker.start();
+      const every = options.reconcileIntervalMs ?? 5 * 60_000;
+      if (every > 0) {
+        timer = setInterval(() => {
+          backend.reconcile().catch((error) => cx.logger.warn("support: slack reconciliation failed", { channel, error }));
+        }, every);
+        (timer as { unref?: () => void }).unref?.();
+      }
+    },
+
+    async reconcile() {
+      const { cx } = attached();
+      const since = iso(cx.clock.now() - (options.reconcileLookbackMs ?? 7 * 24 * 3_600_000));
+      let n = 0;
+      for (const c of await cx.store.listConversations({ productSlug: cx.productSlug })) {
+        if (c.updatedAt < since) break;
+        const root = rootOf(c.id);
+        if (root === undefined) continue;
+        await reconcileThread(c.id, root);
+        n++;
+      }
+      return { conversations: n };
+    },
+
+    async dispose() {
+      if (timer) clearInterval(timer);
+      await worker?.stop();
     },
 
     async createConversation({ productSlug, customerId, subject, body, clientMessageId }) {
       const { mirror, cx } = attached();
       const meta = { customerId, ...(clientMessageId ? { clientMessageId } : {}) };
-      const { ts } = await post(`*${subject}*\n${stripMetadata(body)}`, meta);
+      // customer text is shown, never interpreted: `<!channel>`, `<@U…>` and `<url|label>` arrive as typed
+      const { ts } = await post(`*${escapeSlack(subject)}*\n${escapeSlack(stripMetadata(body))}`, meta);
       const now = iso(cx.clock.now());
       const c = await mirror.create({
         conversation: openedConversation({ id: convId(ts), productSlug, customerId, subject, at: now }),
@@ -283,7 +383,23 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
         if (dup) return dup;
         if (c.status === "closed") throw supportError("conversation_closed");
         const meta = parseMetadata(body) ?? { customerId: scope.customerId };
-        const { ts } = await post(`*Customer:* ${stripMetadata(body ?? "")}`, meta, c.root);
+        let ts: string | undefined;
+        if (clientMessageId !== null) {
+          // as on GitHub: the first attempt marks the message before posting; a repeat looks in the thread
+          // for what an attempt that failed after its post left there (the metadata names the message)
+          const deliveryId = `${conversationId}\n${scope.customerId}\n${clientMessageId}`;
+          const first = await cx.store.claimDelivery({ source: `slack-post:${tag}`, deliveryId, receivedAt: iso(cx.clock.now()) });
+          if (!first) {
+            const own = await me();
+            const earlier = (await replies(c.root))?.find((m) => {
+              const p = m.metadata?.event_type === META_EVENT ? m.metadata.event_payload : undefined;
+              return m.user === own && p?.clientMessageId === clientMessageId && p.customerId === scope.customerId;
+            });
+            ts = earlier?.ts;
+          }
+        }
+        const again = ts !== undefined;
+        ts ??= (await post(`*Customer:* ${escapeSlack(stripMetadata(body ?? ""))}`, meta, c.root)).ts;
         const added = await mirror.addMessage(
           conversationId,
           {
@@ -292,12 +408,12 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
             author: "Customer",
             isCustomer: true,
             dedupKey: clientMessageId ?? `#slack/${ts}`,
-            createdAt: iso(cx.clock.now()),
+            createdAt: again ? tsTime(ts) : iso(cx.clock.now()),
           },
           (s) => (s === "closed" ? s : "waiting-for-agent"),
         );
         if (!added) throw supportError("conversation_not_found");
-        return { id: added.message.id, createdAt: added.message.createdAt, deduplicated: false };
+        return { id: added.message.id, createdAt: added.message.createdAt, deduplicated: again };
       });
     },
 
@@ -324,11 +440,8 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
     },
 
     idle: async () => {
-      for (;;) {
-        const q = queue;
-        await q;
-        if (q === queue) return;
-      }
+      await worker?.idle();
     },
   };
+  return backend;
 }

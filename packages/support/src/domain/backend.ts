@@ -1,7 +1,7 @@
 // What a product's backend must do for the customer-facing interfaces (A and B). The built-in backend
 // is the service's own store; `spiBackend`, `githubBackend` and `slackBackend` keep the conversation elsewhere
 // and mirror it into the store's event log so streams work the same way.
-import type { Clock, IdGenerator, Logger, PubSub } from "@mountkit/core";
+import type { Clock, IdGenerator, JobStore, Logger, PubSub } from "@mountkit/core";
 import type { ConversationRecord, SupportStore } from "../store/types.js";
 import type { CloseAction, Status } from "./status.js";
 import type { ConversationView, Summary } from "./wire.js";
@@ -19,6 +19,8 @@ export interface BackendContext {
   clock: Clock;
   ids: IdGenerator;
   logger: Logger;
+  /** Durable when the store is (SQL); jobs of a backend use queue names of their own. */
+  jobs: JobStore;
 }
 
 /** A request to a backend's webhook route, body as received (signatures cover the raw bytes). */

@@ -24,6 +24,8 @@ export function webhookRoutes(cx: SupportContext): Route[] {
       tags: ["webhooks"],
       params: z.object({ source: z.string().min(1).max(50) }),
       bodyMode: "raw",
+      // GitHub's default webhook content type is the form encoding (a `payload` field); Slack sends JSON
+      accepts: ["application/json", "application/x-www-form-urlencoded"],
       bodyLimit: WEBHOOK_BODY_LIMIT,
       responses: {
         200: { description: "Accepted (or a repeat of a delivery already processed)", schema: z.object({}).passthrough() },

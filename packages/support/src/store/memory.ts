@@ -1,4 +1,5 @@
 // In-memory SupportStore: every operation runs synchronously inside one call, so each is atomic.
+import { memoryJobStore } from "@mountkit/core";
 import type {
   AppendMessageResult,
   ConversationPatch,
@@ -30,6 +31,7 @@ export function memorySupportStore(): SupportStore {
   /** `source \u0000 deliveryId` -> receivedAt. */
   const deliveries = new Map<string, string>();
   const deliveryKey = (source: string, id: string) => `${source}\u0000${id}`;
+  const jobs = memoryJobStore();
 
   function append(row: Row, events: EventInput[]): number[] {
     const seqs: number[] = [];
@@ -186,6 +188,8 @@ export function memorySupportStore(): SupportStore {
       }
       return n;
     },
+
+    jobs,
 
     async claimDelivery({ source, deliveryId, receivedAt }) {
       const key = deliveryKey(source, deliveryId);

@@ -1,5 +1,6 @@
 // The support store interface: plain JSON records, explicit ordering, atomic operations the domain needs.
 // Implemented in memory here (memory.ts) and in SQL elsewhere; every implementation runs `describeSupportStore`.
+import type { JobStore } from "@mountkit/core";
 import type { Status } from "../domain/status.js";
 
 /** Timestamps are ISO-8601 UTC strings as produced by `Date#toISOString` (they sort as text). */
@@ -170,4 +171,10 @@ export interface SupportStore {
 
   /** Forgets deliveries received before `before`; answers how many. */
   pruneDeliveries(input: { before: string }): Promise<number>;
+
+  /**
+   * Durable work of the backends (Slack events acknowledged before they are processed), kept where the
+   * conversations are so a restarted process resumes it. Absent: the service keeps it in memory.
+   */
+  readonly jobs?: JobStore;
 }

@@ -1,8 +1,12 @@
 // A stand-in for the GitHub REST endpoints the issue backend uses, on a real loopback socket. It keeps
 // issues and comments in memory, records every request, tracks overlapping writes, and can be told to
-// answer the next requests with GitHub's rate-limit responses.
+// answer the next requests with GitHub's rate-limit responses. Every request is checked against GitHub's
+// OpenAPI description (`violations`); lists are paged with `Link` headers; answers start from GitHub's
+// example objects.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { checkGithubRequest } from "./github-openapi.js";
+import { exampleComment, exampleIssue } from "./github-webhooks.js";
 
 export interface FakeIssue {
   number: number;
@@ -41,10 +45,26 @@ export interface Recorded {
 
 const stamp = () => new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
 
-export async function fakeGithub(o: { repo: string; botLogin: string; writeDelayMs?: number }) {
+export interface FakeGithubOptions {
+  repo: string;
+  botLogin: string;
+  writeDelayMs?: number;
+  /** Most items per page, whatever `per_page` asks (GitHub may answer fewer; clients follow `Link`). */
+  maxPerPage?: number;
+  /** false: `GET /user` answers 403 to every token, as it does to an App installation token. */
+  identity?: boolean;
+  /** false: the token has no triage access; labels on a new issue are dropped silently, label writes answer 403. */
+  canLabel?: boolean;
+}
+
+export async function fakeGithub(o: FakeGithubOptions) {
   const issues = new Map<number, FakeIssue>();
   const comments: FakeComment[] = [];
   const requests: Recorded[] = [];
+  /** Requests GitHub's description does not allow, or sent without GitHub's media type. */
+  const violations: string[] = [];
+  const issueBase = exampleIssue();
+  const commentBase = exampleComment();
   const limits: Limit[] = [];
   let nextIssue = 1;
   let nextComment = 1000;
@@ -52,14 +72,45 @@ export async function fakeGithub(o: { repo: string; botLogin: string; writeDelay
   let maxInFlightWrites = 0;
   const prefix = `/repos/${o.repo}/issues`;
 
-  const issueJson = (i: FakeIssue) => ({ ...i, labels: i.labels.map((name) => ({ name })), assignees: i.assignee ? [i.assignee] : [] });
-  const commentJson = (c: FakeComment) => ({ id: c.id, body: c.body, user: c.user, created_at: c.created_at, updated_at: c.updated_at });
+  const issueJson = (i: FakeIssue) => ({
+    ...issueBase,
+    ...i,
+    id: 10_000 + i.number,
+    user: { ...issueBase.user, ...i.user },
+    labels: i.labels.map((name, n) => ({ ...issueBase.labels?.[0], id: n + 1, name })),
+    assignee: i.assignee && { ...issueBase.user, ...i.assignee },
+    assignees: i.assignee ? [{ ...issueBase.user, ...i.assignee }] : [],
+    comments: comments.filter((c) => c.issue === i.number).length,
+    closed_at: i.state === "closed" ? i.updated_at : null,
+  });
+  const commentJson = (c: FakeComment) => ({
+    ...commentBase,
+    id: c.id,
+    body: c.body,
+    user: { ...commentBase.user, ...c.user },
+    created_at: c.created_at,
+    updated_at: c.updated_at,
+  });
 
-  async function readJson(req: IncomingMessage): Promise<any> {
+  async function readJson(req: IncomingMessage): Promise<{ present: boolean; value: any }> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const text = Buffer.concat(chunks).toString("utf8");
-    return text ? JSON.parse(text) : undefined;
+    return text ? { present: true, value: JSON.parse(text) } : { present: false, value: undefined };
+  }
+
+  /** One page of a list, with GitHub's `Link` header pointing at the next one. */
+  function page<T>(res: ServerResponse, url: URL, all: T[], toJson: (x: T) => unknown): number {
+    const n = Number(url.searchParams.get("page") ?? 1);
+    const per = Math.min(Number(url.searchParams.get("per_page") ?? 30), 100, o.maxPerPage ?? 100);
+    const items = all.slice((n - 1) * per, n * per);
+    const headers: Record<string, string> = {};
+    if (n * per < all.length) {
+      const next = new URL(url);
+      next.searchParams.set("page", String(n + 1));
+      headers.link = `<${address}${next.pathname}${next.search}>; rel="next", <${address}${next.pathname}?page=${Math.ceil(all.length / per)}>; rel="last"`;
+    }
+    return send(res, 200, items.map(toJson), headers);
   }
 
   function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): number {
@@ -72,6 +123,13 @@ export async function fakeGithub(o: { repo: string; botLogin: string; writeDelay
     const url = new URL(req.url ?? "/", "http://x");
     const method = req.method ?? "GET";
     const write = method !== "GET";
+    const json = await readJson(req);
+    const problems = checkGithubRequest({ method, url, body: json.value, hasBody: json.present });
+    if (req.headers.accept !== "application/vnd.github+json") problems.push(`${method} ${url.pathname}: accept is ${req.headers.accept}`);
+    if (problems.length) {
+      violations.push(...problems);
+      return send(res, 422, { message: "Validation Failed", errors: problems });
+    }
     const limit = limits.shift();
     if (limit) {
       if (limit.kind === "secondary") {
@@ -104,8 +162,13 @@ export async function fakeGithub(o: { repo: string; botLogin: string; writeDelay
       await new Promise((r) => setTimeout(r, o.writeDelayMs ?? 5));
     }
     try {
-      const body = write ? await readJson(req) : undefined;
-      if (method === "GET" && url.pathname === "/user") return send(res, 200, { login: o.botLogin });
+      const body = json.value;
+      if (method === "GET" && url.pathname === "/user") {
+        // what GitHub answers an App installation token
+        if (o.identity === false || req.headers.authorization?.startsWith("Bearer ghs_"))
+          return send(res, 403, { message: "Resource not accessible by integration", status: "403" });
+        return send(res, 200, { login: o.botLogin });
+      }
       if (!url.pathname.startsWith(prefix)) return send(res, 404, { message: "Not Found" });
       const rest = url.pathname.slice(prefix.length).split("/").filter(Boolean);
       if (rest.length === 0) {
@@ -116,7 +179,8 @@ export async function fakeGithub(o: { repo: string; botLogin: string; writeDelay
             body: body.body ?? null,
             state: "open",
             state_reason: null,
-            labels: [...(body.labels ?? [])],
+            // without triage access GitHub drops the labels of a new issue without a word
+            labels: o.canLabel === false ? [] : [...(body.labels ?? [])],
             user: { login: o.botLogin },
             assignee: null,
             created_at: stamp(),
@@ -126,12 +190,10 @@ export async function fakeGithub(o: { repo: string; botLogin: string; writeDelay
           return send(res, 201, issueJson(i));
         }
         const since = url.searchParams.get("since");
-        const page = Number(url.searchParams.get("page") ?? 1);
-        const per = Number(url.searchParams.get("per_page") ?? 30);
         const all = [...issues.values()]
           .filter((i) => !since || i.updated_at >= since)
           .sort((a, b) => (a.updated_at < b.updated_at ? -1 : a.updated_at > b.updated_at ? 1 : a.number - b.number));
-        return send(res, 200, all.slice((page - 1) * per, page * per).map(issueJson));
+        return page(res, url, all, issueJson);
       }
       const issue = issues.get(Number(rest[0]));
       if (!issue) return send(res, 404, { message: "Not Found" });
@@ -150,6 +212,7 @@ export async function fakeGithub(o: { repo: string; botLogin: string; writeDelay
         }
       }
       if (rest[1] === "labels") {
+        if (o.canLabel === false) return send(res, 403, { message: "Resource not accessible by personal access token", status: "403" });
         if (method === "POST") {
           for (const l of body.labels) if (!issue.labels.includes(l)) issue.labels.push(l);
           touch();
@@ -185,10 +248,12 @@ export async function fakeGithub(o: { repo: string; botLogin: string; writeDelay
           touch();
           return send(res, 201, commentJson(c));
         }
-        const page = Number(url.searchParams.get("page") ?? 1);
-        const per = Number(url.searchParams.get("per_page") ?? 30);
-        const mine = comments.filter((c) => c.issue === issue.number);
-        return send(res, 200, mine.slice((page - 1) * per, page * per).map(commentJson));
+        return page(
+          res,
+          url,
+          comments.filter((c) => c.issue === issue.number),
+          commentJson,
+        );
       }
       return send(res, 404, { message: "Not Found" });
     } finally {
@@ -205,13 +270,14 @@ export async function fakeGithub(o: { repo: string; botLogin: string; writeDelay
       });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {
-    url,
+    url: address,
     issues,
     comments,
     requests,
+    violations,
     get maxInFlightWrites() {
       return maxInFlightWrites;
     },

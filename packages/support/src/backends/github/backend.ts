@@ -9,10 +9,12 @@ import { isOpen, openedConversation, type Status } from "../../domain/status.js"
 import { summary } from "../../domain/wire.js";
 import { supportError } from "../../errors.js";
 import type { ConversationRecord } from "../../store/types.js";
-import { keyedLock, type RestClient, type RestReply, restClient, shortHash } from "../rest.js";
+import { neutraliseMentions } from "../display.js";
+import { keyedLock, nextLink, type RestClient, type RestReply, restClient, shortHash } from "../rest.js";
 import {
   CUSTOMER_AUTHOR,
   commentMessage,
+  isCustomerBody,
   type GhComment,
   type GhIds,
   type GhIssue,
@@ -27,13 +29,19 @@ import { githubWebhook } from "./webhook.js";
 export interface GithubBackendOptions {
   /** `owner/name` of the (private) repository holding one issue per conversation. */
   repo: string;
-  /** Token with issues read/write on the repository (a fine-grained PAT or an App installation token). */
+  /**
+   * Token with issues read/write on the repository: a fine-grained PAT, or an App installation token (`ghs_…`,
+   * or a function giving the current one), which needs `botLogin` because it cannot ask `GET /user`.
+   */
   token: string | (() => string);
   /** Secret of the repository webhook (`X-Hub-Signature-256`). */
   webhookSecret: string;
   /** REST base; default `https://api.github.com` (GitHub Enterprise: `https://HOST/api/v3`). */
   apiUrl?: string;
-  /** Login the token writes as (an App: `name[bot]`); default asked once from `GET /user`. */
+  /**
+   * Login the token writes as; required for an App installation token (the App's `<slug>[bot]`). For a
+   * personal token, default asked once from `GET /user`, before the first write.
+   */
   botLogin?: string;
   /** Reconciliation poll period; default 5 minutes, 0 turns it off. */
   reconcileIntervalMs?: number;
@@ -82,6 +90,13 @@ export function githubBackend(options: GithubBackendOptions): GithubBackend {
   if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo))
     throw new Error(`github backend: repo must be owner/name, got ${JSON.stringify(repo)}`);
   const apiUrl = (options.apiUrl ?? "https://api.github.com").replace(/\/+$/, "");
+  // an installation token answers 403 to GET /user and GET /app needs the App's JWT: nothing can tell its
+  // login, and without it the kit's own comments would read as an agent's, so refuse to start
+  const appToken = typeof options.token === "function" || options.token.startsWith("ghs_");
+  if (appToken && !options.botLogin?.trim())
+    throw new Error(
+      "github backend: a GitHub App installation token cannot look up its own login; set botLogin to the App's bot login, `<app-slug>[bot]`",
+    );
   const token = () => (typeof options.token === "function" ? options.token() : options.token);
   const ids: GhIds = ghIds(shortHash(`${apiUrl}/${repo.toLowerCase()}`));
   const issuesPath = `/repos/${repo}/issues`;
@@ -89,7 +104,12 @@ export function githubBackend(options: GithubBackendOptions): GithubBackend {
   const gh: RestClient = restClient({
     baseUrl: apiUrl,
     get headers() {
-      return { authorization: `Bearer ${token()}`, "x-github-api-version": "2022-11-28", "user-agent": "mountkit-support" };
+      return {
+        accept: "application/vnd.github+json",
+        authorization: `Bearer ${token()}`,
+        "x-github-api-version": "2022-11-28",
+        "user-agent": "mountkit-support",
+      };
     },
     // one queue per credential; a token function (rotating App installation tokens) is one installation
     queueKey: `github:${apiUrl}:${typeof options.token === "string" ? shortHash(options.token) : `installation:${repo.split("/")[0]!.toLowerCase()}`}`,
@@ -100,7 +120,7 @@ export function githubBackend(options: GithubBackendOptions): GithubBackend {
     timeoutMs: options.timeoutMs,
   });
   let at: Attached | undefined;
-  let botLogin: Promise<string> | undefined = options.botLogin ? Promise.resolve(options.botLogin) : undefined;
+  let botLogin: Promise<string> | undefined = options.botLogin?.trim() ? Promise.resolve(options.botLogin.trim()) : undefined;
   let since: number | undefined;
 
   const attached = (): Attached => {
@@ -114,7 +134,9 @@ export function githubBackend(options: GithubBackendOptions): GithubBackend {
       const login = (r.body as { login?: unknown } | undefined)?.login;
       if (r.status !== 200 || typeof login !== "string") {
         botLogin = undefined;
-        throw supportError("backend_unavailable", { message: "cannot tell which GitHub login the token writes as" });
+        throw supportError("backend_unavailable", {
+          message: `cannot tell which GitHub login the token writes as (GET /user answered ${r.status}); set botLogin`,
+        });
       }
       return login;
     });
@@ -157,16 +179,33 @@ export function githubBackend(options: GithubBackendOptions): GithubBackend {
   const background = (what: string, p: Promise<unknown>) =>
     p.catch((error) => log().warn(`support: github ${what} failed; the reconciliation poll will show GitHub's state`, { error }));
 
+  /** Every page, following GitHub's `Link: rel="next"` to the end (no page cap that would stop a pass short). */
   async function allPages<T>(path: string, query: Record<string, string | number>): Promise<T[]> {
     const out: T[] = [];
-    for (let page = 1; page <= 100; page++) {
-      const r = await gh.read({ path, query: { ...query, per_page: 100, page } });
+    const seen = new Set<string>();
+    let r = await gh.read({ path, query: { ...query, per_page: 100 } });
+    for (;;) {
       if (r.status === 404 || r.status === 410) throw Object.assign(new Error("gone"), { gone: true });
       const items = ok<T[]>(r, `GET ${path}`);
+      if (!Array.isArray(items)) throw supportError("backend_unavailable", { message: `GitHub answered GET ${path} with a non-list` });
       out.push(...items);
-      if (items.length < 100) break;
+      const next = nextLink(r.headers.get("link"));
+      if (!next || seen.has(next)) return out;
+      seen.add(next);
+      r = await gh.read({ path: next });
     }
-    return out;
+  }
+
+  /**
+   * The comment an earlier attempt of this message posted, found by the hidden block it carries: the
+   * attempt wrote to GitHub, then failed before the mirror had it (a store error, a crash).
+   */
+  async function postedEarlier(issue: number, login: string, customerId: string, clientMessageId: string): Promise<GhComment | undefined> {
+    const comments = await allPages<GhComment>(`${issuesPath}/${issue}/comments`, {});
+    return comments.find((c) => {
+      const meta = isCustomerBody(c.user?.login, c.body, login, customerId) ? parseMetadata(c.body) : undefined;
+      return meta?.clientMessageId === clientMessageId;
+    });
   }
 
   /** Brings one mirrored issue to GitHub's state; creates the mirror of a bot-opened issue it lacks. */
@@ -184,7 +223,7 @@ export function githubBackend(options: GithubBackendOptions): GithubBackend {
         const opened = Date.parse(issue.created_at);
         if (!customerId || issue.user?.login?.toLowerCase() !== login.toLowerCase() || cx.clock.now() - opened < 60_000) return;
         const comments = await allPages<GhComment>(`${issuesPath}/${issue.number}/comments`, {});
-        const snap = snapshotOf(ids, issue, comments, login, customerId);
+        const snap = snapshotOf(ids, issue, comments, login, customerId, "new");
         c = await mirror.create({
           conversation: {
             id,
@@ -203,7 +242,7 @@ export function githubBackend(options: GithubBackendOptions): GithubBackend {
       }
       try {
         const comments = await allPages<GhComment>(`${issuesPath}/${issue.number}/comments`, {});
-        await mirror.sync(id, snapshotOf(ids, issue, comments, login, c.customerId));
+        await mirror.sync(id, snapshotOf(ids, issue, comments, login, c.customerId, c.status));
       } catch (e) {
         if ((e as { gone?: boolean }).gone) await mirror.remove(id);
         else throw e;
@@ -218,6 +257,8 @@ export function githubBackend(options: GithubBackendOptions): GithubBackend {
       if (at) throw new Error("a github backend serves one product of one service");
       const mirror = createMirror({ store: cx.store, bus: cx.bus, clock: cx.clock, logger: cx.logger });
       at = { cx, mirror };
+      // learnt now, so a bad token shows in the log at start-up rather than at the first customer's message
+      bot().catch((error) => cx.logger.warn("support: github backend cannot tell its own login", { repo, error }));
       const every = options.reconcileIntervalMs ?? 5 * 60_000;
       if (every > 0) {
         at.timer = setInterval(() => {
@@ -229,8 +270,18 @@ export function githubBackend(options: GithubBackendOptions): GithubBackend {
 
     async createConversation({ productSlug, customerId, subject, body, clientMessageId }) {
       const { mirror, cx } = attached();
-      const r = await gh.write({ method: "POST", path: issuesPath, body: { title: subject, body, labels: ["new"] } });
+      // known before anything is written: every later read of this issue depends on it
+      await bot();
+      const r = await gh.write({
+        method: "POST",
+        path: issuesPath,
+        body: { title: subject, body: neutraliseMentions(body), labels: ["new"] },
+      });
       const issue = ok<GhIssue>(r, "create issue");
+      if (!labelNames(issue).includes("new"))
+        cx.logger.warn("support: GitHub dropped the status label (the token lacks triage access); statuses are kept by the kit only", {
+          repo,
+        });
       const now = iso(cx.clock.now());
       const c = await mirror.create({
         conversation: openedConversation({ id: ids.conversation(issue.number), productSlug, customerId, subject, at: now }),
@@ -264,18 +315,36 @@ export function githubBackend(options: GithubBackendOptions): GithubBackend {
         const dup = await mirror.duplicate(conversationId, clientMessageId);
         if (dup) return dup;
         if (c.status === "closed") throw supportError("conversation_closed");
-        const r = await gh.write({ method: "POST", path: `${issuesPath}/${c.issue}/comments`, body: { body } });
-        if (r.status === 404 || r.status === 410) {
-          await mirror.remove(conversationId);
-          throw supportError("conversation_not_found");
+        const login = await bot();
+        let posted: GhComment | undefined;
+        if (clientMessageId !== null) {
+          // the first attempt of this message marks it before writing; a repeat finds the mark and looks on
+          // GitHub for what an attempt that failed after its write left there (the mark lives a week, and
+          // the reconciliation poll mirrors such a comment well before)
+          const source = `github-post:${repo.toLowerCase()}`;
+          const deliveryId = `${conversationId}\n${scope.customerId}\n${clientMessageId}`;
+          const first = await attached().cx.store.claimDelivery({ source, deliveryId, receivedAt: iso(attached().cx.clock.now()) });
+          if (!first) posted = await postedEarlier(c.issue, login, scope.customerId, clientMessageId);
         }
-        const posted = ok<GhComment>(r, "create comment");
-        const message = commentMessage(ids, posted, await bot(), scope.customerId);
+        const again = posted !== undefined;
+        if (!posted) {
+          const r = await gh.write({
+            method: "POST",
+            path: `${issuesPath}/${c.issue}/comments`,
+            body: { body: body && neutraliseMentions(body) },
+          });
+          if (r.status === 404 || r.status === 410) {
+            await mirror.remove(conversationId);
+            throw supportError("conversation_not_found");
+          }
+          posted = ok<GhComment>(r, "create comment");
+        }
+        const message = commentMessage(ids, posted, login, scope.customerId);
         const added = await mirror.addMessage(conversationId, message, (s) => (s === "closed" ? s : "waiting-for-agent"));
         if (!added) throw supportError("conversation_not_found");
         if (c.status !== "waiting-for-agent")
           void background("status labels", writeOpenStatus(c.issue, "waiting-for-agent", !isOpen(c.status)));
-        return { id: added.message.id, createdAt: added.message.createdAt, deduplicated: added.message.id !== message.id };
+        return { id: added.message.id, createdAt: added.message.createdAt, deduplicated: again || added.message.id !== message.id };
       });
     },
 

@@ -2,7 +2,8 @@
 // mutually exclusive status labels; who is the customer; the stored ids of the mirror.
 import { parseMetadata } from "../../domain/metadata.js";
 import type { MirrorMessage, MirrorSnapshot } from "../../domain/mirror.js";
-import { isStatus, type Status } from "../../domain/status.js";
+import { isOpen, isStatus, type Status } from "../../domain/status.js";
+import { restoreMentions } from "../display.js";
 
 export interface GhUser {
   login: string;
@@ -45,14 +46,18 @@ export const CUSTOMER_AUTHOR = "Customer";
 export const labelNames = (issue: Pick<GhIssue, "labels">): string[] =>
   issue.labels.map((l) => (typeof l === "string" ? l : l.name)).filter((n): n is string => typeof n === "string");
 
-/** Status of an issue; `preferred` is the label a `labeled` event just added (it wins over a stale one). */
-export function statusOf(issue: Pick<GhIssue, "state" | "state_reason" | "labels">, preferred?: string): Status {
+/**
+ * Status of an issue; `preferred` is the label a `labeled` event just added (it wins over a stale one).
+ * `known` is the mirror's status: an open issue without any status label keeps an open one, because GitHub
+ * drops labels silently when the token may not set them (no triage or push access), and that must not
+ * read as a change. Only an issue reopened from a closed status, unlabelled, needs an agent's look.
+ */
+export function statusOf(issue: Pick<GhIssue, "state" | "state_reason" | "labels">, preferred?: string, known?: Status): Status {
   if (issue.state === "closed") return issue.state_reason === "not_planned" || issue.state_reason === "duplicate" ? "closed" : "resolved";
   const names = labelNames(issue);
   if (preferred && (OPEN_STATUS_LABELS as readonly string[]).includes(preferred) && names.includes(preferred)) return preferred as Status;
   for (const s of PRIORITY) if (names.includes(s)) return s;
-  // reopened without a status label: someone has to look at it
-  return "waiting-for-agent";
+  return known && isOpen(known) ? known : "waiting-for-agent";
 }
 
 /** The agent's labels: every label that is not a status. */
@@ -97,7 +102,7 @@ export function commentMessage(ids: GhIds, c: GhComment, botLogin: string, custo
   const clientMessageId = customer ? parseMetadata(c.body)?.clientMessageId : undefined;
   return {
     id: ids.comment(c.id),
-    body: c.body,
+    body: customer && c.body !== null ? restoreMentions(c.body) : c.body,
     author: customer ? CUSTOMER_AUTHOR : (c.user?.login ?? "unknown"),
     isCustomer: customer,
     dedupKey: clientMessageId || `#github/comment/${c.id}`,
@@ -110,7 +115,7 @@ export function issueMessage(ids: GhIds, issue: GhIssue, botLogin: string, custo
   const clientMessageId = customer ? parseMetadata(issue.body)?.clientMessageId : undefined;
   return {
     id: ids.issueBody(issue.number),
-    body: issue.body ?? "",
+    body: customer ? restoreMentions(issue.body ?? "") : (issue.body ?? ""),
     author: customer ? CUSTOMER_AUTHOR : (issue.user?.login ?? "unknown"),
     isCustomer: customer,
     dedupKey: clientMessageId || `#github/issue/${issue.number}`,
@@ -118,9 +123,16 @@ export function issueMessage(ids: GhIds, issue: GhIssue, botLogin: string, custo
   };
 }
 
-export function snapshotOf(ids: GhIds, issue: GhIssue, comments: GhComment[], botLogin: string, customerId: string): MirrorSnapshot {
+export function snapshotOf(
+  ids: GhIds,
+  issue: GhIssue,
+  comments: GhComment[],
+  botLogin: string,
+  customerId: string,
+  known?: Status,
+): MirrorSnapshot {
   return {
-    state: { subject: issue.title, status: statusOf(issue), labels: agentLabels(issue), assignee: assigneeOf(issue) },
+    state: { subject: issue.title, status: statusOf(issue, undefined, known), labels: agentLabels(issue), assignee: assigneeOf(issue) },
     messages: [issueMessage(ids, issue, botLogin, customerId), ...comments.map((c) => commentMessage(ids, c, botLogin, customerId))],
   };
 }

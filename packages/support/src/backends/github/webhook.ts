@@ -9,7 +9,7 @@ import { constantTimeEqual } from "../../http/auth.js";
 import { hmacSha256Hex } from "../rest.js";
 import { agentLabels, assigneeOf, commentMessage, type GhComment, type GhIds, type GhIssue, statusOf } from "./mapping.js";
 
-interface Payload {
+export interface Payload {
   action?: string;
   issue?: GhIssue;
   comment?: GhComment;
@@ -33,6 +33,27 @@ export async function verifyGithubSignature(secret: string, raw: Uint8Array, hea
   if (!header?.startsWith("sha256=")) return false;
   const expected = `sha256=${await hmacSha256Hex(secret, raw)}`;
   return constantTimeEqual(header.trim().toLowerCase(), expected);
+}
+
+/**
+ * The delivery's JSON, from either content type a GitHub webhook can be set to: `application/json`, or the
+ * default `application/x-www-form-urlencoded`, whose `payload` field holds the same JSON. The signature was
+ * checked over the bytes as sent, before this.
+ */
+export function readPayload(rawBody: Uint8Array, contentType: string | undefined): Payload {
+  const text = new TextDecoder().decode(rawBody);
+  const form = /^\s*application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType ?? "");
+  const json = form ? new URLSearchParams(text).get("payload") : text;
+  if (json === null) throw supportError("invalid_request", { message: "the form-encoded delivery has no payload field" });
+  try {
+    const value = JSON.parse(json) as unknown;
+    if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error("not an object");
+    return value as Payload;
+  } catch {
+    throw supportError("invalid_request", {
+      message: form ? "the payload field is not a JSON object" : "the payload is not a JSON object",
+    });
+  }
 }
 
 export function githubWebhook(d: GithubWebhookDeps): WebhookReceiver {
@@ -84,13 +105,13 @@ export function githubWebhook(d: GithubWebhookDeps): WebhookReceiver {
             return;
           }
           await mirror.setState(id, {
-            status: statusOf(issue, p.action === "labeled" ? p.label?.name : undefined),
+            status: statusOf(issue, p.action === "labeled" ? p.label?.name : undefined, c.status),
             labels: agentLabels(issue),
           });
           return;
         case "closed":
         case "reopened":
-          await mirror.setState(id, { status: statusOf(issue), labels: agentLabels(issue) });
+          await mirror.setState(id, { status: statusOf(issue, undefined, c.status), labels: agentLabels(issue) });
           return;
         default:
           cx.logger.debug("support: github webhook action ignored", { event, action: p.action });
@@ -105,12 +126,7 @@ export function githubWebhook(d: GithubWebhookDeps): WebhookReceiver {
       const delivery = headers["x-github-delivery"];
       const event = headers["x-github-event"];
       if (!delivery || !event) throw supportError("invalid_request", { message: "X-GitHub-Delivery and X-GitHub-Event are required" });
-      let payload: Payload;
-      try {
-        payload = JSON.parse(new TextDecoder().decode(rawBody)) as Payload;
-      } catch {
-        throw supportError("invalid_request", { message: "the payload is not JSON" });
-      }
+      const payload = readPayload(rawBody, headers["content-type"]);
       if (event === "ping") return { status: 200, body: { ok: true } };
       if (payload.repository?.full_name?.toLowerCase() !== d.repo.toLowerCase())
         return { status: 202, body: { ignored: "repository" }, passed: true };
