@@ -23,6 +23,10 @@ const STRINGS = [
   "x".repeat(70_000),
   "💥🏳️‍🌈",
   "\u0000\u0001\u001f",
+  // NUL alone and inside ordinary text: PostgreSQL refuses it in text columns (issue #10)
+  "\u0000",
+  "demo\u0000",
+  "cust_3b241101-e2bb-4255-8caf-4136c566a962\u0000",
   "<script>alert(1)</script>",
   "'; DROP TABLE x; --",
   "../../etc/passwd",
@@ -87,6 +91,7 @@ const PARAM_VALUES = [
   "%2F",
   "..",
   "a%00b",
+  "%00",
   "%E2%82",
   "nonexistent_123",
   "cust_00000000-0000-4000-8000-000000000000",
@@ -101,13 +106,29 @@ function fillPath(path: string, r: () => number, ids: Record<string, string>): s
   });
 }
 
+/** A random value as query text: objects with own `toString`/`constructor` keys break String(). */
+const asText = (v: unknown): string => (v === undefined || v === null ? "" : typeof v === "object" ? JSON.stringify(v) : String(v));
+
+const BAD_CURSORS = [
+  ["e", 1.5, "ent_x"],
+  ["e", 1e20, "ent_x"],
+  [1.5, "ep_x"],
+  [1e20, "ep_x"],
+  ["o", 1.5],
+  ["2030-01-01T00:00:00.000Z", "conv\u0000"],
+  [1, "x\u0000"],
+].map((v) => Buffer.from(JSON.stringify(v)).toString("base64url"));
+
 function randomQuery(route: Route, r: () => number, valid: Record<string, string>): string {
   const q = new URLSearchParams();
   const shape = (route.query as { shape?: Record<string, unknown> } | undefined)?.shape ?? {};
   for (const [k, v] of Object.entries(valid)) if (r() < 0.7) q.set(k, v);
-  for (const k of Object.keys(shape)) if (r() < 0.5) q.set(k, String(randomValue(r) ?? ""));
+  for (const k of Object.keys(shape)) if (r() < 0.5) q.set(k, asText(randomValue(r)));
   if (r() < 0.2) q.append("limit", "1000000");
   if (r() < 0.2) q.append("cursor", "!!!not-a-cursor!!!");
+  // cursors that decode but hold what a BIGINT column refuses (a fraction, 1e20) or a NUL id
+  if (r() < 0.2) q.append("cursor", BAD_CURSORS[Math.floor(r() * BAD_CURSORS.length)]!);
+  if (r() < 0.1) q.append(r() < 0.5 ? "x\u0000" : "tag", "\u0000");
   return q.toString();
 }
 

@@ -1,6 +1,7 @@
 // Request-body handling shared by every adapter: content type (415), size (413), JSON (400).
 import { coreError, isKitError, type KitError } from "./errors.js";
 import type { BodySource } from "./http.js";
+import { refuseNulInBody } from "./text.js";
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -113,6 +114,7 @@ async function readHeldBody(
     if (type && !accepts(options.accepts, type)) throw coreError("unsupported_media_type", { details: { accepted: options.accepts } });
     // depth first: the size check below serialises recursively
     checkParsedShape(v);
+    refuseNulInBody(v);
     // chunked, so no declared length: the re-serialised size (never above what was sent) still enforces the limit
     if (declared === undefined && serialisedSize(v) > options.limit)
       throw coreError("payload_too_large", { details: { limit: options.limit } });
@@ -160,9 +162,10 @@ export function parseBody(raw: Uint8Array, type: string | undefined, options: Bo
 export const MAX_JSON_DEPTH = 64;
 
 /**
- * Refuses what JSON.parse accepts but the kit must not store: nesting deeper than MAX_JSON_DEPTH, and
- * strings holding lone UTF-16 surrogates (`"\ud800"`), which storage would silently turn into U+FFFD.
- * Raw UTF-8 cannot carry surrogates (the decoder is fatal), so only `\u` escapes need looking at.
+ * Refuses what JSON.parse accepts but the kit must not store: nesting deeper than MAX_JSON_DEPTH,
+ * strings holding lone UTF-16 surrogates (`"\ud800"`), which storage would silently turn into U+FFFD,
+ * and NUL (`"\u0000"`), which PostgreSQL cannot store. Raw UTF-8 carries neither (the decoder is fatal
+ * and JSON forbids raw control characters in strings), so only `\u` escapes need looking at.
  */
 export function checkJsonShape(text: string, value: unknown): void {
   let depth = 0;
@@ -180,6 +183,7 @@ export function checkJsonShape(text: string, value: unknown): void {
   if (/\\u[dD][89a-fA-F]/.test(text) && hasLoneSurrogate(value)) {
     throw coreError("invalid_request", { message: "JSON string holds an unpaired UTF-16 surrogate" });
   }
+  if (text.includes("\\u0000")) refuseNulInBody(value);
 }
 
 /** The same checks for a body a host parser already decoded (no text to scan). */

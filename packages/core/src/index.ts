@@ -2,6 +2,7 @@
 export * from "./body.js";
 export * from "./bus.js";
 export * from "./clock.js";
+export * from "./cursor.js";
 export * from "./errors.js";
 export * from "./fetch.js";
 export * from "./http.js";
@@ -15,3 +16,4 @@ export * from "./router.js";
 export * from "./service.js";
 export * from "./sse.js";
 export * from "./testing.js";
+export * from "./text.js";

@@ -20,6 +20,7 @@ import {
 } from "./route.js";
 import { compileRoutes } from "./router.js";
 import { sseFrames } from "./sse.js";
+import { nulInParams, refuseNulInQuery } from "./text.js";
 
 export interface ServiceDefinition {
   name: string;
@@ -149,9 +150,12 @@ class Context implements RequestContext<Record<string, string>, Record<string, u
     this.contentType = request.headers["content-type"];
   }
 
-  /** Parsed on first read: most routes have no query. */
+  /** Parsed on first read: most routes have no query. A NUL in it throws the 400 to whoever reads it first. */
   get query(): Record<string, unknown> {
-    this.#query ??= queryObject(this.#request.query);
+    if (this.#query === undefined) {
+      refuseNulInQuery(this.#request.query);
+      this.#query = queryObject(this.#request.query);
+    }
     return this.#query;
   }
   set query(v: Record<string, unknown>) {
@@ -390,7 +394,9 @@ export function defineService(def: ServiceDefinition): Service {
       );
 
       let response: KitResponse | PromiseLike<KitResponse>;
-      if (m.kind === "match") {
+      const nul = m.kind === "match" ? nulInParams(m.params) : undefined;
+      if (nul) response = respond(errorResult(nul, ctx.requestId, method, path), ctx);
+      else if (m.kind === "match") {
         const plan = plans.get(m.route)!;
         response = plan.chain.length === 0 ? runPlain(m.route, plan, ctx, request) : settle(runChain(m.route, plan, ctx, request), ctx);
       } else if (m.kind === "none") {

@@ -1,5 +1,5 @@
 // Store conformance suite: every EntriesStore (memory, SQLite, PostgreSQL, third-party) must pass it.
-import { type SkipGroup, skipLookup } from "@mountkit/core";
+import { refusedOrAnswered, type SkipGroup, skipLookup } from "@mountkit/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EntriesStore, Entry, InventoryInput } from "./store/types.js";
 
@@ -82,6 +82,37 @@ export function describeEntriesStore(name: string, factory: () => Promise<Entrie
       got.tags.push("mutated");
       (got.customData as Record<string, unknown>).x = 1;
       expect(await store.get({ typeId: e.typeId, id: e.id })).toEqual(e);
+    });
+
+    test("text holding NUL is refused with a 400 or kept exactly; lookups by such text find nothing", async () => {
+      const e = makeEntry({ typeId: uid("t"), name: "a\u0000b", tags: ["t\u0000"] });
+      const created = await refusedOrAnswered(() => store.create({ entry: e }));
+      if (!created.refused) expect(await store.get({ typeId: e.typeId, id: e.id })).toEqual(e);
+      for (const op of <Array<() => Promise<unknown>>>[
+        () => store.get({ typeId: e.typeId, id: "ent\u0000x" }),
+        () => store.get({ typeId: "t\u0000", id: e.id }),
+        () => store.getInventory({ typeId: e.typeId, entryId: "ent\u0000x" }),
+      ]) {
+        const r = await refusedOrAnswered(op);
+        if (!r.refused) expect(r.value).toBeNull();
+      }
+      const byTag = await refusedOrAnswered(() => store.list({ typeId: uid("t"), limit: 5, tag: "x\u0000" }));
+      if (!byTag.refused) expect(byTag.value).toEqual([]);
+    });
+
+    test("a keyset position that is not a safe integer is refused with a 400 or read as a position", async () => {
+      const typeId = uid("t");
+      await store.create({ entry: makeEntry({ typeId, dateCreated: 5 }) });
+      for (const dateCreated of [1.5, 1e20, -1e20, Number.NaN]) {
+        const r = await refusedOrAnswered(() => store.list({ typeId, limit: 5, after: { dateCreated, id: "ent_x" } }));
+        if (!r.refused) expect(Array.isArray(r.value)).toBe(true);
+      }
+      for (const offset of [1.5, 1e20]) {
+        const r = await refusedOrAnswered(() => store.listOperations({ typeId, entryId: "ent_x", offset, limit: 5 }));
+        if (!r.refused) expect(r.value).toEqual([]);
+      }
+      const id = await refusedOrAnswered(() => store.list({ typeId, limit: 5, after: { dateCreated: 10, id: "ent\u0000" } }));
+      if (!id.refused) expect(id.value).toHaveLength(1);
     });
 
     test("create refuses a duplicate id", async () => {

@@ -62,6 +62,29 @@ describe("HS256 (development)", () => {
     const noneUpper = `${b64({ alg: "NONE" })}.${b64({ sub: "alice" })}.`;
     expect(await reason(v.verify(noneUpper))).toBe("unsigned tokens are refused");
   });
+  it("refuses a token without exp unless the host opts in", async () => {
+    const noExp = await new SignJWT({})
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject("alice")
+      .setIssuer("iss-a")
+      .setAudience("aud-a")
+      .setIssuedAt(Math.floor(NOW / 1000))
+      .sign(new TextEncoder().encode(SECRET));
+    expect(await reason(v.verify(noExp))).toBe("token has no expiry (exp claim)");
+    const lenient = jwtVerifier({ secret: SECRET, issuer: "iss-a", audience: "aud-a", clock, allowTokensWithoutExp: true });
+    expect((await lenient.verify(noExp)).sub).toBe("alice");
+    // opting in does not lift expiry for tokens that do carry exp
+    clock.set(NOW + 2 * 3600_000);
+    expect(await reason(lenient.verify(await sign({ expiresInSec: 60 })))).toBe("token expired");
+    clock.set(NOW);
+  });
+  it("refuses an HS256 secret shorter than 32 bytes at construction, naming the minimum", () => {
+    expect(() => jwtVerifier({ secret: "x".repeat(31) })).toThrow(/31 bytes; it must be at least 32/);
+    expect(() => jwtVerifier({ secret: new Uint8Array(16) })).toThrow(/16 bytes/);
+    // counted in bytes, not characters: 16 two-byte characters are enough
+    expect(() => jwtVerifier({ secret: "é".repeat(16) })).not.toThrow();
+    expect(() => jwtVerifier({ secret: "x".repeat(32) })).not.toThrow();
+  });
   it("devAuth yields a verifier and a token it accepts", async () => {
     const dev = await devAuth();
     expect((await dev.verifier.verify(dev.token)).sub).toBe("dev-user");

@@ -1,6 +1,6 @@
 // Safe fetching of user-chosen URLs: refused address classes, DNS answers checked, pinned connections, redirects, caps.
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkAddress, SpecFetchError, safeFetch } from "@mountkit/entries";
 
@@ -38,6 +38,19 @@ describe("address policy", () => {
     ["192.0.2.1", /reserved/],
     ["64:ff9b::7f00:1", /NAT64/],
     ["2002:7f00:1::", /6to4/],
+    // every embedding of an IPv4 address in IPv6 is judged by the IPv4 address it carries
+    ["::7f00:1", /IPv4-compatible address embedding 127\.0\.0\.1 is a loopback/],
+    ["::127.0.0.1", /loopback/],
+    ["::a00:1", /IPv4-compatible address embedding 10\.0\.0\.1 is a private/],
+    ["::a9fe:a9fe", /embedding 169\.254\.169\.254 is a cloud metadata/],
+    ["::ffff:0:7f00:1", /IPv4-translated address embedding 127\.0\.0\.1 is a loopback/],
+    ["::ffff:a9fe:a9fe", /169\.254\.169\.254 is a cloud metadata/],
+    ["64:ff9b::a9fe:a9fe", /NAT64 address embedding 169\.254\.169\.254 is a cloud metadata/],
+    ["64:ff9b::c0a8:101", /NAT64 address embedding 192\.168\.1\.1 is a private/],
+    ["64:ff9b:1:7f00:0:100::", /local-use NAT64 address embedding 127\.0\.0\.1 is a loopback/],
+    ["2002:a9fe:a9fe::1", /6to4 address embedding 169\.254\.169\.254 is a cloud metadata/],
+    ["2002:a00:1::", /6to4 address embedding 10\.0\.0\.1 is a private/],
+    ["2001:0:4136:e378:8000:63bf:80ff:fffe", /Teredo/],
   ];
   for (const [ip, why] of refused) {
     it(`refuses ${ip}`, () => {
@@ -49,6 +62,14 @@ describe("address policy", () => {
   it("allows public unicast", () => {
     for (const ip of ["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "172.32.0.1", "100.128.0.1"])
       expect(checkAddress(ip)).toEqual({ allowed: true });
+  });
+  it("allows an embedded IPv4 address that is itself public", () => {
+    for (const ip of ["::808:808", "64:ff9b::808:808", "2002:808:808::1", "::ffff:0:808:808"])
+      expect(checkAddress(ip), ip).toEqual({ allowed: true });
+  });
+  it("allowPrivate treats an embedded loopback like loopback, and embedded metadata stays refused", () => {
+    expect(checkAddress("::7f00:1", { allowPrivate: true }).allowed).toBe(true);
+    expect(checkAddress("64:ff9b::a9fe:a9fe", { allowPrivate: true }).allowed).toBe(false);
   });
   it("allowPrivate lets loopback and private through, never metadata", () => {
     expect(checkAddress("127.0.0.1", { allowPrivate: true }).allowed).toBe(true);
@@ -82,6 +103,10 @@ describe("safeFetch refuses before any request leaves", () => {
       `http://0x7f000001:${port}/spec.json`,
       `http://[::1]:${port}/spec.json`,
       `http://[::ffff:127.0.0.1]:${port}/spec.json`,
+      `http://[::127.0.0.1]:${port}/spec.json`,
+      `http://[::7f00:1]:${port}/spec.json`,
+      `http://[64:ff9b::7f00:1]:${port}/spec.json`,
+      `http://[2002:7f00:1::]:${port}/spec.json`,
       `http://0.0.0.0:${port}/spec.json`,
       "http://10.0.0.8/spec.json",
       "http://192.168.0.10/spec.json",
@@ -140,7 +165,14 @@ describe("safeFetch mechanics (allowPrivate on to reach local test servers)", ()
         for (let i = 0; i < 10; i++) res.write("y".repeat(500));
         res.end();
       } else if (u === "/slow") setTimeout(() => res.end("late"), 5000).unref();
-      else res.writeHead(404).end();
+      else if (u === "/trickle" || u === "/trickle-close") {
+        // no Content-Length (chunked): half a document at once, the rest long after the time cap
+        res.writeHead(200, { "content-type": "application/json" });
+        res.write('{"openapi":"3.1.0","info":{"title":"T","version":"1"},"paths":{"/a":{},');
+        if (u === "/trickle") setTimeout(() => res.end('"/b":{}}}'), 5000).unref();
+        // or the server drops the connection mid-body: also not a document
+        else setTimeout(() => res.socket?.destroy(), 50).unref();
+      } else res.writeHead(404).end();
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     port = (server.address() as AddressInfo).port;
@@ -171,7 +203,29 @@ describe("safeFetch mechanics (allowPrivate on to reach local test servers)", ()
   it("caps size (declared and streamed) and time; non-2xx fails", async () => {
     expect(await refusal(`${base}/big`, { ...o, maxBytes: 1000 })).toMatch(/^failed: the document is larger than 1000 bytes/);
     expect(await refusal(`${base}/big-chunked`, { ...o, maxBytes: 1000 })).toMatch(/^failed: the document is larger than 1000 bytes/);
-    expect(await refusal(`${base}/slow`, { ...o, timeoutMs: 200 })).toMatch(/^failed: no complete answer within 200 ms/);
+    expect(await refusal(`${base}/slow`, { ...o, timeoutMs: 200 })).toMatch(/^failed: timed out: no complete answer within 200 ms/);
     expect(await refusal(`${base}/missing`, o)).toMatch(/^failed: .* answered 404/);
+  });
+  it("never returns a partial body: a time cap hit mid-body or a dropped connection fails", async () => {
+    expect(await refusal(`${base}/trickle`, { ...o, timeoutMs: 300 })).toMatch(/^failed: timed out: no complete answer within 300 ms/);
+    expect(await refusal(`${base}/trickle-close`, { ...o, timeoutMs: 5000 })).toMatch(
+      /^failed: .*(closed before the whole document arrived|ECONNRESET|aborted)/,
+    );
+  });
+  it("a body delimited by connection close (no Content-Length, not chunked) cut by the time cap fails, naming the cap", async () => {
+    // the case that used to pass a truncated document as whole: destroying the socket looks like the body's end
+    const raw = createNetServer((socket) => {
+      socket.once("data", () => {
+        socket.write("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n");
+        socket.write('{"openapi":"3.1.0","info":{"title":"T","version":"1"},"paths":{"/a":{},');
+      });
+    });
+    await new Promise<void>((r) => raw.listen(0, "127.0.0.1", r));
+    try {
+      const url = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/spec.json`;
+      expect(await refusal(url, { ...o, timeoutMs: 300 })).toMatch(/^failed: timed out: no complete answer within 300 ms/);
+    } finally {
+      await new Promise((r) => raw.close(r));
+    }
   });
 });

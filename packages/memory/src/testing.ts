@@ -1,6 +1,6 @@
 // Store conformance suite: every MemoryStore (in-memory, SQLite, PostgreSQL, third-party) runs it.
 // Usage: describeMemoryStore("sqlite", async () => ({ store, close }), { skip: [{ reason, tests }] }).
-import { type SkipGroup, skipLookup } from "@mountkit/core";
+import { refusedOrAnswered, type SkipGroup, skipLookup } from "@mountkit/core";
 import { describe, expect, it } from "vitest";
 import type { EdgeRecord, EntityRecord, EpisodeRecord } from "./domain/types.js";
 import type { ExtractionCommit, MemoryStore } from "./store/types.js";
@@ -369,6 +369,36 @@ export function describeMemoryStore(name: string, factory: () => Promise<StoreFa
       }
       expect([...seen].sort()).toEqual([...made].sort());
       expect(new Set(seen).size).toBe(7);
+    });
+
+    test("text holding NUL is refused with a 400 or kept exactly; lookups by such text find nothing", async (store) => {
+      const brainId = uid("brain");
+      await store.createBrain({ brain: { id: brainId, name: brainId, createdAt: T0 } });
+      const ep = episode(brainId, { content: "Alice\u0000 lives in Paris.", metadata: { note: "n\u0000", "k\u0000": 1 } });
+      const created = await refusedOrAnswered(() =>
+        store.createEpisode({
+          episode: ep,
+          job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep.id }, maxAttempts: 3 },
+        }),
+      );
+      if (!created.refused) expect(await store.getEpisode({ brainId, id: ep.id })).toEqual(ep);
+      for (const op of <Array<() => Promise<unknown>>>[
+        () => store.getEpisode({ brainId, id: "ep\u0000" }),
+        () => store.getEpisode({ brainId: "brain\u0000", id: ep.id }),
+        () => store.getEntity({ brainId, id: "ent\u0000" }),
+        () => store.getEdge({ brainId, id: "edge\u0000" }),
+      ]) {
+        const r = await refusedOrAnswered(op);
+        if (!r.refused) expect(r.value).toBeNull();
+      }
+    });
+
+    test("a page position that is not a safe integer is refused with a 400 or read as a position", async (store) => {
+      const brainId = uid("brain");
+      for (const createdAt of [1.5, 1e20]) {
+        const r = await refusedOrAnswered(() => store.listEpisodes({ brainId, limit: 3, after: { createdAt, id: "ep_x" } }));
+        if (!r.refused) expect(r.value.items).toEqual([]);
+      }
     });
 
     test("setEpisodeStatus moves queued -> processing -> failed but never leaves done", async (store) => {

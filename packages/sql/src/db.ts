@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, PostgresDialect, SqliteDialect, SqliteDriver } from "kysely";
 import pg from "pg";
+import { GuardedDialect } from "./guard.js";
 import { type MigrationSet, migrate } from "./migrate.js";
 
 export type Dialect = "sqlite" | "postgres";
@@ -112,7 +113,7 @@ function openSqlite(options: OpenDatabaseOptions): SqlDatabase {
   raw.pragma("journal_mode = WAL");
   raw.pragma(`synchronous = ${options.synchronous ?? "NORMAL"}`);
   raw.pragma("foreign_keys = ON");
-  const kysely = new Kysely<any>({ dialect: new ImmediateSqliteDialect({ database: raw }) });
+  const kysely = new Kysely<any>({ dialect: new GuardedDialect(new ImmediateSqliteDialect({ database: raw })) });
   let closed = false;
   return {
     kysely,
@@ -131,7 +132,7 @@ function openPostgres(url: string, options: OpenDatabaseOptions): SqlDatabase {
   const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10, types: pgTypes });
   // an idle client losing its server must not crash the process; the next query gets a fresh client
   pool.on("error", () => {});
-  const kysely = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  const kysely = new Kysely<any>({ dialect: new GuardedDialect(new PostgresDialect({ pool })) });
   let closed = false;
   return {
     kysely,

@@ -12,7 +12,7 @@ import {
 } from "../src/domain/status.js";
 import { defaultSubject, FALLBACK_SUBJECT } from "../src/domain/subject.js";
 import { constantTimeEqual } from "../src/http/auth.js";
-import { decodeCursor, encodeCursor } from "../src/routes/agent.js";
+import { decodeConversationCursor as decodeCursor, encodeConversationCursor as encodeCursor } from "../src/domain/cursor.js";
 import { CUSTOMER_ID } from "../src/routes/schemas.js";
 
 describe("status machine", () => {
@@ -75,6 +75,10 @@ describe("helpers", () => {
     expect(decodeCursor(encodeCursor(pos))).toEqual(pos);
     expect(() => decodeCursor("!!!")).toThrow(/invalid cursor/);
     expect(() => decodeCursor(btoa("[1,2]"))).toThrow(/invalid cursor/);
+    // positions a store would choke on never get past the decoder
+    expect(() => decodeCursor(encodeCursor({ updatedAt: "2030-01-01T00:00:00.000Z", id: "conv\u0000x" }))).toThrow(/invalid cursor/);
+    expect(() => decodeCursor(encodeCursor({ updatedAt: "not a date", id: "conv_x" }))).toThrow(/invalid cursor/);
+    expect(() => decodeCursor(encodeCursor({ updatedAt: "2030-01-01T00:00:00.000Z", id: "" }))).toThrow(/invalid cursor/);
   });
 
   it("accepts only cust_<UUID>", () => {

@@ -23,13 +23,20 @@ const one = (l: string[] | undefined) => (l && l.length === 1 ? l[0] : l);
 async function verifierFromEnv(env: NodeJS.ProcessEnv, deps: { logger: Logger; clock?: Clock }): Promise<TokenVerifier> {
   const issuer = one(list(env.AUTH_ISSUER));
   const audience = one(list(env.AUTH_AUDIENCE));
+  const allowTokensWithoutExp = env.AUTH_ALLOW_TOKENS_WITHOUT_EXP === "1";
   if (env.AUTH_FIREBASE_PROJECT) return firebaseVerifier({ projectId: env.AUTH_FIREBASE_PROJECT, clock: deps.clock });
   if (env.AUTH_JWKS_URL) {
     if (!issuer || !audience)
       deps.logger.warn("entries: AUTH_JWKS_URL without AUTH_ISSUER and AUTH_AUDIENCE accepts any token those keys signed");
-    return jwtVerifier({ jwksUrl: env.AUTH_JWKS_URL, issuer, audience, clock: deps.clock });
+    return jwtVerifier({ jwksUrl: env.AUTH_JWKS_URL, issuer, audience, allowTokensWithoutExp, clock: deps.clock });
   }
-  if (env.AUTH_HS256_SECRET) return jwtVerifier({ secret: env.AUTH_HS256_SECRET, issuer, audience, clock: deps.clock });
+  if (env.AUTH_HS256_SECRET) {
+    try {
+      return jwtVerifier({ secret: env.AUTH_HS256_SECRET, issuer, audience, allowTokensWithoutExp, clock: deps.clock });
+    } catch (e) {
+      throw new Error(`AUTH_HS256_SECRET: ${(e as Error).message}`);
+    }
+  }
   const dev = await devAuth();
   deps.logger.info("entries: no AUTH_* variable set, dev mode with a generated HS256 secret", { devToken: dev.token });
   return dev.verifier;

@@ -32,8 +32,13 @@ export interface JwtVerifierOptions {
   jwksCooldownMs?: number;
   /** JWKS answers are reused at most this long, ms; default 10 min. */
   jwksMaxAgeMs?: number;
-  /** Claims every token must carry, besides `sub`. */
+  /** Claims every token must carry, besides `sub` and `exp`. */
   requiredClaims?: string[];
+  /**
+   * Accept tokens without an `exp` claim. Off by default: such a token never expires, so one that leaks
+   * works forever. Turn it on only for an identity provider that cannot issue expiring tokens.
+   */
+  allowTokensWithoutExp?: boolean;
   clock?: Clock;
   /** Extra checks on a verified payload; throw AuthError to refuse. */
   check?: (payload: JWTPayload, now: number) => void;
@@ -47,6 +52,7 @@ function describe(e: unknown): string {
     if (e.claim === "aud") return "token audience not accepted";
     if (e.claim === "nbf") return "token not yet valid";
     if (e.claim === "iat") return "token issued in the future";
+    if (e.claim === "exp" && e.reason === "missing") return "token has no expiry (exp claim)";
     return `token claim ${e.claim} invalid: ${e.reason}`;
   }
   if (e instanceof errors.JWSSignatureVerificationFailed) return "token signature invalid";
@@ -58,9 +64,19 @@ function describe(e: unknown): string {
   return "token invalid";
 }
 
+/** RFC 7518 section 3.2: an HS256 key must be at least as long as the hash output, 256 bits. */
+export const MIN_HS256_SECRET_BYTES = 32;
+
 export function jwtVerifier(o: JwtVerifierOptions): TokenVerifier {
   const sources = [o.secret !== undefined, o.jwksUrl !== undefined, o.jwks !== undefined].filter(Boolean).length;
   if (sources !== 1) throw new TypeError("jwtVerifier needs exactly one of secret, jwksUrl, jwks");
+  if (o.secret !== undefined) {
+    const bytes = typeof o.secret === "string" ? new TextEncoder().encode(o.secret).byteLength : o.secret.byteLength;
+    if (bytes < MIN_HS256_SECRET_BYTES)
+      throw new TypeError(
+        `the HS256 secret is ${bytes} bytes; it must be at least ${MIN_HS256_SECRET_BYTES} (RFC 7518 section 3.2). Generate one with: openssl rand -base64 32`,
+      );
+  }
   const algorithms = o.algorithms ?? (o.secret !== undefined ? ["HS256"] : ASYMMETRIC_ALGORITHMS);
   const key =
     o.secret !== undefined
@@ -87,7 +103,7 @@ export function jwtVerifier(o: JwtVerifierOptions): TokenVerifier {
           audience: o.audience,
           clockTolerance: tolerance,
           currentDate: new Date(now),
-          requiredClaims: ["sub", ...(o.requiredClaims ?? [])],
+          requiredClaims: ["sub", ...(o.allowTokensWithoutExp ? [] : ["exp"]), ...(o.requiredClaims ?? [])],
         });
         if (typeof payload.sub !== "string" || !payload.sub) throw new AuthError("token has no subject");
         o.check?.(payload, now);

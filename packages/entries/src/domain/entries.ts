@@ -152,9 +152,10 @@ export function entriesDomain(deps: { store: EntriesStore; types: TypeRegistry; 
 
     async inventory({ typeId, id, cursor, limit = 100 }) {
       typeOf(typeId);
+      // a bad cursor is a 400 whether or not the entry exists
+      const offset = cursor ? offsetCursor.decode(cursor) : 0;
       const summary = await store.getInventory({ typeId, entryId: id });
       if (!summary) throw entriesError("not_found", { message: `no inventory for ${typeId} entry ${id}` });
-      const offset = cursor ? offsetCursor.decode(cursor) : 0;
       const operations = await store.listOperations({ typeId, entryId: id, offset, limit });
       const end = offset + operations.length;
       return { ...summary, operations, next: end < summary.endpoints ? offsetCursor.encode(end) : null };

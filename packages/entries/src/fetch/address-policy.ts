@@ -41,6 +41,33 @@ const REASONS: Record<string, string> = {
 /** Ranges `allowPrivate` lets through (tests talk to local servers); metadata stays refused. */
 const PRIVATE_RANGES = new Set(["loopback", "private", "uniqueLocal", "linkLocal", "carrierGradeNat"]);
 
+/**
+ * The IPv4 address an IPv6 address carries in one of the standard embeddings, with the embedding's name.
+ * Traffic to these reaches (or is translated to) that IPv4 host, so it is what the policy must judge.
+ * IPv4-mapped `::ffff:0:0/96` never gets here: `ipaddr.process` already turned it into IPv4.
+ */
+function embeddedIpv4(addr: ipaddr.IPv6): { v4: ipaddr.IPv4; form: string } | null {
+  const b = addr.toByteArray();
+  const v4 = (i: number, j: number, k: number, l: number) => new ipaddr.IPv4([b[i]!, b[j]!, b[k]!, b[l]!]);
+  const zero = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
+  switch (addr.range()) {
+    case "rfc6052":
+      // 64:ff9b::/96 (well-known NAT64 prefix) carries it in the last 32 bits; 64:ff9b:1::/48 (RFC 8215,
+      // local-use) in bits 48-63 and 72-87 around the reserved octet 8 (RFC 6052 section 2.2)
+      return zero(4, 12) ? { v4: v4(12, 13, 14, 15), form: "a NAT64 address" } : { v4: v4(6, 7, 9, 10), form: "a local-use NAT64 address" };
+    case "rfc6145":
+      return { v4: v4(12, 13, 14, 15), form: "an IPv4-translated address" };
+    case "6to4":
+      return { v4: v4(2, 3, 4, 5), form: "a 6to4 address" };
+    case "unspecified":
+    case "loopback":
+      return null;
+    default:
+      // the rest of ::/96 (:: and ::1 aside): the deprecated IPv4-compatible form (RFC 4291 section 2.5.5.1)
+      return zero(0, 12) ? { v4: v4(12, 13, 14, 15), form: "an IPv4-compatible address" } : null;
+  }
+}
+
 export function checkAddress(ip: string, options: { allowPrivate?: boolean } = {}): AddressVerdict {
   let addr: ipaddr.IPv4 | ipaddr.IPv6;
   try {
@@ -51,6 +78,13 @@ export function checkAddress(ip: string, options: { allowPrivate?: boolean } = {
   }
   const normal = addr.toString();
   if (METADATA.has(normal)) return { allowed: false, reason: `${normal} is a cloud metadata address` };
+  if (addr.kind() === "ipv6") {
+    const inner = embeddedIpv4(addr as ipaddr.IPv6);
+    if (inner) {
+      const verdict = checkAddress(inner.v4.toString(), options);
+      return verdict.allowed ? verdict : { allowed: false, reason: `${normal} is ${inner.form} embedding ${verdict.reason}` };
+    }
+  }
   const range = addr.range();
   if (range === "unicast") return { allowed: true };
   if (options.allowPrivate && PRIVATE_RANGES.has(range)) return { allowed: true };

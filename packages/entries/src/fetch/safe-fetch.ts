@@ -99,7 +99,10 @@ function requestOnce(url: URL, pinned: ResolvedAddress, signal: AbortSignal, hea
   });
 }
 
-async function readCapped(res: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
+/** Thrown when the body stopped before its end; `safeFetch` names the time cap when that is what stopped it. */
+class IncompleteBody extends Error {}
+
+async function readCapped(res: IncomingMessage, maxBytes: number, signal: AbortSignal): Promise<Uint8Array> {
   const declared = Number(res.headers["content-length"]);
   if (Number.isFinite(declared) && declared > maxBytes) {
     res.destroy();
@@ -115,6 +118,9 @@ async function readCapped(res: IncomingMessage, maxBytes: number): Promise<Uint8
     }
     chunks.push(chunk);
   }
+  // A body delimited by the connection's close (no Content-Length, not chunked) "ends" cleanly when the
+  // time cap destroys the socket: without these checks a truncated document would pass as a whole one.
+  if (signal.aborted || !res.complete) throw new IncompleteBody("the connection closed before the whole document arrived");
   return Buffer.concat(chunks, total);
 }
 
@@ -152,7 +158,7 @@ export async function safeFetch(input: string | URL, options: SafeFetchOptions =
         res.resume();
         throw new SpecFetchError("failed", `${url.href} answered ${status}`);
       }
-      const body = await readCapped(res, options.maxBytes ?? DEFAULT_MAX_BYTES);
+      const body = await readCapped(res, options.maxBytes ?? DEFAULT_MAX_BYTES, signal);
       return { url: url.href, status, contentType: res.headers["content-type"], body };
     }
   } catch (e) {
@@ -160,9 +166,10 @@ export async function safeFetch(input: string | URL, options: SafeFetchOptions =
     if (signal.aborted) {
       throw new SpecFetchError(
         "failed",
-        options.signal?.aborted ? "the request was cancelled" : `no complete answer within ${timeoutMs} ms`,
+        options.signal?.aborted ? "the request was cancelled" : `timed out: no complete answer within ${timeoutMs} ms`,
       );
     }
+    if (e instanceof IncompleteBody) throw new SpecFetchError("failed", `${url.href}: ${e.message}`);
     throw new SpecFetchError("failed", `could not fetch ${url.href}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
 }

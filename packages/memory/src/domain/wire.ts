@@ -1,5 +1,5 @@
 // Wire forms of records (ISO-8601 times, open ends as null), opaque cursors and `asOf` parsing.
-import { iso } from "@mountkit/core";
+import { decodeCursor as decodeKeyset, encodeCursor as encodeKeyset, isCursorId, isCursorInteger, iso } from "@mountkit/core";
 import { memoryError } from "../errors.js";
 import type { EdgeRecord, EntityRecord, EpisodeRecord, PageAfter, PlaybookRecord } from "./types.js";
 
@@ -49,21 +49,14 @@ export function playbookSummaryJson(p: PlaybookRecord) {
 }
 
 export function encodeCursor(after: PageAfter | null): string | null {
-  return after ? Buffer.from(JSON.stringify([after.createdAt, after.id]), "utf8").toString("base64url") : null;
+  return after ? encodeKeyset([after.createdAt, after.id]) : null;
 }
 
 export function decodeCursor(cursor: string | undefined): PageAfter | null {
   if (cursor === undefined || cursor === "") return null;
-  const bad = () => memoryError("invalid_cursor", { details: [{ path: "cursor", message: "not a cursor returned by this API" }] });
-  if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) throw bad();
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-  } catch {
-    throw bad();
-  }
-  if (!Array.isArray(value) || value.length !== 2 || !Number.isSafeInteger(value[0]) || typeof value[1] !== "string" || !value[1])
-    throw bad();
+  const value = decodeKeyset(cursor);
+  if (!value || value.length !== 2 || !isCursorInteger(value[0]) || !isCursorId(value[1]))
+    throw memoryError("invalid_cursor", { details: [{ path: "cursor", message: "not a cursor returned by this API" }] });
   return { createdAt: value[0], id: value[1] };
 }
 

@@ -2,6 +2,7 @@
 // customers. Every change emits its event to the customer's open streams.
 import { empty, json, type Route, route } from "@mountkit/core";
 import * as z from "zod";
+import { decodeConversationCursor, encodeConversationCursor } from "../domain/cursor.js";
 import { isStatus, type Status } from "../domain/status.js";
 import { supportError } from "../errors.js";
 import { bearer } from "../http/auth.js";
@@ -31,24 +32,6 @@ const ListQuery = z.object({
   cursor: z.string().max(1000).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
-
-/** Keyset cursor: the last row's (updatedAt, id), opaque to clients. */
-export function encodeCursor(pos: { updatedAt: string; id: string }): string {
-  return btoa(JSON.stringify([pos.updatedAt, pos.id]))
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_")
-    .replace(/=+$/, "");
-}
-
-export function decodeCursor(cursor: string): { updatedAt: string; id: string } {
-  try {
-    const v: unknown = JSON.parse(atob(cursor.replace(/-/g, "+").replace(/_/g, "/")));
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && typeof v[1] === "string") return { updatedAt: v[0], id: v[1] };
-  } catch {
-    // fall through to the 400
-  }
-  throw supportError("invalid_request", { message: "invalid cursor" });
-}
 
 function parseStatuses(raw: string | undefined): Status[] | undefined {
   if (raw === undefined || raw === "") return undefined;
@@ -94,7 +77,7 @@ export function agentRoutes(cx: SupportContext): Route[] {
       async handler({ query }) {
         const product = cx.products.require(query.productSlug);
         if (!product.builtin) throw elsewhere();
-        const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+        const after = query.cursor ? decodeConversationCursor(query.cursor) : undefined;
         const rows = await cx.conversations.agentList({
           productSlug: product.slug,
           statuses: parseStatuses(query.status),
@@ -105,7 +88,7 @@ export function agentRoutes(cx: SupportContext): Route[] {
         });
         const items = rows.slice(0, query.limit);
         const last = items[items.length - 1];
-        return json(200, { items, next: rows.length > query.limit && last ? encodeCursor(last) : null });
+        return json(200, { items, next: rows.length > query.limit && last ? encodeConversationCursor(last) : null });
       },
     }),
     route({
