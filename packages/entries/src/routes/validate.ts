@@ -45,7 +45,7 @@ export async function answerFor(raw: Uint8Array | undefined, o: { baseUrl?: stri
   const text = decodeText(raw);
   if (text === undefined) return invalid("", "the document is not valid UTF-8");
   const parsed = parseText(text);
-  if (!parsed.ok) return invalid("", parsed.message);
+  if (!parsed.ok) return invalid(parsed.path ?? "", parsed.message);
   let checked = checkDocument(parsed.value, parsed.format, text);
   let baseUrl = o.baseUrl;
   if (isUrlRequest(parsed.value)) {
@@ -60,7 +60,7 @@ export async function answerFor(raw: Uint8Array | undefined, o: { baseUrl?: stri
     const t = decodeText(fetched.body);
     if (t === undefined) return invalid("", "the document is not valid UTF-8");
     const p = parseText(t);
-    if (!p.ok) return invalid("", p.message);
+    if (!p.ok) return invalid(p.path ?? "", p.message);
     checked = checkDocument(p.value, p.format, t);
   }
   if (!checked.ok) return { valid: false, errors: checked.errors };
