@@ -188,7 +188,7 @@ export function checkDocument(value: unknown, format: SpecFormat, text?: string)
     if (value.paths !== undefined && !isObject(value.paths)) errors.push({ path: "/paths", message: "`paths` must be an object" });
     else if (!CONTAINERS_31.some((k) => isObject(value[k])))
       errors.push({
-        path: "",
+        path: "/paths",
         message: "OpenAPI 3.1 needs at least one of `paths`, `webhooks` or `components` (none is present as an object)",
       });
   } else if (!isObject(value.paths)) errors.push({ path: "/paths", message: "`paths` is required and must be an object" });
