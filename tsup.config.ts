@@ -4,7 +4,7 @@ import { defineConfig } from "tsup";
 // external so packages never bundle each other (they resolve through the workspace at run time).
 const packages: Array<{ dir: string; entries?: Record<string, string> }> = [
   { dir: "packages/core" },
-  { dir: "packages/entries", entries: { testing: "src/testing.ts", cli: "src/cli.ts" } },
+  { dir: "packages/entries", entries: { testing: "src/testing.ts", cli: "src/cli.ts", "spec-worker": "src/openapi/worker.ts" } },
   { dir: "packages/memory", entries: { testing: "src/testing.ts", cli: "src/cli.ts" } },
   { dir: "packages/support", entries: { testing: "src/testing.ts" } },
   { dir: "packages/support-client" },

@@ -3,6 +3,7 @@
 // and no stack trace or file path may leak.
 import type { Route, Service } from "@mountkit/core";
 import { expect } from "vitest";
+import { aliasBomb, deepJsonSpec } from "../packages/entries/test/fixtures/hostile-specs.js";
 
 /** Mulberry32: a tiny seeded PRNG so a failing case can be replayed from its seed. */
 export function prng(seed: number) {
@@ -85,6 +86,15 @@ function mutateBody(route: Route, r: () => number, valid: Record<string, unknown
   return base;
 }
 
+/** Documents that once froze or crashed the validation address (issue #10): alias bombs, a cyclic alias, deep nesting. */
+const HOSTILE_DOCUMENTS: Array<[string, string]> = [
+  [aliasBomb(), "application/yaml"],
+  [aliasBomb(12, 6), "text/yaml"],
+  ["openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /a: &a {get: {responses: {}}, x-self: [*a]}\n", "application/yaml"],
+  [`a: &a [${Array(20_000).fill("x").join(",")}]\nb: [${Array(2_000).fill("*a").join(",")}]\n`, "application/yaml"],
+  [deepJsonSpec(5000), "application/json"],
+];
+
 const PARAM_VALUES = [
   "x",
   "0",
@@ -166,11 +176,15 @@ export async function fuzzService(
       let body: string | undefined;
       if (route.method !== "GET" && route.method !== "DELETE") {
         const roll = r();
-        if (roll < 0.1) body = '{"broken": ';
-        else if (roll < 0.15) body = "\u00ff\u00fe garbage";
-        else body = JSON.stringify(mutateBody(route, r, o.validBody?.(route)));
         const ctRoll = r();
         headers["content-type"] = ctRoll < 0.85 ? "application/json" : ctRoll < 0.92 ? "text/plain" : "application/x-www-form-urlencoded";
+        if (roll < 0.1) body = '{"broken": ';
+        else if (roll < 0.15) body = "\u00ff\u00fe garbage";
+        else if (roll < 0.25) {
+          const [doc, type] = HOSTILE_DOCUMENTS[Math.floor(r() * HOSTILE_DOCUMENTS.length)]!;
+          body = doc;
+          headers["content-type"] = type;
+        } else body = JSON.stringify(mutateBody(route, r, o.validBody?.(route)));
       }
       const url = `${baseUrl}${path}${qs ? `?${qs}` : ""}`;
       const res = await fetch(url, { method: route.method, headers, body });

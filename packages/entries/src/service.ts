@@ -17,7 +17,8 @@ import type { SafeFetchOptions } from "./fetch/safe-fetch.js";
 import { apisPrepare, sameOriginFetcher } from "./inventory/apis-hook.js";
 import { type ValidateRequest, validationAddress, validationClient } from "./openapi/client.js";
 import { typeDocument } from "./openapi/type-document.js";
-import { type ValidationOutcome, validateSpec } from "./openapi/validate.js";
+import { type SpecPoolOptions, specPool } from "./openapi/pool.js";
+import type { ValidationOutcome } from "./openapi/validate.js";
 import { dataRoutes } from "./routes/data.js";
 import { inventoryRoutes } from "./routes/inventory.js";
 import { LIMITS } from "./routes/schemas.js";
@@ -45,6 +46,8 @@ export interface EntriesServiceOptions {
   specFetch?: SafeFetchOptions;
   /** `apis` specs fetched and catalogued at once (each may hold tens of MB while processed); default 4. */
   maxConcurrentSpecs?: number;
+  /** The worker pool that parses, validates and catalogues specs off the event loop: threads, queue, time, memory, limits. */
+  validation?: SpecPoolOptions;
   /** Body limit of entry routes; default 1 MiB. */
   bodyLimit?: number;
   /** Body limit of the validation address (specs run to megabytes); default 25 MiB. */
@@ -77,9 +80,11 @@ export function createEntriesService(o: EntriesServiceOptions): EntriesService {
   const ids = o.ids ?? randomIds;
   const fetchOptions: SafeFetchOptions = o.specFetch ?? {};
 
+  const pool = specPool(o.validation);
   const local = async (req: ValidateRequest): Promise<ValidationOutcome> =>
-    validateSpec(req.body, {
+    pool.validate(req.body, {
       baseUrl: req.baseUrl,
+      signal: req.signal,
       fetchDocument: req.baseUrl ? sameOriginFetcher({ ...fetchOptions, signal: req.signal }) : undefined,
     });
   const client = validationClient({
@@ -93,7 +98,7 @@ export function createEntriesService(o: EntriesServiceOptions): EntriesService {
   });
 
   const types = typeRegistry([
-    builtinTypes.apis(apisPrepare({ client, fetch: fetchOptions, maxConcurrent: o.maxConcurrentSpecs })),
+    builtinTypes.apis(apisPrepare({ client, fetch: fetchOptions, local, maxConcurrent: o.maxConcurrentSpecs })),
     builtinTypes.countries(),
     ...(o.types ?? []),
   ]);
@@ -142,9 +147,10 @@ export function createEntriesService(o: EntriesServiceOptions): EntriesService {
       ...typeRoutes({ types, document, knownType, basePath }),
       ...dataRoutes({ domain, auth, knownType, basePath }),
       ...inventoryRoutes({ domain, knownType }),
-      ...validateRoutes({ fetch: fetchOptions, bodyLimit: o.validateBodyLimit ?? 25 * 1024 * 1024 }),
+      ...validateRoutes({ fetch: fetchOptions, bodyLimit: o.validateBodyLimit ?? 25 * 1024 * 1024, pool }),
     ],
     dispose: async () => {
+      await pool.destroy();
       await store.close?.();
     },
   });
@@ -152,7 +158,7 @@ export function createEntriesService(o: EntriesServiceOptions): EntriesService {
   const api: EntriesApi = {
     ...domain,
     validateOpenApi: (body, options = {}) =>
-      answerFor(typeof body === "string" ? new TextEncoder().encode(body) : body, { baseUrl: options.baseUrl, fetch: fetchOptions }),
+      answerFor(typeof body === "string" ? new TextEncoder().encode(body) : body, { baseUrl: options.baseUrl, fetch: fetchOptions, pool }),
     typeDocument: document,
   };
   return Object.assign(service, { api, types, store });

@@ -1,13 +1,11 @@
 // The `apis` submission step: fetch specUrl safely, have the validation address judge it, catalogue it.
 import { entriesError } from "../errors.js";
-import { type ValidationClient, ValidatorUnavailableError } from "../openapi/client.js";
-import { parseSpec } from "../openapi/parse.js";
-import { checkRefs } from "../openapi/refs.js";
-import { externalLoader } from "../openapi/validate.js";
+import { type ValidateRequest, type ValidationClient, ValidatorUnavailableError } from "../openapi/client.js";
+import { SpecPoolBusyError } from "../openapi/pool.js";
+import type { ValidationOutcome } from "../openapi/validate.js";
 import { type SafeFetchOptions, SpecFetchError, safeFetch } from "../fetch/safe-fetch.js";
 import type { ApisCustomData } from "../types/apis.js";
 import type { EntryTypeDefinition, Preparation } from "../types/registry.js";
-import { catalogue } from "./catalogue.js";
 
 const SPEC_PATH = "customData.specUrl";
 
@@ -33,21 +31,20 @@ export function semaphore(n: number) {
   };
 }
 
-export function apisPrepare(deps: {
+interface PrepareDeps {
   client: ValidationClient;
   fetch: SafeFetchOptions;
-  maxConcurrent?: number;
-}): NonNullable<EntryTypeDefinition["prepare"]> {
+  /** Validates and catalogues in this process (the spec pool): used when a remote validator answers without operations. */
+  local: (req: ValidateRequest) => Promise<ValidationOutcome>;
+}
+
+export function apisPrepare(deps: PrepareDeps & { maxConcurrent?: number }): NonNullable<EntryTypeDefinition["prepare"]> {
   // A multi-MB spec takes tens of MB of heap while it is parsed and checked: bound how many are in flight.
   const limit = semaphore(deps.maxConcurrent ?? 4);
   return (customData, ctx) => limit(() => prepareOne(deps, customData, ctx));
 }
 
-async function prepareOne(
-  deps: { client: ValidationClient; fetch: SafeFetchOptions },
-  customData: unknown,
-  ctx: { signal: AbortSignal },
-): Promise<Preparation> {
+async function prepareOne(deps: PrepareDeps, customData: unknown, ctx: { signal: AbortSignal }): Promise<Preparation> {
   const { specUrl } = customData as ApisCustomData;
   const fetchOptions = { ...deps.fetch, signal: ctx.signal };
   let fetched: Awaited<ReturnType<typeof safeFetch>>;
@@ -69,7 +66,7 @@ async function prepareOne(
     });
   } catch (e) {
     // the reason names the operator's validator address: it goes to the log (cause), not to the client
-    if (e instanceof ValidatorUnavailableError) throw entriesError("validator_unavailable", { cause: e });
+    if (e instanceof ValidatorUnavailableError || e instanceof SpecPoolBusyError) throw entriesError("validator_unavailable", { cause: e });
     throw e;
   }
   const { answer } = outcome;
@@ -82,10 +79,12 @@ async function prepareOne(
   let inventory = outcome.inventory;
   if (!inventory) {
     // A remote validator answers without operations: catalogue here, from the bytes already fetched.
-    const parsed = parseSpec(fetched.body);
-    if (!parsed.ok) throw entriesError("spec_invalid", { details: parsed.errors.map((x) => ({ path: SPEC_PATH, message: x.message })) });
-    const refs = await checkRefs(parsed.spec.document, { baseUrl: fetched.url, load: externalLoader(sameOriginFetcher(fetchOptions)) });
-    inventory = catalogue(parsed.spec, refs.pathItem);
+    const local = await deps.local({ body: fetched.body, contentType: fetched.contentType, baseUrl: fetched.url, signal: ctx.signal });
+    if (!local.answer.valid || !local.inventory)
+      throw entriesError("spec_invalid", {
+        details: (local.answer.valid ? [] : local.answer.errors).map((x) => ({ path: SPEC_PATH, message: x.message })),
+      });
+    inventory = local.inventory;
   }
   return { tags: inventory.tags, inventory };
 }

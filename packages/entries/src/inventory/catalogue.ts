@@ -18,15 +18,15 @@ export function inventoryTags(version: string): string[] {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/** `paths`, or nothing: an OpenAPI 3.1 document may describe only webhooks or components. */
+export const pathsOf = (document: Record<string, unknown>): Record<string, unknown> => (isObject(document.paths) ? document.paths : {});
+
 /**
  * Lists operations sorted by path (code-unit order), then method: a stable order independent of how the
  * document was written. `pathItem` follows a path item's `$ref`; by default the item is read as is.
  */
-export function catalogue(
-  spec: ParsedSpec,
-  pathItem: (key: string) => unknown = (k) => (spec.document.paths as Record<string, unknown>)[k],
-): Inventory {
-  const paths = spec.document.paths as Record<string, unknown>;
+export function catalogue(spec: ParsedSpec, pathItem: (key: string) => unknown = (k) => pathsOf(spec.document)[k]): Inventory {
+  const paths = pathsOf(spec.document);
   const keys = Object.keys(paths)
     .filter((k) => k.startsWith("/"))
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));

@@ -141,7 +141,7 @@ export async function checkRefs(document: Record<string, unknown>, options: Chec
   }
   await Promise.all(pending);
 
-  const paths = document.paths as Record<string, unknown>;
+  const paths = (isObject(document.paths) ? document.paths : {}) as Record<string, unknown>;
   return {
     warnings,
     pathItem(key) {

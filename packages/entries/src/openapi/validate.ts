@@ -2,6 +2,7 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { type Inventory, catalogue } from "../inventory/catalogue.js";
 import { checkDocument, type ParsedSpec, parseSpec, parseText, type SpecIssue, decodeText } from "./parse.js";
+import type { SpecLimits } from "./limits.js";
 import { checkRefs, type ExternalLoader } from "./refs.js";
 
 export type ValidationAnswer =
@@ -26,6 +27,8 @@ export interface ValidateSpecOptions {
   fetchDocument?: (url: URL) => Promise<Uint8Array>;
   maxWarnings?: number;
   maxExternalDocuments?: number;
+  /** Depth and YAML alias limits; default DEFAULT_SPEC_LIMITS. */
+  limits?: SpecLimits;
 }
 
 export interface ValidationOutcome {
@@ -96,7 +99,7 @@ export async function validateSpec(input: Uint8Array | string | ParsedSpec, opti
   let spec: ParsedSpec;
   if (typeof input === "object" && !(input instanceof Uint8Array)) spec = input;
   else {
-    const parsed = parseSpec(input);
+    const parsed = parseSpec(input, { limits: options.limits });
     if (!parsed.ok) return { answer: { valid: false, errors: parsed.errors } };
     spec = parsed.spec;
   }

@@ -3,8 +3,10 @@ import { json, route } from "@mountkit/core";
 import * as z from "zod";
 import { type SafeFetchOptions, SpecFetchError, safeFetch } from "../fetch/safe-fetch.js";
 import { sameOriginFetcher } from "../inventory/apis-hook.js";
-import { checkDocument, decodeText, parseText } from "../openapi/parse.js";
-import { type ValidationAnswer, validateSpec } from "../openapi/validate.js";
+import { entriesError } from "../errors.js";
+import { decodeText, parseText } from "../openapi/parse.js";
+import { type SpecPool, SpecPoolBusyError } from "../openapi/pool.js";
+import type { ValidationAnswer } from "../openapi/validate.js";
 
 export const SPEC_CONTENT_TYPES = [
   "application/json",
@@ -38,37 +40,54 @@ const isUrlRequest = (v: unknown): v is { url: string } =>
   Object.keys(v).length === 1 &&
   typeof (v as { url?: unknown }).url === "string";
 
-/** Validates a posted document, or the one at `{ "url": ... }` (fetched under the spec-fetch policy). */
-export async function answerFor(raw: Uint8Array | undefined, o: { baseUrl?: string; fetch: SafeFetchOptions }): Promise<ValidationAnswer> {
+/** A `{ "url": ... }` request is a few hundred bytes: only bodies this small are parsed here, on the event loop. */
+const URL_REQUEST_MAX_BYTES = 8 * 1024;
+
+function urlRequest(raw: Uint8Array): string | undefined {
+  if (raw.byteLength > URL_REQUEST_MAX_BYTES) return undefined;
+  const text = decodeText(raw);
+  if (text === undefined) return undefined;
+  const parsed = parseText(text);
+  return parsed.ok && isUrlRequest(parsed.value) ? parsed.value.url : undefined;
+}
+
+/**
+ * Validates a posted document, or the one at `{ "url": ... }` (fetched here under the spec-fetch policy). Parsing,
+ * validation and cataloguing run in the spec pool, so a large or hostile document never holds the event loop.
+ */
+export async function answerFor(
+  raw: Uint8Array | undefined,
+  o: { baseUrl?: string; fetch: SafeFetchOptions; pool: SpecPool },
+): Promise<ValidationAnswer> {
   const invalid = (path: string, message: string): ValidationAnswer => ({ valid: false, errors: [{ path, message }] });
   if (!raw || raw.byteLength === 0) return invalid("", 'the body is empty: post an OpenAPI document or { "url": string }');
-  const text = decodeText(raw);
-  if (text === undefined) return invalid("", "the document is not valid UTF-8");
-  const parsed = parseText(text);
-  if (!parsed.ok) return invalid("", parsed.message);
-  let checked = checkDocument(parsed.value, parsed.format, text);
+  let body = raw;
   let baseUrl = o.baseUrl;
-  if (isUrlRequest(parsed.value)) {
-    let fetched: Awaited<ReturnType<typeof safeFetch>>;
+  const url = urlRequest(raw);
+  if (url !== undefined) {
     try {
-      fetched = await safeFetch(parsed.value.url, o.fetch);
+      const fetched = await safeFetch(url, o.fetch);
+      body = fetched.body;
+      baseUrl = fetched.url;
     } catch (e) {
       if (e instanceof SpecFetchError) return invalid("url", e.kind === "refused" ? `refused: ${e.message}` : e.message);
       throw e;
     }
-    baseUrl = fetched.url;
-    const t = decodeText(fetched.body);
-    if (t === undefined) return invalid("", "the document is not valid UTF-8");
-    const p = parseText(t);
-    if (!p.ok) return invalid("", p.message);
-    checked = checkDocument(p.value, p.format, t);
   }
-  if (!checked.ok) return { valid: false, errors: checked.errors };
-  const outcome = await validateSpec(checked.spec, { baseUrl, fetchDocument: baseUrl ? sameOriginFetcher(o.fetch) : undefined });
-  return outcome.answer;
+  try {
+    const outcome = await o.pool.validate(body, {
+      baseUrl,
+      fetchDocument: baseUrl ? sameOriginFetcher(o.fetch) : undefined,
+      signal: o.fetch.signal,
+    });
+    return outcome.answer;
+  } catch (e) {
+    if (e instanceof SpecPoolBusyError) throw entriesError("validator_unavailable", { cause: e });
+    throw e;
+  }
 }
 
-export function validateRoutes(o: { fetch: SafeFetchOptions; bodyLimit: number }) {
+export function validateRoutes(o: { fetch: SafeFetchOptions; bodyLimit: number; pool: SpecPool }) {
   const make = (path: string, internal: boolean) =>
     route({
       method: "POST",
@@ -87,7 +106,7 @@ export function validateRoutes(o: { fetch: SafeFetchOptions; bodyLimit: number }
       },
       async handler(ctx) {
         const fetchOptions = { ...o.fetch, signal: ctx.signal };
-        const answer = await answerFor(ctx.rawBody, { baseUrl: ctx.query.baseUrl, fetch: fetchOptions });
+        const answer = await answerFor(ctx.rawBody, { baseUrl: ctx.query.baseUrl, fetch: fetchOptions, pool: o.pool });
         return json(answer.valid ? 200 : 422, answer);
       },
     });

@@ -1,0 +1,122 @@
+// Resource limits on untrusted documents: nesting depth and YAML alias expansion, checked in one walk before any
+// recursive consumer (JSON Schema validation, $ref resolution, cataloguing) sees the document (issue #10).
+import type { SpecIssue } from "./parse.js";
+
+export interface SpecLimits {
+  /** Deepest nesting of objects and arrays, aliases followed; default 256. */
+  maxDepth: number;
+  /** Alias nodes (`*name`) a YAML document may hold; default 10,000. */
+  maxAliases: number;
+  /** Nodes YAML aliases may add to the document once expanded (a "billion laughs" grows by millions); default 1,000,000. */
+  maxAliasedNodes: number;
+}
+
+export const DEFAULT_SPEC_LIMITS: SpecLimits = { maxDepth: 256, maxAliases: 10_000, maxAliasedNodes: 1_000_000 };
+
+/** Names the limit hit, as CONTRACT §1 asks ("too deep", "too aliased", "too slow"). */
+export const limitMessages = {
+  depth: (max: number) => `too deep: the document nests more than ${max} levels (limit maxDepth ${max})`,
+  aliases: (max: number) => `too aliased: the YAML document uses more than ${max} aliases (limit maxAliases ${max})`,
+  expansion: (max: number) => `too aliased: YAML aliases expand the document by more than ${max} nodes (limit maxAliasedNodes ${max})`,
+  cycle: () => "too aliased: a YAML alias refers to a node that contains it (a cycle)",
+  time: (ms: number) => `too slow: the document took longer than ${ms} ms to process (limit timeoutMs ${ms})`,
+  memory: (mb: number) => `too large: processing the document needed more than ${mb} MB of memory (limit maxMemoryMb ${mb})`,
+};
+
+const isContainer = (v: unknown): v is object => typeof v === "object" && v !== null;
+
+const escapeToken = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
+
+function children(node: object): Array<[string, unknown]> {
+  return Array.isArray(node) ? node.map((v, i) => [String(i), v]) : Object.entries(node);
+}
+
+/**
+ * Depth of a parsed tree (JSON, or YAML without anchors): iterative, so a 100,000-deep document cannot overflow the
+ * stack here, and stops at the first node past the limit.
+ */
+function checkTree(root: unknown, maxDepth: number): SpecIssue | undefined {
+  const stack: Array<[unknown, number, string]> = [[root, 1, ""]];
+  while (stack.length) {
+    const [node, depth, at] = stack.pop()!;
+    if (!isContainer(node)) continue;
+    if (depth > maxDepth) return { path: at, message: limitMessages.depth(maxDepth) };
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) if (isContainer(node[i])) stack.push([node[i], depth + 1, `${at}/${i}`]);
+    } else
+      for (const key in node) {
+        const v = (node as Record<string, unknown>)[key];
+        if (isContainer(v)) stack.push([v, depth + 1, `${at}/${escapeToken(key)}`]);
+      }
+  }
+  return undefined;
+}
+
+interface Frame {
+  node: object;
+  at: string;
+  entries: Array<[string, unknown]>;
+  next: number;
+  size: number;
+  height: number;
+}
+
+/**
+ * For YAML with anchors, where one object can hang under many parents: the expanded size and depth are computed once
+ * per distinct object (post-order, memoised), so a billion-laughs document is measured in time linear in its text.
+ */
+function checkGraph(root: unknown, limits: SpecLimits): SpecIssue | undefined {
+  if (!isContainer(root)) return undefined;
+  const measured = new Map<object, { size: number; height: number }>();
+  const onPath = new Set<object>();
+  let unique = 0;
+  let expanded = 0;
+  const open = (node: object, at: string): Frame => {
+    onPath.add(node);
+    unique++;
+    return { node, at, entries: children(node), next: 0, size: 1, height: 1 };
+  };
+  const stack: Frame[] = [open(root, "")];
+  while (stack.length) {
+    const top = stack[stack.length - 1]!;
+    if (stack.length > limits.maxDepth) return { path: top.at, message: limitMessages.depth(limits.maxDepth) };
+    if (top.next < top.entries.length) {
+      const [key, child] = top.entries[top.next++]!;
+      if (!isContainer(child)) {
+        top.size++;
+        continue;
+      }
+      const known = measured.get(child);
+      if (known) {
+        top.size += known.size;
+        top.height = Math.max(top.height, known.height + 1);
+        if (stack.length + known.height > limits.maxDepth)
+          return { path: `${top.at}/${escapeToken(key)}`, message: limitMessages.depth(limits.maxDepth) };
+        continue;
+      }
+      if (onPath.has(child)) return { path: `${top.at}/${escapeToken(key)}`, message: limitMessages.cycle() };
+      stack.push(open(child, `${top.at}/${escapeToken(key)}`));
+      continue;
+    }
+    stack.pop();
+    onPath.delete(top.node);
+    measured.set(top.node, { size: top.size, height: top.height });
+    const parent = stack[stack.length - 1];
+    if (parent) {
+      parent.size += top.size;
+      parent.height = Math.max(parent.height, top.height + 1);
+    } else expanded = top.size;
+    if (top.size - unique > limits.maxAliasedNodes) return { path: top.at, message: limitMessages.expansion(limits.maxAliasedNodes) };
+  }
+  return expanded - unique > limits.maxAliasedNodes ? { path: "", message: limitMessages.expansion(limits.maxAliasedNodes) } : undefined;
+}
+
+/** The first limit a parsed document breaks, if any. `shared`: the parser may have shared nodes (YAML anchors). */
+export function checkLimits(root: unknown, shared: boolean, limits: SpecLimits = DEFAULT_SPEC_LIMITS): SpecIssue | undefined {
+  return shared ? checkGraph(root, limits) : checkTree(root, limits.maxDepth);
+}
+
+/** Whether YAML text may define an anchor (`&name` in node position); when not, no node can be shared. */
+export function mayHaveAnchors(text: string): boolean {
+  return /(?:^|[\s[{,:?-])&[^\s,[\]{}]/m.test(text);
+}
