@@ -12,6 +12,7 @@ const KEY_Q = "mk_test_quota_q_0123456789";
 const KEY_R = "mk_test_quota_r_0123456789";
 const KEY_S = "mk_test_based_s_0123456789";
 const QUOTA = 5;
+const ONE_KEYS = [1, 2, 3, 4, 5].map((n) => `mk_test_quota_one_${n}_0123456789`);
 
 let clock: ManualClock;
 let main: MemoryService;
@@ -34,7 +35,9 @@ forEachAdapter(
     await small.keys.create({ brainId: "q", key: KEY_Q });
     await small.keys.create({ brainId: "r", key: KEY_R });
     await small.keys.create({ brainId: "s", key: KEY_S });
-    return [main, small];
+    const one = createMemoryService({ clock, dailyQuota: 1, basePath: "/one" });
+    for (const k of ONE_KEYS) await one.keys.create({ brainId: k, key: k });
+    return [main, small, one];
   },
   (t) => {
     const u = (path: string) => `${t.url}${path}`;
@@ -391,6 +394,18 @@ forEachAdapter(
       expectError(await post("/v1/recall", { query: "" }), 400);
       expect(body("/v1/episodes").content["application/json"].schema.properties.content.minLength).toBe(1);
       expectError(await post("/v1/episodes", { content: "" }), 400);
+    });
+
+    it("quota 1: a failing call in flight never makes a concurrent good call answer 429", async () => {
+      clock.set("2030-06-01T10:00:00Z");
+      for (const key of ONE_KEYS) {
+        const H = as(key);
+        const [missing, ok] = await Promise.all([get("/one/v1/edges/nope", H), get("/one/v1/episodes", H)]);
+        expectError(missing, 404);
+        expect(ok.status).toBe(200);
+        expect(ok.headers.get("ratelimit-remaining")).toBe("0");
+        expectError(await get("/one/v1/episodes", H), 429);
+      }
     });
 
     it("daily quota: exact under concurrent calls, 429 with headers, failures free, reset at midnight UTC", async () => {

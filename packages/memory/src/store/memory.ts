@@ -15,6 +15,7 @@ import {
 } from "../domain/types.js";
 import { type Bm25Index, bm25Index } from "../retrieval/bm25.js";
 import { topK } from "../retrieval/topk.js";
+import { memoryQuotaHolds } from "./memory-quota.js";
 import type { MemoryStore, SearchHit } from "./types.js";
 
 interface BrainData {
@@ -122,6 +123,7 @@ export function memoryMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   return {
     jobs,
     quota: options.quota ?? memoryQuotaCounter(),
+    ...(options.quota ? {} : { quotaHolds: memoryQuotaHolds() }),
 
     async createBrain({ brain: b }) {
       if (!brains.has(b.id)) brains.set(b.id, { ...b });

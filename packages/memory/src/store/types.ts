@@ -80,6 +80,25 @@ export interface BitemporalPoint {
   knownAt?: number;
 }
 
+/**
+ * Daily quota with holds: a call holds a unit while it runs and the unit is used only when the call
+ * succeeds, so a failing call in flight never makes a good one answer 429 (it waits for the outcome
+ * instead). Exact across every process sharing the store. A hold left by a crashed process lapses after
+ * its ttl.
+ */
+export interface QuotaHolds {
+  /**
+   * `held`: a unit is held for the call; `exhausted`: `limit` calls already succeeded this period;
+   * `busy`: the remaining units are all held by calls in flight (ask again once they settle).
+   */
+  hold(input: { key: string; period: string; limit: number; id: string; now: number; ttlMs: number }): Promise<{
+    state: "held" | "exhausted" | "busy";
+    used: number;
+  }>;
+  /** Ends a hold: a success turns it into a used unit, a failure frees it. Answers the units used. */
+  settle(input: { key: string; period: string; id: string; success: boolean; limit: number }): Promise<{ used: number }>;
+}
+
 export interface ListInput {
   brainId: string;
   limit: number;
@@ -177,5 +196,7 @@ export interface MemoryStore {
   readonly jobs: JobStore;
   /** Daily quota counters, shared by every process using this store. */
   readonly quota: QuotaCounter;
+  /** The daily quota the service enforces when present (see QuotaHolds); `quota` alone is reserve-and-refund. */
+  readonly quotaHolds?: QuotaHolds;
   close?(): Promise<void>;
 }

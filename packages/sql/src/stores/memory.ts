@@ -24,6 +24,7 @@ import { type Kysely, type RawBuilder, sql } from "kysely";
 import { insertJob, sqlJobStore } from "../core/jobs.js";
 import { sqlQuotaCounter } from "../core/limiter.js";
 import type { SqlDatabase } from "../db.js";
+import { sqlQuotaHolds } from "./memory-quota.js";
 
 const EPISODE_COLS = [
   "brain_id",
@@ -452,6 +453,7 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
   return {
     jobs: sqlJobStore(database),
     quota: sqlQuotaCounter(database),
+    quotaHolds: sqlQuotaHolds(database),
 
     async createBrain({ brain }) {
       await db
