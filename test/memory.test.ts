@@ -12,6 +12,7 @@ const KEY_Q = "mk_test_quota_q_0123456789";
 const KEY_R = "mk_test_quota_r_0123456789";
 const KEY_S = "mk_test_based_s_0123456789";
 const QUOTA = 5;
+const ONE_KEYS = [1, 2, 3, 4, 5].map((n) => `mk_test_quota_one_${n}_0123456789`);
 
 let clock: ManualClock;
 let main: MemoryService;
@@ -34,7 +35,9 @@ forEachAdapter(
     await small.keys.create({ brainId: "q", key: KEY_Q });
     await small.keys.create({ brainId: "r", key: KEY_R });
     await small.keys.create({ brainId: "s", key: KEY_S });
-    return [main, small];
+    const one = createMemoryService({ clock, dailyQuota: 1, basePath: "/one" });
+    for (const k of ONE_KEYS) await one.keys.create({ brainId: k, key: k });
+    return [main, small, one];
   },
   (t) => {
     const u = (path: string) => `${t.url}${path}`;
@@ -112,7 +115,8 @@ forEachAdapter(
       expect(after.body.edges.map((e: any) => e.id)).toContain(berlin.edgeIds[0]);
       expect(after.body.edges.map((e: any) => e.id)).not.toContain(paris.edgeIds[0]);
       const old = await get(`/v1/edges/${paris.edgeIds[0]}`);
-      expect(old.body).toMatchObject({ tInvalid: "2023-03-01T00:00:00.000Z", tExpired: "2023-03-02T00:00:00.000Z" });
+      // a supersession ends validity; the record itself stays current knowledge (CONTRACT §2)
+      expect(old.body).toMatchObject({ tInvalid: "2023-03-01T00:00:00.000Z", tExpired: null });
       expect(old.body.invalidationReason).toContain(berlin.edgeIds[0]);
       // a full timestamp works as asOf too
       const exact = await post("/v1/recall", { query: q, asOf: "2023-02-28T23:59:59Z" });
@@ -193,7 +197,6 @@ forEachAdapter(
       expectError(await post("/v1/episodes", { content: "x".repeat(100_001) }), 400);
       expectError(await post("/v1/episodes", { content: "x".repeat(1_100_000) }), 413);
       expectError(await post("/v1/episodes", { content: "ok", metadata: "nope" }), 400);
-      expectError(await post("/v1/episodes", { content: "ok", metadata: { playbook: "Not A Slug" } }), 400);
       expectError(await post("/v1/episodes", { content: "ok", occurredAt: "last tuesday" }), 400);
       expectError(
         await call(u("/v1/episodes"), { method: "POST", headers: { ...A, "content-type": "application/json" }, rawBody: "{nope" }),
@@ -206,6 +209,8 @@ forEachAdapter(
       expectError(await post("/v1/recall", { query: "x", asOf: "2023-13-45" }), 400);
       expectError(await post("/v1/recall", { query: "x", asOf: "2023-02-30" }), 400);
       expectError(await post("/v1/recall", { query: "x", asOf: "yesterday" }), 400);
+      expectError(await post("/v1/recall", { query: "x", knownAt: "2023-02-30" }), 400);
+      expect((await post("/v1/recall", { query: "x", knownAt: "soon" })).body.details[0].path).toBe("knownAt");
       expectError(await post("/v1/recall", { query: "x", limit: 101 }), 400);
       expectError(await post("/v1/recall", { query: "x", limit: 0 }), 400);
       expectError(await post("/v1/recall", { query: "" }), 400);
@@ -274,6 +279,101 @@ forEachAdapter(
       expect(typeof r.body.updatedAt).toBe("string");
     });
 
+    it("history imported today with past occurredAt answers past asOf questions; knownAt before the import sees nothing", async () => {
+      clock.set("2025-03-10T09:00:00Z");
+      const globex = await ingest("Olga Petrov works at Globex Corp.", { occurredAt: "2023-02-01T00:00:00Z" });
+      const hooli = await ingest("Olga Petrov works at Hooli Corp.", { occurredAt: "2023-09-01T00:00:00Z" });
+      const ids = async (body: Record<string, unknown>) =>
+        (await post("/v1/recall", { query: "Where does Olga Petrov work?", ...body })).body.edges.map((e: any) => e.id);
+      const spring = await ids({ asOf: "2023-06-30" });
+      expect(spring).toContain(globex.edgeIds[0]);
+      expect(spring).not.toContain(hooli.edgeIds[0]);
+      const winter = await ids({ asOf: "2023-12-31" });
+      expect(winter).toContain(hooli.edgeIds[0]);
+      expect(winter).not.toContain(globex.edgeIds[0]);
+      const before = await ids({ asOf: "2023-06-30", knownAt: "2025-03-09" });
+      expect(before).not.toContain(globex.edgeIds[0]);
+      expect(before).not.toContain(hooli.edgeIds[0]);
+      const r = await post("/v1/recall", { query: "Olga Petrov", asOf: "2023-06-30" });
+      expect(r.body).toMatchObject({ asOf: "2023-06-30T23:59:59.999Z", knownAt: "2025-03-10T09:00:00.000Z" });
+      expect(r.body.episodes.map((e: any) => e.id)).toContain(globex.id);
+      expect((await get(`/v1/edges/${globex.edgeIds[0]}`)).body).toMatchObject({
+        tValid: "2023-02-01T00:00:00.000Z",
+        tInvalid: "2023-09-01T00:00:00.000Z",
+        tIngested: "2025-03-10T09:00:00.000Z",
+        tExpired: null,
+      });
+    });
+
+    it("a correction expires the wrong record: knownAt before it still sees what was believed", async () => {
+      clock.set("2025-04-01T00:00:00Z");
+      const paris = await ingest("Ivy Chen was born in Paris.");
+      clock.set("2025-05-01T00:00:00Z");
+      const lyon = await ingest("Ivy Chen was born in Lyon.");
+      const ids = async (body: Record<string, unknown>) =>
+        (await post("/v1/recall", { query: "Where was Ivy Chen born?", ...body })).body.edges.map((e: any) => e.id);
+      const now = await ids({});
+      expect(now).toContain(lyon.edgeIds[0]);
+      expect(now).not.toContain(paris.edgeIds[0]);
+      const believed = await ids({ knownAt: "2025-04-15" });
+      expect(believed).toContain(paris.edgeIds[0]);
+      expect(believed).not.toContain(lyon.edgeIds[0]);
+      expect((await get(`/v1/edges/${paris.edgeIds[0]}`)).body).toMatchObject({ tInvalid: null, tExpired: "2025-05-01T00:00:00.000Z" });
+      expect((await get(`/v1/edges/${paris.edgeIds[0]}`)).body.invalidationReason).toContain(lyon.edgeIds[0]);
+    });
+
+    it("an edge with a future end can be invalidated (end brought to now) and is superseded by a newer fact", async () => {
+      clock.set("2025-06-01T00:00:00Z");
+      const ken = await ingest("Ken Adams works at Cyberdyne Corp from 2020 until 2030.");
+      const id = ken.edgeIds[0];
+      expect((await get(`/v1/edges/${id}`)).body.tInvalid).toBe("2030-01-01T00:00:00.000Z");
+      const r = await post(`/v1/edges/${id}/invalidate`, { reason: "left early" });
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ id, tInvalid: "2025-06-01T00:00:00.000Z", tExpired: null, invalidationReason: "left early" });
+      expectError(await post(`/v1/edges/${id}/invalidate`, {}), 409);
+      const aperture = await ingest("Lara Croft works at Aperture Corp from 2020 until 2030.");
+      clock.set("2025-06-02T00:00:00Z");
+      const mesa = await ingest("Lara Croft works at Black Mesa Corp.");
+      const old = (await get(`/v1/edges/${aperture.edgeIds[0]}`)).body;
+      expect(old).toMatchObject({ tInvalid: "2025-06-02T00:00:00.000Z", tExpired: null });
+      expect(old.invalidationReason).toContain(mesa.edgeIds[0]);
+      const current = (await post("/v1/recall", { query: "Where does Lara Croft work?" })).body.edges.map((e: any) => e.id);
+      expect(current).toContain(mesa.edgeIds[0]);
+      expect(current).not.toContain(aperture.edgeIds[0]);
+    });
+
+    it("metadata is kept as sent; only a slug-valued playbook feeds a playbook", async () => {
+      const metadata = { playbook: "Bad Slug", nested: { n: 1 } };
+      const r = await post("/v1/episodes", { content: "Rosa Diaz lives in Madrid.", metadata });
+      expect(r.status).toBe(202);
+      expect(r.body.metadata).toEqual(metadata);
+      const done = await ingest("Rosa Diaz likes salsa dancing.", { metadata: { playbook: "Bad Slug" } });
+      expect(done.metadata).toEqual({ playbook: "Bad Slug" });
+      expect((await get(`/v1/episodes/${r.body.id}`)).body.metadata).toEqual(metadata);
+      expectError(await get("/v1/playbooks/bad-slug"), 404);
+      expect((await get("/v1/playbooks?limit=100")).body.items.map((p: any) => p.slug)).not.toContain("Bad Slug");
+    });
+
+    it("a playbook lists its valid facts with their edges, then statements that yielded no fact with their episodes", async () => {
+      clock.set("2025-07-01T00:00:00Z");
+      const slug = `ops-${t.framework}`;
+      const quiet = await ingest("Nothing much happened on the call today.", { metadata: { playbook: slug } });
+      const first = await get(`/v1/playbooks/${slug}`);
+      expect(first.status).toBe(200);
+      expect(first.body.edges).toEqual([]);
+      expect(first.body.content).toContain("Nothing much happened on the call today.");
+      expect(first.body.content).toContain(quiet.id);
+      const mixed = await ingest("Tara Novak lives in Oslo. The weather was grey and cold.", { metadata: { playbook: slug } });
+      const r = (await get(`/v1/playbooks/${slug}`)).body;
+      expect(r.edges).toEqual(mixed.edgeIds);
+      const lines = r.content.split("\n");
+      const fact = lines.findIndex((l: string) => l.includes("Tara Novak lives in Oslo") && l.includes(mixed.edgeIds[0]));
+      const statement = lines.findIndex((l: string) => l.includes("The weather was grey and cold.") && l.includes(mixed.id));
+      expect(fact).toBeGreaterThan(0);
+      expect(statement).toBeGreaterThan(fact);
+      expect(r.content).not.toMatch(/- Tara Novak lives in Oslo\. _\(episode/);
+    });
+
     it("serves GET /openapi.yaml without auth", async () => {
       const r = await get("/openapi.yaml", {});
       expect(r.status).toBe(200);
@@ -294,6 +394,18 @@ forEachAdapter(
       expectError(await post("/v1/recall", { query: "" }), 400);
       expect(body("/v1/episodes").content["application/json"].schema.properties.content.minLength).toBe(1);
       expectError(await post("/v1/episodes", { content: "" }), 400);
+    });
+
+    it("quota 1: a failing call in flight never makes a concurrent good call answer 429", async () => {
+      clock.set("2030-06-01T10:00:00Z");
+      for (const key of ONE_KEYS) {
+        const H = as(key);
+        const [missing, ok] = await Promise.all([get("/one/v1/edges/nope", H), get("/one/v1/episodes", H)]);
+        expectError(missing, 404);
+        expect(ok.status).toBe(200);
+        expect(ok.headers.get("ratelimit-remaining")).toBe("0");
+        expectError(await get("/one/v1/episodes", H), 429);
+      }
     });
 
     it("daily quota: exact under concurrent calls, 429 with headers, failures free, reset at midnight UTC", async () => {

@@ -3,6 +3,7 @@
 import type { Clock, IdGenerator } from "@mountkit/core";
 import { iso } from "@mountkit/core";
 import type { EdgeRecord, EpisodeRecord } from "./domain/types.js";
+import { renderPlaybook } from "./domain/playbook.js";
 import { edgeVisibleAt } from "./domain/types.js";
 import { decodeCursor, edgeJson, encodeCursor, entityJson, episodeJson, playbookSummaryJson } from "./domain/wire.js";
 import type { Embedder } from "./embeddings.js";
@@ -34,7 +35,8 @@ export interface PageInput {
   limit?: number;
 }
 
-const PLAYBOOK_EDGES = 200;
+/** Lines per section of a playbook's content, and its most recent episodes read to write it. */
+const PLAYBOOK_LINES = 200;
 
 export function createMemoryApi(deps: MemoryApiDeps) {
   const { store, clock, ids } = deps;
@@ -92,14 +94,18 @@ export function createMemoryApi(deps: MemoryApiDeps) {
     listEpisodes: (brainId: string, page: PageInput = {}) =>
       listPage(page, (after, limit) => store.listEpisodes({ brainId, limit, after }), episodeJson),
 
-    async recall(brainId: string, input: { query: string; asOf?: number; limit?: number }) {
-      const asOf = input.asOf ?? clock.now();
+    /** `asOf` (valid time) and `knownAt` (transaction time) default to now, independently (CONTRACT §2). */
+    async recall(brainId: string, input: { query: string; asOf?: number; knownAt?: number; limit?: number }) {
+      const now = clock.now();
+      const asOf = input.asOf ?? now;
+      const knownAt = input.knownAt ?? now;
       const r = await recall(
         { store, embedder: deps.embedder, weights: deps.recallWeights },
-        { brainId, query: input.query, asOf, limit: input.limit ?? 10 },
+        { brainId, query: input.query, asOf, knownAt, limit: input.limit ?? 10 },
       );
       return {
         asOf: iso(asOf),
+        knownAt: iso(knownAt),
         context: r.context,
         edges: r.edges.map((e) => edgeJson(e, e.score)),
         entities: [...r.entities.values()].map((e) => ({ id: e.id, name: e.name, kind: e.kind })),
@@ -127,13 +133,14 @@ export function createMemoryApi(deps: MemoryApiDeps) {
         (e: EdgeRecord) => edgeJson(e),
       ),
 
+    /** Ends validity now, also for an edge whose known end lies in the future; the record is not expired. */
     async invalidateEdge(brainId: string, id: string, input: { reason?: string } = {}) {
       const now = clock.now();
       const r = await store.invalidateEdge({
         brainId,
         id,
         tInvalid: now,
-        tExpired: now,
+        tExpired: null,
         reason: input.reason?.trim() || "invalidated manually",
         invalidatedBy: null,
       });
@@ -148,7 +155,8 @@ export function createMemoryApi(deps: MemoryApiDeps) {
     async getEntity(brainId: string, id: string, options: { edges?: number } = {}) {
       const e = await store.getEntity({ brainId, id });
       if (!e) throw notFound("entity", id);
-      const edges = await store.edgesOfEntities({ brainId, entityIds: [id], asOf: clock.now(), limit: options.edges ?? 20 });
+      const now = clock.now();
+      const edges = await store.edgesOfEntities({ brainId, entityIds: [id], asOf: now, knownAt: now, limit: options.edges ?? 20 });
       return { ...entityJson(e), edges: edges.map((x) => edgeJson(x)) };
     },
 
@@ -159,19 +167,26 @@ export function createMemoryApi(deps: MemoryApiDeps) {
       const p = await store.getPlaybook({ brainId, slug });
       if (!p) throw notFound("playbook", slug);
       const now = clock.now();
-      const edges = (await store.edgesOfEpisodes({ brainId, episodeIds: p.episodeIds }))
-        .filter((e) => edgeVisibleAt(e, now))
-        .sort((a, b) => (a.tValid ?? a.tIngested) - (b.tValid ?? b.tIngested))
-        .slice(-PLAYBOOK_EDGES);
-      const lines = [`# ${p.title}`, ""];
-      if (!edges.length) lines.push("_No currently valid facts._");
-      for (const e of edges)
-        lines.push(`- ${e.fact.replace(/\s+/g, " ")} _(since ${iso(e.tValid ?? e.tIngested).slice(0, 10)}; edge \`${e.id}\`)_`);
+      const episodeIds = p.episodeIds.slice(-PLAYBOOK_LINES);
+      const [all, episodes] = await Promise.all([
+        store.edgesOfEpisodes({ brainId, episodeIds }),
+        store.getEpisodes({ brainId, ids: episodeIds }),
+      ]);
+      const byStart = (a: EdgeRecord, b: EdgeRecord) => (a.tValid ?? a.tIngested) - (b.tValid ?? b.tIngested);
+      const known = all.filter((e) => e.tIngested <= now && (e.tExpired === null || now < e.tExpired)).sort(byStart);
+      const current = known.filter((e) => edgeVisibleAt(e, now, now)).slice(-PLAYBOOK_LINES);
+      const content = renderPlaybook({
+        title: p.title,
+        current,
+        past: known.filter((e) => !edgeVisibleAt(e, now, now)),
+        episodes: episodes.map((episode) => ({ episode, edges: all.filter((e) => e.episodeId === episode.id) })),
+        maxLines: PLAYBOOK_LINES,
+      });
       return {
         slug: p.slug,
         title: p.title,
-        content: lines.join("\n"),
-        edges: edges.map((e) => e.id),
+        content,
+        edges: current.map((e) => e.id),
         episodes: p.episodeIds,
         updatedAt: iso(p.updatedAt),
       };

@@ -15,6 +15,7 @@ export { bm25Index } from "./retrieval/bm25.js";
 export { DEFAULT_WEIGHTS, type RecallWeights } from "./retrieval/recall.js";
 export { createMemoryService, type MemoryService, type MemoryServiceOptions } from "./service.js";
 export { memoryMemoryStore } from "./store/memory.js";
+export { memoryQuotaHolds } from "./store/memory-quota.js";
 export type * from "./store/types.js";
 // the analyser behind full-text search, for SQL stores that index the same terms natively
 export { terms as searchTerms } from "./text/tokenize.js";

@@ -1,7 +1,16 @@
-// Daily quota per brain: a call reserves one unit before running and gives it back unless it
-// succeeded (2xx), so concurrent calls never pass the limit and failures never count.
+// Daily quota per brain: only calls that succeed (2xx) consume it. With the store's QuotaHolds a call
+// holds a unit while it runs; a call finding every remaining unit held by calls in flight waits for
+// their outcome instead of answering 429, so a failing call never makes a good one fail. A plain
+// QuotaCounter (a host's own) reserves before running and refunds failures.
+import { randomUUID } from "node:crypto";
 import { type Clock, iso, type Middleware, type QuotaCounter, utcDay } from "@mountkit/core";
 import { memoryError } from "./errors.js";
+import type { QuotaHolds } from "./store/types.js";
+
+/** A hold lapses after this long (its process crashed mid-call). */
+const HOLD_TTL_MS = 120_000;
+/** Longest a call waits for calls in flight to settle before it is refused. */
+const MAX_WAIT_MS = 30_000;
 
 function headers(limit: number, remaining: number, resetSeconds: number): Record<string, string> {
   return {
@@ -11,21 +20,46 @@ function headers(limit: number, remaining: number, resetSeconds: number): Record
   };
 }
 
-export function dailyQuota(options: { counter: QuotaCounter; limit: number; clock: Clock }): Middleware {
-  const { counter, limit, clock } = options;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function dailyQuota(options: { counter: QuotaCounter; holds?: QuotaHolds; limit: number; clock: Clock }): Middleware {
+  const { counter, holds, limit, clock } = options;
   return async (ctx, next) => {
     const brainId = ctx.state.brainId as string;
     const key = `memory:${brainId}`;
     const now = clock.now();
     const { day, resetAt } = utcDay(now);
     const reset = Math.max(1, Math.ceil((resetAt - now) / 1000));
-    const taken = await counter.consume(key, day, limit);
-    if (!taken.allowed) {
-      throw memoryError("quota_exceeded", {
+    const refuse = () =>
+      memoryError("quota_exceeded", {
         details: { limit, resetAt: iso(resetAt) },
         headers: { ...headers(limit, 0, reset), "retry-after": String(reset) },
       });
+
+    if (holds) {
+      const id = randomUUID();
+      const started = Date.now();
+      for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+        const h = await holds.hold({ key, period: day, limit, id, now: clock.now(), ttlMs: HOLD_TTL_MS });
+        if (h.state === "held") break;
+        if (h.state === "exhausted" || Date.now() - started > MAX_WAIT_MS) throw refuse();
+        await sleep(pause);
+      }
+      let result: Awaited<ReturnType<typeof next>>;
+      try {
+        result = await next();
+      } catch (err) {
+        await holds.settle({ key, period: day, id, success: false, limit });
+        throw err;
+      }
+      const status = result.status ?? 200;
+      const { used } = await holds.settle({ key, period: day, id, success: status >= 200 && status < 300, limit });
+      result.headers = { ...result.headers, ...headers(limit, limit - used, reset) };
+      return result;
     }
+
+    const taken = await counter.consume(key, day, limit);
+    if (!taken.allowed) throw refuse();
     let used = taken.used;
     let result: Awaited<ReturnType<typeof next>>;
     try {

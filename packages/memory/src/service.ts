@@ -38,7 +38,10 @@ export interface MemoryServiceOptions {
   embedder?: Embedder;
   /** Successful calls per brain per UTC day; default 1000. */
   dailyQuota?: number;
-  /** Default: the store's counter (shared by every process on the same database). */
+  /**
+   * Default: the store's quota holds (only successful calls consume it, exact across every process on the
+   * same database). A counter given here reserves a unit per call and refunds failures instead.
+   */
   quota?: QuotaCounter;
   clock?: Clock;
   ids?: IdGenerator;
@@ -97,7 +100,11 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
     onEnqueued: () => worker.wake(),
     maxAttempts: options.worker?.maxAttempts,
   });
-  const guard = [requireApiKey(store), dailyQuota({ counter: options.quota ?? store.quota, limit: options.dailyQuota ?? 1000, clock })];
+  // a host's own counter is used as given (reserve and refund); the store's holds otherwise
+  const quota = options.quota
+    ? { counter: options.quota }
+    : { counter: store.quota, ...(store.quotaHolds ? { holds: store.quotaHolds } : {}) };
+  const guard = [requireApiKey(store), dailyQuota({ ...quota, limit: options.dailyQuota ?? 1000, clock })];
   const deps = { api, guard, basePath: (options.basePath ?? "").replace(/\/+$/, "") };
 
   let service: Service;

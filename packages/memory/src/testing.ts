@@ -292,6 +292,100 @@ export function describeMemoryStore(name: string, factory: () => Promise<StoreFa
       expect(await at(T0 + 6 * DAY)).toEqual([later.id]);
     });
 
+    test("valid time (asOf) and transaction time (knownAt) are read apart", async (store) => {
+      const { brainId, alice, paris } = await seeded(store);
+      // history imported a day after T0 about ten days before it, then found wrong (expired) at T0 + 3 days
+      const ep2 = episode(brainId, { content: "Alice painted the Louvre gardens", occurredAt: T0 - 10 * DAY, createdAt: T0 + DAY });
+      await store.createEpisode({
+        episode: ep2,
+        job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep2.id }, maxAttempts: 3 },
+      });
+      const imported = edge(brainId, ep2.id, alice.id, paris.id, {
+        relation: "painted",
+        fact: "Alice painted the Louvre gardens",
+        tValid: T0 - 10 * DAY,
+        tIngested: T0 + DAY,
+        tExpired: T0 + 3 * DAY,
+      });
+      await store.commitExtraction(commitOf(ep2, { now: T0 + DAY, createEdges: [imported], edgeIds: [imported.id] }));
+      const edges = async (asOf: number, knownAt?: number) =>
+        (await store.searchEdges({ brainId, query: "painted Louvre", limit: 10, asOf, knownAt })).map((h) => h.item.id);
+      const near = async (asOf: number, knownAt?: number) =>
+        (await store.edgesOfEntities({ brainId, entityIds: [alice.id], asOf, knownAt, limit: 10 })).map((e) => e.id);
+      const episodes = async (asOf: number, knownAt?: number) =>
+        (await store.searchEpisodes({ brainId, query: "painted Louvre", limit: 10, asOf, knownAt })).map((h) => h.item.id);
+      expect(await edges(T0 - 5 * DAY, T0 + 2 * DAY)).toEqual([imported.id]);
+      expect(await near(T0 - 5 * DAY, T0 + 2 * DAY)).toEqual([imported.id]);
+      expect(await episodes(T0 - 5 * DAY, T0 + 2 * DAY)).toEqual([ep2.id]);
+      // not yet known, or no longer believed
+      expect(await edges(T0 - 5 * DAY, T0)).toEqual([]);
+      expect(await edges(T0 - 5 * DAY, T0 + 3 * DAY)).toEqual([]);
+      expect(await near(T0 - 5 * DAY, T0 + 4 * DAY)).toEqual([]);
+      expect(await episodes(T0 - 5 * DAY, T0)).toEqual([]);
+      // not yet valid
+      expect(await edges(T0 - 11 * DAY, T0 + 2 * DAY)).toEqual([]);
+      expect(await episodes(T0 - 11 * DAY, T0 + 2 * DAY)).toEqual([]);
+      // without knownAt both axes are read at asOf
+      expect(await edges(T0 - 5 * DAY)).toEqual([]);
+      expect(await edges(T0 + 2 * DAY)).toEqual([imported.id]);
+    });
+
+    test("invalidateEdge brings a future end forward once, and never revives an expired record", async (store) => {
+      const { brainId, ep, alice, paris } = await seeded(store);
+      const ep2 = episode(brainId);
+      await store.createEpisode({
+        episode: ep2,
+        job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep2.id }, maxAttempts: 3 },
+      });
+      const until2030 = edge(brainId, ep.id, alice.id, paris.id, { relation: "works_in", tInvalid: T0 + 100 * DAY });
+      const expired = edge(brainId, ep.id, alice.id, paris.id, { relation: "studies_in", tExpired: T0 + DAY });
+      await store.commitExtraction(commitOf(ep2, { createEdges: [until2030, expired], edgeIds: [until2030.id, expired.id] }));
+      const r = await store.invalidateEdge({
+        brainId,
+        id: until2030.id,
+        tInvalid: T0 + 2 * DAY,
+        tExpired: null,
+        reason: "left",
+        invalidatedBy: null,
+      });
+      expect(r).toMatchObject({ ok: true, edge: { tInvalid: T0 + 2 * DAY, tExpired: null, invalidationReason: "left" } });
+      const again = await store.invalidateEdge({
+        brainId,
+        id: until2030.id,
+        tInvalid: T0 + 3 * DAY,
+        tExpired: null,
+        reason: "x",
+        invalidatedBy: null,
+      });
+      expect(again).toEqual({ ok: false, reason: "already_invalid" });
+      const dead = await store.invalidateEdge({
+        brainId,
+        id: expired.id,
+        tInvalid: T0 + 3 * DAY,
+        tExpired: null,
+        reason: "x",
+        invalidatedBy: null,
+      });
+      expect(dead).toEqual({ ok: false, reason: "already_invalid" });
+    });
+
+    test("a commit can expire a record without ending its validity (a correction)", async (store) => {
+      const { brainId, e1 } = await seeded(store);
+      const ep2 = episode(brainId);
+      await store.createEpisode({
+        episode: ep2,
+        job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep2.id }, maxAttempts: 3 },
+      });
+      await store.commitExtraction(
+        commitOf(ep2, { invalidate: [{ id: e1.id, tInvalid: null, tExpired: T0 + DAY, reason: "corrected", invalidatedBy: null }] }),
+      );
+      expect(await store.getEdge({ brainId, id: e1.id })).toMatchObject({
+        tInvalid: null,
+        tExpired: T0 + DAY,
+        invalidationReason: "corrected",
+      });
+    });
+
     test("edgesOfEntities returns visible edges, most recently valid first", async (store) => {
       const { brainId, ep, alice, paris, e1 } = await seeded(store);
       const e2 = edge(brainId, ep.id, paris.id, alice.id, { relation: "home_of", fact: "Paris is home to Alice", tValid: T0 + DAY });
@@ -428,6 +522,38 @@ export function describeMemoryStore(name: string, factory: () => Promise<StoreFa
       expect(await store.revokeApiKey({ id: found!.id, now: T0 + 2 })).toBe(false);
       expect((await store.findApiKey({ hash }))!.revokedAt).toBe(T0 + 1);
       expect(await store.getBrain({ brainId })).toMatchObject({ id: brainId });
+    });
+
+    test("quota holds: a unit held by a call in flight is busy, freed on failure, used on success", async (store) => {
+      const holds = store.quotaHolds;
+      if (!holds) return;
+      const key = uid("holds");
+      const at = { key, period: "2024-01-01", limit: 1, now: T0, ttlMs: 60_000 };
+      expect(await holds.hold({ ...at, id: "a" })).toEqual({ state: "held", used: 0 });
+      expect(await holds.hold({ ...at, id: "b" })).toEqual({ state: "busy", used: 0 });
+      expect(await holds.settle({ ...at, id: "a", success: false })).toEqual({ used: 0 });
+      expect(await holds.hold({ ...at, id: "b" })).toEqual({ state: "held", used: 0 });
+      expect(await holds.settle({ ...at, id: "b", success: true })).toEqual({ used: 1 });
+      expect(await holds.hold({ ...at, id: "c" })).toEqual({ state: "exhausted", used: 1 });
+      expect(await holds.hold({ ...at, period: "2024-01-02", id: "c" })).toEqual({ state: "held", used: 0 });
+      // a hold whose process died lapses after its ttl
+      const other = { ...at, key: uid("holds") };
+      expect((await holds.hold({ ...other, id: "dead" })).state).toBe("held");
+      expect((await holds.hold({ ...other, id: "next", now: T0 + 60_000 })).state).toBe("held");
+    });
+
+    test("quota holds never pass the limit under concurrent calls", async (store) => {
+      const holds = store.quotaHolds;
+      if (!holds) return;
+      const at = { key: uid("holds"), period: "2024-01-01", limit: 5, now: T0, ttlMs: 60_000 };
+      const states = await Promise.all(Array.from({ length: 20 }, (_, i) => holds.hold({ ...at, id: `h${i}` })));
+      expect(states.filter((s) => s.state === "held")).toHaveLength(5);
+      expect(states.filter((s) => s.state === "busy")).toHaveLength(15);
+      const settled = await Promise.all(
+        states.flatMap((s, i) => (s.state === "held" ? [holds.settle({ ...at, id: `h${i}`, success: true })] : [])),
+      );
+      expect(Math.max(...settled.map((s) => s.used))).toBe(5);
+      expect((await holds.hold({ ...at, id: "late" })).state).toBe("exhausted");
     });
 
     test("the quota counter never passes its limit under concurrent calls", async (store) => {

@@ -70,7 +70,8 @@ describe("extraction pipeline", () => {
     const old = await api.getEdge("brain-a", paris.edgeIds[0]!);
     const now = berlin.edgeIds[0]!;
     expect(old.tInvalid).toBe("2023-03-01T00:00:00.000Z");
-    expect(old.tExpired).toBe(new Date(clock.now()).toISOString());
+    // a supersession ends validity only: the record stays current knowledge (CONTRACT §2)
+    expect(old.tExpired).toBeNull();
     expect(old.invalidationReason).toContain(now);
     expect(old.invalidatedBy).toBe(now);
     expect((await api.getEdge("brain-a", now)).tInvalid).toBeNull();

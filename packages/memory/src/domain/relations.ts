@@ -23,6 +23,11 @@ const SINGLE_VALUED = new Set([
 
 export const isSingleValued = (relation: string): boolean => SINGLE_VALUED.has(relation);
 
+/** Single-valued relations that never change: a second value corrects the first rather than superseding it. */
+const IMMUTABLE = new Set(["born_in", "born_on", "birthday"]);
+
+export const isImmutable = (relation: string): boolean => IMMUTABLE.has(relation);
+
 export const normaliseRelation = (relation: string): string =>
   relation
     .trim()

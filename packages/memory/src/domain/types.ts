@@ -92,16 +92,25 @@ export interface Page<T> {
   next: PageAfter | null;
 }
 
-/** Point of a bi-temporal query: edges valid and known at `asOf`. */
-export function edgeVisibleAt(e: Pick<EdgeRecord, "tValid" | "tInvalid" | "tIngested" | "tExpired">, asOf: number): boolean {
+/**
+ * The two axes of a bi-temporal read (CONTRACT §2). Valid time: `tValid <= asOf < tInvalid`, what was true
+ * then. Transaction time: `tIngested <= knownAt < tExpired`, what the memory believed then. Without
+ * `knownAt` a store reads both axes at `asOf`, one point on each.
+ */
+export function edgeVisibleAt(
+  e: Pick<EdgeRecord, "tValid" | "tInvalid" | "tIngested" | "tExpired">,
+  asOf: number,
+  knownAt: number = asOf,
+): boolean {
   return (
     (e.tValid === null || e.tValid <= asOf) &&
     (e.tInvalid === null || asOf < e.tInvalid) &&
-    e.tIngested <= asOf &&
-    (e.tExpired === null || asOf < e.tExpired)
+    e.tIngested <= knownAt &&
+    (e.tExpired === null || knownAt < e.tExpired)
   );
 }
 
-export function episodeVisibleAt(e: Pick<EpisodeRecord, "createdAt" | "occurredAt">, asOf: number): boolean {
-  return e.createdAt <= asOf && e.occurredAt <= asOf;
+/** An episode happened by `asOf` (valid time) and was stored by `knownAt` (transaction time). */
+export function episodeVisibleAt(e: Pick<EpisodeRecord, "createdAt" | "occurredAt">, asOf: number, knownAt: number = asOf): boolean {
+  return e.occurredAt <= asOf && e.createdAt <= knownAt;
 }

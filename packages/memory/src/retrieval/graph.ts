@@ -6,7 +6,7 @@ import { terms } from "../text/tokenize.js";
 
 export async function expandFromEntities(
   store: MemoryStore,
-  input: { brainId: string; query: string; asOf: number; limit: number; maxEntities?: number },
+  input: { brainId: string; query: string; asOf: number; knownAt: number; limit: number; maxEntities?: number },
 ): Promise<EdgeRecord[]> {
   const hits = await store.searchEntities({ brainId: input.brainId, query: input.query, limit: input.maxEntities ?? 5 });
   if (!hits.length) return [];
@@ -17,6 +17,7 @@ export async function expandFromEntities(
     brainId: input.brainId,
     entityIds: [...matched.keys()],
     asOf: input.asOf,
+    knownAt: input.knownAt,
     limit: input.limit * 4,
   });
   const q = new Set(terms(input.query));

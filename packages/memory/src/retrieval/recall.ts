@@ -22,6 +22,8 @@ export interface RecallInput {
   brainId: string;
   query: string;
   asOf: number;
+  /** Transaction time: what the memory believed then. */
+  knownAt: number;
   limit: number;
 }
 
@@ -43,7 +45,7 @@ const day = (ms: number | null) => (ms === null ? null : iso(ms).slice(0, 10));
 export async function recall(deps: RecallDeps, input: RecallInput): Promise<RecallResult> {
   const { store } = deps;
   const w = { ...DEFAULT_WEIGHTS, ...deps.weights };
-  const { brainId, query, asOf, limit } = input;
+  const { brainId, query, asOf, knownAt, limit } = input;
   const depth = Math.max(30, limit * 3);
 
   const vector =
@@ -54,9 +56,9 @@ export async function recall(deps: RecallDeps, input: RecallInput): Promise<Reca
         )
       : undefined;
   const [edgeHits, graphEdges, episodeHits, edgeVec, episodeVec] = await Promise.all([
-    store.searchEdges({ brainId, query, limit: depth, asOf }),
-    expandFromEntities(store, { brainId, query, asOf, limit: depth }),
-    store.searchEpisodes({ brainId, query, limit: depth, asOf }),
+    store.searchEdges({ brainId, query, limit: depth, asOf, knownAt }),
+    expandFromEntities(store, { brainId, query, asOf, knownAt, limit: depth }),
+    store.searchEpisodes({ brainId, query, limit: depth, asOf, knownAt }),
     vector ? store.searchVectors!({ brainId, kind: "edge", vector, limit: depth }) : Promise.resolve([]),
     vector ? store.searchVectors!({ brainId, kind: "episode", vector, limit: depth }) : Promise.resolve([]),
   ]);
@@ -66,12 +68,12 @@ export async function recall(deps: RecallDeps, input: RecallInput): Promise<Reca
   for (const e of graphEdges) byId.set(e.id, e);
   const episodeIds = episodeHits.map((h) => h.item.id);
   const fromEpisodes = (await store.edgesOfEpisodes({ brainId, episodeIds: episodeIds.slice(0, limit) })).filter((e) =>
-    edgeVisibleAt(e, asOf),
+    edgeVisibleAt(e, asOf, knownAt),
   );
   for (const e of fromEpisodes) byId.set(e.id, e);
-  const vecEdgeIds = edgeVec.map((h) => h.item).filter((id) => !byId.has(id) || edgeVisibleAt(byId.get(id)!, asOf));
+  const vecEdgeIds = edgeVec.map((h) => h.item).filter((id) => !byId.has(id) || edgeVisibleAt(byId.get(id)!, asOf, knownAt));
   for (const e of await store.getEdges({ brainId, ids: vecEdgeIds.filter((id) => !byId.has(id)) }))
-    if (edgeVisibleAt(e, asOf)) byId.set(e.id, e);
+    if (edgeVisibleAt(e, asOf, knownAt)) byId.set(e.id, e);
 
   const episodeRank = new Map(episodeIds.map((id, i) => [id, i]));
   const fusedEdges = reciprocalRankFusion([
@@ -97,7 +99,7 @@ export async function recall(deps: RecallDeps, input: RecallInput): Promise<Reca
   for (const e of await store.getEpisodes({ brainId, ids: missing })) known.set(e.id, e);
   const episodes = fusedEpisodes
     .map((f) => known.get(f.id))
-    .filter((e): e is EpisodeRecord => !!e && episodeVisibleAt(e, asOf))
+    .filter((e): e is EpisodeRecord => !!e && episodeVisibleAt(e, asOf, knownAt))
     .slice(0, limit);
 
   const entityIds = [...new Set(edges.flatMap((e) => [e.source, e.target]))];

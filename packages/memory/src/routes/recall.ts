@@ -10,7 +10,8 @@ export const recallRoutes = ({ api, guard }: RouteDeps) => [
     path: "/v1/recall",
     operationId: "recall",
     summary: "Recall facts and episodes relevant to a query, as of a date",
-    description: "An edge is returned when it was valid (tValid <= asOf < tInvalid) and known (tIngested <= asOf < tExpired) at `asOf`.",
+    description:
+      "An edge is returned when it was valid at `asOf` (tValid <= asOf < tInvalid) and known at `knownAt` (tIngested <= knownAt < tExpired); both default to now.",
     tags: ["recall"],
     security: SECURITY,
     use: guard,

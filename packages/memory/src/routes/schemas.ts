@@ -46,14 +46,13 @@ const Metadata = z
     else if (JSON.stringify(m).length > MAX_METADATA_BYTES)
       ctx.addIssue({ code: "custom", message: `metadata is larger than ${MAX_METADATA_BYTES} bytes` });
   })
-  .refine((m) => m.playbook === undefined || (typeof m.playbook === "string" && /^[a-z0-9][a-z0-9-]{0,63}$/.test(m.playbook)), {
-    message: "metadata.playbook must be a slug (lower-case letters, digits, '-')",
-    path: ["playbook"],
-  })
   .meta({
     type: "object",
     additionalProperties: {},
-    description: `Free-form JSON object, at most ${MAX_METADATA_BYTES} bytes serialised and ${MAX_METADATA_DEPTH} levels deep`,
+    description:
+      `Free-form JSON object, at most ${MAX_METADATA_BYTES} bytes serialised and ${MAX_METADATA_DEPTH} levels deep, kept as sent. ` +
+      "A `playbook` value that is a slug (lower-case letters, digits and '-', up to 64) adds the episode to that playbook; " +
+      "any other value is kept but feeds no playbook.",
   });
 
 export const CreateEpisodeBody = z.object({
@@ -72,7 +71,12 @@ export const RecallBody = z.object({
     .min(1, { message: "query must not be empty" })
     .max(2000)
     .refine((s) => s.trim().length > 0, { message: "query must not be empty" }),
-  asOf: instant(true).optional().describe("YYYY-MM-DD (end of that UTC day) or an ISO-8601 timestamp; default: now"),
+  asOf: instant(true)
+    .optional()
+    .describe("Valid time: what was true then. YYYY-MM-DD (end of that UTC day) or an ISO-8601 timestamp; default: now"),
+  knownAt: instant(true)
+    .optional()
+    .describe("Transaction time: what the memory believed then. YYYY-MM-DD (end of that UTC day) or an ISO-8601 timestamp; default: now"),
   limit: z.number().int().min(1).max(100).default(10),
 });
 
@@ -124,6 +128,7 @@ export const EntitySchema = z.object({
 
 export const RecallSchema = z.object({
   asOf: Iso,
+  knownAt: Iso,
   context: z.string(),
   edges: z.array(EdgeSchema),
   entities: z.array(z.object({ id: z.string(), name: z.string(), kind: z.string() })),
@@ -135,7 +140,11 @@ export const RecallSchema = z.object({
 export const PlaybookSchema = z.object({
   slug: z.string(),
   title: z.string(),
-  content: z.string().describe("Markdown summary of the currently valid facts, each citing its edge"),
+  content: z
+    .string()
+    .describe(
+      "Markdown: the currently valid facts, each citing its edge; the statements that yielded no fact, each citing its episode; facts no longer valid",
+    ),
   edges: z.array(z.string()),
   episodes: z.array(z.string()),
   updatedAt: Iso,

@@ -15,6 +15,7 @@ import {
 } from "../domain/types.js";
 import { type Bm25Index, bm25Index } from "../retrieval/bm25.js";
 import { topK } from "../retrieval/topk.js";
+import { memoryQuotaHolds } from "./memory-quota.js";
 import type { MemoryStore, SearchHit } from "./types.js";
 
 interface BrainData {
@@ -122,6 +123,7 @@ export function memoryMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   return {
     jobs,
     quota: options.quota ?? memoryQuotaCounter(),
+    ...(options.quota ? {} : { quotaHolds: memoryQuotaHolds() }),
 
     async createBrain({ brain: b }) {
       if (!brains.has(b.id)) brains.set(b.id, { ...b });
@@ -192,11 +194,11 @@ export function memoryMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       e.error = status === "failed" ? (error ?? "extraction failed") : null;
       if (status === "failed") e.processedAt = now;
     },
-    async searchEpisodes({ brainId, query, limit, asOf }) {
+    async searchEpisodes({ brainId, query, limit, asOf, knownAt }) {
       const d = data.get(brainId);
       if (!d) return [];
       return d.episodeText
-        .search(query, { limit, accept: (id) => episodeVisibleAt(d.episodes.get(id)!, asOf) })
+        .search(query, { limit, accept: (id) => episodeVisibleAt(d.episodes.get(id)!, asOf, knownAt) })
         .map((h) => ({ item: cloneEpisode(d.episodes.get(h.item)!), score: h.score }));
     },
 
@@ -254,7 +256,7 @@ export function memoryMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
         .filter((e) => e.tExpired === null && (!relation || e.relation === relation))
         .map(cloneEdge);
     },
-    async edgesOfEntities({ brainId, entityIds, asOf, limit }) {
+    async edgesOfEntities({ brainId, entityIds, asOf, knownAt, limit }) {
       const d = data.get(brainId);
       if (!d) return [];
       const seen = new Set<string>();
@@ -264,7 +266,7 @@ export function memoryMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
           if (seen.has(id)) continue;
           seen.add(id);
           const e = d.edges.get(id)!;
-          if (edgeVisibleAt(e, asOf)) out.push({ item: e, score: e.tValid ?? e.tIngested });
+          if (edgeVisibleAt(e, asOf, knownAt)) out.push({ item: e, score: e.tValid ?? e.tIngested });
         }
       }
       return topK(out, limit).map((h) => cloneEdge(h.item));
@@ -274,17 +276,17 @@ export function memoryMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       if (!d) return [];
       return episodeIds.flatMap((ep) => (d.edgesByEpisode.get(ep) ?? []).map((id) => cloneEdge(d.edges.get(id)!)));
     },
-    async searchEdges({ brainId, query, limit, asOf }) {
+    async searchEdges({ brainId, query, limit, asOf, knownAt }) {
       const d = data.get(brainId);
       if (!d) return [];
       return d.edgeText
-        .search(query, { limit, accept: (id) => edgeVisibleAt(d.edges.get(id)!, asOf) })
+        .search(query, { limit, accept: (id) => edgeVisibleAt(d.edges.get(id)!, asOf, knownAt) })
         .map((h) => ({ item: cloneEdge(d.edges.get(h.item)!), score: h.score }));
     },
     async invalidateEdge({ brainId, id, tInvalid, tExpired, reason, invalidatedBy }) {
       const e = data.get(brainId)?.edges.get(id);
       if (!e) return { ok: false, reason: "not_found" };
-      if (e.tInvalid !== null || e.tExpired !== null) return { ok: false, reason: "already_invalid" };
+      if ((e.tInvalid !== null && e.tInvalid <= tInvalid) || e.tExpired !== null) return { ok: false, reason: "already_invalid" };
       e.tInvalid = tInvalid;
       e.tExpired = tExpired;
       e.invalidationReason = reason;
@@ -322,7 +324,7 @@ export function memoryMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       for (const inv of c.invalidate) {
         const e = d.edges.get(inv.id)!;
         if (e.tExpired !== null) continue;
-        e.tInvalid = e.tInvalid === null ? inv.tInvalid : Math.min(e.tInvalid, inv.tInvalid);
+        if (inv.tInvalid !== null) e.tInvalid = e.tInvalid === null ? inv.tInvalid : Math.min(e.tInvalid, inv.tInvalid);
         e.tExpired = inv.tExpired;
         e.invalidationReason = inv.reason;
         e.invalidatedBy = inv.invalidatedBy;

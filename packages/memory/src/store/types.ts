@@ -34,11 +34,15 @@ export interface EpisodeJob {
   groupKey?: string;
 }
 
-/** An edge already stored whose validity the commit closes. */
+/**
+ * An edge already stored that the commit closes: a supersession ends its validity (`tInvalid`, the record
+ * stays current knowledge, `tExpired` null); a correction expires the record (`tExpired`), because what it
+ * said was wrong, and leaves its validity as it was (`tInvalid` null).
+ */
 export interface EdgeInvalidation {
   id: string;
-  tInvalid: number;
-  tExpired: number;
+  tInvalid: number | null;
+  tExpired: number | null;
   reason: string;
   invalidatedBy: string | null;
 }
@@ -69,6 +73,31 @@ export interface ExtractionCommit {
 export type CommitResult = { committed: true } | { committed: false; reason: "already_done" | "episode_not_found" | "conflict" };
 
 export type InvalidateResult = { ok: true; edge: EdgeRecord } | { ok: false; reason: "not_found" | "already_invalid" };
+
+/** Where a bi-temporal read looks: valid time `asOf`; transaction time `knownAt`, which defaults to `asOf`. */
+export interface BitemporalPoint {
+  asOf: number;
+  knownAt?: number;
+}
+
+/**
+ * Daily quota with holds: a call holds a unit while it runs and the unit is used only when the call
+ * succeeds, so a failing call in flight never makes a good one answer 429 (it waits for the outcome
+ * instead). Exact across every process sharing the store. A hold left by a crashed process lapses after
+ * its ttl.
+ */
+export interface QuotaHolds {
+  /**
+   * `held`: a unit is held for the call; `exhausted`: `limit` calls already succeeded this period;
+   * `busy`: the remaining units are all held by calls in flight (ask again once they settle).
+   */
+  hold(input: { key: string; period: string; limit: number; id: string; now: number; ttlMs: number }): Promise<{
+    state: "held" | "exhausted" | "busy";
+    used: number;
+  }>;
+  /** Ends a hold: a success turns it into a used unit, a failure frees it. Answers the units used. */
+  settle(input: { key: string; period: string; id: string; success: boolean; limit: number }): Promise<{ used: number }>;
+}
 
 export interface ListInput {
   brainId: string;
@@ -102,8 +131,8 @@ export interface MemoryStore {
     error?: string | null;
     now: number;
   }): Promise<void>;
-  /** Full-text search over episode content; only episodes with createdAt and occurredAt <= asOf. */
-  searchEpisodes(input: { brainId: string; query: string; limit: number; asOf: number }): Promise<Array<SearchHit<EpisodeRecord>>>;
+  /** Full-text search over episode content; only episodes visible at (`asOf`, `knownAt`) (see episodeVisibleAt). */
+  searchEpisodes(input: BitemporalPoint & { brainId: string; query: string; limit: number }): Promise<Array<SearchHit<EpisodeRecord>>>;
 
   // --- entities ---
   getEntity(input: { brainId: string; id: string }): Promise<EntityRecord | null>;
@@ -121,18 +150,22 @@ export interface MemoryStore {
   listEdges(input: ListInput & { entityId?: string }): Promise<Page<EdgeRecord>>;
   /** Edges not yet expired (tExpired null) with this source and relation: dedup and contradiction candidates. */
   findCurrentEdges(input: { brainId: string; source: string; relation?: string }): Promise<EdgeRecord[]>;
-  /** Edges touching any of these entities visible at `asOf` (see edgeVisibleAt), most recently valid first. */
-  edgesOfEntities(input: { brainId: string; entityIds: string[]; asOf: number; limit: number }): Promise<EdgeRecord[]>;
+  /** Edges touching any of these entities visible at (`asOf`, `knownAt`) (see edgeVisibleAt), most recently valid first. */
+  edgesOfEntities(input: BitemporalPoint & { brainId: string; entityIds: string[]; limit: number }): Promise<EdgeRecord[]>;
   /** Edges extracted from these episodes. */
   edgesOfEpisodes(input: { brainId: string; episodeIds: string[] }): Promise<EdgeRecord[]>;
-  /** Full-text search over edges' fact text, restricted to edges visible at `asOf`. */
-  searchEdges(input: { brainId: string; query: string; limit: number; asOf: number }): Promise<Array<SearchHit<EdgeRecord>>>;
-  /** Closes an edge's validity unless already closed (tInvalid or tExpired set): atomic, for the 409 rule. */
+  /** Full-text search over edges' fact text, restricted to edges visible at (`asOf`, `knownAt`). */
+  searchEdges(input: BitemporalPoint & { brainId: string; query: string; limit: number }): Promise<Array<SearchHit<EdgeRecord>>>;
+  /**
+   * Ends an edge's validity at `tInvalid` unless it already ends by then (tInvalid <= the new one) or the
+   * record is expired: atomic, for the 409 rule. An end in the future is brought forward.
+   */
   invalidateEdge(input: {
     brainId: string;
     id: string;
     tInvalid: number;
-    tExpired: number;
+    /** Null for a supersession or a manual invalidation: the record stays current knowledge. */
+    tExpired: number | null;
     reason: string;
     invalidatedBy: string | null;
   }): Promise<InvalidateResult>;
@@ -163,5 +196,7 @@ export interface MemoryStore {
   readonly jobs: JobStore;
   /** Daily quota counters, shared by every process using this store. */
   readonly quota: QuotaCounter;
+  /** The daily quota the service enforces when present (see QuotaHolds); `quota` alone is reserve-and-refund. */
+  readonly quotaHolds?: QuotaHolds;
   close?(): Promise<void>;
 }

@@ -129,5 +129,20 @@ export const memoryMigrations: MigrationSet = {
         await exec(db, ["create table memory_brain_versions (brain_id text primary key, version bigint not null)"]);
       },
     },
+    {
+      version: 3,
+      name: "quota holds (calls in flight; only successful calls consume the daily quota)",
+      async up(db) {
+        await exec(db, [
+          `create table memory_quota_holds (
+            key text not null,
+            period text not null,
+            id text not null,
+            expires_at bigint not null,
+            primary key (key, period, id)
+          )`,
+        ]);
+      },
+    },
   ],
 };

@@ -24,6 +24,7 @@ import { type Kysely, type RawBuilder, sql } from "kysely";
 import { insertJob, sqlJobStore } from "../core/jobs.js";
 import { sqlQuotaCounter } from "../core/limiter.js";
 import type { SqlDatabase } from "../db.js";
+import { sqlQuotaHolds } from "./memory-quota.js";
 
 const EPISODE_COLS = [
   "brain_id",
@@ -142,14 +143,19 @@ function inOrder<T extends { id: string }>(ids: string[], rows: T[]): T[] {
   });
 }
 
+/** A bi-temporal point: valid time `asOf`, transaction time `knownAt` (`asOf` when absent); null: no filter. */
+type At = { asOf: number; knownAt?: number } | null;
+
 /** Bi-temporal visibility (domain `edgeVisibleAt`/`episodeVisibleAt`) as SQL on alias `t`. */
-const visible: Record<Kind, (asOf: number | null) => RawBuilder<unknown>> = {
-  episodes: (asOf) => (asOf === null ? sql`1 = 1` : sql`t.created_at <= ${asOf} and t.occurred_at <= ${asOf}`),
+const visible: Record<Kind, (at: At) => RawBuilder<unknown>> = {
+  episodes: (at) => (at === null ? sql`1 = 1` : sql`t.occurred_at <= ${at.asOf} and t.created_at <= ${at.knownAt ?? at.asOf}`),
   entities: () => sql`1 = 1`,
-  edges: (asOf) =>
-    asOf === null
-      ? sql`1 = 1`
-      : sql`(t.t_valid is null or t.t_valid <= ${asOf}) and (t.t_invalid is null or ${asOf} < t.t_invalid) and t.t_ingested <= ${asOf} and (t.t_expired is null or ${asOf} < t.t_expired)`,
+  edges: (at) => {
+    if (at === null) return sql`1 = 1`;
+    const { asOf } = at;
+    const knownAt = at.knownAt ?? asOf;
+    return sql`(t.t_valid is null or t.t_valid <= ${asOf}) and (t.t_invalid is null or ${asOf} < t.t_invalid) and t.t_ingested <= ${knownAt} and (t.t_expired is null or ${knownAt} < t.t_expired)`;
+  },
 };
 
 const COLS: Record<Kind, readonly string[]> = { episodes: EPISODE_COLS, entities: ENTITY_COLS, edges: EDGE_COLS };
@@ -190,7 +196,7 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
     brainId: string,
     query: string,
     limit: number,
-    asOf: number | null,
+    at: At,
     map: (r: Row) => T,
   ): Promise<Array<SearchHit<T>>> {
     const terms = [...new Set(searchTerms(query))];
@@ -202,7 +208,7 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
       const r = await sql<Row>`
         select ${cols(kind)}, bm25(${fts}, 0.0, 1.0) as rank
         from ${fts} f cross join ${t} t
-        where ${fts} match ${match} and t.rowid = f.rowid and t.brain_id = ${brainId} and ${visible[kind](asOf)}
+        where ${fts} match ${match} and t.rowid = f.rowid and t.brain_id = ${brainId} and ${visible[kind](at)}
         order by rank, t.id limit ${limit}`.execute(db);
       // CROSS JOIN keeps the FTS index as the outer loop (SQLite would otherwise walk the brain's rows and
       // evaluate MATCH once per row); bm25() is lower-is-better
@@ -213,7 +219,7 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
     const text = terms.join(" ");
     const r = await sql<Row>`
       with cand as (
-        select t.id, t.search, t.n_terms, (${visible[kind](asOf)}) as ok
+        select t.id, t.search, t.n_terms, (${visible[kind](at)}) as ok
         from ${t} t
         where t.brain_id = ${brainId} and t.search @@ replace(plainto_tsquery('simple', ${text})::text, ' & ', ' | ')::tsquery
       ),
@@ -383,7 +389,10 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
       await trx
         .updateTable("memory_edges")
         .set({
-          t_invalid: sql`case when t_invalid is null or t_invalid > ${inv.tInvalid} then ${inv.tInvalid} else t_invalid end`,
+          t_invalid:
+            inv.tInvalid === null
+              ? sql`t_invalid`
+              : sql`case when t_invalid is null or t_invalid > ${inv.tInvalid} then ${inv.tInvalid} else t_invalid end`,
           t_expired: inv.tExpired,
           invalidation_reason: inv.reason,
           invalidated_by: inv.invalidatedBy,
@@ -444,6 +453,7 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
   return {
     jobs: sqlJobStore(database),
     quota: sqlQuotaCounter(database),
+    quotaHolds: sqlQuotaHolds(database),
 
     async createBrain({ brain }) {
       await db
@@ -554,8 +564,8 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
         .where("status", "<>", "done")
         .execute();
     },
-    async searchEpisodes({ brainId, query, limit, asOf }) {
-      return search("episodes", brainId, query, limit, asOf, toEpisode);
+    async searchEpisodes({ brainId, query, limit, asOf, knownAt }) {
+      return search("episodes", brainId, query, limit, { asOf, knownAt }, toEpisode);
     },
 
     async getEntity({ brainId, id }) {
@@ -627,12 +637,12 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
       if (relation) q = q.where("t.relation", "=", relation);
       return (await q.orderBy(`t.${edgeOrder}`).execute()).map(toEdge);
     },
-    async edgesOfEntities({ brainId, entityIds, asOf, limit }) {
+    async edgesOfEntities({ brainId, entityIds, asOf, knownAt, limit }) {
       if (!entityIds.length || limit <= 0) return [];
       const ids = [...new Set(entityIds)];
       const rows = await selectEdges(brainId)
         .where((eb) => eb.or([eb("t.source", "in", ids), eb("t.target", "in", ids)]))
-        .where(visible.edges(asOf) as RawBuilder<boolean>)
+        .where(visible.edges({ asOf, knownAt }) as RawBuilder<boolean>)
         .orderBy(sql`coalesce(t.t_valid, t.t_ingested)`, "desc")
         .orderBy("t.id")
         .limit(limit)
@@ -650,8 +660,8 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
       // stable sort: episodes in the order asked, each episode's edges in insertion order
       return edges.sort((a, b) => rank.get(a.episodeId)! - rank.get(b.episodeId)!);
     },
-    async searchEdges({ brainId, query, limit, asOf }) {
-      return search("edges", brainId, query, limit, asOf, toEdge);
+    async searchEdges({ brainId, query, limit, asOf, knownAt }) {
+      return search("edges", brainId, query, limit, { asOf, knownAt }, toEdge);
     },
     async invalidateEdge({ brainId, id, tInvalid, tExpired, reason, invalidatedBy }) {
       const row = await db
@@ -659,7 +669,7 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
         .set({ t_invalid: tInvalid, t_expired: tExpired, invalidation_reason: reason, invalidated_by: invalidatedBy })
         .where("brain_id", "=", brainId)
         .where("id", "=", id)
-        .where("t_invalid", "is", null)
+        .where((eb) => eb.or([eb("t_invalid", "is", null), eb("t_invalid", ">", tInvalid)]))
         .where("t_expired", "is", null)
         .returning(EDGE_COLS)
         .executeTakeFirst();
