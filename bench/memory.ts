@@ -1,16 +1,9 @@
 // Memory benchmark: extraction throughput, freshness (post -> recallable), recall latency at 1k/10k/100k
-// edges in one brain, and with --dataset <locomo.json> evidence recall@10 per LoCoMo category next to a
-// plain BM25 baseline over the raw turns, all in one run, recall measured through HTTP on loopback.
-import { readFileSync } from "node:fs";
-import {
-  createMemoryService,
-  type EdgeRecord,
-  type EntityRecord,
-  type EpisodeRecord,
-  type MemoryService,
-  bm25Index,
-} from "@mountkit/memory";
+// edges in one brain, then the quality part (bench/memory-quality.ts: extraction coverage/precision and,
+// with --dataset <locomo.json>, evidence recall@10 per LoCoMo category next to the BM25 baseline).
+import { createMemoryService, type EdgeRecord, type EntityRecord, type EpisodeRecord, type MemoryService } from "@mountkit/memory";
 import { listen } from "../examples/server/src/listen.js";
+import { runQuality } from "./memory-quality.js";
 import { percentile } from "./lib.js";
 
 const KEY = "mk_bench_key_0123456789abcdef";
@@ -41,7 +34,6 @@ function http(base: string): Http {
 }
 
 const ms = (n: number) => `${n.toFixed(1)} ms`;
-const pct = (n: number) => `${(100 * n).toFixed(1)}%`;
 
 // --- synthetic world -----------------------------------------------------------------------------
 const FIRST =
@@ -236,145 +228,16 @@ async function freshness(api: Http, trials: number) {
   return { p50: percentile(times, 50), p95: percentile(times, 95), max: times[times.length - 1]! };
 }
 
-// --- 4. LoCoMo -------------------------------------------------------------------------------------
-interface Turn {
-  speaker: string;
-  dia_id: string;
-  text: string;
-  blip_caption?: string;
-}
-
-interface Sample {
-  sample_id: string;
-  conversation: Record<string, unknown>;
-  qa: Array<{ question: string; evidence: string[]; category: number }>;
-}
-
-const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
-
-/** "1:56 pm on 8 May, 2023" -> epoch ms (UTC). */
-function sessionDate(s: string): number {
-  const m = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})/i.exec(s);
-  if (!m) return Date.parse(s);
-  let h = Number(m[1]) % 12;
-  if (m[3]!.toLowerCase() === "pm") h += 12;
-  return Date.UTC(Number(m[6]), MONTHS.indexOf(m[5]!.toLowerCase()), Number(m[4]), h, Number(m[2]));
-}
-
-/** Evidence ids are written irregularly ("D:11:26", "D8:6; D9:17"): normalise to "D<s>:<t>". */
-function normaliseEvidence(list: string[]): string[] {
-  const out = new Set<string>();
-  for (const raw of list) {
-    for (const part of raw.split(/[;,\s]+/)) {
-      const m = /^D:?(\d+):(\d+)$/.exec(part.trim());
-      if (m) out.add(`D${Number(m[1])}:${Number(m[2])}`);
-    }
-  }
-  return [...out];
-}
-
-const turnText = (t: Turn) => `${t.speaker}: ${t.text}${t.blip_caption ? ` [shares a photo: ${t.blip_caption}]` : ""}`;
-const plainAnalyzer = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-
-const CATEGORY = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop" } as Record<number, string>;
-
-async function locomo(base: string, service: MemoryService, path: string, k: number) {
-  const samples = JSON.parse(readFileSync(path, "utf8")) as Sample[];
-  const stats = new Map<string, { n: number; ours: number; baseline: number; analyzed: number }>();
-  const add = (cat: string, ours: number, baseline: number, analyzed: number) => {
-    const s = stats.get(cat) ?? { n: 0, ours: 0, baseline: 0, analyzed: 0 };
-    s.n++;
-    s.ours += ours;
-    s.baseline += baseline;
-    s.analyzed += analyzed;
-    stats.set(cat, s);
-  };
-  let turns = 0;
-  let questions = 0;
-  const ingestStart = performance.now();
-  const recallTimes: number[] = [];
-  for (const sample of samples) {
-    const key = `mk_locomo_${sample.sample_id.replace(/[^A-Za-z0-9]/g, "")}_0123456789`;
-    await service.keys.create({ brainId: `locomo-${sample.sample_id}`.replace(/[^A-Za-z0-9._-]/g, "-"), key });
-    const api = http(base);
-    const c = sample.conversation;
-    const raw: Array<{ id: string; text: string }> = [];
-    const sessions = Object.keys(c)
-      .filter((x) => /^session_\d+$/.test(x))
-      .sort((a, b) => Number(a.split("_")[1]) - Number(b.split("_")[1]));
-    let lastId = "";
-    for (const s of sessions) {
-      const occurredAt = new Date(sessionDate(String(c[`${s}_date_time`]))).toISOString();
-      for (const t of c[s] as Turn[]) {
-        const content = turnText(t);
-        raw.push({ id: t.dia_id, text: content });
-        const ep = await api.post(
-          "/v1/episodes",
-          { content, occurredAt, metadata: { dia_id: t.dia_id, speaker: t.speaker, session: s } },
-          key,
-        );
-        lastId = ep.id;
-        turns++;
-      }
-    }
-    for (;;) {
-      const ep = await api.get(`/v1/episodes/${lastId}`, key);
-      const page = await api.get("/v1/episodes?limit=100", key);
-      if (
-        ep.status !== "queued" &&
-        ep.status !== "processing" &&
-        page.items.every((e: any) => e.status === "done" || e.status === "failed")
-      )
-        break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    await service.worker.idle();
-    // baselines over the very same texts: plain BM25 (lower-case words), and BM25 with our analyzer
-    const plain = bm25Index({ analyze: plainAnalyzer });
-    const analyzed = bm25Index();
-    for (const t of raw) {
-      plain.add(t.id, t.text);
-      analyzed.add(t.id, t.text);
-    }
-    for (const qa of sample.qa) {
-      if (!CATEGORY[qa.category]) continue;
-      const evidence = normaliseEvidence(qa.evidence);
-      if (!evidence.length) continue;
-      questions++;
-      const t0 = performance.now();
-      const r = await api.post("/v1/recall", { query: qa.question, limit: k }, key);
-      recallTimes.push(performance.now() - t0);
-      const ours = new Set(r.episodes.map((e: any) => e.metadata.dia_id));
-      const bl = new Set(plain.search(qa.question, { limit: k }).map((h) => h.item));
-      const an = new Set(analyzed.search(qa.question, { limit: k }).map((h) => h.item));
-      const hit = (set: Set<unknown>) => evidence.filter((e) => set.has(e)).length / evidence.length;
-      add(CATEGORY[qa.category]!, hit(ours), hit(bl), hit(an));
-      add("all (1-4)", hit(ours), hit(bl), hit(an));
-    }
-  }
-  recallTimes.sort((a, b) => a - b);
-  return {
-    stats,
-    turns,
-    questions,
-    ingestSeconds: (performance.now() - ingestStart) / 1000,
-    recallP50: percentile(recallTimes, 50),
-    recallP95: percentile(recallTimes, 95),
-  };
-}
-
 function arg(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : args.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
 }
 
 export async function run(args: string[]): Promise<void> {
-  const dataset = arg(args, "--dataset");
   const sizes = (arg(args, "--sizes") ?? "1000,10000,100000").split(",").map(Number);
-  const k = Number(arg(args, "--k") ?? 10);
   const framework = (arg(args, "--framework") ?? "fastify") as "fastify" | "express" | "fetch";
 
-  console.log("1. extraction (rule-based extractor, in-process, 2 workers)");
+  console.log("1. extraction (default extractor, in-process, 2 workers)");
   const tp = await extractionThroughput(Number(arg(args, "--episodes") ?? 2000));
   console.log(
     `   ${tp.n} episodes in ${tp.seconds.toFixed(2)} s: ${tp.perSecond.toFixed(0)} episodes/s (${tp.edges} edges, ${tp.entities} entities)`,
@@ -406,34 +269,6 @@ export async function run(args: string[]): Promise<void> {
     await service.dispose();
   }
 
-  if (!dataset) {
-    console.log("4. LoCoMo: skipped (pass --dataset ../shared/bench/locomo-dev.json)");
-    return;
-  }
-  const lservice = createMemoryService({ dailyQuota: 1e9, worker: { pollMs: 50 } });
-  const lserver = await listen(framework, [lservice]);
-  try {
-    console.log(`4. LoCoMo evidence recall@${k} through POST /v1/recall vs BM25 over the raw turns (${dataset})`);
-    const r = await locomo(lserver.url, lservice, dataset, k);
-    console.log(
-      `   ${r.turns} turns ingested over HTTP with extraction in ${r.ingestSeconds.toFixed(1)} s; ${r.questions} questions; recall p50 ${ms(r.recallP50)}, p95 ${ms(r.recallP95)}`,
-    );
-    console.log(
-      `   ${"category".padEnd(12)} ${"n".padStart(4)}  ${"memory".padStart(7)}  ${"BM25".padStart(7)}  ${"ratio".padStart(6)}  ${"BM25+stem".padStart(9)}`,
-    );
-    for (const [cat, s] of [...r.stats].sort((a, b) =>
-      a[0].startsWith("all") ? 1 : b[0].startsWith("all") ? -1 : a[0].localeCompare(b[0]),
-    )) {
-      const ours = s.ours / s.n;
-      const bl = s.baseline / s.n;
-      console.log(
-        `   ${cat.padEnd(12)} ${String(s.n).padStart(4)}  ${pct(ours).padStart(7)}  ${pct(bl).padStart(7)}  ${(ours / bl).toFixed(2).padStart(6)}  ${pct(s.analyzed / s.n).padStart(9)}`,
-      );
-    }
-    console.log("   BM25: Okapi (k1 1.2, b 0.75) over lower-cased words of each turn, no stemming or stop words;");
-    console.log("   BM25+stem: the same with the memory index's analyzer (stop words, suffix stemmer), for attribution.");
-  } finally {
-    await lserver.close();
-    await lservice.dispose();
-  }
+  // extraction quality and LoCoMo recall quality: bench/memory-quality.ts
+  await runQuality(args);
 }

@@ -1,13 +1,14 @@
 // @mountkit/memory: agent memory service with offline extraction and bi-temporal recall.
 export { createMemoryApi, type MemoryApi } from "./api.js";
 export { brainForKey, createApiKey, generateApiKey, hashApiKey, parseKeyList, revokeApiKey } from "./auth/keys.js";
-export { isSingleValued, normaliseRelation } from "./domain/relations.js";
+export { canonicalRelation, isSingleValued, normaliseRelation } from "./domain/relations.js";
 export * from "./domain/types.js";
 export { parseInstant } from "./domain/wire.js";
 export { type Embedder, openAiEmbedder, type OpenAiEmbedderOptions } from "./embeddings.js";
 export { type CliIo, runCli } from "./cli.js";
 export { memoryError } from "./errors.js";
 export { openAiExtractor, type OpenAiExtractorOptions } from "./extractors/openai.js";
+export { nlpExtractor } from "./extractors/nlp-extractor.js";
 export { ruleBasedExtractor } from "./extractors/rule-based.js";
 export type { ExtractedEntity, ExtractedFact, ExtractionInput, Extractor } from "./extractors/types.js";
 export { EXTRACTION_QUEUE, type ExtractionPayload } from "./pipeline/run.js";

@@ -17,7 +17,7 @@ import { requireApiKey } from "./auth/middleware.js";
 import { createApiKey, revokeApiKey } from "./auth/keys.js";
 import type { Embedder } from "./embeddings.js";
 import { ErrorSchema, errorBody } from "./errors.js";
-import { ruleBasedExtractor } from "./extractors/rule-based.js";
+import { nlpExtractor } from "./extractors/nlp-extractor.js";
 import type { Extractor } from "./extractors/types.js";
 import { createPipeline, EXTRACTION_QUEUE, type ExtractionPayload } from "./pipeline/run.js";
 import { dailyQuota } from "./quota.js";
@@ -33,7 +33,7 @@ import type { MemoryStore } from "./store/types.js";
 
 export interface MemoryServiceOptions {
   store?: MemoryStore;
-  /** Default: the offline rule-based extractor. */
+  /** Default: the offline NLP extractor (`nlpExtractor()`, wink-nlp + chrono-node). */
   extractor?: Extractor;
   embedder?: Embedder;
   /** Successful calls per brain per UTC day; default 1000. */
@@ -75,7 +75,7 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
   const logger = options.logger ?? silentLogger;
   const pipeline = createPipeline({
     store,
-    extractor: options.extractor ?? ruleBasedExtractor(),
+    extractor: options.extractor ?? nlpExtractor(),
     embedder: options.embedder,
     clock,
     ids,

@@ -1,0 +1,234 @@
+// Memory quality benchmark: extraction coverage and precision on the labelled sentence set, the
+// extractor's episodes/s on one core, and with --dataset LoCoMo evidence recall@k per category through
+// POST /v1/recall next to the issue's exact baseline, all in one run.
+//
+// Baseline (issue #11): Okapi BM25 (k1 1.2, b 0.75) over `Speaker: text` of each turn, English stop
+// words removed, suffix stemming (-ing, -ed, -es, -s, stripped when the word is longer than the suffix
+// plus 3), nothing else.
+import { readFileSync } from "node:fs";
+import { bm25Index, createMemoryService, type MemoryService, nlpExtractor } from "@mountkit/memory";
+import { listen } from "../examples/server/src/listen.js";
+import { loadLabelled, scoreExtractor } from "../packages/memory/test/labelled.js";
+import { percentile } from "./lib.js";
+
+const pct = (n: number) => `${(100 * n).toFixed(1)}%`;
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+
+// --- the baseline's analyzer ------------------------------------------------------------------------
+const STOP_WORDS = new Set(
+  (
+    "a about above after again against all am an and any are aren't as at be because been before being below between both but by " +
+    "can't cannot could couldn't did didn't do does doesn't doing don't down during each few for from further had hadn't has hasn't " +
+    "have haven't having he he'd he'll he's her here here's hers herself him himself his how how's i i'd i'll i'm i've if in into is " +
+    "isn't it it's its itself let's me more most mustn't my myself no nor not of off on once only or other ought our ours ourselves " +
+    "out over own same shan't she she'd she'll she's should shouldn't so some such than that that's the their theirs them themselves " +
+    "then there there's these they they'd they'll they're they've this those through to too under until up very was wasn't we we'd " +
+    "we'll we're we've were weren't what what's when when's where where's which while who who's whom why why's with won't would " +
+    "wouldn't you you'd you'll you're you've your yours yourself yourselves"
+  ).split(" "),
+);
+const SUFFIXES = ["ing", "ed", "es", "s"];
+
+export function baselineAnalyzer(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.toLowerCase().match(/[a-z0-9]+(?:'[a-z]+)?/g) ?? []) {
+    if (STOP_WORDS.has(raw)) continue;
+    let w = raw.replace(/'s$/, "");
+    for (const s of SUFFIXES)
+      if (w.endsWith(s) && w.length > s.length + 3) {
+        w = w.slice(0, -s.length);
+        break;
+      }
+    if (w) out.push(w);
+  }
+  return out;
+}
+
+// --- 1. extraction quality ---------------------------------------------------------------------------
+async function extraction(turns: string[]) {
+  const score = await scoreExtractor(nlpExtractor());
+  // throughput of the extractor alone, one core, sequential: labelled sentences then LoCoMo turns
+  const x = nlpExtractor();
+  const texts = [...loadLabelled().map((s) => s.text), ...turns];
+  const run = async (list: string[]) => {
+    for (const content of list) {
+      const input = { content, metadata: {}, occurredAt: Date.UTC(2023, 4, 8) };
+      const entities = await x.extractEntities(input);
+      await x.extractFacts({ ...input, entities });
+    }
+  };
+  await run(texts.slice(0, 200)); // model load and JIT warm-up
+  const t0 = performance.now();
+  await run(texts);
+  const perSecond = texts.length / ((performance.now() - t0) / 1000);
+  return { score, perSecond, n: texts.length };
+}
+
+// --- 2. LoCoMo ---------------------------------------------------------------------------------------
+interface Turn {
+  speaker: string;
+  dia_id: string;
+  text: string;
+  blip_caption?: string;
+}
+
+interface Sample {
+  sample_id: string;
+  conversation: Record<string, unknown>;
+  qa: Array<{ question: string; evidence: string[]; category: number }>;
+}
+
+const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+
+/** "1:56 pm on 8 May, 2023" -> epoch ms (UTC). */
+function sessionDate(s: string): number {
+  const m = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})/i.exec(s);
+  if (!m) return Date.parse(s);
+  let h = Number(m[1]) % 12;
+  if (m[3]!.toLowerCase() === "pm") h += 12;
+  return Date.UTC(Number(m[6]), MONTHS.indexOf(m[5]!.toLowerCase()), Number(m[4]), h, Number(m[2]));
+}
+
+/** Evidence ids are written irregularly ("D:11:26", "D8:6; D9:17"): normalise to "D<s>:<t>". */
+function normaliseEvidence(list: string[]): string[] {
+  const out = new Set<string>();
+  for (const raw of list)
+    for (const part of raw.split(/[;,\s]+/)) {
+      const m = /^D:?(\d+):(\d+)$/.exec(part.trim());
+      if (m) out.add(`D${Number(m[1])}:${Number(m[2])}`);
+    }
+  return [...out];
+}
+
+const turnText = (t: Turn) => `${t.speaker}: ${t.text}${t.blip_caption ? ` [shares a photo: ${t.blip_caption}]` : ""}`;
+const CATEGORY: Record<number, string> = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop" };
+
+export function loadTurns(path: string): string[] {
+  const samples = JSON.parse(readFileSync(path, "utf8")) as Sample[];
+  const out: string[] = [];
+  for (const s of samples)
+    for (const [k, v] of Object.entries(s.conversation)) if (/^session_\d+$/.test(k)) for (const t of v as Turn[]) out.push(turnText(t));
+  return out;
+}
+
+async function json(res: Response) {
+  const body = await res.json();
+  if (res.status >= 400) throw new Error(`${res.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+async function locomo(base: string, service: MemoryService, path: string, k: number) {
+  const samples = JSON.parse(readFileSync(path, "utf8")) as Sample[];
+  const stats = new Map<string, { n: number; ours: number; baseline: number }>();
+  const add = (cat: string, ours: number, baseline: number) => {
+    const s = stats.get(cat) ?? { n: 0, ours: 0, baseline: 0 };
+    s.n++;
+    s.ours += ours;
+    s.baseline += baseline;
+    stats.set(cat, s);
+  };
+  let turns = 0;
+  let questions = 0;
+  const recallTimes: number[] = [];
+  const t0 = performance.now();
+  for (const sample of samples) {
+    const key = `mk_quality_${sample.sample_id.replace(/[^A-Za-z0-9]/g, "")}_0123456789`;
+    await service.keys.create({ brainId: `quality-${sample.sample_id}`.replace(/[^A-Za-z0-9._-]/g, "-"), key });
+    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const post = (p: string, body: unknown) => fetch(`${base}${p}`, { method: "POST", headers, body: JSON.stringify(body) }).then(json);
+    const c = sample.conversation;
+    const raw: Array<{ id: string; text: string }> = [];
+    const sessions = Object.keys(c)
+      .filter((x) => /^session_\d+$/.test(x))
+      .sort((a, b) => Number(a.split("_")[1]) - Number(b.split("_")[1]));
+    for (const s of sessions) {
+      const occurredAt = new Date(sessionDate(String(c[`${s}_date_time`]))).toISOString();
+      for (const t of c[s] as Turn[]) {
+        const content = turnText(t);
+        raw.push({ id: t.dia_id, text: content });
+        await post("/v1/episodes", { content, occurredAt, metadata: { dia_id: t.dia_id, speaker: t.speaker, session: s } });
+        turns++;
+      }
+    }
+    await service.worker.idle();
+    const baseline = bm25Index({ k1: 1.2, b: 0.75, analyze: baselineAnalyzer });
+    for (const t of raw) baseline.add(t.id, t.text);
+    for (const qa of sample.qa) {
+      const cat = CATEGORY[qa.category];
+      const evidence = normaliseEvidence(qa.evidence);
+      if (!cat || !evidence.length) continue;
+      questions++;
+      const q0 = performance.now();
+      const r = await post("/v1/recall", { query: qa.question, limit: k });
+      recallTimes.push(performance.now() - q0);
+      const ours = new Set(r.episodes.map((e: { metadata: { dia_id: string } }) => e.metadata.dia_id));
+      const bl = new Set(baseline.search(qa.question, { limit: k }).map((h) => h.item));
+      const hit = (set: Set<unknown>) => evidence.filter((e) => set.has(e)).length / evidence.length;
+      add(cat, hit(ours), hit(bl));
+      add("all (1-4)", hit(ours), hit(bl));
+    }
+  }
+  recallTimes.sort((a, b) => a - b);
+  return {
+    stats,
+    turns,
+    questions,
+    seconds: (performance.now() - t0) / 1000,
+    p50: percentile(recallTimes, 50),
+    p95: percentile(recallTimes, 95),
+  };
+}
+
+function arg(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : args.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
+}
+
+export async function runQuality(args: string[]): Promise<void> {
+  const dataset = arg(args, "--dataset");
+  const k = Number(arg(args, "--k") ?? 10);
+  const framework = (arg(args, "--framework") ?? "fastify") as "fastify" | "express" | "fetch";
+
+  const turns = dataset ? loadTurns(dataset) : [];
+  const x = await extraction(turns);
+  const s = x.score;
+  console.log(`Q1. extraction quality on the labelled set (${s.sentences} sentences, packages/memory/test/fixtures)`);
+  console.log(
+    `   coverage ${s.covered}/${s.withFacts} = ${s.coverage.toFixed(3)}   precision ${s.correct}/${s.extracted} = ${s.precision.toFixed(3)}   fact recall ${s.foundFacts}/${s.expectedFacts} = ${s.factRecall.toFixed(3)}   (targets 0.90 / 0.90)`,
+  );
+  console.log(
+    "   matching rule: packages/memory/test/labelled.ts (normalised subject/object, exact relation or a listed alternative, dates to the day)",
+  );
+  console.log(`   nlp extractor alone, one core: ${x.perSecond.toFixed(0)} episodes/s over ${x.n} texts (target 300)`);
+
+  if (!dataset) {
+    console.log("Q2. LoCoMo: skipped (pass --dataset ../shared/bench/locomo-dev.json)");
+    return;
+  }
+  const service = createMemoryService({ dailyQuota: 1e9, worker: { pollMs: 20 } });
+  const server = await listen(framework, [service]);
+  try {
+    console.log(`Q2. LoCoMo evidence recall@${k} through POST /v1/recall (${framework}) vs the issue's BM25 baseline (${dataset})`);
+    const r = await locomo(server.url, service, dataset, k);
+    console.log(
+      `   ${r.turns} turns ingested over HTTP with extraction in ${r.seconds.toFixed(1)} s (with ${r.questions} recalls); recall p50 ${ms(r.p50)}, p95 ${ms(r.p95)}`,
+    );
+    console.log(`   ${"category".padEnd(12)} ${"n".padStart(4)}  ${"baseline".padStart(8)}  ${"ours".padStart(7)}  ${"ratio".padStart(6)}`);
+    const order = ["multi-hop", "temporal", "open-domain", "single-hop", "all (1-4)"];
+    for (const cat of order) {
+      const st = r.stats.get(cat);
+      if (!st) continue;
+      const ours = st.ours / st.n;
+      const bl = st.baseline / st.n;
+      console.log(
+        `   ${cat.padEnd(12)} ${String(st.n).padStart(4)}  ${pct(bl).padStart(8)}  ${pct(ours).padStart(7)}  ${(ours / bl).toFixed(2).padStart(6)}`,
+      );
+    }
+    console.log(
+      "   baseline: BM25 (k1 1.2, b 0.75) over `Speaker: text`, English stop words, -ing/-ed/-es/-s stemming (word longer than suffix + 3)",
+    );
+  } finally {
+    await server.close();
+    await service.dispose();
+  }
+}

@@ -1,0 +1,79 @@
+// The default offline extractor: every declarative form yields its fact, dates are read by role,
+// first person goes to the speaker, and common-noun phrases become entities.
+import { describe, expect, it } from "vitest";
+import { nlpExtractor } from "../src/extractors/nlp-extractor.js";
+
+const REF = Date.UTC(2023, 4, 8, 12);
+const x = nlpExtractor();
+
+async function run(content: string, metadata: Record<string, unknown> = {}) {
+  const input = { content, metadata, occurredAt: REF };
+  const entities = await x.extractEntities(input);
+  const facts = await x.extractFacts({ ...input, entities });
+  return { entities, facts, triples: facts.map((f) => [f.source, f.relation, f.target]) };
+}
+
+describe("nlp extractor", () => {
+  it("reads passive, copula, possessive, relative and coordinated clauses", async () => {
+    expect((await run("The billing service is owned by the payments team.")).triples).toEqual([
+      ["billing service", "owned_by", "payments team"],
+    ]);
+    expect((await run("Tom is allergic to peanuts.")).triples).toEqual([["Tom", "allergic_to", "peanuts"]]);
+    expect((await run("Liam's favourite band is Radiohead.")).triples).toEqual([["Liam", "favourite_band", "Radiohead"]]);
+    expect((await run("Melanie is a painter who loves camping with her kids.")).triples).toEqual([
+      ["Melanie", "is_a", "painter"],
+      ["Melanie", "likes", "camping"],
+    ]);
+    expect((await run("Yuki speaks Japanese and Korean.")).triples).toEqual([
+      ["Yuki", "speaks", "Japanese"],
+      ["Yuki", "speaks", "Korean"],
+    ]);
+    expect((await run("Deploys go out on Tuesdays.")).triples).toEqual([["Deploys", "go_out_on", "Tuesdays"]]);
+  });
+
+  it("makes entities of common-noun phrases", async () => {
+    const { entities } = await run("The billing service is owned by the payments team.");
+    expect(entities.map((e) => e.name)).toEqual(expect.arrayContaining(["billing service", "payments team"]));
+  });
+
+  it("attributes the first person to the speaker and names what a dog is called", async () => {
+    const { facts } = await run("I adopted a dog named Biscuit last March.", { speaker: "Jordan" });
+    expect(facts[0]).toMatchObject({ source: "Jordan", relation: "owns", target: "Biscuit", validFrom: "2023-03-01" });
+    expect(facts[0]!.fact).toBe("Jordan adopted a dog named Biscuit last March.");
+    expect(facts[1]).toMatchObject({ source: "Biscuit", relation: "is_a", target: "dog" });
+    const prefixed = await run("Caroline: I'm researching adoption agencies.");
+    expect(prefixed.triples).toEqual([["Caroline", "research", "adoption agencies"]]);
+  });
+
+  it("reads until/through/till as the end of validity and from/since as the start", async () => {
+    const until = await run("Frank works at Umbrella until 2030.");
+    expect(until.facts[0]).toMatchObject({ relation: "works_at", validFrom: null, validUntil: "2030-01-01" });
+    const range = await run("Ken works at Cyberdyne from 2020 until 2030.");
+    expect(range.facts[0]).toMatchObject({ validFrom: "2020-01-01", validUntil: "2030-01-01" });
+    const through = await run("Anna leads the design team through June 2024.");
+    expect(through.facts[0]).toMatchObject({ source: "Anna", validUntil: "2024-06-01" });
+    const since = await run("Tariq has been running the Berlin office since last March.");
+    expect(since.facts[0]).toMatchObject({ validFrom: "2023-03-01", validUntil: null });
+    const relative = await run("Maria visited Rome yesterday.");
+    expect(relative.facts[0]).toMatchObject({ relation: "visited", validFrom: "2023-05-07" });
+  });
+
+  it("folds paraphrases to one single-valued relation", async () => {
+    expect((await run("Lara moved to Lisbon.")).triples).toEqual([["Lara", "lives_in", "Lisbon"]]);
+    expect((await run("Wei joined Hooli.")).triples).toEqual([["Wei", "works_at", "Hooli"]]);
+    expect((await run("Ahmed is married to Leila.")).triples).toEqual([["Ahmed", "married_to", "Leila"]]);
+  });
+
+  it("is deterministic", async () => {
+    const text = "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.";
+    expect(JSON.stringify(await run(text))).toBe(JSON.stringify(await nlpRun(text)));
+  });
+});
+
+async function nlpRun(content: string) {
+  const fresh = nlpExtractor();
+  const input = { content, metadata: {}, occurredAt: REF };
+  const entities = await fresh.extractEntities(input);
+  const facts = await fresh.extractFacts({ ...input, entities });
+  return { entities, facts, triples: facts.map((f) => [f.source, f.relation, f.target]) };
+}
