@@ -2,6 +2,7 @@
 import {
   buildOpenApi,
   type Clock,
+  type CorsOptions,
   defineService,
   type IdGenerator,
   iso,
@@ -57,6 +58,13 @@ export interface SupportServiceOptions {
   basePath?: string;
   /** Request body limit; default 64 KiB. */
   bodyLimit?: number;
+  /**
+   * Origins allowed to call interface A and its stream from a browser page (a widget embedded on
+   * another site): `"*"` or exact origins such as `https://shop.example`. Products can add their own
+   * (`ProductConfig.corsOrigins`); a preflight carries no product, so the union of all is allowed.
+   * Unset, with no product listing any: no CORS headers.
+   */
+  corsOrigins?: "*" | readonly string[];
   /** `: ping` interval on streams; default 15 s. */
   heartbeatMs?: number;
   /** How long events stay replayable for `Last-Event-ID`; default (and minimum) 1 hour. */
@@ -91,6 +99,14 @@ export interface SupportService extends Service {
 }
 
 export const SUPPORT_MOUNTS = ["/api/conversations", "/care", "/agent"];
+
+/** CORS for interface A: the service's origins plus every product's, or none at all. */
+function publicCors(service: "*" | readonly string[] | undefined, products: readonly ProductConfig[]): CorsOptions | undefined {
+  const perProduct = products.flatMap((p) => p.corsOrigins ?? []);
+  if (service === "*" || perProduct.includes("*")) return { paths: ["/api/conversations"], origins: "*" };
+  const origins = [...(service ?? []), ...perProduct];
+  return origins.length ? { paths: ["/api/conversations"], origins } : undefined;
+}
 const HOUR = 3_600_000;
 
 export function createSupportService(options: SupportServiceOptions): SupportService {
@@ -181,6 +197,7 @@ export function createSupportService(options: SupportServiceOptions): SupportSer
     securitySchemes,
     basePath,
     bodyLimit: options.bodyLimit ?? 64 * 1024,
+    cors: publicCors(options.corsOrigins, configs),
     clock,
     logger,
     ids,
