@@ -52,15 +52,13 @@ export function corsPolicy(options: CorsOptions): CorsPolicy {
     covers: (path) => prefixes.some((p) => path === p || path.startsWith(`${p}/`)),
     preflight(origin) {
       if (!allowed(origin)) return { status: 204, headers: { vary: "Origin" } };
-      return {
-        status: 204,
-        headers: {
-          ...originHeader(origin),
-          "access-control-allow-methods": METHODS,
-          "access-control-allow-headers": allowHeaders,
-          "access-control-max-age": maxAge,
-        },
+      const headers: Record<string, string> = {
+        ...originHeader(origin),
+        "access-control-allow-methods": METHODS,
+        "access-control-allow-headers": allowHeaders,
+        "access-control-max-age": maxAge,
       };
+      return { status: 204, headers };
     },
     decorate(response, origin) {
       if (!allowed(origin)) return response;
