@@ -65,6 +65,11 @@ export interface SupportServiceOptions {
    * Unset, with no product listing any: no CORS headers.
    */
   corsOrigins?: "*" | readonly string[];
+  /**
+   * The embeddable widget's browser bundle, served at `/api/conversations/widget.js` when given:
+   * `supportWidgetScript` from `@mountkit/support-widget`, or the script text itself.
+   */
+  widgetScript?: string | (() => string | Promise<string>);
   /** `: ping` interval on streams; default 15 s. */
   heartbeatMs?: number;
   /** How long events stay replayable for `Last-Event-ID`; default (and minimum) 1 hour. */
@@ -99,6 +104,24 @@ export interface SupportService extends Service {
 }
 
 export const SUPPORT_MOUNTS = ["/api/conversations", "/care", "/agent"];
+
+/** The widget's script, loaded once on first request. */
+function widgetRoute(source: string | (() => string | Promise<string>)): Route {
+  let script: Promise<string> | undefined;
+  return route({
+    method: "GET",
+    path: "/api/conversations/widget.js",
+    internal: true,
+    async handler() {
+      script ??= Promise.resolve(typeof source === "string" ? source : source());
+      const text = await script.catch((error) => {
+        script = undefined;
+        throw error;
+      });
+      return { status: 200, text, contentType: "text/javascript; charset=utf-8", headers: { "cache-control": "public, max-age=300" } };
+    },
+  });
+}
 
 /** CORS for interface A: the service's origins plus every product's, or none at all. */
 function publicCors(service: "*" | readonly string[] | undefined, products: readonly ProductConfig[]): CorsOptions | undefined {
@@ -191,6 +214,7 @@ export function createSupportService(options: SupportServiceOptions): SupportSer
       docRoute("/api/conversations/openapi.json", "Support conversations: public API", a),
       docRoute("/care/openapi.json", "Support SPI", b),
       docRoute("/agent/openapi.json", "Support agent API", agent),
+      ...(options.widgetScript === undefined ? [] : [widgetRoute(options.widgetScript)]),
     ],
     errorBody,
     errorSchema: ErrorSchema,

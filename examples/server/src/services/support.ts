@@ -2,6 +2,7 @@
 // SUPPORT_SPI_TOKEN, SUPPORT_AGENT_TOKEN; plus optional products on other backends (GitHub Issues, Slack,
 // a remote SPI), each added only when its variables are set. Store, bus and rate limiter come from the app.
 import type { Clock, Logger, PubSub, RateLimiter, Service } from "@mountkit/core";
+import { supportWidgetScript } from "@mountkit/support-widget";
 import { createSupportService, githubBackend, type ProductConfig, type SupportStore, slackBackend, spiBackend } from "@mountkit/support";
 
 const positiveInt = (raw: string | undefined, name: string, fallback: number): number => {
@@ -106,6 +107,7 @@ export async function supportFromEnv(
   const corsOrigins = corsOriginsFromEnv(env.SUPPORT_CORS_ORIGINS);
   return createSupportService({
     ...(corsOrigins ? { corsOrigins } : {}),
+    widgetScript: supportWidgetScript,
     // built-in products first: interface B (/care) serves the first product
     products: [...products, ...external],
     limits: { rateLimit: rate, rateWindowMs: 1000 },
