@@ -8,6 +8,7 @@ const packages: Array<{ dir: string; entries?: Record<string, string> }> = [
   { dir: "packages/memory", entries: { testing: "src/testing.ts", cli: "src/cli.ts" } },
   { dir: "packages/support", entries: { testing: "src/testing.ts" } },
   { dir: "packages/support-client" },
+  { dir: "packages/support-widget" },
   { dir: "packages/sql" },
   { dir: "packages/testing" },
   { dir: "adapters/node" },
@@ -18,8 +19,11 @@ const packages: Array<{ dir: string; entries?: Record<string, string> }> = [
 
 import { existsSync } from "node:fs";
 
-export default defineConfig(
-  packages
+// Browser bundles served by the services (built from sources, so build order does not matter).
+const browserBundles = [{ dir: "packages/support-widget", name: "widget", entry: "src/browser.ts" }];
+
+export default defineConfig([
+  ...packages
     .filter((p) => existsSync(`${p.dir}/src/index.ts`))
     .map((p) => {
       const entry: Record<string, string> = { index: `${p.dir}/src/index.ts` };
@@ -32,10 +36,28 @@ export default defineConfig(
         platform: "node",
         dts: true,
         sourcemap: true,
-        clean: true,
+        // a package with a browser bundle shares dist/ with it: no clean, or the two builds race
+        clean: !browserBundles.some((b) => b.dir === p.dir),
         skipNodeModulesBundle: true,
         external: [/^[^./]/],
         silent: true,
       };
     }),
-);
+  ...browserBundles.map((b) => ({
+    entry: { [b.name]: `${b.dir}/${b.entry}` },
+    outDir: `${b.dir}/dist`,
+    format: ["iife" as const],
+    platform: "browser" as const,
+    target: "es2022",
+    minify: true,
+    sourcemap: false,
+    dts: false,
+    clean: false,
+    noExternal: [/.*/],
+    outExtension: () => ({ js: ".js" }),
+    esbuildOptions(options: { conditions?: string[] }) {
+      options.conditions = ["mountkit-source"];
+    },
+    silent: true,
+  })),
+]);

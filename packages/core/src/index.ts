@@ -2,6 +2,7 @@
 export * from "./body.js";
 export * from "./bus.js";
 export * from "./clock.js";
+export * from "./cors.js";
 export * from "./cursor.js";
 export * from "./errors.js";
 export * from "./fetch.js";

@@ -2,6 +2,7 @@
 import type * as z from "zod";
 import { bodyReadError, DEFAULT_BODY_LIMIT, mediaType, parseBody, type ReadBody, readBody, readRawBody } from "./body.js";
 import { type Clock, systemClock } from "./clock.js";
+import { type CorsOptions, corsPolicy } from "./cors.js";
 import { coreError, isKitError, KitError } from "./errors.js";
 import { toFetchHandler } from "./fetch.js";
 import { type KitRequest, type KitResponse, SSE_HEADERS } from "./http.js";
@@ -40,6 +41,8 @@ export interface ServiceDefinition {
   securitySchemes?: Record<string, Record<string, unknown>>;
   basePath?: string;
   bodyLimit?: number;
+  /** Cross-origin access for browser pages on other origins (preflight and response headers). */
+  cors?: CorsOptions;
   clock?: Clock;
   logger?: Logger;
   ids?: IdGenerator;
@@ -223,6 +226,7 @@ export function defineService(def: ServiceDefinition): Service {
     }),
   );
   let openapiCache: OpenApiDocument | undefined;
+  const cors = def.cors ? corsPolicy(def.cors) : undefined;
 
   const errorResult = (err: unknown, requestId: string, method: string, path: string): HandlerResult => {
     let kitErr: KitError;
@@ -378,6 +382,21 @@ export function defineService(def: ServiceDefinition): Service {
     try {
       const path = ownPath(request.path);
       if (path === null) return NOT_MINE;
+      // cross-origin calls: only requests a browser marked with Origin pay for this
+      const origin = cors === undefined ? undefined : request.headers.origin;
+      if (origin !== undefined && cors!.covers(path)) {
+        if (request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined)
+          return Promise.resolve(cors!.preflight(origin));
+        return answer(request, path).then((r) => cors!.decorate(r, origin));
+      }
+      return answer(request, path);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  function answer(request: KitRequest, path: string): Promise<KitResponse> {
+    try {
       // the per-request debug line, and its timing, only when someone reads it
       const started = log.isLevelEnabled?.("debug") === false ? -1 : performance.now();
       const method = upperMethod(request.method);

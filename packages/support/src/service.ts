@@ -2,6 +2,7 @@
 import {
   buildOpenApi,
   type Clock,
+  type CorsOptions,
   defineService,
   type IdGenerator,
   iso,
@@ -58,6 +59,18 @@ export interface SupportServiceOptions {
   basePath?: string;
   /** Request body limit; default 64 KiB. */
   bodyLimit?: number;
+  /**
+   * Origins allowed to call interface A and its stream from a browser page (a widget embedded on
+   * another site): `"*"` or exact origins such as `https://shop.example`. Products can add their own
+   * (`ProductConfig.corsOrigins`); a preflight carries no product, so the union of all is allowed.
+   * Unset, with no product listing any: no CORS headers.
+   */
+  corsOrigins?: "*" | readonly string[];
+  /**
+   * The embeddable widget's browser bundle, served at `/api/conversations/widget.js` when given:
+   * `supportWidgetScript` from `@mountkit/support-widget`, or the script text itself.
+   */
+  widgetScript?: string | (() => string | Promise<string>);
   /** `: ping` interval on streams; default 15 s. */
   heartbeatMs?: number;
   /** How long events stay replayable for `Last-Event-ID`; default (and minimum) 1 hour. */
@@ -92,6 +105,32 @@ export interface SupportService extends Service {
 }
 
 export const SUPPORT_MOUNTS = ["/api/conversations", "/care", "/agent"];
+
+/** The widget's script, loaded once on first request. */
+function widgetRoute(source: string | (() => string | Promise<string>)): Route {
+  let script: Promise<string> | undefined;
+  return route({
+    method: "GET",
+    path: "/api/conversations/widget.js",
+    internal: true,
+    async handler() {
+      script ??= Promise.resolve(typeof source === "string" ? source : source());
+      const text = await script.catch((error) => {
+        script = undefined;
+        throw error;
+      });
+      return { status: 200, text, contentType: "text/javascript; charset=utf-8", headers: { "cache-control": "public, max-age=300" } };
+    },
+  });
+}
+
+/** CORS for interface A: the service's origins plus every product's, or none at all. */
+function publicCors(service: "*" | readonly string[] | undefined, products: readonly ProductConfig[]): CorsOptions | undefined {
+  const perProduct = products.flatMap((p) => p.corsOrigins ?? []);
+  if (service === "*" || perProduct.includes("*")) return { paths: ["/api/conversations"], origins: "*" };
+  const origins = [...(service ?? []), ...perProduct];
+  return origins.length ? { paths: ["/api/conversations"], origins } : undefined;
+}
 const HOUR = 3_600_000;
 
 export function createSupportService(options: SupportServiceOptions): SupportService {
@@ -177,12 +216,14 @@ export function createSupportService(options: SupportServiceOptions): SupportSer
       docRoute("/api/conversations/openapi.json", "Support conversations: public API", a),
       docRoute("/care/openapi.json", "Support SPI", b),
       docRoute("/agent/openapi.json", "Support agent API", agent),
+      ...(options.widgetScript === undefined ? [] : [widgetRoute(options.widgetScript)]),
     ],
     errorBody,
     errorSchema: ErrorSchema,
     securitySchemes,
     basePath,
     bodyLimit: options.bodyLimit ?? 64 * 1024,
+    cors: publicCors(options.corsOrigins, configs),
     clock,
     logger,
     ids,

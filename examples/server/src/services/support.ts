@@ -2,6 +2,7 @@
 // SUPPORT_SPI_TOKEN, SUPPORT_AGENT_TOKEN; plus optional products on other backends (GitHub Issues, Slack,
 // a remote SPI), each added only when its variables are set. Store, bus and rate limiter come from the app.
 import type { Clock, Logger, PubSub, RateLimiter, Service } from "@mountkit/core";
+import { supportWidgetScript } from "@mountkit/support-widget";
 import { createSupportService, githubBackend, type ProductConfig, type SupportStore, slackBackend, spiBackend } from "@mountkit/support";
 
 const positiveInt = (raw: string | undefined, name: string, fallback: number): number => {
@@ -11,6 +12,25 @@ const positiveInt = (raw: string | undefined, name: string, fallback: number): n
   if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive integer`);
   return n;
 };
+
+/** SUPPORT_CORS_ORIGINS: `*` or comma-separated origins (`scheme://host[:port]`, nothing after). */
+export function corsOriginsFromEnv(raw: string | undefined): "*" | string[] | undefined {
+  const list = (raw ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!list.length) return undefined;
+  if (list.includes("*")) return "*";
+  for (const o of list) {
+    let url: URL | undefined;
+    try {
+      url = new URL(o);
+    } catch {}
+    if (!url || !/^https?:$/.test(url.protocol) || url.origin !== o)
+      throw new Error(`SUPPORT_CORS_ORIGINS: ${JSON.stringify(o)} is not an origin such as https://shop.example or http://localhost:8080`);
+  }
+  return list;
+}
 
 /** Products on external backends, from their optional variables; each group is all-or-nothing. */
 export function backendProductsFromEnv(env: NodeJS.ProcessEnv, logger: Logger): ProductConfig[] {
@@ -85,7 +105,10 @@ export async function supportFromEnv(
   const external = backendProductsFromEnv(env, deps.logger);
   for (const p of external)
     if (products.includes(p.slug)) throw new Error(`product ${p.slug} is in SUPPORT_PRODUCTS and on an external backend: pick one`);
+  const corsOrigins = corsOriginsFromEnv(env.SUPPORT_CORS_ORIGINS);
   return createSupportService({
+    ...(corsOrigins ? { corsOrigins } : {}),
+    widgetScript: supportWidgetScript,
     // built-in products first: interface B (/care) serves the first product
     products: [...products, ...external],
     limits: { rateLimit: rate, rateWindowMs: 1000 },

@@ -18,6 +18,8 @@ export interface ProductConfig {
   /** Omitted: the service's built-in store. */
   backend?: CustomerBackend;
   limits?: Partial<ProductLimits>;
+  /** Origins allowed to call interface A from a browser for this product (see `corsOrigins` of the service). */
+  corsOrigins?: readonly string[];
 }
 
 export interface Product {
