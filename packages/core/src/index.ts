@@ -7,6 +7,7 @@ export * from "./fetch.js";
 export * from "./http.js";
 export * from "./ids.js";
 export * from "./limiter.js";
+export * from "./limits.js";
 export * from "./logger.js";
 export * from "./openapi.js";
 export * from "./queue.js";
