@@ -1,5 +1,6 @@
 // @mountkit/core: the framework-agnostic kernel every service and adapter builds on.
 export * from "./body.js";
+export * from "./backoff.js";
 export * from "./bus.js";
 export * from "./clock.js";
 export * from "./errors.js";
