@@ -1,7 +1,8 @@
 // Cross-adapter HTTP matrix: the same suite against real Express, Fastify and fetch-on-node:http servers.
+import type { Server } from "node:http";
 import type { Service } from "@mountkit/core";
 import { afterAll, beforeAll, describe } from "vitest";
-import { FRAMEWORKS, type Framework, listen, type Running } from "../examples/server/src/listen.js";
+import { FRAMEWORKS, type Framework, type ListenOptions, listen, type Running } from "../examples/server/src/listen.js";
 
 export { FRAMEWORKS, type Framework };
 
@@ -10,12 +11,16 @@ export interface AdapterTarget {
   /** Base URL of the running server; valid inside tests and hooks. */
   url: string;
   services: Service[];
+  /** The node:http server behind the adapter; valid inside tests and hooks. */
+  server?: Server;
 }
 
 export interface ForEachAdapterOptions {
   frameworks?: readonly Framework[];
   /** Express: mount after the host's express.json(). */
   hostJsonParser?: boolean;
+  /** Server and kit limits for this suite (shortened timeouts in the hardening tests). */
+  limits?: Pick<ListenOptions, "limits" | "bridge">;
 }
 
 export function forEachAdapter(
@@ -30,8 +35,9 @@ export function forEachAdapter(
       let running: Running | undefined;
       beforeAll(async () => {
         t.services = await makeServices();
-        running = await listen(framework, t.services, { hostJsonParser: options.hostJsonParser });
+        running = await listen(framework, t.services, { hostJsonParser: options.hostJsonParser, ...options.limits });
         t.url = running.url;
+        t.server = running.server;
       });
       afterAll(async () => {
         await running?.close();

@@ -1,6 +1,19 @@
 // Fastify plugin: encapsulated (its body parsing never leaks into the host), glue over the Node bridge.
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { coreError, dispatch, isKitError, type KitResponse, type Service, withMountPrefix } from "@mountkit/core";
+import {
+  admitStream,
+  coreError,
+  DEFAULT_BODY_TIMEOUT_MS,
+  dispatch,
+  hostParserError,
+  isKitError,
+  type KitError,
+  type KitRequest,
+  type KitResponse,
+  type Service,
+  streamGate,
+  withMountPrefix,
+} from "@mountkit/core";
 import { type ConnectionAbort, connectionSignal, type NodeBridgeOptions, toKitRequest, writeKitResponse } from "@mountkit/node";
 
 export interface MountkitPluginOptions extends NodeBridgeOptions {
@@ -18,12 +31,14 @@ export const mountkitPlugin: FastifyPluginAsync<MountkitPluginOptions> = async (
   // string, while the catch-all is looked up (and the header parsed) again on every request.
   for (const type of acceptedTypes(list)) fastify.addContentTypeParser(type, passThrough);
   const prefix = fastify.prefix ?? "";
+  const gate = streamGate(opts.maxStreams);
+  const bodyTimeoutMs = opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
 
   // Callback style (send, return nothing) rather than an async handler: one promise chain per request
   // instead of a suspended async frame on top of the core's.
-  const respond = (found: KitResponse | null, reply: FastifyReply, conn: ConnectionAbort): unknown => {
+  const respond = (found: KitResponse | null, kreq: KitRequest, reply: FastifyReply, conn: ConnectionAbort): unknown => {
     if (!found) return reply.callNotFound();
-    const k = withMountPrefix(found, prefix);
+    const k = withMountPrefix(found.stream ? admitStream(list, kreq, found, gate, conn.controller) : found, prefix);
     if (k.stream) {
       // streams bypass Fastify's serialisation; hijack so hooks do not write after us (fastify#3979)
       reply.hijack();
@@ -37,9 +52,9 @@ export const mountkitPlugin: FastifyPluginAsync<MountkitPluginOptions> = async (
     if (reply.raw.headersSent) reply.raw.destroy();
     else reply.send(err);
   };
-  const settle = (found: KitResponse | null, reply: FastifyReply, conn: ConnectionAbort) => {
+  const settle = (found: KitResponse | null, kreq: KitRequest, reply: FastifyReply, conn: ConnectionAbort) => {
     try {
-      const r = respond(found, reply, conn);
+      const r = respond(found, kreq, reply, conn);
       if (r instanceof Promise) r.catch((err: unknown) => failed(reply, err));
     } catch (err) {
       failed(reply, err);
@@ -47,11 +62,29 @@ export const mountkitPlugin: FastifyPluginAsync<MountkitPluginOptions> = async (
   };
   const handler = (request: FastifyRequest, reply: FastifyReply): void => {
     const conn = connectionSignal(reply.raw);
-    dispatch(list, toKitRequest(request.raw, { stripPrefix: prefix, signal: conn })).then(
-      (found) => settle(found, reply, conn),
+    const kreq = toKitRequest(request.raw, { stripPrefix: prefix, signal: conn, bodyTimeoutMs });
+    dispatch(list, kreq).then(
+      (found) => settle(found, kreq, reply, conn),
       (err: unknown) => failed(reply, err),
     );
   };
+
+  // Fastify judges a request before the handler runs (an unparsable Content-Type such as
+  // `application/json, text/plain`, issue #10 break 7) and answers in its own shape. The core decides
+  // those requests exactly as under Express and fetch; anything else Fastify raises on these routes
+  // gets the owning service's error body.
+  fastify.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
+    if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE" && !reply.sent) return handler(request, reply);
+    const kitErr = fastifyErrorToKit(error);
+    const path = (request.raw.url ?? "/").split("?")[0]!;
+    const headers = request.raw.headers as Record<string, string | undefined>;
+    const kreq = { method: request.raw.method ?? "GET", path: stripPrefix(path, prefix), headers };
+    for (const s of list) {
+      const k = s.errorResponse(kreq, kitErr);
+      if (k) return reply.code(k.status).headers(k.headers).send(k.body);
+    }
+    return reply.send(error);
+  });
 
   const paths = new Set<string>();
   for (const s of list) {
@@ -64,6 +97,19 @@ export const mountkitPlugin: FastifyPluginAsync<MountkitPluginOptions> = async (
   for (const url of paths)
     fastify.route({ method: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], url, handler, exposeHeadRoute: false });
 };
+
+function stripPrefix(path: string, prefix: string): string {
+  return prefix && path.startsWith(prefix) ? path.slice(prefix.length) || "/" : path;
+}
+
+/** A Fastify error as the kit error the services answer with: a 4xx keeps its meaning, anything else is opaque. */
+function fastifyErrorToKit(error: Error & { statusCode?: number; code?: string }, defaultStatus = 500): KitError {
+  if (isKitError(error)) return error;
+  const status = error.statusCode ?? defaultStatus;
+  if (status >= 500) return coreError("internal", { cause: error });
+  if (error.code === "FST_ERR_BAD_URL") return coreError("invalid_request", { message: "malformed URL" });
+  return hostParserError({ status, type: (error as { type?: string }).type }) ?? coreError("invalid_request", { message: "bad request" });
+}
 
 function acceptedTypes(services: readonly Service[]): Set<string> {
   const types = new Set<string>();
@@ -87,12 +133,7 @@ export function mountkitFrameworkErrors(services: Service | readonly Service[]) 
     request: import("fastify").FastifyRequest,
     reply: import("fastify").FastifyReply,
   ) => {
-    const status = error.statusCode ?? 400;
-    const kitErr = isKitError(error)
-      ? error
-      : status === 400
-        ? coreError("invalid_request", { message: error.code === "FST_ERR_BAD_URL" ? "malformed URL" : "bad request" })
-        : coreError("internal");
+    const kitErr = fastifyErrorToKit(error, 400);
     const path = (request.raw.url ?? "/").split("?")[0]!;
     const headers = request.raw.headers as Record<string, string | undefined>;
     for (const s of list) {

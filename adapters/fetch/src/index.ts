@@ -1,13 +1,36 @@
 // Fetch-style handler `(Request) => Promise<Response>` for any fetch runtime, plus a node:http host for it.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Readable } from "node:stream";
-import { type FetchHandlerOptions, type Service, toFetchHandler } from "@mountkit/core";
+import {
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  DEFAULT_MAX_STREAM_BUFFER,
+  type FetchHandlerOptions,
+  type Service,
+  toFetchHandler,
+  withRawTarget,
+} from "@mountkit/core";
+import { applyServerLimits, type ServerLimits, serverOptions, waitDrain } from "@mountkit/node";
 
 export { toFetchHandler, type FetchHandlerOptions };
 
+export interface WriteResponseOptions {
+  /** Bytes a response may queue for a client that does not read before it is dropped. Default 1 MiB. */
+  maxStreamBuffer?: number;
+  /** How long to wait for a client that stopped reading before dropping it (CONTRACT §3). Default 30 s. */
+  drainTimeoutMs?: number;
+}
+
+export interface FetchServerOptions extends FetchHandlerOptions, WriteResponseOptions {
+  /** Server timeouts and connection cap; `serverDefaults` from `@mountkit/node` when left out. */
+  limits?: Partial<ServerLimits>;
+}
+
 type FetchHandler = (request: Request) => Promise<Response>;
 
-/** Converts a Node request to a WHATWG Request (streaming body, aborted when the client leaves). */
+/**
+ * Converts a Node request to a WHATWG Request (streaming body, aborted when the client leaves). The URL
+ * parser resolves `..`, `%2e%2e`, `\\` and `//` in it, so the raw target goes along for routing.
+ */
 export function nodeToRequest(req: IncomingMessage, res: ServerResponse): Request {
   const host = req.headers.host ?? "localhost";
   const url = new URL(req.url ?? "/", `http://${host}`);
@@ -22,16 +45,22 @@ export function nodeToRequest(req: IncomingMessage, res: ServerResponse): Reques
     else headers.set(k, v);
   }
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
-  return new Request(url, {
+  const request = new Request(url, {
     method: req.method,
     headers,
     signal: abort.signal,
     ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: "half" } : {}),
   } as RequestInit);
+  return withRawTarget(request, req.url ?? "/");
 }
 
-/** Writes a WHATWG Response to Node, streaming with backpressure; cancels the body if the client leaves. */
-export async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+/**
+ * Writes a WHATWG Response to Node, streaming with backpressure; cancels the body if the client leaves,
+ * and drops a client that stops reading (issue #10, break 6) as the Node bridge does.
+ */
+export async function writeResponse(response: Response, res: ServerResponse, options: WriteResponseOptions = {}): Promise<void> {
+  const maxBuffer = options.maxStreamBuffer ?? DEFAULT_MAX_STREAM_BUFFER;
+  const drainTimeout = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
   // set one by one, not through writeHead: the host can read them back with res.getHeader (graceful
   // shutdown recognises its SSE streams by content type)
   response.headers.forEach((v, k) => {
@@ -54,36 +83,28 @@ export async function writeResponse(response: Response, res: ServerResponse): Pr
       const { done, value } = await reader.read();
       if (done) break;
       if (!res.write(value)) {
-        if (res.writableLength > 1024 * 1024) {
+        if (res.writableLength > maxBuffer || !(await waitDrain(res, drainTimeout))) {
           res.destroy();
           break;
         }
-        await new Promise<void>((r) => {
-          const fin = () => {
-            res.off("drain", fin);
-            res.off("close", fin);
-            r();
-          };
-          res.on("drain", fin);
-          res.on("close", fin);
-        });
-        if (res.destroyed) break;
       }
     }
   } catch {
     // the client went away or the body failed mid-stream
   } finally {
     res.off("close", onClose);
-    if (!res.destroyed && !res.writableEnded) res.end();
+    // dropped here (a stalled client): its `close` comes later, so end the source now
+    if (res.destroyed) await reader.cancel().catch(() => {});
+    else if (!res.writableEnded) res.end();
     reader.releaseLock?.();
   }
 }
 
-/** Serves a fetch handler (or services) on node:http. */
-export function createFetchServer(handler: FetchHandler | Service | readonly Service[], options: FetchHandlerOptions = {}): Server {
+/** Serves a fetch handler (or services) on node:http, with `serverDefaults` (or `options.limits`) applied. */
+export function createFetchServer(handler: FetchHandler | Service | readonly Service[], options: FetchServerOptions = {}): Server {
   const fetchHandler: FetchHandler =
     typeof handler === "function" ? handler : toFetchHandler(handler as Service | readonly Service[], options);
-  return createServer((req, res) => {
+  const server = createServer(serverOptions, (req, res) => {
     let request: Request;
     try {
       request = nodeToRequest(req, res);
@@ -96,7 +117,7 @@ export function createFetchServer(handler: FetchHandler | Service | readonly Ser
         // the body stream was cancelled part-way (a 413 while reading destroys the request): its rest can
         // no longer be drained, so this connection must not carry another request
         if (!req.complete && req.destroyed) res.setHeader("connection", "close");
-        return writeResponse(response, res);
+        return writeResponse(response, res, options);
       })
       .then(() => {
         // answered before reading the whole body (e.g. 413 on Content-Length): discard the rest, as
@@ -111,4 +132,5 @@ export function createFetchServer(handler: FetchHandler | Service | readonly Ser
         else res.destroy();
       });
   });
+  return applyServerLimits(server, options.limits);
 }

@@ -1,15 +1,28 @@
 // The one bridge between Node's IncomingMessage/ServerResponse and the core. No WHATWG objects on the hot path.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
+  admitStream,
   type BodySource,
+  bodyTimeoutError,
   coreError,
+  DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  DEFAULT_MAX_STREAM_BUFFER,
   dispatch,
   genericNotFound,
   type KitRequest,
   type KitResponse,
   type Service,
+  type StreamGate,
+  streamGate,
+  targetPath,
   withMountPrefix,
 } from "@mountkit/core";
+
+export { applyServerLimits, type ServerLimits, serverDefaults, serverOptions } from "./limits.js";
+export { waitDrain } from "./drain.js";
+
+import { waitDrain } from "./drain.js";
 
 export interface NodeBridgeOptions {
   /**
@@ -19,6 +32,14 @@ export interface NodeBridgeOptions {
   maxStreamBuffer?: number;
   /** How long to wait for `drain` on a stream before dropping the client. Default 30 s. */
   drainTimeoutMs?: number;
+  /**
+   * How long a request body may take to arrive once a route reads it. Past it the route answers 408
+   * and the connection closes, so a stalled upload frees its socket even on a host's server that sets
+   * no timeouts. Default 30 s.
+   */
+  bodyTimeoutMs?: number;
+  /** Open SSE streams at once, a number or a `StreamGate` shared with other mounts; then 503. Default 5,000. */
+  maxStreams?: number | StreamGate;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -27,28 +48,39 @@ const EMPTY = new Uint8Array(0);
 class NodeBody {
   readonly kind = "stream" as const;
   #req: IncomingMessage;
-  constructor(req: IncomingMessage) {
+  #timeoutMs: number;
+  constructor(req: IncomingMessage, timeoutMs: number) {
     this.#req = req;
+    this.#timeoutMs = timeoutMs;
   }
   read(limit: number): Promise<Uint8Array> {
-    return readNodeBody(this.#req, limit);
+    return readNodeBody(this.#req, limit, this.#timeoutMs);
   }
 }
 
 /**
  * Reads the raw body with a byte limit. Past the limit: stop reading, let the 413 go out, drop the rest.
- * Runs on every request with a body, so it allocates little: no array for a one-chunk body, one
- * listener for both `error` and `close`.
+ * Past the deadline: stop reading and reject with a 408 whose `Connection: close` makes Node close the
+ * socket once the answer is out (issue #10, break 2). Runs on every request with a body, so it allocates
+ * little: no array for a one-chunk body, one listener for both `error` and `close`, and no timer when
+ * the whole body has already arrived.
  */
-function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
+function readNodeBody(req: IncomingMessage, limit: number, timeoutMs: number): Promise<Uint8Array> {
   return new Promise<Uint8Array>((resolve, reject) => {
     if (req.readableEnded) return resolve(EMPTY);
     let first: Buffer | undefined;
     let more: Buffer[] | undefined;
     let total = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    if (!req.complete)
+      timer = setTimeout(() => {
+        detach(req, onData, onEnd, onGone);
+        reject(bodyTimeoutError(timeoutMs));
+      }, timeoutMs);
     const onData = (c: Buffer) => {
       total += c.length;
       if (total > limit) {
+        clearTimeout(timer);
         detach(req, onData, onEnd, onGone);
         // keep draining (discarding) so the client can read our 413 instead of a reset
         req.resume();
@@ -59,9 +91,13 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> 
       else (more ??= [first]).push(c);
     };
     // an ended stream emits nothing more: leave its listeners (removing them costs more than they do)
-    const onEnd = () => resolve(more ? Buffer.concat(more, total) : (first ?? EMPTY));
+    const onEnd = () => {
+      clearTimeout(timer);
+      resolve(more ? Buffer.concat(more, total) : (first ?? EMPTY));
+    };
     const onGone = (e?: Error) => {
       if (e === undefined && req.readableEnded) return;
+      clearTimeout(timer);
       detach(req, onData, onEnd, onGone);
       reject(e ?? new Error("client closed the request"));
     };
@@ -103,20 +139,27 @@ class NodeKitRequest implements KitRequest {
   #query: URLSearchParams | undefined;
   #signal: LazySignal;
 
-  constructor(req: IncomingMessage & { body?: unknown }, path: string | undefined, stripPrefix: string, signal: LazySignal) {
+  constructor(
+    req: IncomingMessage & { body?: unknown },
+    path: string | undefined,
+    stripPrefix: string,
+    signal: LazySignal,
+    bodyTimeoutMs: number,
+  ) {
     const url = req.url ?? "/";
     const q = url.indexOf("?");
     this.method = req.method ?? "GET";
-    let p = path ?? (q === -1 ? url : url.slice(0, q));
+    // the raw target, never resolved (`..`, `%2e%2e`, `\\`): every adapter routes the same bytes the same way
+    let p = targetPath(path ?? url);
     if (stripPrefix && p.startsWith(stripPrefix)) p = p.slice(stripPrefix.length) || "/";
-    this.path = safePath(p);
+    this.path = p;
     this.#url = url;
     this.#q = q;
     // Node already lower-cases names; only set-cookie is an array, and requests do not carry it
     this.headers = req.headers as Record<string, string | undefined>;
     if (consumedBody(req)) this.body = { kind: "parsed", value: req.body };
     else if (req.method === "GET" || req.method === "HEAD") this.body = NO_BODY;
-    else this.body = new NodeBody(req);
+    else this.body = new NodeBody(req, bodyTimeoutMs);
     this.#req = req;
     this.#signal = signal;
   }
@@ -150,21 +193,11 @@ export function toKitRequest(
     /** A mount prefix to strip from the path (Fastify's plugin prefix). */
     stripPrefix?: string;
     signal: LazySignal;
+    /** Deadline for the body once a route reads it (then 408). Default 30 s. */
+    bodyTimeoutMs?: number;
   },
 ): KitRequest {
-  return new NodeKitRequest(req, options.path, options.stripPrefix ?? "", options.signal);
-}
-
-function safePath(p: string): string {
-  // an absolute-form request target (`GET http://host/x`) still routes on its path
-  if (!p.startsWith("/")) {
-    try {
-      return new URL(p).pathname;
-    } catch {
-      return `/${p}`;
-    }
-  }
-  return p;
+  return new NodeKitRequest(req, options.path, options.stripPrefix ?? "", options.signal, options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS);
 }
 
 /**
@@ -221,8 +254,8 @@ export async function writeKitResponse(
     res.end(k.body);
     return;
   }
-  const maxBuffer = options.maxStreamBuffer ?? 1024 * 1024;
-  const drainTimeout = options.drainTimeoutMs ?? 30_000;
+  const maxBuffer = options.maxStreamBuffer ?? DEFAULT_MAX_STREAM_BUFFER;
+  const drainTimeout = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
   // set one by one, not through writeHead: a host that looks for its streams (graceful shutdown,
   // compression filters) finds them with res.getHeader("content-type")
   for (const [name, value] of Object.entries(k.headers)) res.setHeader(name, value);
@@ -258,22 +291,6 @@ export async function writeKitResponse(
   }
 }
 
-function waitDrain(res: ServerResponse, timeoutMs: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const done = (v: boolean) => {
-      clearTimeout(t);
-      res.off("drain", onDrain);
-      res.off("close", onClose);
-      resolve(v);
-    };
-    const onDrain = () => done(true);
-    const onClose = () => done(false);
-    const t = setTimeout(() => done(false), timeoutMs);
-    res.on("drain", onDrain);
-    res.on("close", onClose);
-  });
-}
-
 export interface NodeHandleOptions {
   /** Path relative to the mount point (frameworks that strip a prefix pass it here). */
   path?: string;
@@ -287,12 +304,14 @@ export interface NodeHandleOptions {
  */
 export function createNodeHandler(services: Service | readonly Service[], options: NodeBridgeOptions = {}) {
   const list = Array.isArray(services) ? services : [services as Service];
+  const gate = streamGate(options.maxStreams);
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   return async function handleNode(req: IncomingMessage, res: ServerResponse, opts: NodeHandleOptions = {}): Promise<boolean> {
     const conn = connectionSignal(res);
-    const kreq = toKitRequest(req, { path: opts.path, signal: conn });
+    const kreq = toKitRequest(req, { path: opts.path, signal: conn, bodyTimeoutMs });
     const found = await dispatch(list, kreq);
     if (!found) return false;
-    const k = withMountPrefix(found, opts.mountPath);
+    const k = withMountPrefix(found.stream ? admitStream(list, kreq, found, gate, conn.controller) : found, opts.mountPath);
     await writeKitResponse(res, k, k.stream ? conn.controller : undefined, options);
     return true;
   };

@@ -5,7 +5,7 @@ import { genericNotFound, type Logger, type Service, silentLogger } from "@mount
 import { mountkit } from "@mountkit/express";
 import { mountkitFrameworkErrors, mountkitPlugin } from "@mountkit/fastify";
 import { createFetchServer } from "@mountkit/fetch";
-import { clientErrorHandler } from "@mountkit/node";
+import { applyServerLimits, clientErrorHandler, type NodeBridgeOptions, type ServerLimits, serverOptions } from "@mountkit/node";
 import express from "express";
 import Fastify from "fastify";
 
@@ -20,6 +20,10 @@ export interface ListenOptions {
   hostJsonParser?: boolean;
   /** How long shutdown waits for in-flight requests before cutting connections. */
   shutdownGraceMs?: number;
+  /** Server timeouts and connection cap; `serverDefaults` when left out. */
+  limits?: Partial<ServerLimits>;
+  /** The kit's own limits: body deadline, open streams, stalled stream clients. */
+  bridge?: NodeBridgeOptions;
 }
 
 export interface Running {
@@ -43,10 +47,10 @@ async function build(
     const app = express();
     app.disable("x-powered-by");
     if (o.hostJsonParser) app.use(express.json());
-    app.use(mountkit(services));
+    app.use(mountkit(services, o.bridge));
     app.use((req, res) => notFound(req, res));
     const { createServer } = await import("node:http");
-    return { server: createServer(app), ready: async () => {} };
+    return { server: createServer(serverOptions, app), ready: async () => {} };
   }
   if (framework === "fastify") {
     const app = Fastify({
@@ -55,8 +59,9 @@ async function build(
       return503OnClosing: false,
       frameworkErrors: mountkitFrameworkErrors(services),
       clientErrorHandler: clientErrorHandler(),
+      http: serverOptions,
     });
-    await app.register(mountkitPlugin, { services });
+    await app.register(mountkitPlugin, { ...o.bridge, services });
     app.setNotFoundHandler((request, reply) => {
       const k = genericNotFound({ method: request.method, path: request.url.split("?")[0]! });
       reply.code(404).headers(k.headers).send(k.body);
@@ -64,13 +69,14 @@ async function build(
     await app.ready();
     return { server: app.server, ready: async () => {} };
   }
-  return { server: createFetchServer(services), ready: async () => {} };
+  return { server: createFetchServer(services, { ...o.bridge, limits: o.limits }), ready: async () => {} };
 }
 
 export async function listen(framework: Framework, services: readonly Service[], o: ListenOptions = {}): Promise<Running> {
   const log = o.logger ?? silentLogger;
   const { server } = await build(framework, services, o);
-  server.keepAliveTimeout = 5_000;
+  // stalled or flooding clients run into these (issue #10, break 2); Fastify's own defaults set none
+  applyServerLimits(server, o.limits);
   // Node answers parser errors (431, malformed request lines) with an empty reply unless told otherwise
   if (framework !== "fastify") server.on("clientError", clientErrorHandler());
   const inFlight = new Set<ServerResponse>();

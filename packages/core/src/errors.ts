@@ -57,7 +57,9 @@ export const coreError = defineErrors({
   invalid_request: { status: 400, message: "invalid request" },
   unsupported_media_type: { status: 415, message: "unsupported content type" },
   payload_too_large: { status: 413, message: "request body too large" },
+  request_timeout: { status: 408, message: "request body not received in time" },
   too_many_requests: { status: 429, message: "too many requests" },
   unauthorized: { status: 401, message: "unauthorized" },
   internal: { status: 500, message: "internal error" },
+  service_unavailable: { status: 503, message: "service unavailable" },
 });

@@ -1,22 +1,55 @@
 // WHATWG Request/Response conversion: the whole of the fetch adapter, kept in core so every service has `.fetch`.
 import { coreError } from "./errors.js";
-import { type BodySource, genericNotFound, type KitRequest, type KitResponse, normaliseHeaders, withMountPrefix } from "./http.js";
+import {
+  type BodySource,
+  genericNotFound,
+  type KitRequest,
+  type KitResponse,
+  normaliseHeaders,
+  targetPath,
+  targetQuery,
+  withMountPrefix,
+} from "./http.js";
+import { admitStream, bodyTimeoutError, DEFAULT_BODY_TIMEOUT_MS, type StreamGate, streamGate } from "./limits.js";
 import type { Service } from "./service.js";
 
-/** Reads a web stream up to `limit` bytes; past it, cancels and throws 413. */
-export async function readWebStream(stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
+/**
+ * Reads a web stream up to `limit` bytes; past it, cancels and throws 413. Past `timeoutMs` it throws
+ * 408 and lets go of the stream without cancelling it, so a Node host can still send the 408 before
+ * it closes the connection.
+ */
+export async function readWebStream(
+  stream: ReadableStream<Uint8Array>,
+  limit: number,
+  timeoutMs = DEFAULT_BODY_TIMEOUT_MS,
+): Promise<Uint8Array> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => {});
-      throw coreError("payload_too_large", { details: { limit } });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(bodyTimeoutError(timeoutMs)), timeoutMs);
+  });
+  expired.catch(() => {});
+  try {
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), expired]);
+      if (done) break;
+      total += value.byteLength;
+      if (total > limit) {
+        await reader.cancel().catch(() => {});
+        throw coreError("payload_too_large", { details: { limit } });
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } catch (e) {
+    // the pending read rejects once the lock goes; nobody waits for it any more
+    try {
+      reader.releaseLock();
+    } catch {}
+    throw e;
+  } finally {
+    clearTimeout(timer);
   }
   return concat(chunks, total);
 }
@@ -62,14 +95,30 @@ export function toWebResponse(res: KitResponse, abort: AbortController): Respons
   return new Response(nullBody ? null : (res.body as BodyInit), { status: res.status, headers: res.headers });
 }
 
-export function fromWebRequest(request: Request, signal: AbortSignal, basePath = ""): KitRequest {
-  const url = new URL(request.url);
-  let path = url.pathname;
+/**
+ * Request targets as a Node server received them, before the WHATWG URL parser resolved `..`,
+ * `%2e%2e`, `\\` and `//` in them: an adapter that builds a Request records the raw target here, and
+ * routing uses it (issue #10, break 5). A WeakMap rather than a header: a client cannot forge it.
+ */
+const rawTargets = new WeakMap<Request, string>();
+
+/** Records the raw request target of a Request an adapter built; returns the same Request. */
+export function withRawTarget(request: Request, target: string): Request {
+  rawTargets.set(request, target);
+  return request;
+}
+
+export function fromWebRequest(request: Request, signal: AbortSignal, basePath = "", bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS): KitRequest {
+  const raw = rawTargets.get(request);
+  // a runtime's own Request (Bun, Deno, workers) only has its parsed URL; the raw target, where one was kept, wins
+  const url = raw === undefined ? new URL(request.url) : undefined;
+  let path = raw === undefined ? url!.pathname : targetPath(raw);
   if (basePath && (path === basePath || path.startsWith(`${basePath}/`))) path = path.slice(basePath.length) || "/";
   const body: BodySource = request.body
-    ? { kind: "stream", read: (limit) => readWebStream(request.body as ReadableStream<Uint8Array>, limit) }
+    ? { kind: "stream", read: (limit) => readWebStream(request.body as ReadableStream<Uint8Array>, limit, bodyTimeoutMs) }
     : { kind: "none" };
-  return { method: request.method, path, query: url.searchParams, headers: normaliseHeaders(request.headers), body, signal };
+  const query = url ? url.searchParams : new URLSearchParams(targetQuery(raw!));
+  return { method: request.method, path, query, headers: normaliseHeaders(request.headers), body, signal };
 }
 
 export interface FetchHandlerOptions {
@@ -78,20 +127,26 @@ export interface FetchHandlerOptions {
   bodyLimit?: number;
   /** Answer for paths no service owns; default a JSON 404. */
   notFound?: (request: Request) => Response | Promise<Response>;
+  /** How long a request body may take to arrive once a route reads it; then 408. Default 30 s. */
+  bodyTimeoutMs?: number;
+  /** Open SSE streams at once (a number, or a {@link StreamGate} shared with other mounts); then 503. Default 5,000. */
+  maxStreams?: number | StreamGate;
 }
 
 export function toFetchHandler(services: Service | readonly Service[], options: FetchHandlerOptions = {}) {
   const list = Array.isArray(services) ? services : [services as Service];
   const basePath = (options.basePath ?? "").replace(/\/+$/, "");
+  const gate = streamGate(options.maxStreams);
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   return async function fetchHandler(request: Request): Promise<Response> {
     const abort = new AbortController();
     const onAbort = () => abort.abort();
     if (request.signal.aborted) abort.abort();
     else request.signal.addEventListener("abort", onAbort, { once: true });
-    const kreq = fromWebRequest(request, abort.signal, basePath);
+    const kreq = fromWebRequest(request, abort.signal, basePath, bodyTimeoutMs);
     for (const s of list) {
       const r = await s.handle(kreq);
-      if (r) return toWebResponse(withMountPrefix(r, basePath), abort);
+      if (r) return toWebResponse(withMountPrefix(admitStream(list, kreq, r, gate, abort), basePath), abort);
     }
     if (options.notFound) return options.notFound(request);
     return toWebResponse(genericNotFound(kreq), abort);

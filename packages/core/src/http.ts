@@ -38,6 +38,33 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
   "x-accel-buffering": "no",
 };
 
+const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
+
+/**
+ * The path of a request target exactly as the client sent it: no `..` or `%2e%2e` resolved, no `\`
+ * turned into `/`, no leading `//` read as a host. Every adapter routes on this, so a prefix rule in a
+ * proxy in front means the same thing whichever adapter serves the request (issue #10, break 5).
+ */
+export function targetPath(target: string): string {
+  const q = target.indexOf("?");
+  let p = q === -1 ? target : target.slice(0, q);
+  if (p.startsWith("/")) return p;
+  // an absolute-form target (`GET http://host/x`) routes on its path, still unresolved
+  const scheme = ABSOLUTE_FORM.exec(p);
+  if (scheme) p = p.slice(scheme[0].length);
+  const hash = p.indexOf("#");
+  if (hash !== -1) p = p.slice(0, hash);
+  return p.startsWith("/") ? p : `/${p}`;
+}
+
+/** The query string of a request target, without the `?` (empty when there is none). */
+export function targetQuery(target: string): string {
+  const q = target.indexOf("?");
+  if (q === -1) return "";
+  const hash = target.indexOf("#", q);
+  return hash === -1 ? target.slice(q + 1) : target.slice(q + 1, hash);
+}
+
 /** Reads request headers from any `Headers`-like or Node-style object into lower-case strings. */
 export function normaliseHeaders(input: Headers | Record<string, string | string[] | undefined>): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};

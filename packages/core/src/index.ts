@@ -1,5 +1,6 @@
 // @mountkit/core: the framework-agnostic kernel every service and adapter builds on.
 export * from "./body.js";
+export * from "./backoff.js";
 export * from "./bus.js";
 export * from "./clock.js";
 export * from "./cors.js";
@@ -9,6 +10,7 @@ export * from "./fetch.js";
 export * from "./http.js";
 export * from "./ids.js";
 export * from "./limiter.js";
+export * from "./limits.js";
 export * from "./logger.js";
 export * from "./openapi.js";
 export * from "./queue.js";

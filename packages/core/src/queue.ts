@@ -1,6 +1,7 @@
 // Job queue in the shape of pg-boss/BullMQ: enqueue returns an id, at-least-once delivery via leases,
 // retries with exponential backoff, a graceful stop that drains in-flight jobs. Handlers must be idempotent.
 // Jobs sharing a group key (a tenant, a brain) run one at a time across every worker of the store.
+import { exponentialCap, fullJitter, type RandomSource } from "./backoff.js";
 import { type Clock, systemClock } from "./clock.js";
 import { type IdGenerator, randomIds } from "./ids.js";
 import { type Logger, silentLogger } from "./logger.js";
@@ -154,8 +155,10 @@ export interface WorkerOptions<T> {
   concurrency?: number;
   pollMs?: number;
   leaseMs?: number;
-  /** Delay before attempt n+1; default 1s doubling, capped at 5 min. */
+  /** Delay before attempt n+1; default full jitter under a cap of 1 s doubling up to 5 min. */
   backoffMs?: (attempt: number) => number;
+  /** The jitter's random source (tests inject a fixed one). Default Math.random. */
+  random?: RandomSource;
   clock?: Clock;
   logger?: Logger;
 }
@@ -176,7 +179,8 @@ export function createWorker<T>(o: WorkerOptions<T>): Worker {
   const concurrency = o.concurrency ?? 2;
   const pollMs = o.pollMs ?? 250;
   const leaseMs = o.leaseMs ?? 60_000;
-  const backoff = o.backoffMs ?? ((n: number) => Math.min(300_000, 1000 * 2 ** (n - 1)));
+  const random = o.random ?? Math.random;
+  const backoff = o.backoffMs ?? ((n: number) => fullJitter(exponentialCap(n - 1, 1000, 300_000), random));
   const inFlight = new Set<Promise<void>>();
   let running = false;
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -129,6 +129,22 @@ describe("openAiExtractor", () => {
     await expect(x.extractEntities({ content: "Ada", metadata: {}, occurredAt: 0 })).rejects.toThrow(/503/);
   });
 
+  it("waits a full-jitter delay between retries, drawn from the injected random source under a doubling cap", async () => {
+    const waited: number[] = [];
+    const draws = [0.5, 0.25, 1];
+    const x = openAiExtractor({
+      baseUrl: base,
+      model: "stand-in",
+      retries: 3,
+      random: () => draws.shift()!,
+      sleep: async (ms) => void waited.push(ms),
+    });
+    failNext = 3;
+    expect(await x.extractEntities({ content: "Ada", metadata: {}, occurredAt: 0 })).toHaveLength(2);
+    // caps 250, 500, 1000 ms
+    expect(waited).toEqual([125, 125, 1000]);
+  });
+
   it("runs the whole pipeline: resolution, relation normalisation, dates, failures on bad output", async () => {
     const { service, api, ingest } = await setup({ extractor: openAiExtractor({ baseUrl: base, model: "stand-in" }) });
     try {

@@ -1,4 +1,5 @@
-// Reconnection and retry delays: 1 s doubling up to 30 s (the seed's client guidance).
+// Reconnection and retry delays: full jitter under a cap of 1 s doubling up to 30 s (the seed's client guidance),
+// so clients dropped together by a restart do not all come back in the same instant.
 export interface Backoff {
   initialMs: number;
   maxMs: number;
@@ -6,9 +7,14 @@ export interface Backoff {
 
 export const STREAM_BACKOFF: Backoff = { initialMs: 1000, maxMs: 30_000 };
 
-/** Delay before attempt `n` (0-based): initial * 2^n, capped. */
+/** The cap before attempt `n` (0-based): initial * 2^n, at most `maxMs`. */
 export function backoffDelay(n: number, b: Backoff = STREAM_BACKOFF): number {
   return Math.min(b.maxMs, b.initialMs * 2 ** Math.max(0, Math.min(n, 30)));
+}
+
+/** The delay actually waited before attempt `n`: uniform between 0 and {@link backoffDelay}. */
+export function jitteredDelay(n: number, b: Backoff = STREAM_BACKOFF, random: () => number = Math.random): number {
+  return Math.round(Math.min(1, Math.max(0, random())) * backoffDelay(n, b));
 }
 
 export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>

@@ -1,6 +1,6 @@
 // The support client: interface A calls, message retry with a stable clientMessageId, and live streams
-// that reconnect (1 s doubling to 30 s, then a detail refetch) or use the platform's EventSource.
-import { backoffDelay, sleep } from "./backoff.js";
+// that reconnect (full jitter under 1 s doubling to 30 s, then a detail refetch) or use the platform's EventSource.
+import { jitteredDelay, sleep } from "./backoff.js";
 import { defaultStorage, type KeyValueStorage, newClientMessageId, persistentCustomerId } from "./ids.js";
 import { readSse } from "./sse.js";
 
@@ -65,8 +65,10 @@ export interface SupportClientOptions {
   postAttempts?: number;
   /** First retry delay of a POST, doubling. Default 500 ms. */
   postRetryMs?: number;
-  /** Stream reconnection delays. Default 1 s doubling to 30 s. */
+  /** Stream reconnection delays: full jitter under a cap of 1 s doubling to 30 s by default. */
   reconnect?: { initialMs: number; maxMs: number };
+  /** The backoff jitter's random source, numbers in [0, 1) (tests inject one). Default Math.random. */
+  random?: () => number;
 }
 
 export class SupportApiError extends Error {
@@ -123,6 +125,7 @@ export function createSupportClient(options: SupportClientOptions): SupportClien
   const postAttempts = options.postAttempts ?? 5;
   const postRetry = { initialMs: options.postRetryMs ?? 500, maxMs: 30_000 };
   const reconnect = options.reconnect ?? { initialMs: 1000, maxMs: 30_000 };
+  const random = options.random ?? Math.random;
 
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
     let res: Response;
@@ -229,7 +232,7 @@ export function createSupportClient(options: SupportClientOptions): SupportClien
           return;
         }
         if (abort.signal.aborted) break;
-        await sleep(backoffDelay(attempt++, reconnect), abort.signal);
+        await sleep(jitteredDelay(attempt++, reconnect, random), abort.signal);
         reconnecting = true;
       }
       h.onEnd?.("closed");
@@ -267,7 +270,7 @@ export function createSupportClient(options: SupportClientOptions): SupportClien
         } catch (e) {
           const err = e as SupportApiError;
           if (!(e instanceof SupportApiError) || !err.retryable || attempt + 1 >= postAttempts) throw e;
-          await sleep(Math.max(err.retryAfterMs ?? 0, backoffDelay(attempt, postRetry)));
+          await sleep(Math.max(err.retryAfterMs ?? 0, jitteredDelay(attempt, postRetry, random)));
         }
       }
     },

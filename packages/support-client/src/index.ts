@@ -1,5 +1,5 @@
 // @mountkit/support-client: browser/Node client for the support service's public interface (A).
-export { backoffDelay, STREAM_BACKOFF } from "./backoff.js";
+export { backoffDelay, jitteredDelay, STREAM_BACKOFF } from "./backoff.js";
 export {
   type Comment,
   createSupportClient,

@@ -1,5 +1,10 @@
-// A minimal Server-Sent Events reader over fetch, for runtimes without EventSource (Node, workers).
+// A Server-Sent Events reader over fetch, for runtimes without EventSource (Node, workers). The framing
+// (CRLF split across chunks, BOM, `id` with NUL, multi-line data) is eventsource-parser's, a well-kept
+// spec-conformant parser; this file only turns its callbacks into an async iterator.
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+
 export interface SseMessage {
+  /** The last event id seen on this stream (it carries over to events without an `id:` line, as EventSource's lastEventId does). */
   id: string | undefined;
   data: string;
 }
@@ -8,30 +13,27 @@ export interface SseMessage {
 export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  let buf = "";
-  let data: string[] = [];
-  let id: string | undefined;
+  const ready: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (ev) => void ready.push(ev) });
+  let lastId: string | undefined;
+  let endsWithCr = false;
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) return;
-      buf += decoder.decode(value, { stream: true });
-      let nl = buf.search(/\r\n|\r|\n/);
-      while (nl !== -1) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + (buf.startsWith("\r\n", nl) ? 2 : 1));
-        if (line === "") {
-          if (data.length) yield { id, data: data.join("\n") };
-          data = [];
-        } else if (!line.startsWith(":")) {
-          const colon = line.indexOf(":");
-          const field = colon === -1 ? line : line.slice(0, colon);
-          const value = colon === -1 ? "" : line.slice(colon + 1).replace(/^ /, "");
-          if (field === "data") data.push(value);
-          else if (field === "id" && !value.includes("\0")) id = value;
-        }
-        nl = buf.search(/\r\n|\r|\n/);
+      const text = done ? decoder.decode() : decoder.decode(value, { stream: true });
+      if (text) {
+        parser.feed(text);
+        endsWithCr = text.endsWith("\r");
       }
+      // a stream ending in a CR has ended that line, but the parser holds it back in case an LF follows:
+      // the LF makes it the same single line end, CRLF, and releases it
+      if (done && endsWithCr) parser.feed("\n");
+      while (ready.length) {
+        const ev = ready.shift()!;
+        if (ev.id !== undefined) lastId = ev.id;
+        yield { id: lastId, data: ev.data };
+      }
+      if (done) return;
     }
   } finally {
     reader.releaseLock();

@@ -7,6 +7,8 @@ import { listen, type Running } from "../../../examples/server/src/listen.js";
 import {
   backoffDelay,
   createSupportClient,
+  jitteredDelay,
+  STREAM_BACKOFF,
   displayBody,
   type EventSourceLike,
   type LiveState,
@@ -43,6 +45,17 @@ describe("client helpers", () => {
     expect([0, 1, 2, 3, 4, 5, 6, 50].map((n) => backoffDelay(n))).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]);
   });
 
+  it("waits a full-jitter delay: uniform between 0 and that cap", () => {
+    expect([0, 1, 5, 50].map((n) => jitteredDelay(n, STREAM_BACKOFF, () => 0))).toEqual([0, 0, 0, 0]);
+    expect([0, 1, 5, 50].map((n) => jitteredDelay(n, STREAM_BACKOFF, () => 0.5))).toEqual([500, 1000, 15000, 15000]);
+    fc.assert(
+      fc.property(fc.nat(60), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (n, r) => {
+        const d = jitteredDelay(n, STREAM_BACKOFF, () => r);
+        return d >= 0 && d <= backoffDelay(n);
+      }),
+    );
+  });
+
   it("strips for display exactly like the server's reference implementation", () => {
     expect(displayBody("Hi\n\n<!-- cs:customerId=cust_1;clientMessageId=msg_2 -->")).toBe("Hi");
     expect(readMetadata("Hi <!-- cs:clientMessageId=msg%3B1 -->")).toEqual({ clientMessageId: "msg;1" });
@@ -72,6 +85,75 @@ describe("client helpers", () => {
     expect(out).toEqual([
       { id: undefined, data: '{"a":\n1}' },
       { id: "7", data: "x" },
+    ]);
+  });
+});
+
+describe("SSE reader under any chunking", () => {
+  const line = fc.string({ unit: "grapheme", maxLength: 12 }).filter((v) => !/[\r\n]/.test(v));
+  const event = fc.record({
+    id: fc.option(
+      line.filter((v) => !v.includes("\0")),
+      { nil: undefined },
+    ),
+    data: fc.array(line, { minLength: 1, maxLength: 3 }),
+    comment: fc.boolean(),
+  });
+
+  it("yields the same events however the bytes are split (CRLF across chunks, multi-byte characters)", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(event, { minLength: 1, maxLength: 6 }),
+        fc.constantFrom("\r\n", "\n", "\r"),
+        fc.array(fc.nat(), { maxLength: 20 }),
+        async (events, eol, cuts) => {
+          let text = `retry: 1000${eol}${eol}`;
+          const expected: Array<{ id: string | undefined; data: string }> = [];
+          let lastId: string | undefined;
+          for (const e of events) {
+            if (e.comment) text += `: ping${eol}${eol}`;
+            if (e.id !== undefined) {
+              text += `id: ${e.id}${eol}`;
+              lastId = e.id;
+            }
+            for (const d of e.data) text += `data: ${d}${eol}`;
+            text += eol;
+            expected.push({ id: lastId, data: e.data.join("\n") });
+          }
+          const bytes = new TextEncoder().encode(text);
+          const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+          const stream = new ReadableStream<Uint8Array>({
+            start(c) {
+              let prev = 0;
+              for (const p of [...at, bytes.length]) {
+                c.enqueue(bytes.slice(prev, p));
+                prev = p;
+              }
+              c.close();
+            },
+          });
+          const out = [];
+          for await (const m of readSse(stream)) out.push(m);
+          expect(out).toEqual(expected);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("an event whose CRLF arrives in two chunks stays one event", async () => {
+    const parts = ["id: 1\r\ndata: a\r", "\n\r\nid: 2\r\ndata: b\r\n\r\n"];
+    const stream = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (const p of parts) c.enqueue(new TextEncoder().encode(p));
+        c.close();
+      },
+    });
+    const out = [];
+    for await (const m of readSse(stream)) out.push(m);
+    expect(out).toEqual([
+      { id: "1", data: "a" },
+      { id: "2", data: "b" },
     ]);
   });
 });
@@ -214,7 +296,8 @@ describe("client against a real server", () => {
 
   it("fetch reader: a dropped stream reconnects after 1 s with Last-Event-ID and refetches the detail", async () => {
     const { f, ctl } = instrumentedFetch();
-    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage(), fetch: f });
+    // the jitter drawn at its top: the whole 1 s cap
+    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage(), fetch: f, random: () => 0.9999 });
     const { conversationId } = await client.create({ message: "x" });
     const events: StreamEvent[] = [];
     const live = liveConversation(client, conversationId, { onEvent: (e) => events.push(e) });
@@ -230,6 +313,26 @@ describe("client against a real server", () => {
       expect(ctl.lastEventIds[1]).toMatch(/^\d+$/);
       await until(() => live.state.comments.some((c) => c.text === "while you were away"), "missed reply");
       expect(live.state.comments.filter((c) => c.text === "while you were away")).toHaveLength(1);
+    } finally {
+      live.close();
+    }
+  });
+
+  it("fetch reader: the reconnect delay is full jitter under the cap, drawn from the injected random source", async () => {
+    const { f, ctl } = instrumentedFetch();
+    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage(), fetch: f, random: () => 0.3 });
+    const { conversationId } = await client.create({ message: "x" });
+    const events: StreamEvent[] = [];
+    const live = liveConversation(client, conversationId, { onEvent: (e) => events.push(e) });
+    try {
+      await until(() => events.some((e) => e.type === "connected"), "connected");
+      const cutAt = Date.now();
+      ctl.cut();
+      await until(() => ctl.streamStarts.length >= 2, "reconnect");
+      // 0.3 of the 1 s cap: well before the cap, not at once
+      const waited = ctl.streamStarts[1]! - cutAt;
+      expect(waited).toBeGreaterThanOrEqual(250);
+      expect(waited).toBeLessThan(800);
     } finally {
       live.close();
     }

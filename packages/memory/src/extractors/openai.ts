@@ -1,6 +1,6 @@
 // Extractor over any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, llama.cpp, Ollama...)
 // with JSON-schema structured output. Two calls per episode, as the pipeline's stages 1 and 3.
-import { iso } from "@mountkit/core";
+import { exponentialCap, fullJitter, iso, type RandomSource } from "@mountkit/core";
 import type { EntityKind } from "../domain/types.js";
 import type { ExtractedEntity, ExtractedFact, ExtractionInput, Extractor } from "./types.js";
 
@@ -11,9 +11,13 @@ export interface OpenAiExtractorOptions {
   model: string;
   temperature?: number;
   timeoutMs?: number;
-  /** Retries on 429, 5xx and network errors, with exponential backoff. */
+  /** Retries on 429, 5xx and network errors, with full-jitter backoff under a cap of 250 ms doubling up to 8 s. */
   retries?: number;
   fetch?: typeof fetch;
+  /** The backoff's random source (tests inject one). Default Math.random. */
+  random?: RandomSource;
+  /** Waits between retries; tests replace it to record the delays. Default a timer. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 const KINDS: EntityKind[] = ["person", "organization", "place", "product", "date", "other"];
@@ -82,6 +86,8 @@ export function openAiExtractor(o: OpenAiExtractorOptions): Extractor {
   const doFetch = o.fetch ?? fetch;
   const url = `${o.baseUrl.replace(/\/+$/, "")}/chat/completions`;
   const retries = o.retries ?? 2;
+  const random = o.random ?? Math.random;
+  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
 
   async function complete<T>(system: string, user: string, schemaName: string, schema: object, signal?: AbortSignal): Promise<T> {
     const body = JSON.stringify({
@@ -95,7 +101,8 @@ export function openAiExtractor(o: OpenAiExtractorOptions): Extractor {
     });
     let lastError: unknown;
     for (let attempt = 0; attempt <= retries; attempt++) {
-      if (attempt) await new Promise((r) => setTimeout(r, 250 * 2 ** (attempt - 1)));
+      // full jitter: many episodes failing against one endpoint do not retry in lockstep
+      if (attempt) await sleep(fullJitter(exponentialCap(attempt - 1, 250, 8_000), random));
       try {
         const res = await doFetch(url, {
           method: "POST",

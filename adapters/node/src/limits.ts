@@ -1,0 +1,52 @@
+// Connection-level limits for a node:http server: the timeouts and caps a stalled or flooding client runs into.
+import type { Server } from "node:http";
+
+export interface ServerLimits {
+  /** Time to receive the request headers (slowloris). Node's default is 60 s. */
+  headersTimeout: number;
+  /** Time to receive the whole request, headers and body. Node's default is 300 s; Fastify's is none. */
+  requestTimeout: number;
+  /** How long an idle keep-alive connection stays open between requests. */
+  keepAliveTimeout: number;
+  /** A socket with no traffic either way for this long is closed (SSE streams ping every 15 s). 0 disables it. */
+  timeout: number;
+  /** Open connections at once; past it Node closes new sockets at once instead of running out of file descriptors. */
+  maxConnections: number;
+}
+
+/**
+ * The limits the example server and `createFetchServer` use, and that a host can apply to its own server.
+ * The kit's own body deadline (30 s, `bodyTimeoutMs`) sits below `requestTimeout` so a stalled upload on
+ * a kit route gets the service's 408 body rather than Node's bare one.
+ */
+export const serverDefaults: Readonly<ServerLimits> = Object.freeze({
+  headersTimeout: 20_000,
+  requestTimeout: 60_000,
+  keepAliveTimeout: 5_000,
+  timeout: 120_000,
+  maxConnections: 10_000,
+});
+
+/**
+ * Options for `http.createServer(serverOptions, ...)` (Fastify: `Fastify({ http: serverOptions })`).
+ * Node enforces `headersTimeout` and `requestTimeout` only when it sweeps its connections, every 30 s
+ * by default, which can leave a stalled socket open for 30 s past its deadline; this sweeps every 5 s.
+ * It can only be set when the server is created.
+ */
+export const serverOptions: Readonly<{ connectionsCheckingInterval: number }> = Object.freeze({ connectionsCheckingInterval: 5_000 });
+
+/**
+ * Sets {@link serverDefaults} (or `overrides`) on a node:http server: `applyServerLimits(server)`,
+ * `applyServerLimits(fastify.server)` right after `Fastify()`. Returns the server.
+ */
+export function applyServerLimits<S extends Server>(server: S, overrides: Partial<ServerLimits> = {}): S {
+  const l = { ...serverDefaults, ...overrides };
+  if (l.headersTimeout > l.requestTimeout && l.requestTimeout > 0)
+    throw new RangeError(`headersTimeout (${l.headersTimeout}) must not exceed requestTimeout (${l.requestTimeout})`);
+  server.headersTimeout = l.headersTimeout;
+  server.requestTimeout = l.requestTimeout;
+  server.keepAliveTimeout = l.keepAliveTimeout;
+  server.setTimeout(l.timeout);
+  server.maxConnections = l.maxConnections;
+  return server;
+}
