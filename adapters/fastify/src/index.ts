@@ -1,6 +1,6 @@
 // Fastify plugin: encapsulated (its body parsing never leaks into the host), glue over the Node bridge.
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { coreError, dispatch, isKitError, type KitResponse, type Service, withMountPrefix } from "@mountkit/core";
+import { coreError, dispatch, isKitError, type KitResponse, kitErrorResponse, type Service } from "@mountkit/core";
 import { type ConnectionAbort, connectionSignal, type NodeBridgeOptions, toKitRequest, writeKitResponse } from "@mountkit/node";
 
 export interface MountkitPluginOptions extends NodeBridgeOptions {
@@ -21,9 +21,8 @@ export const mountkitPlugin: FastifyPluginAsync<MountkitPluginOptions> = async (
 
   // Callback style (send, return nothing) rather than an async handler: one promise chain per request
   // instead of a suspended async frame on top of the core's.
-  const respond = (found: KitResponse | null, reply: FastifyReply, conn: ConnectionAbort): unknown => {
-    if (!found) return reply.callNotFound();
-    const k = withMountPrefix(found, prefix);
+  const respond = (k: KitResponse | null, reply: FastifyReply, conn: ConnectionAbort): unknown => {
+    if (!k) return reply.callNotFound();
     if (k.stream) {
       // streams bypass Fastify's serialisation; hijack so hooks do not write after us (fastify#3979)
       reply.hijack();
@@ -91,7 +90,9 @@ export function mountkitFrameworkErrors(services: Service | readonly Service[]) 
     const kitErr = isKitError(error)
       ? error
       : status === 400
-        ? coreError("invalid_request", { message: error.code === "FST_ERR_BAD_URL" ? "malformed URL" : "bad request" })
+        ? error.code === "FST_ERR_BAD_URL"
+          ? coreError("malformed_url")
+          : coreError("invalid_request", { message: "bad request" })
         : coreError("internal");
     const path = (request.raw.url ?? "/").split("?")[0]!;
     const headers = request.raw.headers as Record<string, string | undefined>;
@@ -99,6 +100,7 @@ export function mountkitFrameworkErrors(services: Service | readonly Service[]) 
       const k = s.errorResponse({ method: request.raw.method ?? "GET", path, headers }, kitErr);
       if (k) return reply.code(k.status).headers(k.headers).send(k.body);
     }
-    return reply.code(kitErr.status).send({ error: kitErr.message, details: null });
+    const k = kitErrorResponse(kitErr);
+    return reply.code(k.status).headers(k.headers).send(k.body);
   };
 }

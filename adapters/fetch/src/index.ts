@@ -1,7 +1,7 @@
 // Fetch-style handler `(Request) => Promise<Response>` for any fetch runtime, plus a node:http host for it.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Readable } from "node:stream";
-import { type FetchHandlerOptions, type Service, toFetchHandler } from "@mountkit/core";
+import { coreError, type FetchHandlerOptions, kitErrorResponse, type Service, toFetchHandler } from "@mountkit/core";
 
 export { toFetchHandler, type FetchHandlerOptions };
 
@@ -88,7 +88,8 @@ export function createFetchServer(handler: FetchHandler | Service | readonly Ser
     try {
       request = nodeToRequest(req, res);
     } catch {
-      res.writeHead(400, { "content-type": "application/json" }).end('{"error":"bad request"}');
+      const k = kitErrorResponse(coreError("invalid_request", { message: "malformed request" }));
+      res.writeHead(k.status, k.headers).end(k.body);
       return;
     }
     fetchHandler(request)
@@ -107,8 +108,10 @@ export function createFetchServer(handler: FetchHandler | Service | readonly Ser
         }
       })
       .catch(() => {
-        if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end('{"error":"internal error"}');
-        else res.destroy();
+        if (!res.headersSent) {
+          const k = kitErrorResponse(coreError("internal"));
+          res.writeHead(k.status, k.headers).end(k.body);
+        } else res.destroy();
       });
   });
 }

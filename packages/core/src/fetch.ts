@@ -1,6 +1,6 @@
 // WHATWG Request/Response conversion: the whole of the fetch adapter, kept in core so every service has `.fetch`.
 import { coreError } from "./errors.js";
-import { type BodySource, genericNotFound, type KitRequest, type KitResponse, normaliseHeaders, withMountPrefix } from "./http.js";
+import { type BodySource, genericNotFound, type KitRequest, type KitResponse, normaliseHeaders, normaliseMountPath } from "./http.js";
 import type { Service } from "./service.js";
 
 /** Reads a web stream up to `limit` bytes; past it, cancels and throws 413. */
@@ -62,19 +62,30 @@ export function toWebResponse(res: KitResponse, abort: AbortController): Respons
   return new Response(nullBody ? null : (res.body as BodyInit), { status: res.status, headers: res.headers });
 }
 
-export function fromWebRequest(request: Request, signal: AbortSignal, basePath = ""): KitRequest {
+/**
+ * A KitRequest over a WHATWG Request. `mountPath` is where the host serves the handler: removed from
+ * the URL's path when the URL still has it, and kept as the request's `mountPath` for links.
+ */
+export function fromWebRequest(request: Request, signal: AbortSignal, mountPath = ""): KitRequest {
   const url = new URL(request.url);
   let path = url.pathname;
-  if (basePath && (path === basePath || path.startsWith(`${basePath}/`))) path = path.slice(basePath.length) || "/";
+  if (mountPath && (path === mountPath || path.startsWith(`${mountPath}/`))) path = path.slice(mountPath.length) || "/";
   const body: BodySource = request.body
     ? { kind: "stream", read: (limit) => readWebStream(request.body as ReadableStream<Uint8Array>, limit) }
     : { kind: "none" };
-  return { method: request.method, path, query: url.searchParams, headers: normaliseHeaders(request.headers), body, signal };
+  return { method: request.method, path, mountPath, query: url.searchParams, headers: normaliseHeaders(request.headers), body, signal };
 }
 
 export interface FetchHandlerOptions {
-  /** Stripped from the URL path before dispatch (the host's mount prefix). */
-  basePath?: string;
+  /**
+   * The path the host serves this handler under, e.g. `/kit`. Every link the services write
+   * (Location, URLs in bodies, OpenAPI `servers`) starts with it. A request URL that still begins
+   * with it has it removed before routing (a fetch export behind a path-based router, Hono's
+   * `app.mount("/kit", handler, { replaceRequest: false })`); a URL without it is routed as it is
+   * (Hono's default `app.mount("/kit", handler)` hands over the URL with the prefix already cut).
+   * Not to be confused with a service's own `basePath`, which is part of the service's paths.
+   */
+  mountPath?: string;
   bodyLimit?: number;
   /** Answer for paths no service owns; default a JSON 404. */
   notFound?: (request: Request) => Response | Promise<Response>;
@@ -82,16 +93,16 @@ export interface FetchHandlerOptions {
 
 export function toFetchHandler(services: Service | readonly Service[], options: FetchHandlerOptions = {}) {
   const list = Array.isArray(services) ? services : [services as Service];
-  const basePath = (options.basePath ?? "").replace(/\/+$/, "");
+  const mountPath = normaliseMountPath(options.mountPath);
   return async function fetchHandler(request: Request): Promise<Response> {
     const abort = new AbortController();
     const onAbort = () => abort.abort();
     if (request.signal.aborted) abort.abort();
     else request.signal.addEventListener("abort", onAbort, { once: true });
-    const kreq = fromWebRequest(request, abort.signal, basePath);
+    const kreq = fromWebRequest(request, abort.signal, mountPath);
     for (const s of list) {
       const r = await s.handle(kreq);
-      if (r) return toWebResponse(withMountPrefix(r, basePath), abort);
+      if (r) return toWebResponse(r, abort);
     }
     if (options.notFound) return options.notFound(request);
     return toWebResponse(genericNotFound(kreq), abort);
