@@ -306,7 +306,7 @@ describe("mounted by the host under its own prefix", () => {
         return { url: `http://127.0.0.1:${port}`, close: () => app.close() };
       },
     ],
-    ["fetch handler { basePath }", async () => serve(createFetchServer([created()], { basePath: "/host" }))],
+    ["fetch handler { mountPath }", async () => serve(createFetchServer([created()], { mountPath: "/host" }))],
   ];
   for (const [name, start] of hosts) {
     it(`${name}: Location carries the prefix`, async () => {

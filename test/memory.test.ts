@@ -17,10 +17,11 @@ const ONE_KEYS = [1, 2, 3, 4, 5].map((n) => `mk_test_quota_one_${n}_0123456789`)
 let clock: ManualClock;
 let main: MemoryService;
 
-function expectError(r: { status: number; body: any }, status: number) {
+// the one error body of CONTRACT §0: `details` is optional, `requestId` always there and equal to the header
+function expectError(r: { status: number; body: any; headers: Headers }, status: number) {
   expect(r.status).toBe(status);
   expect(typeof r.body?.error).toBe("string");
-  expect(r.body).toHaveProperty("details");
+  expect(r.body.requestId).toBe(r.headers.get("x-request-id"));
   expect(JSON.stringify(r.body)).not.toMatch(/at .*\.ts:\d+/);
 }
 

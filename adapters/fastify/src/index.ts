@@ -10,9 +10,9 @@ import {
   type KitError,
   type KitRequest,
   type KitResponse,
+  kitErrorResponse,
   type Service,
   streamGate,
-  withMountPrefix,
 } from "@mountkit/core";
 import { type ConnectionAbort, connectionSignal, type NodeBridgeOptions, toKitRequest, writeKitResponse } from "@mountkit/node";
 
@@ -38,7 +38,7 @@ export const mountkitPlugin: FastifyPluginAsync<MountkitPluginOptions> = async (
   // instead of a suspended async frame on top of the core's.
   const respond = (found: KitResponse | null, kreq: KitRequest, reply: FastifyReply, conn: ConnectionAbort): unknown => {
     if (!found) return reply.callNotFound();
-    const k = withMountPrefix(found.stream ? admitStream(list, kreq, found, gate, conn.controller) : found, prefix);
+    const k = found.stream ? admitStream(list, kreq, found, gate, conn.controller) : found;
     if (k.stream) {
       // streams bypass Fastify's serialisation; hijack so hooks do not write after us (fastify#3979)
       reply.hijack();
@@ -107,7 +107,7 @@ function fastifyErrorToKit(error: Error & { statusCode?: number; code?: string }
   if (isKitError(error)) return error;
   const status = error.statusCode ?? defaultStatus;
   if (status >= 500) return coreError("internal", { cause: error });
-  if (error.code === "FST_ERR_BAD_URL") return coreError("invalid_request", { message: "malformed URL" });
+  if (error.code === "FST_ERR_BAD_URL") return coreError("malformed_url");
   return hostParserError({ status, type: (error as { type?: string }).type }) ?? coreError("invalid_request", { message: "bad request" });
 }
 
@@ -140,6 +140,7 @@ export function mountkitFrameworkErrors(services: Service | readonly Service[]) 
       const k = s.errorResponse({ method: request.raw.method ?? "GET", path, headers }, kitErr);
       if (k) return reply.code(k.status).headers(k.headers).send(k.body);
     }
-    return reply.code(kitErr.status).send({ error: kitErr.message, details: null });
+    const k = kitErrorResponse(kitErr);
+    return reply.code(k.status).headers(k.headers).send(k.body);
   };
 }

@@ -2,9 +2,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import {
+  coreError,
   DEFAULT_DRAIN_TIMEOUT_MS,
   DEFAULT_MAX_STREAM_BUFFER,
   type FetchHandlerOptions,
+  kitErrorResponse,
   type Service,
   toFetchHandler,
   withRawTarget,
@@ -109,7 +111,8 @@ export function createFetchServer(handler: FetchHandler | Service | readonly Ser
     try {
       request = nodeToRequest(req, res);
     } catch {
-      res.writeHead(400, { "content-type": "application/json" }).end('{"error":"bad request"}');
+      const k = kitErrorResponse(coreError("invalid_request", { message: "malformed request" }));
+      res.writeHead(k.status, k.headers).end(k.body);
       return;
     }
     fetchHandler(request)
@@ -128,8 +131,10 @@ export function createFetchServer(handler: FetchHandler | Service | readonly Ser
         }
       })
       .catch(() => {
-        if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end('{"error":"internal error"}');
-        else res.destroy();
+        if (!res.headersSent) {
+          const k = kitErrorResponse(coreError("internal"));
+          res.writeHead(k.status, k.headers).end(k.body);
+        } else res.destroy();
       });
   });
   return applyServerLimits(server, options.limits);

@@ -10,13 +10,13 @@ import {
   DEFAULT_MAX_STREAM_BUFFER,
   dispatch,
   genericNotFound,
+  kitErrorResponse,
   type KitRequest,
   type KitResponse,
   type Service,
   type StreamGate,
   streamGate,
   targetPath,
-  withMountPrefix,
 } from "@mountkit/core";
 
 export { applyServerLimits, type ServerLimits, serverDefaults, serverOptions } from "./limits.js";
@@ -139,10 +139,13 @@ class NodeKitRequest implements KitRequest {
   #query: URLSearchParams | undefined;
   #signal: LazySignal;
 
+  readonly mountPath: string;
+
   constructor(
     req: IncomingMessage & { body?: unknown },
     path: string | undefined,
     stripPrefix: string,
+    mountPath: string,
     signal: LazySignal,
     bodyTimeoutMs: number,
   ) {
@@ -153,6 +156,7 @@ class NodeKitRequest implements KitRequest {
     let p = targetPath(path ?? url);
     if (stripPrefix && p.startsWith(stripPrefix)) p = p.slice(stripPrefix.length) || "/";
     this.path = p;
+    this.mountPath = mountPath;
     this.#url = url;
     this.#q = q;
     // Node already lower-cases names; only set-cookie is an array, and requests do not carry it
@@ -190,14 +194,24 @@ export function toKitRequest(
   options: {
     /** The path to route on, when the host rewrote it (defaults to the URL's). */
     path?: string;
-    /** A mount prefix to strip from the path (Fastify's plugin prefix). */
+    /** A mount prefix to strip from the path (Fastify's plugin prefix); it is also the request's `mountPath`. */
     stripPrefix?: string;
+    /** The prefix the host already stripped (Express's `req.baseUrl`): links get it back in front. */
+    mountPath?: string;
     signal: LazySignal;
     /** Deadline for the body once a route reads it (then 408). Default 30 s. */
     bodyTimeoutMs?: number;
   },
 ): KitRequest {
-  return new NodeKitRequest(req, options.path, options.stripPrefix ?? "", options.signal, options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS);
+  const strip = options.stripPrefix ?? "";
+  return new NodeKitRequest(
+    req,
+    options.path,
+    strip,
+    options.mountPath ?? strip,
+    options.signal,
+    options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+  );
 }
 
 /**
@@ -294,7 +308,7 @@ export async function writeKitResponse(
 export interface NodeHandleOptions {
   /** Path relative to the mount point (frameworks that strip a prefix pass it here). */
   path?: string;
-  /** The prefix the host mounted the kit under (Express's `req.baseUrl`): put back in front of a `Location`. */
+  /** The prefix the host mounted the kit under and stripped (Express's `req.baseUrl`): every link carries it. */
   mountPath?: string;
 }
 
@@ -308,10 +322,10 @@ export function createNodeHandler(services: Service | readonly Service[], option
   const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   return async function handleNode(req: IncomingMessage, res: ServerResponse, opts: NodeHandleOptions = {}): Promise<boolean> {
     const conn = connectionSignal(res);
-    const kreq = toKitRequest(req, { path: opts.path, signal: conn, bodyTimeoutMs });
+    const kreq = toKitRequest(req, { path: opts.path, mountPath: opts.mountPath, signal: conn, bodyTimeoutMs });
     const found = await dispatch(list, kreq);
     if (!found) return false;
-    const k = withMountPrefix(found.stream ? admitStream(list, kreq, found, gate, conn.controller) : found, opts.mountPath);
+    const k = found.stream ? admitStream(list, kreq, found, gate, conn.controller) : found;
     await writeKitResponse(res, k, k.stream ? conn.controller : undefined, options);
     return true;
   };
@@ -329,8 +343,10 @@ export function toNodeListener(services: Service | readonly Service[], options: 
         }
       },
       () => {
-        if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end('{"error":"internal error"}');
-        else res.destroy();
+        if (!res.headersSent) {
+          const k = kitErrorResponse(coreError("internal"));
+          res.writeHead(k.status, k.headers).end(k.body);
+        } else res.destroy();
       },
     );
   };
@@ -339,7 +355,7 @@ export function toNodeListener(services: Service | readonly Service[], options: 
 /**
  * For `server.on("clientError", ...)`: Node's HTTP parser rejects some requests (oversized headers or
  * URL, malformed request lines) before any framework sees them. Answer those with a JSON error body
- * `{ error, details, requestId }` that fits every service's error shape, instead of an empty reply.
+ * `{ error, requestId }` (the kit's one error body, the id also in X-Request-Id) instead of an empty reply.
  */
 export function clientErrorHandler() {
   let n = 0;
@@ -350,10 +366,11 @@ export function clientErrorHandler() {
     }
     const status = err.code === "HPE_HEADER_OVERFLOW" ? 431 : err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
     const message = status === 431 ? "request header fields too large" : status === 408 ? "request timeout" : "malformed request";
-    const body = JSON.stringify({ error: message, details: null, requestId: `req_client_error_${(++n).toString(36)}` });
+    const requestId = `req_client_error_${(++n).toString(36)}`;
+    const body = JSON.stringify({ error: message, requestId });
     socket.end(
       `HTTP/1.1 ${status} ${status === 431 ? "Request Header Fields Too Large" : status === 408 ? "Request Timeout" : "Bad Request"}\r\n` +
-        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Type: application/json; charset=utf-8\r\nX-Request-Id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   };
 }

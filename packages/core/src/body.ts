@@ -152,7 +152,7 @@ export function parseBody(raw: Uint8Array, type: string | undefined, options: Bo
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw coreError("invalid_json", { details: { reason: (e as Error).message } });
+    throw invalidJson(e);
   }
   checkJsonShape(text, value);
   return { value, raw, contentType: type };
@@ -207,4 +207,13 @@ function hasLoneSurrogate(v: unknown): boolean {
     for (const [k, x] of Object.entries(v)) if (!k.isWellFormed() || hasLoneSurrogate(x)) return true;
   }
   return false;
+}
+
+/**
+ * The 400 for a body that is not JSON. `details` has the shape of every other 400 (a list of
+ * `{ path, message }`, the path empty: the whole body) and carries the parser's reason, so the same
+ * bad body gets the same answer whether the kit or a host parser (`express.json()`) read it.
+ */
+export function invalidJson(parseError: unknown) {
+  return coreError("invalid_json", { details: [{ path: "", message: (parseError as Error).message }] });
 }

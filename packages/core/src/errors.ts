@@ -1,4 +1,7 @@
-// The kit's single error type. Recognised by a global-symbol brand so duplicate installs still match.
+// The kit's single error type and the one wire body every service answers it with (CONTRACT §0).
+// Recognised by a global-symbol brand so duplicate installs still match.
+import * as z from "zod";
+
 const BRAND = Symbol.for("mountkit.KitError");
 
 export interface KitErrorInit {
@@ -55,6 +58,7 @@ export const coreError = defineErrors({
   method_not_allowed: { status: 405, message: "method not allowed" },
   invalid_json: { status: 400, message: "request body is not valid JSON" },
   invalid_request: { status: 400, message: "invalid request" },
+  malformed_url: { status: 400, message: "malformed URL: a path segment is not valid percent-encoding" },
   unsupported_media_type: { status: 415, message: "unsupported content type" },
   payload_too_large: { status: 413, message: "request body too large" },
   request_timeout: { status: 408, message: "request body not received in time" },
@@ -62,4 +66,22 @@ export const coreError = defineErrors({
   unauthorized: { status: 401, message: "unauthorized" },
   internal: { status: 500, message: "internal error" },
   service_unavailable: { status: 503, message: "service unavailable" },
+});
+
+/** The one error body of every service: `{ error, details?, requestId }`; a 500 never says more than "internal error". */
+export function errorBody(error: KitError, requestId: string): { error: string; details?: unknown; requestId: string } {
+  if (error.status === 500) return { error: "internal error", requestId };
+  return error.details === undefined ? { error: error.message, requestId } : { error: error.message, details: error.details, requestId };
+}
+
+/** The error body as a schema, for the OpenAPI documents. */
+export const ErrorBodySchema = z.object({
+  error: z.string().describe("What went wrong, for a human."),
+  details: z
+    .unknown()
+    .optional()
+    .describe(
+      "Present when there is more to say. 400 and 422: a list of `{ path, message }`; 405: `{ allow }`; 413: `{ limit }`; 415: `{ received, accepted }`.",
+    ),
+  requestId: z.string().describe("Equals the `X-Request-Id` response header; quote it when reporting a problem."),
 });

@@ -6,9 +6,9 @@ import {
   type KitRequest,
   type KitResponse,
   normaliseHeaders,
+  normaliseMountPath,
   targetPath,
   targetQuery,
-  withMountPrefix,
 } from "./http.js";
 import { admitStream, bodyTimeoutError, DEFAULT_BODY_TIMEOUT_MS, type StreamGate, streamGate } from "./limits.js";
 import type { Service } from "./service.js";
@@ -108,22 +108,33 @@ export function withRawTarget(request: Request, target: string): Request {
   return request;
 }
 
-export function fromWebRequest(request: Request, signal: AbortSignal, basePath = "", bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS): KitRequest {
+/**
+ * A KitRequest over a WHATWG Request. `mountPath` is where the host serves the handler: removed from
+ * the URL's path when the URL still has it, and kept as the request's `mountPath` for links.
+ */
+export function fromWebRequest(request: Request, signal: AbortSignal, mountPath = "", bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS): KitRequest {
   const raw = rawTargets.get(request);
   // a runtime's own Request (Bun, Deno, workers) only has its parsed URL; the raw target, where one was kept, wins
   const url = raw === undefined ? new URL(request.url) : undefined;
   let path = raw === undefined ? url!.pathname : targetPath(raw);
-  if (basePath && (path === basePath || path.startsWith(`${basePath}/`))) path = path.slice(basePath.length) || "/";
+  if (mountPath && (path === mountPath || path.startsWith(`${mountPath}/`))) path = path.slice(mountPath.length) || "/";
   const body: BodySource = request.body
     ? { kind: "stream", read: (limit) => readWebStream(request.body as ReadableStream<Uint8Array>, limit, bodyTimeoutMs) }
     : { kind: "none" };
   const query = url ? url.searchParams : new URLSearchParams(targetQuery(raw!));
-  return { method: request.method, path, query, headers: normaliseHeaders(request.headers), body, signal };
+  return { method: request.method, path, mountPath, query, headers: normaliseHeaders(request.headers), body, signal };
 }
 
 export interface FetchHandlerOptions {
-  /** Stripped from the URL path before dispatch (the host's mount prefix). */
-  basePath?: string;
+  /**
+   * The path the host serves this handler under, e.g. `/kit`. Every link the services write
+   * (Location, URLs in bodies, OpenAPI `servers`) starts with it. A request URL that still begins
+   * with it has it removed before routing (a fetch export behind a path-based router, Hono's
+   * `app.mount("/kit", handler, { replaceRequest: false })`); a URL without it is routed as it is
+   * (Hono's default `app.mount("/kit", handler)` hands over the URL with the prefix already cut).
+   * Not to be confused with a service's own `basePath`, which is part of the service's paths.
+   */
+  mountPath?: string;
   bodyLimit?: number;
   /** Answer for paths no service owns; default a JSON 404. */
   notFound?: (request: Request) => Response | Promise<Response>;
@@ -135,7 +146,7 @@ export interface FetchHandlerOptions {
 
 export function toFetchHandler(services: Service | readonly Service[], options: FetchHandlerOptions = {}) {
   const list = Array.isArray(services) ? services : [services as Service];
-  const basePath = (options.basePath ?? "").replace(/\/+$/, "");
+  const mountPath = normaliseMountPath(options.mountPath);
   const gate = streamGate(options.maxStreams);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   return async function fetchHandler(request: Request): Promise<Response> {
@@ -143,10 +154,10 @@ export function toFetchHandler(services: Service | readonly Service[], options: 
     const onAbort = () => abort.abort();
     if (request.signal.aborted) abort.abort();
     else request.signal.addEventListener("abort", onAbort, { once: true });
-    const kreq = fromWebRequest(request, abort.signal, basePath, bodyTimeoutMs);
+    const kreq = fromWebRequest(request, abort.signal, mountPath, bodyTimeoutMs);
     for (const s of list) {
       const r = await s.handle(kreq);
-      if (r) return toWebResponse(withMountPrefix(admitStream(list, kreq, r, gate, abort), basePath), abort);
+      if (r) return toWebResponse(admitStream(list, kreq, r, gate, abort), abort);
     }
     if (options.notFound) return options.notFound(request);
     return toWebResponse(genericNotFound(kreq), abort);

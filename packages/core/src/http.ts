@@ -1,4 +1,5 @@
 // The core's boundary with adapters: a plain request in, a plain (already serialised) response out.
+import { coreError, errorBody, type KitError } from "./errors.js";
 import { randomIds } from "./ids.js";
 
 /** Where the request body comes from. */
@@ -11,8 +12,14 @@ export type BodySource =
 
 export interface KitRequest {
   method: string;
-  /** Path relative to where the service is mounted, without the query string. */
+  /** Path relative to where the host mounted the kit (see `mountPath`), without the query string. */
   path: string;
+  /**
+   * The prefix the host mounted the kit under, already removed from `path`: Express's `req.baseUrl`,
+   * Fastify's plugin `prefix`, the fetch handler's `mountPath` option. Empty or absent at the root.
+   * Every link a service writes (Location, URLs in bodies, OpenAPI `servers`) starts with it.
+   */
+  mountPath?: string;
   query: URLSearchParams;
   /** Lower-case header names. */
   headers: Record<string, string | undefined>;
@@ -80,9 +87,12 @@ export function normaliseHeaders(input: Headers | Record<string, string | string
   return out;
 }
 
+/** A mount prefix without its trailing slashes; "" for the root. */
+export const normaliseMountPath = (prefix: string | undefined): string => (prefix ? prefix.replace(/\/+$/, "") : "");
+
 /**
- * Services write root-relative `Location` headers against their own mount; a host that mounted them
- * under a prefix (and stripped it before dispatch) puts that prefix back in front.
+ * Services write root-relative `Location` headers against the host's mount point (their basePath
+ * included); the kit puts the host's mount prefix back in front before the response leaves.
  */
 export function withMountPrefix(response: KitResponse, prefix: string | undefined): KitResponse {
   const location = response.headers.location;
@@ -92,11 +102,16 @@ export function withMountPrefix(response: KitResponse, prefix: string | undefine
   return { ...response, headers: { ...response.headers, location: `${p}${location}` } };
 }
 
-/** A 404 body acceptable to every service's error shape: `{ error, details, requestId }`. */
-export function genericNotFound(request: Pick<KitRequest, "method" | "path">, requestId: string = randomIds("req")): KitResponse {
+/** A kit error as a complete response, for answers given outside any service (adapters, host fallbacks). */
+export function kitErrorResponse(error: KitError, requestId: string = randomIds("req")): KitResponse {
   return {
-    status: 404,
-    headers: { "content-type": "application/json; charset=utf-8", "x-request-id": requestId },
-    body: JSON.stringify({ error: `no route for ${request.method} ${request.path}`, details: null, requestId }),
+    status: error.status,
+    headers: { ...error.headers, "content-type": "application/json; charset=utf-8", "x-request-id": requestId },
+    body: JSON.stringify(errorBody(error, requestId)),
   };
+}
+
+/** The 404 for a path no service owns, in the one error body. */
+export function genericNotFound(request: Pick<KitRequest, "method" | "path">, requestId: string = randomIds("req")): KitResponse {
+  return kitErrorResponse(coreError("not_found", { message: `no route for ${request.method} ${request.path}` }), requestId);
 }

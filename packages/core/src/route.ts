@@ -11,6 +11,15 @@ export interface RequestContext<P = Record<string, string>, Q = Record<string, u
   method: HttpMethod;
   /** Path relative to the service's mount point. */
   path: string;
+  /**
+   * Where this service's routes live in public URLs: the host's mount prefix (Express `app.use("/x")`,
+   * Fastify `prefix`, the fetch handler's `mountPath`) followed by the service's `basePath`; "" at the
+   * root. Links written into bodies and documents start with it. (A root-relative `Location` header is
+   * written relative to the host's mount, basePath included: the kit adds the mount prefix itself.)
+   */
+  baseUrl: string;
+  /** The host's mount prefix alone ("" at the root): the `servers` URL of documents whose paths include basePath. */
+  mountPath: string;
   params: P;
   query: Q;
   body: B;

@@ -1,11 +1,11 @@
 // A service is a route table plus its error body; `defineService` derives dispatch, fetch and OpenAPI from it.
 import type * as z from "zod";
-import { bodyReadError, DEFAULT_BODY_LIMIT, mediaType, parseBody, type ReadBody, readBody, readRawBody } from "./body.js";
+import { bodyReadError, DEFAULT_BODY_LIMIT, invalidJson, mediaType, parseBody, type ReadBody, readBody, readRawBody } from "./body.js";
 import { type Clock, systemClock } from "./clock.js";
 import { type CorsOptions, corsPolicy } from "./cors.js";
-import { coreError, isKitError, KitError } from "./errors.js";
+import { coreError, ErrorBodySchema, errorBody as kitErrorBody, isKitError, KitError } from "./errors.js";
 import { toFetchHandler } from "./fetch.js";
-import { type KitRequest, type KitResponse, SSE_HEADERS } from "./http.js";
+import { type KitRequest, type KitResponse, normaliseMountPath, SSE_HEADERS, withMountPrefix } from "./http.js";
 import { type IdGenerator, randomIds } from "./ids.js";
 import { type Logger, silentLogger } from "./logger.js";
 import { buildOpenApi, type OpenApiDocument } from "./openapi.js";
@@ -34,9 +34,12 @@ export interface ServiceDefinition {
   routes: Route[];
   /** Middleware run around every route, outermost first. */
   use?: Middleware[];
-  /** The service's wire error body. */
-  errorBody(error: KitError, requestId: string): unknown;
-  /** Zod schema of that body, for the OpenAPI document. */
+  /**
+   * The wire error body. Default, and what every kit service uses: the one body of CONTRACT §0,
+   * `{ error, details?, requestId }`. A replacement must keep `requestId` equal to X-Request-Id.
+   */
+  errorBody?(error: KitError, requestId: string): unknown;
+  /** Zod schema of that body, for the OpenAPI document; default the kit's. */
   errorSchema?: z.ZodType;
   securitySchemes?: Record<string, Record<string, unknown>>;
   basePath?: string;
@@ -60,7 +63,12 @@ export interface Service {
   handle(request: KitRequest): Promise<KitResponse | null>;
   /** `(Request) => Promise<Response>` for fetch runtimes. */
   fetch(request: Request): Promise<Response>;
-  openapi(): OpenApiDocument;
+  /**
+   * The OpenAPI 3.1 document derived from the route table. Paths include the service's basePath;
+   * `servers` is the host's mount prefix (`/` at the root), so a document served under a framework
+   * mount points its clients at the right place.
+   */
+  openapi(options?: { mountPath?: string }): OpenApiDocument;
   /** The error body for a request no service owns. */
   notFound(request: KitRequest): KitResponse;
   /**
@@ -146,6 +154,8 @@ class Context implements RequestContext<Record<string, string>, Record<string, u
     readonly log: Logger,
     /** performance.now() at the start, or -1 when the debug line is off. */
     readonly started: number,
+    /** The service's own basePath ("" at the root). */
+    readonly basePath: string,
   ) {
     this.#request = request;
     this.#incomingId = incomingRequestId;
@@ -179,6 +189,15 @@ class Context implements RequestContext<Record<string, string>, Record<string, u
   /** The id to send back: an echo of the client's, or the one something read. */
   get assignedRequestId(): string | undefined {
     return this.#requestId ?? (this.#incomingId !== undefined ? this.requestId : undefined);
+  }
+
+  /** Where this service's routes live in public URLs: the host's mount prefix, then the service's basePath. */
+  get baseUrl(): string {
+    return this.mountPath + this.basePath;
+  }
+
+  get mountPath(): string {
+    return normaliseMountPath(this.#request.mountPath);
   }
 
   /** The adapter's request. */
@@ -216,6 +235,8 @@ export function defineService(def: ServiceDefinition): Service {
   const log = def.logger ?? silentLogger;
   const ids = def.ids ?? randomIds;
   const bodyLimit = def.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const errorBody = def.errorBody ?? kitErrorBody;
+  const errorSchema = def.errorSchema ?? (def.errorBody ? undefined : ErrorBodySchema);
   const match = compileRoutes(def.routes);
   // each route's middleware (outermost first) and body handling, resolved once
   const plans = new Map<Route, RoutePlan>(
@@ -237,7 +258,7 @@ export function defineService(def: ServiceDefinition): Service {
     }
     if (kitErr.status >= 500 && isKitError(err) && err.cause)
       log.error("service error", { service: def.name, requestId, error: err.cause });
-    return { status: kitErr.status, json: def.errorBody(kitErr, requestId), headers: kitErr.headers };
+    return { status: kitErr.status, json: errorBody(kitErr, requestId), headers: kitErr.headers };
   };
 
   const safe = (fn: () => Promise<HandlerResult>, requestId: string, method: string, path: string) => async (): Promise<HandlerResult> => {
@@ -248,8 +269,16 @@ export function defineService(def: ServiceDefinition): Service {
     }
   };
 
-  /** The wire response. `requestId` goes out as X-Request-Id when there is one (see Context.requestId). */
+  /**
+   * The wire response. `requestId` goes out as X-Request-Id when there is one (see Context.requestId);
+   * a root-relative Location gets the host's mount prefix in front.
+   */
   function serialise(result: HandlerResult, request: KitRequest, requestId: string | undefined): KitResponse {
+    const out = serialiseResult(result, request, requestId);
+    return request.mountPath && out.headers.location !== undefined ? withMountPrefix(out, request.mountPath) : out;
+  }
+
+  function serialiseResult(result: HandlerResult, request: KitRequest, requestId: string | undefined): KitResponse {
     const id = requestId === undefined ? undefined : { "x-request-id": requestId };
     if (isSseResult(result)) {
       return {
@@ -410,6 +439,7 @@ export function defineService(def: ServiceDefinition): Service {
         clock,
         log,
         started,
+        basePath,
       );
 
       let response: KitResponse | PromiseLike<KitResponse>;
@@ -424,7 +454,7 @@ export function defineService(def: ServiceDefinition): Service {
           ctx,
         );
       } else if (m.kind === "bad_encoding") {
-        const err = coreError("invalid_request", { message: "malformed URL: a path segment is not valid percent-encoding" });
+        const err = coreError("malformed_url");
         response = respond(errorResult(err, ctx.requestId, method, path), ctx);
       } else {
         const allow = [...m.allow, ...(m.allow.includes("GET") ? ["HEAD"] : [])].join(", ");
@@ -447,17 +477,17 @@ export function defineService(def: ServiceDefinition): Service {
     owns: (path) => ownPath(path) !== null,
     handle,
     fetch: (req) => fetchHandler(req),
-    openapi() {
+    openapi(options = {}) {
       openapiCache ??= buildOpenApi({
         title: def.title,
         version: def.version,
         description: def.description,
         routes: def.routes,
         basePath,
-        errorSchema: def.errorSchema,
+        errorSchema,
         securitySchemes: def.securitySchemes,
       });
-      return openapiCache;
+      return { ...openapiCache, servers: [{ url: normaliseMountPath(options.mountPath) || "/" }] };
     },
     notFound(request) {
       const requestId = ids("req");
@@ -465,7 +495,7 @@ export function defineService(def: ServiceDefinition): Service {
       return {
         status: 404,
         headers: { "content-type": "application/json; charset=utf-8", "x-request-id": requestId },
-        body: JSON.stringify(def.errorBody(err, requestId)),
+        body: JSON.stringify(errorBody(err, requestId)),
       };
     },
     errorResponse(request, error) {
@@ -502,8 +532,19 @@ export function hostParserError(error: unknown): KitError | undefined {
   if (!status || status < 400 || status >= 500) return undefined;
   if (status === 413) return coreError("payload_too_large");
   if (status === 415) return coreError("unsupported_media_type");
-  if (e?.type === "entity.parse.failed") return coreError("invalid_json");
+  if (e?.type === "entity.parse.failed") return hostJsonError((e as { body?: unknown }).body, error);
   return coreError("invalid_request", { message: "invalid request body" });
+}
+
+/** body-parser keeps the text it failed on: parsing it again gives the reason the kit itself would report. */
+function hostJsonError(text: unknown, original: unknown): KitError {
+  if (typeof text === "string")
+    try {
+      JSON.parse(text);
+    } catch (e) {
+      return invalidJson(e);
+    }
+  return invalidJson(original);
 }
 
 export { genericNotFound } from "./http.js";

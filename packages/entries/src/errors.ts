@@ -1,6 +1,5 @@
-// The entries service's error codes and wire body: `{ error, details? }`, and `{ error: "internal error", requestId }` for 500.
-import { defineErrors, type KitError } from "@mountkit/core";
-import * as z from "zod";
+// The entries service's error codes; its wire body is the kit's one body `{ error, details?, requestId }`.
+import { defineErrors, ErrorBodySchema } from "@mountkit/core";
 
 export const entriesError = defineErrors({
   invalid_request: { status: 400, message: "invalid request" },
@@ -17,12 +16,7 @@ export const entriesError = defineErrors({
   internal: { status: 500, message: "internal error" },
 });
 
-export function errorBody(error: KitError, requestId: string): unknown {
-  if (error.status === 500) return { error: "internal error", requestId };
-  return error.details === undefined ? { error: error.message } : { error: error.message, details: error.details };
-}
-
-export const errorSchema = z.object({ error: z.string(), details: z.unknown().optional() });
+export const errorSchema = ErrorBodySchema;
 
 export interface Issue {
   path: string;

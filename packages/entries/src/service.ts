@@ -12,7 +12,7 @@ import {
 import { requireAuth } from "./auth/middleware.js";
 import type { TokenVerifier } from "./auth/verifier.js";
 import { type EntriesDomain, entriesDomain } from "./domain/entries.js";
-import { entriesError, errorBody, errorSchema } from "./errors.js";
+import { entriesError } from "./errors.js";
 import type { SafeFetchOptions } from "./fetch/safe-fetch.js";
 import { apisPrepare, sameOriginFetcher } from "./inventory/apis-hook.js";
 import { type ValidateRequest, validationAddress, validationClient } from "./openapi/client.js";
@@ -140,11 +140,9 @@ export function createEntriesService(o: EntriesServiceOptions): EntriesService {
     clock,
     ids,
     logger: o.logger,
-    errorBody,
-    errorSchema,
     securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
     routes: [
-      ...typeRoutes({ types, document, knownType, basePath }),
+      ...typeRoutes({ types, document, knownType }),
       ...dataRoutes({ domain, auth, knownType, basePath }),
       ...inventoryRoutes({ domain, knownType }),
       ...validateRoutes({ fetch: fetchOptions, bodyLimit: o.validateBodyLimit ?? 25 * 1024 * 1024, pool }),

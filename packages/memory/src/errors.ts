@@ -1,6 +1,5 @@
-// The memory service's error codes and wire body `{ error, details }`.
-import { defineErrors, type KitError } from "@mountkit/core";
-import * as z from "zod";
+// The memory service's error codes; its wire body is the kit's one body `{ error, details?, requestId }`.
+import { defineErrors, ErrorBodySchema } from "@mountkit/core";
 
 export const memoryError = defineErrors({
   unauthorized: { status: 401, message: "missing or invalid API key" },
@@ -11,6 +10,4 @@ export const memoryError = defineErrors({
   quota_exceeded: { status: 429, message: "daily quota exceeded" },
 });
 
-export const errorBody = (e: KitError, requestId: string) => ({ error: e.message, details: e.details ?? null, requestId });
-
-export const ErrorSchema = z.object({ error: z.string(), details: z.any(), requestId: z.string() });
+export const ErrorSchema = ErrorBodySchema;

@@ -16,7 +16,6 @@ import { createMemoryApi, type MemoryApi } from "./api.js";
 import { requireApiKey } from "./auth/middleware.js";
 import { createApiKey, revokeApiKey } from "./auth/keys.js";
 import type { Embedder } from "./embeddings.js";
-import { ErrorSchema, errorBody } from "./errors.js";
 import { nlpExtractor } from "./extractors/nlp-extractor.js";
 import type { Extractor } from "./extractors/types.js";
 import { createPipeline, EXTRACTION_QUEUE, type ExtractionPayload } from "./pipeline/run.js";
@@ -114,7 +113,7 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
     ...edgeRoutes(deps),
     ...entityRoutes(deps),
     ...playbookRoutes(deps),
-    ...openapiRoutes(() => service.openapi()),
+    ...openapiRoutes((mountPath) => service.openapi({ mountPath })),
   ];
   service = defineService({
     name: "memory",
@@ -123,8 +122,6 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
     description: "Agent memory: episodes, extraction into a bi-temporal knowledge graph, hybrid recall as of any date.",
     mounts: ["/v1", "/openapi.yaml"],
     routes,
-    errorBody,
-    errorSchema: ErrorSchema,
     securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "API key of one brain" } },
     basePath: options.basePath,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,

@@ -8,7 +8,7 @@ describe("Location", () => {
     const memory = createMemoryService({ basePath: "/mem/", worker: { start: false } });
     try {
       const { key } = await memory.keys.create({ brainId: "b" });
-      const handler = toFetchHandler(memory, { basePath: "/host" });
+      const handler = toFetchHandler(memory, { mountPath: "/host" });
       const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
       const r = await handler(
         new Request("http://x/host/mem/v1/episodes", { method: "POST", headers, body: JSON.stringify({ content: "hello" }) }),

@@ -1,6 +1,5 @@
-// The support service's error codes and its wire body `{ error, requestId }` (CONTRACT.md §3).
-import { defineErrors, type KitError } from "@mountkit/core";
-import * as z from "zod";
+// The support service's error codes; its wire body is the kit's one body `{ error, details?, requestId }` (CONTRACT §0).
+import { defineErrors, ErrorBodySchema } from "@mountkit/core";
 
 export const supportError = defineErrors({
   invalid_request: { status: 400, message: "invalid request" },
@@ -16,6 +15,4 @@ export const supportError = defineErrors({
   backend_unavailable: { status: 502, message: "support backend unavailable" },
 });
 
-export const errorBody = (error: KitError, requestId: string) => ({ error: error.message, requestId });
-
-export const ErrorSchema = z.object({ error: z.string(), requestId: z.string() });
+export const ErrorSchema = ErrorBodySchema;

@@ -28,7 +28,7 @@ import { type ProductConfig, type ProductLimits, type ProductRegistry, productRe
 import { type CloseAction, closeMessage } from "./domain/status.js";
 import { defaultSubject } from "./domain/subject.js";
 import { issueDetail } from "./domain/wire.js";
-import { ErrorSchema, errorBody, supportError } from "./errors.js";
+import { ErrorSchema, supportError } from "./errors.js";
 import type { SupportContext } from "./http/context.js";
 import { agentRoutes } from "./routes/agent.js";
 import { publicRoutes } from "./routes/public.js";
@@ -180,13 +180,14 @@ export function createSupportService(options: SupportServiceOptions): SupportSer
       method: "GET",
       path,
       internal: true,
-      handler: () => {
+      handler: (ctx) => {
         let doc = docs.get(path);
         if (!doc) {
           doc = buildOpenApi({ title, version: "1.0.0", routes, basePath, errorSchema: ErrorSchema, securitySchemes });
           docs.set(path, doc);
         }
-        return json(200, doc);
+        // paths carry the basePath; `servers` is where the host mounted the service
+        return json(200, { ...doc, servers: [{ url: ctx.mountPath || "/" }] });
       },
     });
 
@@ -218,8 +219,6 @@ export function createSupportService(options: SupportServiceOptions): SupportSer
       docRoute("/agent/openapi.json", "Support agent API", agent),
       ...(options.widgetScript === undefined ? [] : [widgetRoute(options.widgetScript)]),
     ],
-    errorBody,
-    errorSchema: ErrorSchema,
     securitySchemes,
     basePath,
     bodyLimit: options.bodyLimit ?? 64 * 1024,

@@ -4,12 +4,7 @@ import * as z from "zod";
 import type { TypeRegistry } from "../types/registry.js";
 import { typeParams } from "./schemas.js";
 
-export function typeRoutes(o: {
-  types: TypeRegistry;
-  document: (typeId: string) => Record<string, unknown>;
-  knownType: Middleware;
-  basePath: string;
-}) {
+export function typeRoutes(o: { types: TypeRegistry; document: (typeId: string) => Record<string, unknown>; knownType: Middleware }) {
   return [
     route({
       method: "GET",
@@ -21,16 +16,26 @@ export function typeRoutes(o: {
         200: {
           description: "Types",
           schema: z.object({
-            items: z.array(z.object({ id: z.string(), title: z.string(), description: z.string().optional(), openapi: z.string() })),
+            items: z.array(
+              z.object({
+                id: z.string(),
+                title: z.string(),
+                description: z.string().optional(),
+                openapi: z
+                  .string()
+                  .describe("Path of the type's OpenAPI document, mount prefix included")
+                  .meta({ format: "uri-reference" }),
+              }),
+            ),
           }),
         },
       },
-      handler() {
+      handler(ctx) {
         const items = o.types.list().map((t) => ({
           id: t.id,
           title: t.title,
           ...(t.description ? { description: t.description } : {}),
-          openapi: `${o.basePath}/api/v1/types/${t.id}/openapi.json`,
+          openapi: `${ctx.baseUrl}/api/v1/types/${t.id}/openapi.json`,
         }));
         return json(200, { items });
       },
@@ -45,7 +50,9 @@ export function typeRoutes(o: {
       use: [o.knownType],
       responses: { 200: { description: "OpenAPI document" } },
       handler(ctx) {
-        return json(200, o.document(ctx.params.typeId), { "cache-control": "no-cache" });
+        // `servers` is where this request found the service: the host's mount prefix and the basePath
+        const doc = { ...o.document(ctx.params.typeId), servers: [{ url: ctx.baseUrl || "/" }] };
+        return json(200, doc, { "cache-control": "no-cache" });
       },
     }),
   ];

@@ -1,8 +1,9 @@
 // GET /openapi.yaml: the OpenAPI 3.1 document derived from the route table, no auth.
 import { type OpenApiDocument, route, text, toYaml } from "@mountkit/core";
 
-export const openapiRoutes = (document: () => OpenApiDocument) => {
-  let yaml: string | undefined;
+export const openapiRoutes = (document: (mountPath: string) => OpenApiDocument) => {
+  // one YAML text per mount prefix the service is reached under (its `servers` differ)
+  const yaml = new Map<string, string>();
   return [
     route({
       method: "GET",
@@ -12,9 +13,13 @@ export const openapiRoutes = (document: () => OpenApiDocument) => {
       tags: ["meta"],
       security: [],
       responses: { 200: { description: "OpenAPI document", contentType: "application/yaml" } },
-      handler: () => {
-        yaml ??= toYaml(document());
-        return text(200, yaml, "application/yaml; charset=utf-8");
+      handler: (ctx) => {
+        let out = yaml.get(ctx.mountPath);
+        if (out === undefined) {
+          out = toYaml(document(ctx.mountPath));
+          if (yaml.size < 16) yaml.set(ctx.mountPath, out);
+        }
+        return text(200, out, "application/yaml; charset=utf-8");
       },
     }),
   ];
