@@ -123,6 +123,7 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
   const queue = `support.slack.${tag}`;
   let worker: Worker | undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
+  let pass: Promise<{ conversations: number }> | undefined;
 
   const attached = () => {
     if (!at) throw new Error("slack backend used before a support service attached it");
@@ -161,14 +162,18 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
     }
   }
 
-  /** A thread's messages, root first, every page (cursor pagination); null when the thread is gone. */
-  async function replies(root: string): Promise<SlackMessage[] | null> {
+  /**
+   * A thread's messages, root first, every page (cursor pagination); null when the thread is gone.
+   * `maxWaitMs`: how long a rate limit may hold it (a background pass waits longer than a customer).
+   */
+  async function replies(root: string, maxWaitMs?: number): Promise<SlackMessage[] | null> {
     const out: SlackMessage[] = [];
     let cursor: string | undefined;
     do {
       const r = await api.read({
         path: "/conversations.replies",
         query: { channel, ts: root, limit: 200, include_all_metadata: "true", cursor },
+        maxWaitMs,
       });
       const body = r.body as { ok?: boolean; error?: string } | undefined;
       if (r.status === 200 && body?.ok === false && (body.error === "thread_not_found" || body.error === "message_not_found")) return null;
@@ -246,7 +251,8 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
   async function reconcileThread(id: string, root: string) {
     const { mirror, cx } = attached();
     const own = await me();
-    const thread = await replies(root);
+    // Slack limits conversations.replies hard for some apps (about one call a minute): a pass waits it out
+    const thread = await replies(root, 30 * 60_000);
     await lock(id, async () => {
       const c = await mirror.get(id);
       if (!c) return;
@@ -332,18 +338,24 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
       }
     },
 
-    async reconcile() {
-      const { cx } = attached();
-      const since = iso(cx.clock.now() - (options.reconcileLookbackMs ?? 7 * 24 * 3_600_000));
-      let n = 0;
-      for (const c of await cx.store.listConversations({ productSlug: cx.productSlug })) {
-        if (c.updatedAt < since) break;
-        const root = rootOf(c.id);
-        if (root === undefined) continue;
-        await reconcileThread(c.id, root);
-        n++;
-      }
-      return { conversations: n };
+    reconcile() {
+      // one pass at a time: under Slack's tightest limit a pass can outlast the timer's period
+      pass ??= (async () => {
+        const { cx } = attached();
+        const since = iso(cx.clock.now() - (options.reconcileLookbackMs ?? 7 * 24 * 3_600_000));
+        let n = 0;
+        for (const c of await cx.store.listConversations({ productSlug: cx.productSlug })) {
+          if (c.updatedAt < since) break;
+          const root = rootOf(c.id);
+          if (root === undefined) continue;
+          await reconcileThread(c.id, root);
+          n++;
+        }
+        return { conversations: n };
+      })().finally(() => {
+        pass = undefined;
+      });
+      return pass;
     },
 
     async dispose() {
