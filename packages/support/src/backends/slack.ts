@@ -237,13 +237,16 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
     });
   }
 
-  /** A person's thread reply as an agent message (idempotent: its dedup key is the message's ts). */
-  async function addReply(mirror: Mirror, id: string, e: SlackMessage) {
+  /**
+   * A person's thread reply as an agent message (idempotent: its dedup key is the message's ts). `answers`:
+   * the reply is the thread's latest word, so the customer is the one expected to speak next.
+   */
+  async function addReply(mirror: Mirror, id: string, e: SlackMessage, answers = true) {
     const author = await displayName(e.user);
     await mirror.addMessage(
       id,
       { id: msgId(e.ts!), body: e.text ?? "", author, isCustomer: false, dedupKey: `#slack/${e.ts}`, createdAt: tsTime(e.ts!) },
-      (s) => (isOpen(s) ? "waiting-for-customer" : s),
+      (s) => (answers && isOpen(s) ? "waiting-for-customer" : s),
     );
   }
 
@@ -265,9 +268,11 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
       );
       const mirrored = await cx.store.listMessages({ conversationId: id });
       const byId = new Map(mirrored.map((m) => [m.id, m]));
+      // a reply found late that predates the customer's last message does not answer it
+      const lastCustomer = mirrored.reduce((t, m) => (m.isCustomer && m.createdAt > t ? m.createdAt : t), "");
       for (const m of people) {
         const known = byId.get(msgId(m.ts!));
-        if (!known) await addReply(mirror, id, m);
+        if (!known) await addReply(mirror, id, m, tsTime(m.ts!) > lastCustomer);
         else if (known.body !== (m.text ?? "")) await mirror.editMessage(id, known.id, m.text ?? "");
       }
       const present = new Set(people.map((m) => msgId(m.ts!)));
