@@ -420,6 +420,7 @@ describe("GitHub Issues backend", () => {
     const mine = t.gh.comments.find((x) => x.issue === n)!;
     await t.hook("issue_comment", { action: "created", issue: t.gh.issueJson(n), comment: t.gh.commentJson(mine) });
     await t.hook("issue_comment", { action: "edited", issue: t.gh.issueJson(n), comment: t.gh.commentJson(mine) });
+    await t.hook("issues", { action: "edited", changes: { body: { from: "before" } }, issue: t.gh.issueJson(n) });
     await t.backend.reconcile();
     const d = await t.detail(id, c);
     expect(stripMetadata(d.body.issue.body)).toBe(first);

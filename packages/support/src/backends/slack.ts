@@ -123,6 +123,7 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
   const queue = `support.slack.${tag}`;
   let worker: Worker | undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
+  let pass: Promise<{ conversations: number }> | undefined;
 
   const attached = () => {
     if (!at) throw new Error("slack backend used before a support service attached it");
@@ -161,14 +162,18 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
     }
   }
 
-  /** A thread's messages, root first, every page (cursor pagination); null when the thread is gone. */
-  async function replies(root: string): Promise<SlackMessage[] | null> {
+  /**
+   * A thread's messages, root first, every page (cursor pagination); null when the thread is gone.
+   * `maxWaitMs`: how long a rate limit may hold it (a background pass waits longer than a customer).
+   */
+  async function replies(root: string, maxWaitMs?: number): Promise<SlackMessage[] | null> {
     const out: SlackMessage[] = [];
     let cursor: string | undefined;
     do {
       const r = await api.read({
         path: "/conversations.replies",
         query: { channel, ts: root, limit: 200, include_all_metadata: "true", cursor },
+        maxWaitMs,
       });
       const body = r.body as { ok?: boolean; error?: string } | undefined;
       if (r.status === 200 && body?.ok === false && (body.error === "thread_not_found" || body.error === "message_not_found")) return null;
@@ -232,13 +237,16 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
     });
   }
 
-  /** A person's thread reply as an agent message (idempotent: its dedup key is the message's ts). */
-  async function addReply(mirror: Mirror, id: string, e: SlackMessage) {
+  /**
+   * A person's thread reply as an agent message (idempotent: its dedup key is the message's ts). `answers`:
+   * the reply is the thread's latest word, so the customer is the one expected to speak next.
+   */
+  async function addReply(mirror: Mirror, id: string, e: SlackMessage, answers = true) {
     const author = await displayName(e.user);
     await mirror.addMessage(
       id,
       { id: msgId(e.ts!), body: e.text ?? "", author, isCustomer: false, dedupKey: `#slack/${e.ts}`, createdAt: tsTime(e.ts!) },
-      (s) => (isOpen(s) ? "waiting-for-customer" : s),
+      (s) => (answers && isOpen(s) ? "waiting-for-customer" : s),
     );
   }
 
@@ -246,7 +254,8 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
   async function reconcileThread(id: string, root: string) {
     const { mirror, cx } = attached();
     const own = await me();
-    const thread = await replies(root);
+    // Slack limits conversations.replies hard for some apps (about one call a minute): a pass waits it out
+    const thread = await replies(root, 30 * 60_000);
     await lock(id, async () => {
       const c = await mirror.get(id);
       if (!c) return;
@@ -259,9 +268,11 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
       );
       const mirrored = await cx.store.listMessages({ conversationId: id });
       const byId = new Map(mirrored.map((m) => [m.id, m]));
+      // a reply found late that predates the customer's last message does not answer it
+      const lastCustomer = mirrored.reduce((t, m) => (m.isCustomer && m.createdAt > t ? m.createdAt : t), "");
       for (const m of people) {
         const known = byId.get(msgId(m.ts!));
-        if (!known) await addReply(mirror, id, m);
+        if (!known) await addReply(mirror, id, m, tsTime(m.ts!) > lastCustomer);
         else if (known.body !== (m.text ?? "")) await mirror.editMessage(id, known.id, m.text ?? "");
       }
       const present = new Set(people.map((m) => msgId(m.ts!)));
@@ -332,18 +343,24 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
       }
     },
 
-    async reconcile() {
-      const { cx } = attached();
-      const since = iso(cx.clock.now() - (options.reconcileLookbackMs ?? 7 * 24 * 3_600_000));
-      let n = 0;
-      for (const c of await cx.store.listConversations({ productSlug: cx.productSlug })) {
-        if (c.updatedAt < since) break;
-        const root = rootOf(c.id);
-        if (root === undefined) continue;
-        await reconcileThread(c.id, root);
-        n++;
-      }
-      return { conversations: n };
+    reconcile() {
+      // one pass at a time: under Slack's tightest limit a pass can outlast the timer's period
+      pass ??= (async () => {
+        const { cx } = attached();
+        const since = iso(cx.clock.now() - (options.reconcileLookbackMs ?? 7 * 24 * 3_600_000));
+        let n = 0;
+        for (const c of await cx.store.listConversations({ productSlug: cx.productSlug })) {
+          if (c.updatedAt < since) break;
+          const root = rootOf(c.id);
+          if (root === undefined) continue;
+          await reconcileThread(c.id, root);
+          n++;
+        }
+        return { conversations: n };
+      })().finally(() => {
+        pass = undefined;
+      });
+      return pass;
     },
 
     async dispose() {

@@ -9,8 +9,11 @@ const definitions: Array<{ name: string; examples: Json[] }> = createRequire(imp
 export function githubExample(event: string, action?: string): Json {
   const def = definitions.find((d) => d.name === event);
   if (!def?.examples.length) throw new Error(`no official example of the ${event} webhook`);
-  const example = def.examples.find((e) => e.action === action) ?? def.examples[0];
-  return structuredClone({ ...example, ...(action === undefined ? {} : { action }) });
+  const exact = def.examples.find((e) => e.action === action);
+  const example = structuredClone(exact ?? def.examples[0]);
+  // borrowed from another action: drop what only that action carries
+  if (!exact) delete example.changes;
+  return action === undefined ? example : { ...example, action };
 }
 
 /**

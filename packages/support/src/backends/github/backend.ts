@@ -122,6 +122,7 @@ export function githubBackend(options: GithubBackendOptions): GithubBackend {
   let at: Attached | undefined;
   let botLogin: Promise<string> | undefined = options.botLogin?.trim() ? Promise.resolve(options.botLogin.trim()) : undefined;
   let since: number | undefined;
+  let pass: Promise<{ issues: number }> | undefined;
 
   const attached = (): Attached => {
     if (!at) throw new Error("github backend used before a support service attached it");
@@ -378,24 +379,30 @@ export function githubBackend(options: GithubBackendOptions): GithubBackend {
 
     webhook: undefined as never,
 
-    async reconcile() {
-      const started = attached().cx.clock.now();
-      // a little overlap: an issue updated while the last pass ran is looked at again (the sync is idempotent)
-      const from = since === undefined ? started - (options.reconcileLookbackMs ?? 24 * 3_600_000) : since - 60_000;
-      const issues = await allPages<GhIssue>(issuesPath, {
-        state: "all",
-        since: iso(from).replace(/\.\d{3}Z$/, "Z"),
-        sort: "updated",
-        direction: "asc",
+    reconcile() {
+      // one pass at a time: a pass over many pages can outlast the timer's period
+      pass ??= (async () => {
+        const started = attached().cx.clock.now();
+        // a little overlap: an issue updated while the last pass ran is looked at again (the sync is idempotent)
+        const from = since === undefined ? started - (options.reconcileLookbackMs ?? 24 * 3_600_000) : since - 60_000;
+        const issues = await allPages<GhIssue>(issuesPath, {
+          state: "all",
+          since: iso(from).replace(/\.\d{3}Z$/, "Z"),
+          sort: "updated",
+          direction: "asc",
+        });
+        let n = 0;
+        for (const issue of issues) {
+          if (issue.pull_request) continue;
+          await reconcileIssue(issue);
+          n++;
+        }
+        since = started;
+        return { issues: n };
+      })().finally(() => {
+        pass = undefined;
       });
-      let n = 0;
-      for (const issue of issues) {
-        if (issue.pull_request) continue;
-        await reconcileIssue(issue);
-        n++;
-      }
-      since = started;
-      return { issues: n };
+      return pass;
     },
 
     async dispose() {

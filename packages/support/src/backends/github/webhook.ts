@@ -7,7 +7,7 @@ import { isOpen, isStatus } from "../../domain/status.js";
 import { supportError } from "../../errors.js";
 import { constantTimeEqual } from "../../http/auth.js";
 import { hmacSha256Hex } from "../rest.js";
-import { agentLabels, assigneeOf, commentMessage, type GhComment, type GhIds, type GhIssue, statusOf } from "./mapping.js";
+import { agentLabels, assigneeOf, commentMessage, type GhComment, type GhIds, type GhIssue, issueMessage, statusOf } from "./mapping.js";
 
 export interface Payload {
   action?: string;
@@ -91,7 +91,9 @@ export function githubWebhook(d: GithubWebhookDeps): WebhookReceiver {
           return;
         case "edited":
           if (p.changes?.title) await mirror.setState(id, { subject: issue.title });
-          if (p.changes?.body) await mirror.editMessage(id, d.ids.issueBody(issue.number), issue.body ?? "");
+          // read as the poll reads it: a customer's body comes back without the mention joiners
+          if (p.changes?.body)
+            await mirror.editMessage(id, d.ids.issueBody(issue.number), issueMessage(d.ids, issue, await d.bot(), c.customerId).body);
           return;
         case "assigned":
         case "unassigned":
