@@ -3,7 +3,7 @@
 // Jobs sharing a group key (a tenant, a brain) run one at a time across every worker of the store.
 import { type Clock, systemClock } from "./clock.js";
 import { type IdGenerator, randomIds } from "./ids.js";
-import { type Logger, silentLogger } from "./logger.js";
+import { kitLogger, type Logger } from "./logger.js";
 
 export interface Job<T = unknown> {
   id: string;
@@ -172,7 +172,7 @@ export interface Worker {
 
 export function createWorker<T>(o: WorkerOptions<T>): Worker {
   const clock = o.clock ?? systemClock;
-  const log = o.logger ?? silentLogger;
+  const log = kitLogger(o.logger);
   const concurrency = o.concurrency ?? 2;
   const pollMs = o.pollMs ?? 250;
   const leaseMs = o.leaseMs ?? 60_000;
