@@ -1,7 +1,14 @@
 // Fastify plugin: encapsulated (its body parsing never leaks into the host), glue over the Node bridge.
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { coreError, dispatch, isKitError, type KitResponse, type Service, withMountPrefix } from "@mountkit/core";
-import { type ConnectionAbort, connectionSignal, type NodeBridgeOptions, toKitRequest, writeKitResponse } from "@mountkit/node";
+import {
+  type ConnectionAbort,
+  connectionSignal,
+  type NodeBridgeOptions,
+  OpenStreams,
+  toKitRequest,
+  writeKitResponse,
+} from "@mountkit/node";
 
 export interface MountkitPluginOptions extends NodeBridgeOptions {
   services: Service | readonly Service[];
@@ -18,6 +25,12 @@ export const mountkitPlugin: FastifyPluginAsync<MountkitPluginOptions> = async (
   // string, while the catch-all is looked up (and the header parsed) again on every request.
   for (const type of acceptedTypes(list)) fastify.addContentTypeParser(type, passThrough);
   const prefix = fastify.prefix ?? "";
+  // app.close() waits on every open connection: end the SSE streams before it starts waiting
+  const streams = new OpenStreams();
+  fastify.addHook("preClose", (done) => {
+    streams.closeStreams();
+    done();
+  });
 
   // Callback style (send, return nothing) rather than an async handler: one promise chain per request
   // instead of a suspended async frame on top of the core's.
@@ -27,6 +40,7 @@ export const mountkitPlugin: FastifyPluginAsync<MountkitPluginOptions> = async (
     if (k.stream) {
       // streams bypass Fastify's serialisation; hijack so hooks do not write after us (fastify#3979)
       reply.hijack();
+      streams.add(reply.raw, conn.controller);
       return writeKitResponse(reply.raw, k, conn.controller, opts);
     }
     // no body (HEAD, 204): send nothing, not a serialised `null` whose length Fastify would declare

@@ -2,8 +2,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { type FetchHandlerOptions, type Service, toFetchHandler } from "@mountkit/core";
+import { closeStreamsOnClose, type StreamCloser } from "@mountkit/node";
 
-export { toFetchHandler, type FetchHandlerOptions };
+export { closeStreamsOnClose, toFetchHandler, type FetchHandlerOptions };
 
 type FetchHandler = (request: Request) => Promise<Response>;
 
@@ -79,11 +80,14 @@ export async function writeResponse(response: Response, res: ServerResponse): Pr
   }
 }
 
-/** Serves a fetch handler (or services) on node:http. */
+/**
+ * Serves a fetch handler (or services) on node:http. `server.close()` ends the kit's SSE streams first
+ * (for a handler of your own, when it has `closeStreams()`, as `toFetchHandler`'s does).
+ */
 export function createFetchServer(handler: FetchHandler | Service | readonly Service[], options: FetchHandlerOptions = {}): Server {
-  const fetchHandler: FetchHandler =
+  const fetchHandler: FetchHandler & Partial<StreamCloser> =
     typeof handler === "function" ? handler : toFetchHandler(handler as Service | readonly Service[], options);
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     let request: Request;
     try {
       request = nodeToRequest(req, res);
@@ -111,4 +115,6 @@ export function createFetchServer(handler: FetchHandler | Service | readonly Ser
         else res.destroy();
       });
   });
+  const closeStreams = fetchHandler.closeStreams;
+  return closeStreamsOnClose(server, ...(closeStreams ? [{ closeStreams }] : []));
 }

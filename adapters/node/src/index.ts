@@ -10,6 +10,9 @@ import {
   type Service,
   withMountPrefix,
 } from "@mountkit/core";
+import { OpenStreams, type StreamCloser } from "./streams.js";
+
+export { closeStreamsOnClose, OpenStreams, type StreamCloser } from "./streams.js";
 
 export interface NodeBridgeOptions {
   /**
@@ -285,23 +288,31 @@ export interface NodeHandleOptions {
  * Handles a Node request with the given services. Resolves `false` when no service owns the path
  * (the caller passes it on), `true` once a response was written.
  */
-export function createNodeHandler(services: Service | readonly Service[], options: NodeBridgeOptions = {}) {
+export function createNodeHandler(services: Service | readonly Service[], options: NodeBridgeOptions = {}): NodeHandler {
   const list = Array.isArray(services) ? services : [services as Service];
-  return async function handleNode(req: IncomingMessage, res: ServerResponse, opts: NodeHandleOptions = {}): Promise<boolean> {
+  const streams = new OpenStreams();
+  const handleNode = async (req: IncomingMessage, res: ServerResponse, opts: NodeHandleOptions = {}): Promise<boolean> => {
     const conn = connectionSignal(res);
     const kreq = toKitRequest(req, { path: opts.path, signal: conn });
     const found = await dispatch(list, kreq);
     if (!found) return false;
     const k = withMountPrefix(found, opts.mountPath);
+    if (k.stream) streams.add(res, conn.controller);
     await writeKitResponse(res, k, k.stream ? conn.controller : undefined, options);
     return true;
   };
+  return Object.assign(handleNode, { closeStreams: () => streams.closeStreams() });
+}
+
+/** Handles a Node request (see `createNodeHandler`); `closeStreams()` ends its open SSE streams. */
+export interface NodeHandler extends StreamCloser {
+  (req: IncomingMessage, res: ServerResponse, opts?: NodeHandleOptions): Promise<boolean>;
 }
 
 /** A plain `node:http` request listener; unowned paths answer a generic JSON 404. */
 export function toNodeListener(services: Service | readonly Service[], options: NodeBridgeOptions = {}) {
   const handle = createNodeHandler(services, options);
-  return (req: IncomingMessage, res: ServerResponse) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).then(
       (handled) => {
         if (!handled) {
@@ -315,6 +326,7 @@ export function toNodeListener(services: Service | readonly Service[], options: 
       },
     );
   };
+  return Object.assign(listener, { closeStreams: handle.closeStreams });
 }
 
 /**
