@@ -5,11 +5,11 @@ import { defineConfig } from "tsup";
 const packages: Array<{ dir: string; entries?: Record<string, string> }> = [
   { dir: "packages/core" },
   { dir: "packages/entries", entries: { testing: "src/testing.ts", cli: "src/cli.ts", "spec-worker": "src/openapi/worker.ts" } },
-  { dir: "packages/memory", entries: { testing: "src/testing.ts", cli: "src/cli.ts" } },
+  { dir: "packages/memory", entries: { testing: "src/testing.ts", cli: "src/cli.ts", "cli-bin": "src/cli-bin.ts" } },
   { dir: "packages/support", entries: { testing: "src/testing.ts" } },
   { dir: "packages/support-client" },
   { dir: "packages/support-widget" },
-  { dir: "packages/sql" },
+  { dir: "packages/sql", entries: { memory: "src/memory.ts", support: "src/support.ts", entries: "src/entries.ts" } },
   { dir: "packages/testing" },
   { dir: "adapters/node" },
   { dir: "adapters/express" },

@@ -1,9 +1,9 @@
-// `npm run bench -- <name> [args]`: runs bench/<name>.ts (adapters, support, memory, entries, storage, widget).
+// `npm run bench -- <name> [args]`: runs bench/<name>.ts (adapters, support, memory, entries, storage, widget, imports).
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const [name, ...args] = process.argv.slice(2);
-const known = ["adapters", "support", "memory", "entries", "storage", "widget"];
+const known = ["adapters", "support", "memory", "entries", "storage", "widget", "imports"];
 const names = name ? [name] : known.filter((n) => existsSync(fileURLToPath(new URL(`./${n}.ts`, import.meta.url))));
 if (name && !known.includes(name)) {
   console.error(`unknown benchmark "${name}"; one of: ${known.join(", ")}`);

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createMemoryService } from "@mountkit/memory";
-import { openStorage, type Storage } from "@mountkit/sql";
+import { openStorage, preferredSqliteDriver, type Storage } from "@mountkit/sql";
 import { createSupportService } from "@mountkit/support";
 import pg from "pg";
 import { findPgBin, type PgCluster, startPgCluster } from "../test/pg-cluster.js";
@@ -163,16 +163,24 @@ export async function run(args: string[]): Promise<void> {
   );
   const results: Result[] = [];
 
-  const dataDir = mkdtempSync(join(tmpdir(), "mountkit-bench-"));
-  try {
-    const sqlite = await openStorage({ dataDir });
+  // every SQLite driver that runs on this Node: better-sqlite3 (when installed and safe here), node:sqlite (22.16+)
+  const drivers = (["better-sqlite3", "node:sqlite"] as const).filter((d) => d !== "better-sqlite3" || preferredSqliteDriver() === d);
+  for (const driver of drivers) {
+    const dataDir = mkdtempSync(join(tmpdir(), "mountkit-bench-"));
     try {
-      results.push(await measure("sqlite", sqlite, o));
+      const sqlite = await openStorage({ dataDir, sqliteDriver: driver }).catch((e: Error) => {
+        console.log(`sqlite (${driver}): skipped (${e.message})`);
+        return null;
+      });
+      if (!sqlite) continue;
+      try {
+        results.push(await measure(`sqlite (${driver})`, sqlite, o));
+      } finally {
+        await sqlite.close();
+      }
     } finally {
-      await sqlite.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
   }
 
   const target = await postgresUrl();
@@ -203,12 +211,18 @@ export async function run(args: string[]): Promise<void> {
       "recall p99 ms": r.recallP99,
     })),
   );
-  const [a, b] = results;
-  if (a && b) {
-    const ratio = (x: number, y: number) => (y ? (x / y).toFixed(2) : "n/a");
+  const ratio = (x: number, y: number) => (y ? (x / y).toFixed(2) : "n/a");
+  const compare = (a: Result | undefined, b: Result | undefined) => {
+    if (!a || !b) return;
     console.log(
-      `sqlite/postgres: message posts ${ratio(a.messagesPerSec, b.messagesPerSec)}x, episodes accepted ${ratio(a.acceptedPerSec, b.acceptedPerSec)}x, ` +
+      `${a.engine} / ${b.engine}: message posts ${ratio(a.messagesPerSec, b.messagesPerSec)}x, episodes accepted ${ratio(a.acceptedPerSec, b.acceptedPerSec)}x, ` +
         `extracted ${ratio(a.extractedPerSec, b.extractedPerSec)}x, recall p50 latency ${ratio(a.recallP50, b.recallP50)}x`,
     );
-  }
+  };
+  const sqliteRuns = results.filter((r) => r.engine.startsWith("sqlite"));
+  compare(sqliteRuns[0], sqliteRuns[1]);
+  compare(
+    sqliteRuns[0],
+    results.find((r) => r.engine === "postgres"),
+  );
 }

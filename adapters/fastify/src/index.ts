@@ -14,7 +14,14 @@ import {
   type Service,
   streamGate,
 } from "@mountkit/core";
-import { type ConnectionAbort, connectionSignal, type NodeBridgeOptions, toKitRequest, writeKitResponse } from "@mountkit/node";
+import {
+  type ConnectionAbort,
+  connectionSignal,
+  type NodeBridgeOptions,
+  OpenStreams,
+  toKitRequest,
+  writeKitResponse,
+} from "@mountkit/node";
 
 export interface MountkitPluginOptions extends NodeBridgeOptions {
   services: Service | readonly Service[];
@@ -33,6 +40,12 @@ export const mountkitPlugin: FastifyPluginAsync<MountkitPluginOptions> = async (
   const prefix = fastify.prefix ?? "";
   const gate = streamGate(opts.maxStreams);
   const bodyTimeoutMs = opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  // app.close() waits on every open connection: end the SSE streams before it starts waiting
+  const streams = new OpenStreams();
+  fastify.addHook("preClose", (done) => {
+    streams.closeStreams();
+    done();
+  });
 
   // Callback style (send, return nothing) rather than an async handler: one promise chain per request
   // instead of a suspended async frame on top of the core's.
@@ -42,6 +55,7 @@ export const mountkitPlugin: FastifyPluginAsync<MountkitPluginOptions> = async (
     if (k.stream) {
       // streams bypass Fastify's serialisation; hijack so hooks do not write after us (fastify#3979)
       reply.hijack();
+      streams.add(reply.raw, conn.controller);
       return writeKitResponse(reply.raw, k, conn.controller, opts);
     }
     // no body (HEAD, 204): send nothing, not a serialised `null` whose length Fastify would declare

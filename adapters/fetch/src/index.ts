@@ -11,9 +11,9 @@ import {
   toFetchHandler,
   withRawTarget,
 } from "@mountkit/core";
-import { applyServerLimits, type ServerLimits, serverOptions, waitDrain } from "@mountkit/node";
+import { applyServerLimits, closeStreamsOnClose, type ServerLimits, type StreamCloser, serverOptions, waitDrain } from "@mountkit/node";
 
-export { toFetchHandler, type FetchHandlerOptions };
+export { closeStreamsOnClose, toFetchHandler, type FetchHandlerOptions };
 
 export interface WriteResponseOptions {
   /** Bytes a response may queue for a client that does not read before it is dropped. Default 1 MiB. */
@@ -102,9 +102,13 @@ export async function writeResponse(response: Response, res: ServerResponse, opt
   }
 }
 
-/** Serves a fetch handler (or services) on node:http, with `serverDefaults` (or `options.limits`) applied. */
+/**
+ * Serves a fetch handler (or services) on node:http, with `serverDefaults` (or `options.limits`) applied.
+ * `server.close()` ends the kit's SSE streams first (for a handler of your own, when it has
+ * `closeStreams()`, as `toFetchHandler`'s does).
+ */
 export function createFetchServer(handler: FetchHandler | Service | readonly Service[], options: FetchServerOptions = {}): Server {
-  const fetchHandler: FetchHandler =
+  const fetchHandler: FetchHandler & Partial<StreamCloser> =
     typeof handler === "function" ? handler : toFetchHandler(handler as Service | readonly Service[], options);
   const server = createServer(serverOptions, (req, res) => {
     let request: Request;
@@ -137,5 +141,6 @@ export function createFetchServer(handler: FetchHandler | Service | readonly Ser
         } else res.destroy();
       });
   });
-  return applyServerLimits(server, options.limits);
+  const closeStreams = fetchHandler.closeStreams;
+  return closeStreamsOnClose(applyServerLimits(server, options.limits), ...(closeStreams ? [{ closeStreams }] : []));
 }

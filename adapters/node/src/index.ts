@@ -18,6 +18,9 @@ import {
   streamGate,
   targetPath,
 } from "@mountkit/core";
+import { OpenStreams, type StreamCloser } from "./streams.js";
+
+export { closeStreamsOnClose, OpenStreams, type StreamCloser } from "./streams.js";
 
 export { applyServerLimits, type ServerLimits, serverDefaults, serverOptions } from "./limits.js";
 export { waitDrain } from "./drain.js";
@@ -316,25 +319,33 @@ export interface NodeHandleOptions {
  * Handles a Node request with the given services. Resolves `false` when no service owns the path
  * (the caller passes it on), `true` once a response was written.
  */
-export function createNodeHandler(services: Service | readonly Service[], options: NodeBridgeOptions = {}) {
+export function createNodeHandler(services: Service | readonly Service[], options: NodeBridgeOptions = {}): NodeHandler {
   const list = Array.isArray(services) ? services : [services as Service];
   const gate = streamGate(options.maxStreams);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
-  return async function handleNode(req: IncomingMessage, res: ServerResponse, opts: NodeHandleOptions = {}): Promise<boolean> {
+  const streams = new OpenStreams();
+  const handleNode = async (req: IncomingMessage, res: ServerResponse, opts: NodeHandleOptions = {}): Promise<boolean> => {
     const conn = connectionSignal(res);
     const kreq = toKitRequest(req, { path: opts.path, mountPath: opts.mountPath, signal: conn, bodyTimeoutMs });
     const found = await dispatch(list, kreq);
     if (!found) return false;
     const k = found.stream ? admitStream(list, kreq, found, gate, conn.controller) : found;
+    if (k.stream) streams.add(res, conn.controller);
     await writeKitResponse(res, k, k.stream ? conn.controller : undefined, options);
     return true;
   };
+  return Object.assign(handleNode, { closeStreams: () => streams.closeStreams() });
+}
+
+/** Handles a Node request (see `createNodeHandler`); `closeStreams()` ends its open SSE streams. */
+export interface NodeHandler extends StreamCloser {
+  (req: IncomingMessage, res: ServerResponse, opts?: NodeHandleOptions): Promise<boolean>;
 }
 
 /** A plain `node:http` request listener; unowned paths answer a generic JSON 404. */
 export function toNodeListener(services: Service | readonly Service[], options: NodeBridgeOptions = {}) {
   const handle = createNodeHandler(services, options);
-  return (req: IncomingMessage, res: ServerResponse) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).then(
       (handled) => {
         if (!handled) {
@@ -350,6 +361,7 @@ export function toNodeListener(services: Service | readonly Service[], options: 
       },
     );
   };
+  return Object.assign(listener, { closeStreams: handle.closeStreams });
 }
 
 /**

@@ -144,12 +144,29 @@ export interface FetchHandlerOptions {
   maxStreams?: number | StreamGate;
 }
 
-export function toFetchHandler(services: Service | readonly Service[], options: FetchHandlerOptions = {}) {
+/** `(Request) => Promise<Response>`; `closeStreams()` ends its open SSE streams (before a server closes). */
+export interface FetchHandler {
+  (request: Request): Promise<Response>;
+  closeStreams(): void;
+}
+
+export function toFetchHandler(services: Service | readonly Service[], options: FetchHandlerOptions = {}): FetchHandler {
   const list = Array.isArray(services) ? services : [services as Service];
   const mountPath = normaliseMountPath(options.mountPath);
   const gate = streamGate(options.maxStreams);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
-  return async function fetchHandler(request: Request): Promise<Response> {
+  // aborting a stream's controller ends its event loop, so its body closes with a clean last chunk
+  const streams = new Set<AbortController>();
+  let closed = false;
+  const track = (r: KitResponse, abort: AbortController) => {
+    if (!r.stream) return;
+    if (closed) abort.abort();
+    else {
+      streams.add(abort);
+      abort.signal.addEventListener("abort", () => streams.delete(abort), { once: true });
+    }
+  };
+  const fetchHandler = async (request: Request): Promise<Response> => {
     const abort = new AbortController();
     const onAbort = () => abort.abort();
     if (request.signal.aborted) abort.abort();
@@ -157,9 +174,19 @@ export function toFetchHandler(services: Service | readonly Service[], options: 
     const kreq = fromWebRequest(request, abort.signal, mountPath, bodyTimeoutMs);
     for (const s of list) {
       const r = await s.handle(kreq);
-      if (r) return toWebResponse(admitStream(list, kreq, r, gate, abort), abort);
+      if (r) {
+        const k = admitStream(list, kreq, r, gate, abort);
+        track(k, abort);
+        return toWebResponse(k, abort);
+      }
     }
     if (options.notFound) return options.notFound(request);
     return toWebResponse(genericNotFound(kreq), abort);
   };
+  return Object.assign(fetchHandler, {
+    closeStreams() {
+      closed = true;
+      for (const abort of [...streams]) abort.abort();
+    },
+  });
 }

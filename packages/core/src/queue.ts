@@ -4,7 +4,7 @@
 import { exponentialCap, fullJitter, type RandomSource } from "./backoff.js";
 import { type Clock, systemClock } from "./clock.js";
 import { type IdGenerator, randomIds } from "./ids.js";
-import { type Logger, silentLogger } from "./logger.js";
+import { kitLogger, type Logger } from "./logger.js";
 
 export interface Job<T = unknown> {
   id: string;
@@ -175,7 +175,7 @@ export interface Worker {
 
 export function createWorker<T>(o: WorkerOptions<T>): Worker {
   const clock = o.clock ?? systemClock;
-  const log = o.logger ?? silentLogger;
+  const log = kitLogger(o.logger);
   const concurrency = o.concurrency ?? 2;
   const pollMs = o.pollMs ?? 250;
   const leaseMs = o.leaseMs ?? 60_000;

@@ -7,7 +7,7 @@ import { coreError, ErrorBodySchema, errorBody as kitErrorBody, isKitError, KitE
 import { toFetchHandler } from "./fetch.js";
 import { type KitRequest, type KitResponse, normaliseMountPath, SSE_HEADERS, withMountPrefix } from "./http.js";
 import { type IdGenerator, randomIds } from "./ids.js";
-import { type Logger, silentLogger } from "./logger.js";
+import { kitLogger, type Logger } from "./logger.js";
 import { buildOpenApi, type OpenApiDocument } from "./openapi.js";
 import {
   type HandlerResult,
@@ -232,7 +232,7 @@ function mountMatcher(mounts: readonly string[]): (path: string) => boolean {
 export function defineService(def: ServiceDefinition): Service {
   const basePath = (def.basePath ?? "").replace(/\/+$/, "");
   const clock = def.clock ?? systemClock;
-  const log = def.logger ?? silentLogger;
+  const log = kitLogger(def.logger);
   const ids = def.ids ?? randomIds;
   const bodyLimit = def.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const errorBody = def.errorBody ?? kitErrorBody;

@@ -88,7 +88,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-async function main() {
+/** The `mountkit-memory` command itself (started by `cli-bin.ts`). */
+export async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const i = argv.findIndex((a) => a === "--store-module" || a.startsWith("--store-module="));
   let spec = process.env.MEMORY_STORE_MODULE;
@@ -115,5 +116,3 @@ async function main() {
   });
   process.exitCode = code;
 }
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) void main();

@@ -8,7 +8,7 @@ import {
   type QuotaCounter,
   randomIds,
   type Service,
-  silentLogger,
+  kitLogger,
   systemClock,
   type Worker,
 } from "@mountkit/core";
@@ -71,7 +71,7 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
   const store = options.store ?? memoryMemoryStore();
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
-  const logger = options.logger ?? silentLogger;
+  const logger = kitLogger(options.logger);
   const pipeline = createPipeline({
     store,
     extractor: options.extractor ?? nlpExtractor(),

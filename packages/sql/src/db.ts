@@ -3,9 +3,8 @@
 // where the two engines genuinely differ (locking, full-text search).
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import BetterSqlite3 from "better-sqlite3";
 import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, PostgresDialect, SqliteDialect, SqliteDriver } from "kysely";
-import pg from "pg";
+import { loadPg, openSqliteConnection, type PgModule, type PgPool, type SqliteDriverName } from "./drivers.js";
 import { GuardedDialect } from "./guard.js";
 import { type MigrationSet, migrate } from "./migrate.js";
 
@@ -15,8 +14,10 @@ export interface SqlDatabase {
   /** Untyped at this level: each store narrows it to its own tables. */
   readonly kysely: Kysely<any>;
   readonly dialect: Dialect;
+  /** The SQLite driver that was loaded; null on PostgreSQL. */
+  readonly sqliteDriver: SqliteDriverName | null;
   /** The PostgreSQL pool (for LISTEN/NOTIFY); null on SQLite. */
-  readonly pool: pg.Pool | null;
+  readonly pool: PgPool | null;
   /** The SQLite file or the PostgreSQL URL without its password, for logs. */
   readonly location: string;
   close(): Promise<void>;
@@ -38,6 +39,12 @@ export interface OpenDatabaseOptions {
   synchronous?: "NORMAL" | "FULL";
   /** How long a SQLite writer waits for another process's write lock before failing. Default 10 s. */
   busyTimeoutMs?: number;
+  /**
+   * SQLite driver, an optional peer the host installs. `auto` (the default) takes better-sqlite3 when it
+   * is installed and safe on this Node (13+, or 12 below Node 24, where 12 aborts the process), else
+   * Node's built-in `node:sqlite` (22.16+).
+   */
+  sqliteDriver?: SqliteDriverName | "auto";
   /** PostgreSQL pool size. Default 10. */
   maxConnections?: number;
   /** Migration sets to apply on open (in order). Default: none; `openStorage` passes all of them. */
@@ -67,12 +74,14 @@ class ImmediateSqliteDialect extends SqliteDialect {
 }
 
 /** BIGINT (int8) and NUMERIC come back as JS numbers: every stored time is epoch ms, far below 2^53. */
-const pgTypes = {
-  getTypeParser(oid: number, format?: "text" | "binary") {
-    if (oid === 20 || oid === 1700) return (v: string) => Number(v);
-    return (pg.types.getTypeParser as (o: number, f?: string) => (v: string) => unknown)(oid, format);
-  },
-};
+function pgTypes(pg: PgModule) {
+  return {
+    getTypeParser(oid: number, format?: "text" | "binary") {
+      if (oid === 20 || oid === 1700) return (v: string) => Number(v);
+      return (pg.types.getTypeParser as (o: number, f?: string) => (v: string) => unknown)(oid, format);
+    },
+  };
+}
 
 export function isPostgresUrl(url: string | undefined): url is string {
   return !!url && /^postgres(ql)?:\/\//i.test(url);
@@ -89,7 +98,7 @@ function redact(url: string): string {
 }
 
 export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<SqlDatabase> {
-  const handle = isPostgresUrl(options.url) ? openPostgres(options.url, options) : openSqlite(options);
+  const handle = isPostgresUrl(options.url) ? await openPostgres(options.url, options) : await openSqlite(options);
   if (options.migrations?.length) {
     try {
       await migrate(handle, options.migrations);
@@ -101,23 +110,25 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<S
   return handle;
 }
 
-function openSqlite(options: OpenDatabaseOptions): SqlDatabase {
+async function openSqlite(options: OpenDatabaseOptions): Promise<SqlDatabase> {
   let filename = options.filename;
   if (!filename) {
     const dir = resolve(options.dataDir ?? "./data");
     mkdirSync(dir, { recursive: true });
     filename = join(dir, "mountkit.sqlite");
   }
-  const raw = new BetterSqlite3(filename);
-  raw.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 10_000))}`);
-  raw.pragma("journal_mode = WAL");
-  raw.pragma(`synchronous = ${options.synchronous ?? "NORMAL"}`);
-  raw.pragma("foreign_keys = ON");
+  const raw = await openSqliteConnection(filename, options.sqliteDriver);
+  const synchronous = options.synchronous === "FULL" ? "FULL" : "NORMAL";
+  raw.exec(`pragma busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 10_000))}`);
+  raw.exec("pragma journal_mode = WAL");
+  raw.exec(`pragma synchronous = ${synchronous}`);
+  raw.exec("pragma foreign_keys = ON");
   const kysely = new Kysely<any>({ dialect: new GuardedDialect(new ImmediateSqliteDialect({ database: raw })) });
   let closed = false;
   return {
     kysely,
     dialect: "sqlite",
+    sqliteDriver: raw.driver,
     pool: null,
     location: filename,
     async close() {
@@ -128,8 +139,9 @@ function openSqlite(options: OpenDatabaseOptions): SqlDatabase {
   };
 }
 
-function openPostgres(url: string, options: OpenDatabaseOptions): SqlDatabase {
-  const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10, types: pgTypes });
+async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<SqlDatabase> {
+  const pg = await loadPg();
+  const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10, types: pgTypes(pg) });
   // an idle client losing its server must not crash the process; the next query gets a fresh client
   pool.on("error", () => {});
   const kysely = new Kysely<any>({ dialect: new GuardedDialect(new PostgresDialect({ pool })) });
@@ -137,6 +149,7 @@ function openPostgres(url: string, options: OpenDatabaseOptions): SqlDatabase {
   return {
     kysely,
     dialect: "postgres",
+    sqliteDriver: null,
     pool,
     location: redact(url),
     async close() {

@@ -1,6 +1,7 @@
 // @mountkit/sql: one database for every mountkit service (embedded SQLite by default, PostgreSQL by URL),
 // versioned migrations, and SQL implementations of the core and service store interfaces.
 export { type Dialect, isPostgresUrl, type OpenDatabaseOptions, openDatabase, type SqlDatabase } from "./db.js";
+export { type PgPool, preferredSqliteDriver, type SqliteDriverName } from "./drivers.js";
 export { type AppliedMigration, exec, type Migration, type MigrationSet, migrate } from "./migrate.js";
 export { coreMigrations } from "./migrations/core.js";
 export { insertJob, type SqlJobStoreOptions, sqlJobStore } from "./core/jobs.js";
@@ -14,3 +15,6 @@ export { sqlQuotaHolds } from "./stores/memory-quota.js";
 export { entriesMigrations } from "./migrations/entries.js";
 export { sqlEntriesStore } from "./stores/entries.js";
 export { allMigrations, type OpenStorageOptions, openStorage, type Storage } from "./storage.js";
+export { type EntriesStorage, openEntriesStorage } from "./entries.js";
+export { type MemoryStorage, openMemoryStorage, openMemoryStore } from "./memory.js";
+export { openSupportStorage, type SupportStorage } from "./support.js";

@@ -1,21 +1,23 @@
 // Everything a host needs to run the three services on one database: the connection (migrated), a store
 // per service, the shared rate limiter, and the bus for live events (LISTEN/NOTIFY across processes on
 // PostgreSQL; in process for embedded SQLite, whose deployments are one process).
-import { type Logger, memoryPubSub, type PubSub, type RateLimiter, silentLogger } from "@mountkit/core";
+import type { PubSub, RateLimiter } from "@mountkit/core";
 import type { EntriesStore } from "@mountkit/entries";
 import type { MemoryStore } from "@mountkit/memory";
 import type { SupportStore } from "@mountkit/support";
-import { pgPubSub } from "./core/pubsub.js";
 import { sqlRateLimiter } from "./core/limiter.js";
-import { type OpenDatabaseOptions, openDatabase, type SqlDatabase } from "./db.js";
+import type { SqlDatabase } from "./db.js";
 import type { MigrationSet } from "./migrate.js";
 import { coreMigrations } from "./migrations/core.js";
 import { entriesMigrations } from "./migrations/entries.js";
 import { memoryMigrations } from "./migrations/memory.js";
 import { supportMigrations } from "./migrations/support.js";
+import { type OpenStorageOptions, openBus, openMigrated } from "./open.js";
 import { sqlEntriesStore } from "./stores/entries.js";
 import { sqlMemoryStore } from "./stores/memory.js";
 import { sqlSupportStore } from "./stores/support.js";
+
+export type { OpenStorageOptions } from "./open.js";
 
 /** Every migration set, in the order a fresh database needs them. */
 export const allMigrations: readonly MigrationSet[] = [coreMigrations, supportMigrations, memoryMigrations, entriesMigrations];
@@ -33,26 +35,10 @@ export interface Storage {
   close(): Promise<void>;
 }
 
-export interface OpenStorageOptions extends Omit<OpenDatabaseOptions, "migrations"> {
-  logger?: Logger;
-}
-
+/** All three services on one database; `@mountkit/sql/<service>` opens one service's part alone. */
 export async function openStorage(options: OpenStorageOptions = {}): Promise<Storage> {
-  const logger = options.logger ?? silentLogger;
-  const db = await openDatabase({ ...options, migrations: [...allMigrations] });
-  let bus: PubSub;
-  if (db.pool) {
-    const pg = pgPubSub(db.pool, { logger });
-    try {
-      await pg.ready();
-    } catch (e) {
-      await db.close();
-      throw e;
-    }
-    bus = pg;
-  } else {
-    bus = memoryPubSub();
-  }
+  const db = await openMigrated(options, allMigrations.slice(1));
+  const bus = await openBus(db, options.logger);
   return {
     db,
     entries: sqlEntriesStore(db),

@@ -18,7 +18,7 @@ import {
   randomIds,
   route,
   type Service,
-  silentLogger,
+  kitLogger,
   systemClock,
 } from "@mountkit/core";
 import type { CustomerScope } from "./domain/backend.js";
@@ -136,7 +136,7 @@ const HOUR = 3_600_000;
 export function createSupportService(options: SupportServiceOptions): SupportService {
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
-  const logger = options.logger ?? silentLogger;
+  const logger = kitLogger(options.logger);
   const store = options.store ?? memorySupportStore();
   const bus = options.bus ?? memoryPubSub();
   const limiter = options.limiter ?? memoryRateLimiter();

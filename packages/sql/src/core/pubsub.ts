@@ -4,8 +4,9 @@
 // trip per topic); topics are filtered in process. Messages should be small (ids, not payloads):
 // NOTIFY caps a payload near 8000 bytes, and readers fetch the data itself from the database.
 import { randomUUID } from "node:crypto";
-import { type Logger, type PubSub, silentLogger } from "@mountkit/core";
-import pg from "pg";
+import { kitLogger, type Logger, type PubSub } from "@mountkit/core";
+import type pg from "pg";
+import { loadPg, type PgPool } from "../drivers.js";
 
 export interface PgPubSubOptions {
   /** NOTIFY channel shared by every process of a deployment. Default `mountkit_bus`. */
@@ -29,10 +30,10 @@ export interface PgPubSub extends PubSub {
 /** PostgreSQL's limit is 8000 bytes including the envelope; stay clear of it. */
 const MAX_PAYLOAD_BYTES = 7900;
 
-export function pgPubSub(pool: pg.Pool, options: PgPubSubOptions = {}): PgPubSub {
+export function pgPubSub(pool: PgPool, options: PgPubSubOptions = {}): PgPubSub {
   const channel = options.channel ?? "mountkit_bus";
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) throw new Error(`pgPubSub: channel must be a lower-case SQL identifier, got ${channel}`);
-  const log = options.logger ?? silentLogger;
+  const log = kitLogger(options.logger);
   const baseDelay = options.reconnectMs ?? 100;
   // lets a process recognise its own notifications, which it has already delivered locally
   const origin = randomUUID();
@@ -93,7 +94,9 @@ export function pgPubSub(pool: pg.Pool, options: PgPubSubOptions = {}): PgPubSub
 
   async function connect() {
     if (closed || client) return;
-    const c = new pg.Client(pool.options);
+    const { Client } = await loadPg();
+    if (closed || client) return;
+    const c = new Client(pool.options as pg.ClientConfig);
     c.on("error", () => {});
     try {
       await c.connect();
