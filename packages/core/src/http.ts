@@ -54,15 +54,20 @@ export function normaliseHeaders(input: Headers | Record<string, string | string
 }
 
 /**
- * Services write root-relative `Location` headers against their own mount; a host that mounted them
+ * Services write root-relative `Location` and `Link` URLs against their own mount; a host that mounted them
  * under a prefix (and stripped it before dispatch) puts that prefix back in front.
  */
 export function withMountPrefix(response: KitResponse, prefix: string | undefined): KitResponse {
-  const location = response.headers.location;
-  if (!prefix || !location) return response;
+  const { location, link } = response.headers;
+  if (!prefix || (!location && !link)) return response;
   const p = prefix.replace(/\/+$/, "");
-  if (!p || !location.startsWith("/") || location.startsWith("//")) return response;
-  return { ...response, headers: { ...response.headers, location: `${p}${location}` } };
+  if (!p) return response;
+  const rooted = (url: string) => url.startsWith("/") && !url.startsWith("//");
+  const headers = { ...response.headers };
+  if (location && rooted(location)) headers.location = `${p}${location}`;
+  // each link-value's URI reference (RFC 8288): `<url>; rel="next", <url>; rel="prev"`
+  if (link) headers.link = link.replace(/<([^>]*)>/g, (whole, url: string) => (rooted(url) ? `<${p}${url}>` : whole));
+  return { ...response, headers };
 }
 
 /** A 404 body acceptable to every service's error shape: `{ error, details, requestId }`. */

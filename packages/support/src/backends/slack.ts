@@ -4,6 +4,7 @@
 // afterwards from a queue, processes each `event_id` once and ignores bot messages, its own included.
 import { iso } from "@mountkit/core";
 import type { BackendContext, CustomerBackend, WebhookReceiver } from "../domain/backend.js";
+import { storePage } from "../domain/cursor.js";
 import { parseMetadata, stripMetadata } from "../domain/metadata.js";
 import { createMirror, type Mirror } from "../domain/mirror.js";
 import { isOpen, openedConversation } from "../domain/status.js";
@@ -267,7 +268,7 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
     },
 
     async listConversations(scope) {
-      return (await attached().cx.store.listConversations({ productSlug: scope.productSlug, customerId: scope.customerId })).map(summary);
+      return (await attached().cx.store.listConversations(storePage(scope))).map(summary);
     },
 
     async getConversation({ conversationId, ...scope }) {
