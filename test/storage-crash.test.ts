@@ -35,6 +35,7 @@ forEachDatabase("crash recovery (kill -9 under load)", (dialect) => {
     MEMORY_DAILY_QUOTA: "1000000",
     SUPPORT_PRODUCTS: "demo",
     SUPPORT_RATE_LIMIT: "1000000",
+    SUPPORT_CUSTOMER_RATE_LIMIT: "1000000",
   });
 
   beforeAll(async () => {

@@ -30,6 +30,7 @@ forEachDatabase("two server processes on one database", () => {
       MEMORY_DAILY_QUOTA: String(QUOTA),
       SUPPORT_PRODUCTS: "demo",
       SUPPORT_RATE_LIMIT: "100000",
+      SUPPORT_CUSTOMER_RATE_LIMIT: "100000",
       SUPPORT_AGENT_TOKEN: AGENT,
     };
     [a, b] = await Promise.all([startServer(env), startServer(env)]);

@@ -1,6 +1,6 @@
 // The example server's support configuration: external-backend products appear only with their variables,
 // each group is all-or-nothing, and the contract's built-in products keep interface B.
-import { silentLogger } from "@mountkit/core";
+import { manualClock, silentLogger } from "@mountkit/core";
 import { describe, expect, it } from "vitest";
 import { backendProductsFromEnv, supportFromEnv } from "../src/services/support.js";
 
@@ -52,5 +52,24 @@ describe("support from the environment", () => {
     } finally {
       await s.dispose();
     }
+  });
+
+  it("SUPPORT_CUSTOMER_RATE_LIMIT sets the per-customer limit (default 5) inside SUPPORT_RATE_LIMIT", async () => {
+    const clock = manualClock(1_000_000);
+    const statuses = async (env: Record<string, string>, n: number) => {
+      const s = await supportFromEnv(env, { logger: silentLogger, clock });
+      try {
+        const customer = `cust_${crypto.randomUUID()}`;
+        const out: number[] = [];
+        for (let i = 0; i < n; i++)
+          out.push((await s.fetch(new Request(`http://x/api/conversations/list?productSlug=demo&customerId=${customer}`))).status);
+        return out;
+      } finally {
+        await s.dispose();
+      }
+    };
+    expect(await statuses({ SUPPORT_RATE_LIMIT: "100" }, 6)).toEqual([200, 200, 200, 200, 200, 429]);
+    expect(await statuses({ SUPPORT_RATE_LIMIT: "100", SUPPORT_CUSTOMER_RATE_LIMIT: "2" }, 3)).toEqual([200, 200, 429]);
+    await expect(supportFromEnv({ SUPPORT_CUSTOMER_RATE_LIMIT: "0" }, { logger: silentLogger })).rejects.toThrow(/SUPPORT_CUSTOMER_RATE_LIMIT/);
   });
 });

@@ -91,15 +91,20 @@ export function normaliseHeaders(input: Headers | Record<string, string | string
 export const normaliseMountPath = (prefix: string | undefined): string => (prefix ? prefix.replace(/\/+$/, "") : "");
 
 /**
- * Services write root-relative `Location` headers against the host's mount point (their basePath
+ * Services write root-relative `Location` and `Link` URLs against the host's mount point (their basePath
  * included); the kit puts the host's mount prefix back in front before the response leaves.
  */
 export function withMountPrefix(response: KitResponse, prefix: string | undefined): KitResponse {
-  const location = response.headers.location;
-  if (!prefix || !location) return response;
+  const { location, link } = response.headers;
+  if (!prefix || (!location && !link)) return response;
   const p = prefix.replace(/\/+$/, "");
-  if (!p || !location.startsWith("/") || location.startsWith("//")) return response;
-  return { ...response, headers: { ...response.headers, location: `${p}${location}` } };
+  if (!p) return response;
+  const rooted = (url: string) => url.startsWith("/") && !url.startsWith("//");
+  const headers = { ...response.headers };
+  if (location && rooted(location)) headers.location = `${p}${location}`;
+  // each link-value's URI reference (RFC 8288): `<url>; rel="next", <url>; rel="prev"`
+  if (link) headers.link = link.replace(/<([^>]*)>/g, (whole, url: string) => (rooted(url) ? `<${p}${url}>` : whole));
+  return { ...response, headers };
 }
 
 /** A kit error as a complete response, for answers given outside any service (adapters, host fallbacks). */

@@ -65,8 +65,17 @@ export function buildOpenApi(o: BuildOpenApiOptions): OpenApiDocument {
       const ct = doc.contentType ?? "application/json";
       const isError = Number(status) >= 400;
       const schema = doc.schema ? jsonSchema(doc.schema, "output") : isError ? errorRef : undefined;
+      const headers = doc.headers
+        ? Object.fromEntries(
+            Object.entries(doc.headers).map(([name, h]) => [
+              name,
+              { description: h.description, schema: h.schema ? jsonSchema(h.schema, "output") : { type: "string" } },
+            ]),
+          )
+        : undefined;
       responses[status] = {
         description: doc.description,
+        ...(headers ? { headers } : {}),
         ...(schema || ct !== "application/json" ? { content: { [ct]: { schema: schema ?? { type: "string" } } } } : {}),
       };
     }

@@ -59,6 +59,8 @@ export interface ResponseDoc {
   schema?: z.ZodType;
   /** Content type of the documented body; default application/json. */
   contentType?: string;
+  /** Response headers worth documenting (`Link`, `Retry-After`), by name. */
+  headers?: Record<string, { description: string; schema?: z.ZodType }>;
 }
 
 export interface RouteDef<

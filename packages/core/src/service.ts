@@ -271,11 +271,13 @@ export function defineService(def: ServiceDefinition): Service {
 
   /**
    * The wire response. `requestId` goes out as X-Request-Id when there is one (see Context.requestId);
-   * a root-relative Location gets the host's mount prefix in front.
+   * a root-relative Location or Link gets the host's mount prefix in front.
    */
   function serialise(result: HandlerResult, request: KitRequest, requestId: string | undefined): KitResponse {
     const out = serialiseResult(result, request, requestId);
-    return request.mountPath && out.headers.location !== undefined ? withMountPrefix(out, request.mountPath) : out;
+    return request.mountPath && (out.headers.location !== undefined || out.headers.link !== undefined)
+      ? withMountPrefix(out, request.mountPath)
+      : out;
   }
 
   function serialiseResult(result: HandlerResult, request: KitRequest, requestId: string | undefined): KitResponse {

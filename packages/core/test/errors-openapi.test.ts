@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { buildOpenApi, defineErrors, isKitError, json, KitError, route, toYaml } from "../src/index.js";
+import { buildOpenApi, defineErrors, isKitError, json, KitError, route, toYaml, withMountPrefix } from "../src/index.js";
 
 describe("KitError", () => {
   it("is recognised by its global brand, not by instanceof", () => {
@@ -67,5 +67,26 @@ describe("OpenAPI from the route table", () => {
         .safeParse(undefined),
     ).toThrow();
     expect(body(z.unknown().refine(async () => true)).required).toBe(true);
+  });
+});
+
+describe("links under a host's mount prefix", () => {
+  it("prefixes root-relative Location and every root-relative Link target, nothing else", () => {
+    const r = withMountPrefix(
+      {
+        status: 200,
+        headers: {
+          location: "/api/x/1",
+          link: '</api/conversations/list?cursor=abc>; rel="next", <https://other.example/p>; rel="help", <//cdn/x>; rel="x"',
+        },
+      },
+      "/support/",
+    );
+    expect(r.headers.location).toBe("/support/api/x/1");
+    expect(r.headers.link).toBe(
+      '</support/api/conversations/list?cursor=abc>; rel="next", <https://other.example/p>; rel="help", <//cdn/x>; rel="x"',
+    );
+    const bare = { status: 200, headers: { link: '</a>; rel="next"' } };
+    expect(withMountPrefix(bare, "")).toBe(bare);
   });
 });

@@ -148,7 +148,9 @@ export function createSupportService(options: SupportServiceOptions): SupportSer
   const jobs = store.jobs ?? memoryJobStore();
   for (const p of products.list()) if (!p.builtin) p.backend.attach?.({ productSlug: p.slug, store, bus, clock, ids, logger, jobs });
   const hub = createStreamHub({ store, bus, logger, clock });
+  const basePath = (options.basePath ?? "").replace(/\/+$/, "");
   const cx: SupportContext = {
+    basePath,
     store,
     conversations,
     products,
@@ -169,7 +171,6 @@ export function createSupportService(options: SupportServiceOptions): SupportSer
   const a = publicRoutes(cx);
   const b = spiRoutes(cx);
   const agent = [...agentRoutes(cx), ...webhookRoutes(cx)];
-  const basePath = (options.basePath ?? "").replace(/\/+$/, "");
   const securitySchemes = {
     spiBearer: { type: "http", scheme: "bearer", description: "SUPPORT_SPI_TOKEN" },
     agentBearer: { type: "http", scheme: "bearer", description: "SUPPORT_AGENT_TOKEN" },

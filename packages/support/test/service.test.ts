@@ -112,8 +112,8 @@ describe("support service", () => {
   it("rate limit is a sliding window: a burst straddling a second boundary is refused", async () => {
     const clock = manualClock(1_000_000);
     const s = make({ clock, limits: { rateLimit: 20 } });
-    const c = cust();
-    const hit = () => req(s, "GET", `/api/conversations/list?productSlug=demo&customerId=${c}`);
+    // a new customer per request: the product's window, not one customer's, is what refuses
+    const hit = () => req(s, "GET", `/api/conversations/list?productSlug=demo&customerId=${cust()}`);
     clock.set(1_000_900);
     for (let i = 0; i < 20; i++) expect((await hit()).status).toBe(200);
     clock.set(1_001_000);
@@ -134,8 +134,7 @@ describe("support service", () => {
       products: [{ slug: "demo", limits: { rateLimit: 2, rateWindowMs: 10_000 } }, "free"],
       limits: { rateLimit: 1000 },
     });
-    const c = cust();
-    const hit = (p: string) => req(s, "GET", `/api/conversations/find?productSlug=${p}&customerId=${c}`);
+    const hit = (p: string) => req(s, "GET", `/api/conversations/find?productSlug=${p}&customerId=${cust()}`);
     expect((await hit("demo")).status).toBe(200);
     expect((await hit("demo")).status).toBe(200);
     clock.advance(5_000);
@@ -143,6 +142,38 @@ describe("support service", () => {
     expect(r.status).toBe(429);
     expect(r.headers.get("retry-after")).toBe("5");
     expect((await hit("free")).status).toBe(200);
+  });
+
+  it("a customer's own limit sits inside the product's: one client is throttled while others still get through", async () => {
+    const clock = manualClock(1_000_000);
+    const s = make({ clock, products: [{ slug: "demo", limits: { rateLimit: 20, customerRateLimit: 5 } }] });
+    const greedy = cust();
+    const hit = (c: string) => req(s, "GET", `/api/conversations/list?productSlug=demo&customerId=${c}`);
+    for (let i = 0; i < 5; i++) expect((await hit(greedy)).status).toBe(200);
+    const refused = await hit(greedy);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ error: "too many requests from this customer", requestId: expect.any(String) });
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(refused.headers.get("ratelimit-limit")).toBe("5");
+    // the refused calls spent none of the product's budget: 15 other customers still fit in this second
+    for (let i = 0; i < 20; i++) expect((await hit(greedy)).status).toBe(429);
+    for (let i = 0; i < 15; i++) expect((await hit(cust())).status, `other customer ${i}`).toBe(200);
+    expect((await hit(cust())).status).toBe(429);
+    clock.advance(1000);
+    expect((await hit(greedy)).status).toBe(200);
+  });
+
+  it("the per-customer limit defaults to a quarter of the product's (5 of the default 20), at least 1", async () => {
+    const clock = manualClock(0);
+    const s = make({ clock, products: ["demo", { slug: "tiny", limits: { rateLimit: 3 } }] });
+    const c = cust();
+    const statuses = async (p: string, n: number) => {
+      const out: number[] = [];
+      for (let i = 0; i < n; i++) out.push((await req(s, "GET", `/api/conversations/find?productSlug=${p}&customerId=${c}`)).status);
+      return out;
+    };
+    expect(await statuses("demo", 6)).toEqual([200, 200, 200, 200, 200, 429]);
+    expect(await statuses("tiny", 2)).toEqual([200, 429]);
   });
 
   it("events from another instance sharing the store and bus reach this instance's streams", async () => {

@@ -1,5 +1,5 @@
 // The support service from the environment (CONTRACT.md §0): SUPPORT_PRODUCTS, SUPPORT_RATE_LIMIT,
-// SUPPORT_SPI_TOKEN, SUPPORT_AGENT_TOKEN; plus optional products on other backends (GitHub Issues, Slack,
+// SUPPORT_CUSTOMER_RATE_LIMIT, SUPPORT_SPI_TOKEN, SUPPORT_AGENT_TOKEN; plus optional products on other backends (GitHub Issues, Slack,
 // a remote SPI), each added only when its variables are set. Store, bus and rate limiter come from the app.
 import type { Clock, Logger, PubSub, RateLimiter, Service } from "@mountkit/core";
 import { supportWidgetScript } from "@mountkit/support-widget";
@@ -98,6 +98,7 @@ export async function supportFromEnv(
   const rate = raw ? Number(raw) : 20;
   if (!Number.isSafeInteger(rate) || rate < 1)
     throw new Error("SUPPORT_RATE_LIMIT must be a positive integer (requests per second per product)");
+  const customerRate = positiveInt(env.SUPPORT_CUSTOMER_RATE_LIMIT, "SUPPORT_CUSTOMER_RATE_LIMIT", 5);
   const spiToken = env.SUPPORT_SPI_TOKEN || undefined;
   const agentToken = env.SUPPORT_AGENT_TOKEN || undefined;
   if (!spiToken) deps.logger.info("support: SUPPORT_SPI_TOKEN not set, /care refuses every call with 401");
@@ -111,7 +112,7 @@ export async function supportFromEnv(
     widgetScript: supportWidgetScript,
     // built-in products first: interface B (/care) serves the first product
     products: [...products, ...external],
-    limits: { rateLimit: rate, rateWindowMs: 1000 },
+    limits: { rateLimit: rate, customerRateLimit: customerRate, rateWindowMs: 1000 },
     spiToken,
     agentToken,
     store: deps.store,

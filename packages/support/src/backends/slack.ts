@@ -5,6 +5,7 @@
 // own included). A reconciliation pass over `conversations.replies` repairs what an outage lost.
 import { createWorker, iso, type Worker } from "@mountkit/core";
 import type { BackendContext, CustomerBackend, WebhookReceiver } from "../domain/backend.js";
+import { storePage } from "../domain/cursor.js";
 import { parseMetadata, stripMetadata } from "../domain/metadata.js";
 import { createMirror, type Mirror } from "../domain/mirror.js";
 import { isOpen, openedConversation } from "../domain/status.js";
@@ -384,7 +385,7 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
     },
 
     async listConversations(scope) {
-      return (await attached().cx.store.listConversations({ productSlug: scope.productSlug, customerId: scope.customerId })).map(summary);
+      return (await attached().cx.store.listConversations(storePage(scope))).map(summary);
     },
 
     async getConversation({ conversationId, ...scope }) {

@@ -2,7 +2,9 @@
 // Customer messages keep their hidden metadata block, which is how the remote side can deduplicate.
 // Interface B has no event stream: while customers watch a conversation, one poller per conversation per
 // process diffs the remote detail against a mirror in the local store, whose event log the streams follow.
+
 import type { BackendContext, CustomerBackend } from "../domain/backend.js";
+import { pageOf } from "../domain/cursor.js";
 import { parseMetadata } from "../domain/metadata.js";
 import { createMirror, type Mirror, type MirrorSnapshot } from "../domain/mirror.js";
 import { isStatus, type Status, wireLabels } from "../domain/status.js";
@@ -245,10 +247,11 @@ export function spiBackend(options: SpiBackendOptions): CustomerBackend {
       const v = r.body as { conversationId: string; createdAt: string };
       return { conversationId: String(v.conversationId), createdAt: String(v.createdAt) };
     },
-    async listConversations({ customerId }) {
+    async listConversations({ customerId, ...page }) {
+      // interface B has no pages: take the remote's whole list and cut the page here
       const r = await call("GET", "", { query: { customerId } });
       const list = (r.body as { conversations?: unknown[] }).conversations ?? [];
-      return list.map(toSummary).sort((x, y) => (x.updatedAt < y.updatedAt ? 1 : x.updatedAt > y.updatedAt ? -1 : 0));
+      return pageOf(list.map(toSummary), page);
     },
     getConversation: ({ customerId, conversationId }) => detail(customerId, conversationId),
     async postMessage({ customerId, conversationId, body, clientMessageId }) {

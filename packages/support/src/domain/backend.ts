@@ -3,6 +3,7 @@
 // and mirror it into the store's event log so streams work the same way.
 import type { Clock, IdGenerator, JobStore, Logger, PubSub } from "@mountkit/core";
 import type { ConversationRecord, SupportStore } from "../store/types.js";
+import type { ConversationPage } from "./cursor.js";
 import type { CloseAction, Status } from "./status.js";
 import type { ConversationView, Summary } from "./wire.js";
 
@@ -57,8 +58,8 @@ export interface CustomerBackend {
   createConversation(
     input: CustomerScope & { subject: string; body: string; clientMessageId: string | null },
   ): Promise<{ conversationId: string; createdAt: string }>;
-  /** Open and closed, most recent activity first. */
-  listConversations(input: CustomerScope): Promise<Summary[]>;
+  /** Open and closed (unless `openOnly`), most recent activity first, then id descending; one page when asked. */
+  listConversations(input: CustomerScope & ConversationPage): Promise<Summary[]>;
   /** Null when missing or not this customer's (callers answer 404 either way). */
   getConversation(input: CustomerScope & { conversationId: string }): Promise<ConversationView | null>;
   /**

@@ -4,6 +4,7 @@ import { type Clock, type IdGenerator, iso, type Logger, type PubSub } from "@mo
 import { supportError } from "../errors.js";
 import type { ConversationPatch, ConversationRecord, EventInput, ListConversationsQuery, SupportStore } from "../store/types.js";
 import type { CustomerBackend } from "./backend.js";
+import { storePage } from "./cursor.js";
 import { conversationTopic, ev } from "./events.js";
 import { parseMetadata, withMetadata } from "./metadata.js";
 import {
@@ -138,7 +139,7 @@ export function createConversations(deps: {
     },
 
     async listConversations(scope) {
-      return (await store.listConversations({ productSlug: scope.productSlug, customerId: scope.customerId })).map(summary);
+      return (await store.listConversations(storePage(scope))).map(summary);
     },
 
     async getConversation({ conversationId, ...scope }) {

@@ -1,7 +1,11 @@
-// Keyset cursor over conversations (updatedAt desc, id desc): the last row's position, opaque to clients.
+// Keyset pages over conversations (updatedAt desc, id desc): the last row's position as an opaque cursor.
 // Strict on the way in: only a position this service wrote reaches a store, so every store answers alike.
 import { decodeCursor, encodeCursor, isCursorId, isCursorInstant } from "@mountkit/core";
 import { supportError } from "../errors.js";
+import type { ListConversationsQuery } from "../store/types.js";
+import type { CustomerScope } from "./backend.js";
+import { isOpen, OPEN_STATUSES } from "./status.js";
+import type { Summary } from "./wire.js";
 
 export interface ConversationPosition {
   updatedAt: string;
@@ -17,4 +21,32 @@ export function decodeConversationCursor(cursor: string): ConversationPosition {
     message: "invalid cursor",
     details: [{ path: "query.cursor", message: "not a cursor returned by this API" }],
   });
+}
+
+/** What a backend is asked for: a page of a customer's conversations in (updatedAt desc, id desc) order. */
+export interface ConversationPage {
+  /** Conversations strictly after this position. */
+  after?: ConversationPosition;
+  /** At most this many; all when absent. */
+  limit?: number;
+  /** Only open ones (`new`, `waiting-for-agent`, `waiting-for-customer`). */
+  openOnly?: boolean;
+}
+
+const newestFirst = (x: Summary, y: Summary) =>
+  x.updatedAt === y.updatedAt ? (x.id < y.id ? 1 : x.id > y.id ? -1 : 0) : x.updatedAt < y.updatedAt ? 1 : -1;
+
+/** A page cut from a whole list (a remote backend that answers everything at once), in the stores' order. */
+export function pageOf(list: readonly Summary[], page: ConversationPage): Summary[] {
+  const { after } = page;
+  const kept = list
+    .filter((c) => !page.openOnly || isOpen(c.status))
+    .filter((c) => !after || c.updatedAt < after.updatedAt || (c.updatedAt === after.updatedAt && c.id < after.id))
+    .sort(newestFirst);
+  return page.limit === undefined ? kept : kept.slice(0, page.limit);
+}
+
+/** The store query for one page of a customer's conversations (backends that keep them in the store). */
+export function storePage({ productSlug, customerId, after, limit, openOnly }: CustomerScope & ConversationPage): ListConversationsQuery {
+  return { productSlug, customerId, after, limit, ...(openOnly ? { statuses: [...OPEN_STATUSES] } : {}) };
 }

@@ -7,6 +7,11 @@ export interface ProductLimits {
   rateLimit: number;
   /** Sliding-window length in ms (default 1000). */
   rateWindowMs: number;
+  /**
+   * Requests admitted per window per customer, inside the product's limit, so one client cannot take a
+   * product's whole budget. Default: a quarter of `rateLimit`, at least 1 (5 of the default 20).
+   */
+  customerRateLimit: number;
   /** Concurrent SSE streams per customer (default 8). */
   maxStreamsPerCustomer: number;
 }
@@ -31,7 +36,10 @@ export interface Product {
   limits: ProductLimits;
 }
 
-export const DEFAULT_LIMITS: ProductLimits = { rateLimit: 20, rateWindowMs: 1000, maxStreamsPerCustomer: 8 };
+export const DEFAULT_LIMITS: Omit<ProductLimits, "customerRateLimit"> = { rateLimit: 20, rateWindowMs: 1000, maxStreamsPerCustomer: 8 };
+
+/** The per-customer default: a quarter of the product's rate. */
+export const defaultCustomerRateLimit = (rateLimit: number) => Math.max(1, Math.floor(rateLimit / 4));
 
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
@@ -51,8 +59,9 @@ export function productRegistry(
   for (const c of configs) {
     if (!SLUG.test(c.slug)) throw new Error(`invalid product slug ${JSON.stringify(c.slug)}`);
     if (bySlug.has(c.slug)) throw new Error(`product ${c.slug} configured twice`);
-    const limits = { ...DEFAULT_LIMITS, ...defaults, ...c.limits };
-    if (!(limits.rateLimit >= 1 && limits.rateWindowMs >= 1 && limits.maxStreamsPerCustomer >= 1))
+    const merged = { ...DEFAULT_LIMITS, ...defaults, ...c.limits };
+    const limits: ProductLimits = { ...merged, customerRateLimit: merged.customerRateLimit ?? defaultCustomerRateLimit(merged.rateLimit) };
+    if (!(limits.rateLimit >= 1 && limits.rateWindowMs >= 1 && limits.maxStreamsPerCustomer >= 1 && limits.customerRateLimit >= 1))
       throw new Error(`invalid limits for product ${c.slug}`);
     bySlug.set(c.slug, {
       slug: c.slug,

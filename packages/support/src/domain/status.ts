@@ -4,7 +4,8 @@ export type Status = (typeof STATUSES)[number];
 export type State = "open" | "closed";
 export type CloseAction = "resolve" | "close";
 
-const OPEN: ReadonlySet<Status> = new Set(["new", "waiting-for-agent", "waiting-for-customer"]);
+export const OPEN_STATUSES: readonly Status[] = ["new", "waiting-for-agent", "waiting-for-customer"];
+const OPEN: ReadonlySet<Status> = new Set(OPEN_STATUSES);
 
 /** A conversation as its customer opens it: status `new`, no labels, nobody assigned. */
 export function openedConversation(o: { id: string; productSlug: string; customerId: string; subject: string; at: string }) {

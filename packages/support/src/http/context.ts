@@ -7,6 +7,8 @@ import type { SupportStore } from "../store/types.js";
 import type { StreamHub } from "../stream/hub.js";
 
 export interface SupportContext {
+  /** The service's own prefix; links it writes start with it (a framework's mount prefix is added by the adapter). */
+  basePath: string;
   store: SupportStore;
   conversations: Conversations;
   products: ProductRegistry;
@@ -24,17 +26,33 @@ export interface SupportContext {
   streamsByCustomer: Map<string, number>;
 }
 
-/** Counts a request against the product's sliding window; 429 with `Retry-After` (whole seconds) past it. */
-export async function admit(cx: SupportContext, product: Product): Promise<void> {
-  const { rateLimit, rateWindowMs } = product.limits;
-  const d = await cx.limiter.hit(`support:${product.slug}`, { limit: rateLimit, windowMs: rateWindowMs, now: cx.clock.now() });
-  if (!d.allowed) {
-    throw supportError("too_many_requests", {
-      headers: {
-        "retry-after": String(Math.max(1, Math.ceil(d.retryAfterMs / 1000))),
-        "ratelimit-limit": String(rateLimit),
-        "ratelimit-remaining": "0",
-      },
+/**
+ * Counts a request against the customer's sliding window, then the product's; 429 with `Retry-After` (whole
+ * seconds) past either. The customer's comes first, so a client over its own limit spends none of the product's
+ * budget: it cannot starve the product's other customers.
+ */
+export async function admit(cx: SupportContext, product: Product, customerId?: string): Promise<void> {
+  const { rateLimit, rateWindowMs, customerRateLimit } = product.limits;
+  const now = cx.clock.now();
+  if (customerId !== undefined) {
+    const c = await cx.limiter.hit(`support:${product.slug}:customer:${customerId}`, {
+      limit: customerRateLimit,
+      windowMs: rateWindowMs,
+      now,
     });
+    if (!c.allowed) throw tooMany(customerRateLimit, c.retryAfterMs, "too many requests from this customer");
   }
+  const d = await cx.limiter.hit(`support:${product.slug}`, { limit: rateLimit, windowMs: rateWindowMs, now });
+  if (!d.allowed) throw tooMany(rateLimit, d.retryAfterMs);
+}
+
+function tooMany(limit: number, retryAfterMs: number, message?: string) {
+  return supportError("too_many_requests", {
+    ...(message ? { message } : {}),
+    headers: {
+      "retry-after": String(Math.max(1, Math.ceil(retryAfterMs / 1000))),
+      "ratelimit-limit": String(limit),
+      "ratelimit-remaining": "0",
+    },
+  });
 }

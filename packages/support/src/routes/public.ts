@@ -2,6 +2,7 @@
 import { json, type Route, route } from "@mountkit/core";
 import * as z from "zod";
 import type { LocalStream } from "../domain/backend.js";
+import { decodeConversationCursor, encodeConversationCursor } from "../domain/cursor.js";
 import { withMetadata } from "../domain/metadata.js";
 import { closeMessage } from "../domain/status.js";
 import { defaultSubject } from "../domain/subject.js";
@@ -44,6 +45,23 @@ const PostBody = z.object({
   clientMessageId: ClientMessageId.optional(),
 });
 const CloseBody = z.object({ productSlug: ProductSlug, customerId: CustomerId, action: CloseActionSchema });
+export const LIST_LIMIT = { default: 50, max: 200 };
+const ListQuery = CustomerQuery.extend({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(LIST_LIMIT.max)
+    .default(LIST_LIMIT.default)
+    .describe(`Conversations per page, 1..${LIST_LIMIT.max}; default ${LIST_LIMIT.default}`),
+  cursor: z.string().max(1000).optional().describe('Where the page starts: the `cursor` of the previous answer\'s `Link: rel="next"` URL'),
+});
+const nextLink = {
+  Link: {
+    description: 'Present when more conversations follow: `<URL>; rel="next"`, the URL of the next page (same query, a new `cursor`)',
+    schema: z.string(),
+  },
+};
 const StreamQuery = CustomerQuery.extend({
   lastEventId: z.string().optional().describe("Replay events after this id (same as the Last-Event-ID header)"),
 });
@@ -70,7 +88,7 @@ export function publicRoutes(cx: SupportContext): Route[] {
       },
       async handler({ body }) {
         const product = cx.products.require(body.productSlug);
-        await admit(cx, product);
+        await admit(cx, product, body.customerId);
         const r = await product.backend.createConversation({
           productSlug: product.slug,
           customerId: body.customerId,
@@ -86,21 +104,33 @@ export function publicRoutes(cx: SupportContext): Route[] {
       method: "GET",
       path: `${BASE}/list`,
       operationId: "listConversations",
-      summary: "The customer's conversations, open and closed, most recent activity first",
+      summary: "The customer's conversations, open and closed, most recent activity first, a page at a time",
+      description:
+        "Pages of `limit` conversations (default 50, at most 200). When more follow, the `Link` header carries the next page's URL (`<URL>; rel=\"next\"`); the body keeps the seed's shape.",
       tags,
-      query: CustomerQuery,
+      query: ListQuery,
       responses: {
-        200: { description: "OK", schema: z.object({ conversations: z.array(SummarySchema) }) },
-        400: err("Missing parameters"),
+        200: { description: "OK", schema: z.object({ conversations: z.array(SummarySchema) }), headers: nextLink },
+        400: err("Missing parameters, a limit outside 1..200 or a cursor this API did not write"),
         ...limited,
       },
       async handler({ query }) {
+        const after = query.cursor ? decodeConversationCursor(query.cursor) : undefined;
         const product = cx.products.get(query.productSlug);
         if (!product) return json(200, { conversations: [] });
-        await admit(cx, product);
-        return json(200, {
-          conversations: await product.backend.listConversations({ productSlug: product.slug, customerId: query.customerId }),
+        await admit(cx, product, query.customerId);
+        const rows = await product.backend.listConversations({
+          productSlug: product.slug,
+          customerId: query.customerId,
+          after,
+          limit: query.limit + 1,
         });
+        const conversations = rows.slice(0, query.limit);
+        const last = conversations[conversations.length - 1];
+        if (rows.length <= query.limit || !last) return json(200, { conversations });
+        const next = new URLSearchParams({ productSlug: query.productSlug, customerId: query.customerId, limit: String(query.limit) });
+        next.set("cursor", encodeConversationCursor(last));
+        return json(200, { conversations }, { link: `<${cx.basePath}${BASE}/list?${next}>; rel="next"` });
       },
     }),
 
@@ -109,6 +139,7 @@ export function publicRoutes(cx: SupportContext): Route[] {
       path: `${BASE}/find`,
       operationId: "findConversation",
       summary: "The customer's first open conversation (else the most recent one)",
+      description: "Reads at most two conversations from the backend, however many the customer has.",
       tags,
       query: CustomerQuery,
       responses: {
@@ -122,9 +153,10 @@ export function publicRoutes(cx: SupportContext): Route[] {
       },
       async handler({ query }) {
         const product = cx.products.require(query.productSlug);
-        await admit(cx, product);
-        const list = await product.backend.listConversations({ productSlug: product.slug, customerId: query.customerId });
-        const hit = list.find((c) => c.isOpen) ?? list[0];
+        await admit(cx, product, query.customerId);
+        const scope = { productSlug: product.slug, customerId: query.customerId };
+        const [open] = await product.backend.listConversations({ ...scope, openOnly: true, limit: 1 });
+        const hit = open ?? (await product.backend.listConversations({ ...scope, limit: 1 }))[0];
         return json(200, hit ? { found: true, conversationId: hit.id } : { found: false });
       },
     }),
@@ -145,7 +177,7 @@ export function publicRoutes(cx: SupportContext): Route[] {
       },
       async handler({ params, query }) {
         const product = cx.products.require(query.productSlug);
-        await admit(cx, product);
+        await admit(cx, product, query.customerId);
         const v = await product.backend.getConversation({
           productSlug: product.slug,
           customerId: query.customerId,
@@ -177,7 +209,7 @@ export function publicRoutes(cx: SupportContext): Route[] {
       },
       async handler({ params, body }) {
         const product = cx.products.require(body.productSlug);
-        await admit(cx, product);
+        await admit(cx, product, body.customerId);
         const r = await product.backend.postMessage({
           productSlug: product.slug,
           customerId: body.customerId,
@@ -209,7 +241,7 @@ export function publicRoutes(cx: SupportContext): Route[] {
       },
       async handler({ params, body }) {
         const product = cx.products.require(body.productSlug);
-        await admit(cx, product);
+        await admit(cx, product, body.customerId);
         const { status } = await product.backend.closeConversation({
           productSlug: product.slug,
           customerId: body.customerId,
@@ -244,14 +276,14 @@ export function publicRoutes(cx: SupportContext): Route[] {
           const c = await cx.conversations.get(params.id);
           local = c && c.productSlug === product.slug && c.customerId === query.customerId ? { conversation: c } : null;
         } else if (product.backend.openStream) {
-          await admit(cx, product);
+          await admit(cx, product, query.customerId);
           local = await product.backend.openStream(scope);
         } else {
           if (!(await product.backend.getConversation(scope))) throw supportError("conversation_not_found");
           throw supportError("not_supported", { message: "live events are not available for this product's backend" });
         }
         if (!local) throw supportError("conversation_not_found");
-        if (product.builtin) await admit(cx, product);
+        if (product.builtin) await admit(cx, product, query.customerId);
         return openStream(cx, {
           product,
           conversation: local.conversation,

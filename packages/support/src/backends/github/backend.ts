@@ -3,6 +3,7 @@
 // webhook, and a periodic reconciliation poll repairs whatever a lost webhook missed (GitHub does not redeliver).
 import { iso, type Logger } from "@mountkit/core";
 import type { BackendContext, CustomerBackend } from "../../domain/backend.js";
+import { storePage } from "../../domain/cursor.js";
 import { parseMetadata } from "../../domain/metadata.js";
 import { createMirror, type Mirror } from "../../domain/mirror.js";
 import { isOpen, openedConversation, type Status } from "../../domain/status.js";
@@ -301,7 +302,7 @@ export function githubBackend(options: GithubBackendOptions): GithubBackend {
     },
 
     async listConversations(scope) {
-      return (await attached().cx.store.listConversations({ productSlug: scope.productSlug, customerId: scope.customerId })).map(summary);
+      return (await attached().cx.store.listConversations(storePage(scope))).map(summary);
     },
 
     async getConversation({ conversationId, ...scope }) {
