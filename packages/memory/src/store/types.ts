@@ -102,7 +102,11 @@ export interface MemoryStore {
     error?: string | null;
     now: number;
   }): Promise<void>;
-  /** Full-text search over episode content; only episodes with createdAt and occurredAt <= asOf. */
+  /**
+   * Full-text search over episode content; only episodes with createdAt and occurredAt <= asOf. A store
+   * may index a conversation's turn with the turns before it (`searchableText` in domain/conversation.ts):
+   * the in-memory store does; the SQL stores index the content alone.
+   */
   searchEpisodes(input: { brainId: string; query: string; limit: number; asOf: number }): Promise<Array<SearchHit<EpisodeRecord>>>;
 
   // --- entities ---
