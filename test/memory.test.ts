@@ -124,6 +124,40 @@ forEachAdapter(
       expect(exact.body.edges.map((e: any) => e.id)).toContain(paris.edgeIds[0]);
     });
 
+    it("the offline extractor reads passive, possessive and dated clauses into edges between noun phrases", async () => {
+      clock.set("2024-02-01T00:00:00Z");
+      const edgeOf = async (content: string) => {
+        const ep = await ingest(content);
+        expect(ep.status).toBe("done");
+        const edges = await Promise.all(ep.edgeIds.map((id: string) => get(`/v1/edges/${id}`)));
+        const named = await Promise.all(
+          edges.map(async (e) => ({
+            relation: e.body.relation,
+            source: (await get(`/v1/entities/${e.body.source}`)).body.name,
+            target: (await get(`/v1/entities/${e.body.target}`)).body.name,
+            tInvalid: e.body.tInvalid,
+            id: e.body.id,
+          })),
+        );
+        return named;
+      };
+      const passive = await edgeOf("The billing service is owned by the payments team.");
+      expect(passive).toEqual([expect.objectContaining({ source: "billing service", relation: "owned_by", target: "payments team" })]);
+      const possessive = await edgeOf("Liam's favourite band is Radiohead.");
+      expect(possessive).toEqual([expect.objectContaining({ source: "Liam", relation: "favourite_band", target: "Radiohead" })]);
+      const until = await edgeOf("Ken Adams works at Cyberdyne until 2030.");
+      expect(until).toEqual([expect.objectContaining({ relation: "works_at", target: "Cyberdyne", tInvalid: "2030-01-01T00:00:00.000Z" })]);
+      const spoken = await edgeOf("Jordan Lee: I adopted a dog named Biscuit last March.");
+      expect(spoken).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ source: "Jordan Lee", relation: "owns", target: "Biscuit" }),
+          expect.objectContaining({ source: "Biscuit", relation: "is_a", target: "dog" }),
+        ]),
+      );
+      const r = await post("/v1/recall", { query: "Who owns the billing service?" });
+      expect(r.body.edges.map((e: any) => e.id)).toContain(passive[0]!.id);
+    });
+
     it("manual invalidation: 200 with the edge, stays readable, visible before tInvalid only; twice -> 409", async () => {
       clock.set("2024-01-10T00:00:00Z");
       const ep = await ingest("Dora Kim works at Initech Corp.");

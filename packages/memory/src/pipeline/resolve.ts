@@ -26,9 +26,10 @@ function matchStrength(key: string, kind: EntityKind, candidate: EntityRecord): 
   const tokens = key.split(" ");
   if (person) {
     const candTokens = nameKey(candidate.name).split(" ");
-    // "Alice" for "Alice Moreau", or "Alice Moreau" for a known "Alice"
-    if (tokens.length === 1 && candTokens.length > 1 && candTokens[0] === tokens[0]) return 0.8;
-    if (candTokens.length === 1 && tokens.length > 1 && tokens[0] === candTokens[0]) return 0.8;
+    // "Alice" for "Alice Moreau", or "Alice Moreau" for a known "Alice"; the longer name must be a
+    // person's: "Liam's favourite band" or "Sophie's brother" is not Liam or Sophie
+    if (tokens.length === 1 && candTokens.length > 1 && candTokens[0] === tokens[0] && candidate.kind === "person") return 0.8;
+    if (candTokens.length === 1 && tokens.length > 1 && tokens[0] === candTokens[0] && kind === "person") return 0.8;
   }
   if (key.length >= 5) {
     const best = Math.max(...keys.map((k) => jaroWinkler(k, key)));

@@ -6,6 +6,7 @@ import type { Embedder } from "../embeddings.js";
 import type { MemoryStore } from "../store/types.js";
 import { reciprocalRankFusion } from "./fusion.js";
 import { expandFromEntities } from "./graph.js";
+import { namedPeople, SPEAKER_BOOST, spokenBy } from "./query.js";
 
 export interface RecallWeights {
   edgeText: number;
@@ -55,14 +56,20 @@ export async function recall(deps: RecallDeps, input: RecallInput): Promise<Reca
           () => undefined,
         )
       : undefined;
-  const [edgeHits, graphEdges, episodeHits, edgeVec, episodeVec] = await Promise.all([
+  const [edgeHits, graphEdges, textHits, people, edgeVec, episodeVec] = await Promise.all([
     store.searchEdges({ brainId, query, limit: depth, asOf, knownAt }),
     expandFromEntities(store, { brainId, query, asOf, knownAt, limit: depth }),
-    store.searchEpisodes({ brainId, query, limit: depth, asOf, knownAt }),
+    store.searchEpisodes({ brainId, query, limit: depth * 2, asOf, knownAt }),
+    namedPeople(store, brainId, query),
     vector ? store.searchVectors!({ brainId, kind: "edge", vector, limit: depth }) : Promise.resolve([]),
     vector ? store.searchVectors!({ brainId, kind: "episode", vector, limit: depth }) : Promise.resolve([]),
   ]);
 
+  // what the people a question names said themselves outranks what others said with the same words
+  const episodeHits = textHits
+    .map((h) => ({ item: h.item, score: spokenBy(h.item, people) ? h.score * SPEAKER_BOOST : h.score }))
+    .sort((a, b) => b.score - a.score)
+    .slice(0, depth);
   const byId = new Map<string, EdgeRecord>();
   for (const h of edgeHits) byId.set(h.item.id, h.item);
   for (const e of graphEdges) byId.set(e.id, e);

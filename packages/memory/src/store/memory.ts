@@ -13,6 +13,7 @@ import {
   type PageAfter,
   type PlaybookRecord,
 } from "../domain/types.js";
+import { CONTEXT_TURNS, conversationKey, searchableText } from "../domain/conversation.js";
 import { type Bm25Index, bm25Index } from "../retrieval/bm25.js";
 import { topK } from "../retrieval/topk.js";
 import { memoryQuotaHolds } from "./memory-quota.js";
@@ -24,6 +25,8 @@ interface BrainData {
   edges: Map<string, EdgeRecord>;
   playbooks: Map<string, PlaybookRecord>;
   episodeText: Bm25Index;
+  /** Latest turns (newest first, at most CONTEXT_TURNS) of each conversation, for the next turn's index text. */
+  conversationTail: Map<string, string[]>;
   edgeText: Bm25Index;
   entityText: Bm25Index;
   entityKeys: Map<string, Set<string>>;
@@ -102,6 +105,7 @@ export function memoryMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
         edges: new Map(),
         playbooks: new Map(),
         episodeText: bm25Index(),
+        conversationTail: new Map(),
         edgeText: bm25Index(),
         entityText: bm25Index(),
         entityKeys: new Map(),
@@ -161,7 +165,11 @@ export function memoryMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       const d = brain(episode.brainId);
       if (d.episodes.has(episode.id)) throw new Error(`duplicate episode ${episode.id}`);
       d.episodes.set(episode.id, cloneEpisode(episode));
-      d.episodeText.add(episode.id, episode.content);
+      // turns of one conversation are indexed with the turns before them (domain/conversation.ts)
+      const conversation = conversationKey(episode.metadata);
+      const before = conversation ? (d.conversationTail.get(conversation) ?? []) : [];
+      d.episodeText.add(episode.id, searchableText(episode.content, before));
+      if (conversation) d.conversationTail.set(conversation, [episode.content, ...before].slice(0, CONTEXT_TURNS));
       await jobs.enqueue({
         id: job.id,
         queue: job.queue,

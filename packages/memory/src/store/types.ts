@@ -131,7 +131,11 @@ export interface MemoryStore {
     error?: string | null;
     now: number;
   }): Promise<void>;
-  /** Full-text search over episode content; only episodes visible at (`asOf`, `knownAt`) (see episodeVisibleAt). */
+  /**
+   * Full-text search over episode content; only episodes visible at (`asOf`, `knownAt`) (see episodeVisibleAt).
+   * A store may index a conversation's turn with the turns before it (`searchableText` in
+   * domain/conversation.ts): the in-memory store does; the SQL stores index the content alone.
+   */
   searchEpisodes(input: BitemporalPoint & { brainId: string; query: string; limit: number }): Promise<Array<SearchHit<EpisodeRecord>>>;
 
   // --- entities ---
