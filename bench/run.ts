@@ -1,17 +1,25 @@
-// `npm run bench -- <name> [args]`: runs bench/<name>.ts (adapters, support, memory, entries, storage, widget, imports).
+// `npm run bench -- <name> [args]`: runs bench/<name>.ts (adapters, support, memory, entries, storage, widget, imports, hardening).
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const [name, ...args] = process.argv.slice(2);
-const known = ["adapters", "support", "memory", "entries", "storage", "widget", "imports"];
-const names = name ? [name] : known.filter((n) => existsSync(fileURLToPath(new URL(`./${n}.ts`, import.meta.url))));
+const known = ["adapters", "support", "memory", "entries", "storage", "widget", "imports", "hardening"];
+const exists = (file: string) => existsSync(fileURLToPath(new URL(file, import.meta.url)));
+const names = name ? [name] : known.filter((n) => exists(`./${n}.ts`) || (n === "hardening" && exists("./hardening-stalled.ts")));
 if (name && !known.includes(name)) {
   console.error(`unknown benchmark "${name}"; one of: ${known.join(", ")}`);
   process.exit(2);
 }
 for (const n of names) {
-  const mod = (await import(`./${n}.ts`)) as { run(args: string[]): Promise<void> };
   console.log(`\n=== bench: ${n} ===`);
+  if (n === "hardening") {
+    // issue #10's figures live in two files: (2) stalled uploads here, (1) and (3) in hardening.ts when present
+    const file = "./hardening-stalled.ts";
+    const stalled = (await import(file)) as { runStalled(args: string[]): Promise<void> };
+    await stalled.runStalled(args);
+    if (!exists("./hardening.ts")) continue;
+  }
+  const mod = (await import(`./${n}.ts`)) as { run(args: string[]): Promise<void> };
   await mod.run(args);
 }
 process.exit(0);

@@ -4,6 +4,7 @@
 import type { Route, Service } from "@mountkit/core";
 import { expect } from "vitest";
 import { aliasBomb, deepJsonSpec } from "../packages/entries/test/fixtures/hostile-specs.js";
+import { rawRequest } from "./support/raw-http.js";
 
 /** Mulberry32: a tiny seeded PRNG so a failing case can be replayed from its seed. */
 export function prng(seed: number) {
@@ -116,6 +117,33 @@ function fillPath(path: string, r: () => number, ids: Record<string, string>): s
   });
 }
 
+/**
+ * Dot segments, backslashes and doubled slashes a URL parser would resolve (issue #10, break 5). Sent
+ * byte for byte: every adapter must route the raw path, so one of these never reaches another
+ * service's route, and the same target gets the same answer under every adapter.
+ */
+const PATH_TRICKS = ["/%2e%2e", "/..", "/%2E%2E/%2e%2e", "\\..", "/.%2e", "/%2e%2e%2f..", "/./", "//", "/..;", "%5c..%5c.."];
+
+/** Content types a strict parser refuses outright (issue #10, break 7): the service must answer them in its own shape. */
+const MALFORMED_CONTENT_TYPES = [
+  "application/json, text/plain",
+  "application/json;;",
+  "/",
+  'application/json; charset="',
+  "text/html; application/json",
+  "application/json; charset=utf-9",
+  "json",
+];
+
+/** A path with a trick spliced in at a segment boundary; non-ASCII escaped so it can go on the wire. */
+function trickPath(path: string, r: () => number): string {
+  const trick = PATH_TRICKS[Math.floor(r() * PATH_TRICKS.length)]!;
+  const cuts = [...path.matchAll(/\//g)].map((m) => m.index!);
+  const at = cuts[Math.floor(r() * cuts.length)] ?? 0;
+  const spliced = r() < 0.15 ? `/${path}` : `${path.slice(0, at)}${trick}${path.slice(at)}`;
+  return spliced.replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c));
+}
+
 /** A random value as query text: objects with own `toString`/`constructor` keys break String(). */
 const asText = (v: unknown): string => (v === undefined || v === null ? "" : typeof v === "object" ? JSON.stringify(v) : String(v));
 
@@ -156,6 +184,8 @@ export interface FuzzOptions {
   skip?: (route: Route) => string | undefined;
   /** Extra check of a 4xx body (the service's error shape). */
   errorShape: (body: any, status: number, route: Route) => void;
+  /** Told the answer to every path-trick request, so a caller can compare adapters. */
+  onPathTrick?: (request: string, status: number) => void;
 }
 
 export async function fuzzService(
@@ -177,7 +207,14 @@ export async function fuzzService(
       if (route.method !== "GET" && route.method !== "DELETE") {
         const roll = r();
         const ctRoll = r();
-        headers["content-type"] = ctRoll < 0.85 ? "application/json" : ctRoll < 0.92 ? "text/plain" : "application/x-www-form-urlencoded";
+        headers["content-type"] =
+          ctRoll < 0.8
+            ? "application/json"
+            : ctRoll < 0.86
+              ? "text/plain"
+              : ctRoll < 0.9
+                ? "application/x-www-form-urlencoded"
+                : MALFORMED_CONTENT_TYPES[Math.floor(r() * MALFORMED_CONTENT_TYPES.length)]!;
         if (roll < 0.1) body = '{"broken": ';
         else if (roll < 0.15) body = "\u00ff\u00fe garbage";
         else if (roll < 0.25) {
@@ -185,6 +222,19 @@ export async function fuzzService(
           body = doc;
           headers["content-type"] = type;
         } else body = JSON.stringify(mutateBody(route, r, o.validBody?.(route)));
+      }
+      if (r() < 0.15) {
+        const target = `${trickPath(path, r)}${qs ? `?${qs}` : ""}`;
+        const res = await rawRequest(baseUrl, target, { method: route.method, headers, body });
+        requests++;
+        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+        const where = `seed ${seed}: ${route.method} ${target.slice(0, 300)} -> ${res.status} ${res.text.slice(0, 300)}`;
+        expect(res.status, where).toBeLessThan(500);
+        expect(res.text, where).not.toMatch(/\n\s+at |node_modules|\.ts:\d+|\/work\//);
+        // whichever service owns the raw prefix answers (or none, then the generic 404): JSON with `error`
+        if (res.status >= 400) expect(typeof res.body?.error, where).toBe("string");
+        o.onPathTrick?.(`${route.method} ${target}`, res.status);
+        continue;
       }
       const url = `${baseUrl}${path}${qs ? `?${qs}` : ""}`;
       const res = await fetch(url, { method: route.method, headers, body });

@@ -5,6 +5,7 @@ import {
   coreError,
   DEFAULT_BODY_TIMEOUT_MS,
   dispatch,
+  genericNotFound,
   hostParserError,
   isKitError,
   type KitError,
@@ -138,7 +139,9 @@ export default mountkitPlugin;
 /**
  * Pass as `Fastify({ frameworkErrors: mountkitFrameworkErrors(services) })`: Fastify answers some bad
  * requests (a malformed percent-encoding in the URL, a bad Accept-Version) in its router, before any
- * plugin runs. On the kit's paths this answers them with the owning service's error body.
+ * plugin runs. A malformed URL is decided by the kit exactly as under Express and fetch (the owning
+ * service's 404, or its 400 when a route's parameter is the bad part; a generic JSON 404 for paths no
+ * service owns); other router errors get the owning service's error body.
  */
 export function mountkitFrameworkErrors(services: Service | readonly Service[]) {
   const list = Array.isArray(services) ? services : [services as Service];
@@ -147,8 +150,20 @@ export function mountkitFrameworkErrors(services: Service | readonly Service[]) 
     request: import("fastify").FastifyRequest,
     reply: import("fastify").FastifyReply,
   ) => {
-    const kitErr = fastifyErrorToKit(error, 400);
     const path = (request.raw.url ?? "/").split("?")[0]!;
+    if (error.code === "FST_ERR_BAD_URL") {
+      const conn = connectionSignal(reply.raw);
+      // the core never reads a body on these: no route has a literal segment that is bad percent-encoding
+      return dispatch(list, toKitRequest(request.raw, { signal: conn })).then(
+        (found) => {
+          // no route context here for the host's 404 handler: the kit's generic 404, as createFetchServer answers
+          const k = found && !found.stream ? found : genericNotFound({ method: request.raw.method ?? "GET", path });
+          return reply.code(k.status).headers(k.headers).send(k.body);
+        },
+        (err: unknown) => reply.code(500).send(err),
+      );
+    }
+    const kitErr = fastifyErrorToKit(error, 400);
     const headers = request.raw.headers as Record<string, string | undefined>;
     for (const s of list) {
       const k = s.errorResponse({ method: request.raw.method ?? "GET", path, headers }, kitErr);
