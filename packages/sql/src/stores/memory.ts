@@ -2,9 +2,8 @@
 // episode is always extracted, even after a crash), and an extraction commits all-or-nothing, idempotently
 // (the episode row is locked and checked first, so a re-run job writes nothing twice) and optimistically
 // on the brain's version. Full-text search ranks with BM25 on both engines: the formula over the brain's
-// own documents on PostgreSQL; FTS5's bm25() on SQLite, whose statistics (document count, document
-// frequencies, average length) span every brain of the FTS table, so on SQLite another brain's corpus can
-// reorder a brain's hits (measured in test/memory-fts-brains.test.ts; see packages/memory/README.md).
+// own documents on PostgreSQL; FTS5's bm25() on SQLite, over one FTS5 table per brain (memory-fts.ts) so
+// its statistics are the brain's own too (test/memory-fts-brains.test.ts).
 import {
   type ApiKeyRecord,
   type BrainRecord,
@@ -24,6 +23,7 @@ import { type Kysely, type RawBuilder, sql } from "kysely";
 import { insertJob, sqlJobStore } from "../core/jobs.js";
 import { sqlQuotaCounter } from "../core/limiter.js";
 import type { SqlDatabase } from "../db.js";
+import { ftsTables } from "./memory-fts.js";
 import { sqlQuotaHolds } from "./memory-quota.js";
 
 const EPISODE_COLS = [
@@ -172,6 +172,8 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
   const cols = (k: Kind, alias = "t") => sql.raw(COLS[k].map((c) => `${alias}.${c}`).join(", "));
   /** Insertion order of edges. */
   const edgeOrder = pg ? "ord" : "rowid";
+  /** SQLite: one FTS5 table per brain and kind, so BM25 statistics are the brain's own. */
+  const ftsByBrain = ftsTables(db);
 
   /** Writes a row's analysed text to the full-text index (the row must exist in this transaction). */
   async function index(trx: Db, kind: Kind, brainId: string, id: string, text: string, replace = false) {
@@ -182,10 +184,10 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
       );
       return;
     }
-    const fts = sql.table(`${table(kind)}_fts`);
+    const fts = sql.table(await ftsByBrain.ensure(trx, kind, brainId));
     const rowid = sql`(select rowid from ${sql.table(table(kind))} where brain_id = ${brainId} and id = ${id})`;
     if (replace) await sql`delete from ${fts} where rowid = ${rowid}`.execute(trx);
-    await sql`insert into ${fts} (rowid, brain, terms) values (${rowid}, ${brainId}, ${terms.join(" ")})`.execute(trx);
+    await sql`insert into ${fts} (rowid, terms) values (${rowid}, ${terms.join(" ")})`.execute(trx);
   }
 
   /** Columns PostgreSQL requires on insert before `index` fills them. */
@@ -203,10 +205,12 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
     if (!terms.length || limit <= 0) return [];
     const t = sql.table(table(kind));
     if (!pg) {
-      const fts = sql.table(`${table(kind)}_fts`);
-      const match = `brain : ${ftsPhrase(brainId)} AND terms : (${terms.map(ftsPhrase).join(" OR ")})`;
+      const name = await ftsByBrain.find(kind, brainId);
+      if (!name) return [];
+      const fts = sql.table(name);
+      const match = terms.map(ftsPhrase).join(" OR ");
       const r = await sql<Row>`
-        select ${cols(kind)}, bm25(${fts}, 0.0, 1.0) as rank
+        select ${cols(kind)}, bm25(${fts}) as rank
         from ${fts} f cross join ${t} t
         where ${fts} match ${match} and t.rowid = f.rowid and t.brain_id = ${brainId} and ${visible[kind](at)}
         order by rank, t.id limit ${limit}`.execute(db);
