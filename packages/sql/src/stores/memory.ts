@@ -209,13 +209,23 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
       if (!name) return [];
       const fts = sql.table(name);
       const match = terms.map(ftsPhrase).join(" OR ");
-      const r = await sql<Row>`
-        select ${cols(kind)}, bm25(${fts}) as rank
-        from ${fts} f cross join ${t} t
-        where ${fts} match ${match} and t.rowid = f.rowid and t.brain_id = ${brainId} and ${visible[kind](at)}
-        order by rank, t.id limit ${limit}`.execute(db);
-      // CROSS JOIN keeps the FTS index as the outer loop (SQLite would otherwise walk the brain's rows and
-      // evaluate MATCH once per row); bm25() is lower-is-better
+      // FTS5 ranks its own matches first (ORDER BY rank on the FTS table alone, no row lookups), then only
+      // the best `pool` are read and filtered bi-temporally. Most hits are visible at a recent point; when
+      // the filter leaves fewer than `limit` from a full pool, every match is ranked after the filter.
+      const ranked = async (pool: number | null) =>
+        sql<Row>`
+          select ${cols(kind)}, f.rank as rank
+          from (select rowid, rank from ${fts} where ${fts} match ${match} order by rank ${pool === null ? sql`` : sql`limit ${pool}`}) f
+          cross join ${t} t
+          where t.rowid = f.rowid and t.brain_id = ${brainId} and ${visible[kind](at)}
+          order by f.rank, t.id limit ${limit}`.execute(db);
+      const pool = limit * 4 + 50;
+      let r = await ranked(pool);
+      if (r.rows.length < limit) {
+        const matches = await sql<{ n: number }>`select count(*) as n from ${fts} where ${fts} match ${match}`.execute(db);
+        if (Number(matches.rows[0]?.n) > pool) r = await ranked(null);
+      }
+      // bm25 (the rank column) is lower-is-better
       return r.rows.map((row) => ({ item: map(row), score: -Number(row.rank) }));
     }
     // Okapi BM25 (k1 = 1.2, b = 0.75) over the brain's own documents: idf from how many of them hold each
@@ -644,13 +654,22 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
     async edgesOfEntities({ brainId, entityIds, asOf, knownAt, limit }) {
       if (!entityIds.length || limit <= 0) return [];
       const ids = [...new Set(entityIds)];
-      const rows = await selectEdges(brainId)
-        .where((eb) => eb.or([eb("t.source", "in", ids), eb("t.target", "in", ids)]))
-        .where(visible.edges({ asOf, knownAt }) as RawBuilder<boolean>)
-        .orderBy(sql`coalesce(t.t_valid, t.t_ingested)`, "desc")
-        .orderBy("t.id")
-        .limit(limit)
-        .execute();
+      // The edges touching the entities come from the source and target indexes, then each is read by its
+      // key: CROSS JOIN fixes that order on SQLite, whose planner (no statistics) otherwise walked every edge
+      // of the brain through the newest-first index that the t_ingested bound matched (EXPLAIN QUERY PLAN:
+      // SEARCH t USING INDEX memory_edges_newest (brain_id=? AND t_ingested<?)).
+      const list = sql.join(ids);
+      const r = await sql<Row>`
+        select ${cols("edges")}
+        from (
+          select id from memory_edges where brain_id = ${brainId} and source in (${list})
+          union all
+          select id from memory_edges where brain_id = ${brainId} and target in (${list}) and source not in (${list})
+        ) h cross join memory_edges t
+        where t.brain_id = ${brainId} and t.id = h.id and ${visible.edges({ asOf, knownAt })}
+        order by coalesce(t.t_valid, t.t_ingested) desc, t.id
+        limit ${limit}`.execute(db);
+      const rows = r.rows;
       return rows.map(toEdge);
     },
     async edgesOfEpisodes({ brainId, episodeIds }) {
