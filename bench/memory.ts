@@ -1,9 +1,19 @@
-// Memory benchmark: extraction throughput, freshness (post -> recallable), recall latency at 1k/10k/100k
-// edges in one brain, then the quality part (bench/memory-quality.ts: extraction coverage/precision and,
-// with --dataset <locomo.json>, evidence recall@10 per LoCoMo category next to the BM25 baseline).
-import { createMemoryService, type EdgeRecord, type EntityRecord, type EpisodeRecord, type MemoryService } from "@mountkit/memory";
+// Memory benchmark: extraction throughput, freshness (post -> recallable), recall p95 and ingest edges/s
+// at 1k/10k/100k (--million: 1M) edges in one brain on each store (--store memory,sqlite,postgres;
+// --vectors adds runs with an offline embedder), then the quality part (bench/memory-quality.ts: extraction
+// coverage/precision and, with --dataset <locomo.json>, evidence recall@10 per LoCoMo category next to the
+// BM25 baseline), all in one run.
+import {
+  createMemoryService,
+  type EdgeRecord,
+  type Embedder,
+  type EntityRecord,
+  type EpisodeRecord,
+  type MemoryService,
+} from "@mountkit/memory";
 import { listen } from "../examples/server/src/listen.js";
 import { runQuality } from "./memory-quality.js";
+import { recallAtScale, type StoreName } from "./memory-scale.js";
 import { percentile } from "./lib.js";
 
 const KEY = "mk_bench_key_0123456789abcdef";
@@ -94,14 +104,21 @@ async function extractionThroughput(n: number) {
 }
 
 // --- 2./3. freshness and recall latency over HTTP ---------------------------------------------------
-export async function seedEdges(service: MemoryService, brainId: string, from: number, to: number) {
+/** Bulk-loads edges `from`..`to` through the store API: `perEpisode` edges per episode and commit. */
+export async function seedEdges(
+  service: MemoryService,
+  brainId: string,
+  from: number,
+  to: number,
+  options: { perEpisode?: number; embedder?: Embedder } = {},
+) {
   const r = rng(from + 1);
   const pick = <T>(a: readonly T[]) => a[Math.floor(r() * a.length)]!;
   const now = Date.now();
   const entityIds = new Map<string, string>();
   const existing = await service.store.listEntities({ brainId, limit: 1_000_000 });
   for (const e of existing.items) entityIds.set(e.name, e.id);
-  const PER_EPISODE = 5;
+  const PER_EPISODE = options.perEpisode ?? 5;
   for (let base = from; base < to; base += PER_EPISODE) {
     const id = `ep_seed_${base}`;
     const facts: Array<{ s: string; rel: string; t: string; fact: string }> = [];
@@ -184,13 +201,23 @@ export async function seedEdges(service: MemoryService, brainId: string, from: n
       edgeIds: createEdges.map((e) => e.id),
       playbook: null,
     });
+    if (options.embedder && service.store.putEmbeddings) {
+      const vectors = await options.embedder.embed([episode.content, ...createEdges.map((e) => e.fact)]);
+      await service.store.putEmbeddings({
+        brainId,
+        items: [
+          { kind: "episode" as const, id, vector: vectors[0]! },
+          ...createEdges.map((e, i) => ({ kind: "edge" as const, id: e.id, vector: vectors[i + 1]! })),
+        ],
+      });
+    }
   }
 }
 
-async function recallLatency(api: Http, queries: number, seed: number) {
+function scaleQueries(queries: number, seed: number): string[] {
   const r = rng(seed);
   const pick = <T>(a: readonly T[]) => a[Math.floor(r() * a.length)]!;
-  const qs = Array.from({ length: queries }, (_, i) =>
+  return Array.from({ length: queries }, (_, i) =>
     [
       () => `Where did ${pick(FIRST)} ${pick(LAST)} travel?`,
       () => `Who likes ${pick(THINGS)}?`,
@@ -198,15 +225,6 @@ async function recallLatency(api: Http, queries: number, seed: number) {
       () => `What does ${pick(FIRST)} enjoy?`,
     ][i % 4]!(),
   );
-  for (const q of qs.slice(0, 20)) await api.post("/v1/recall", { query: q });
-  const times: number[] = [];
-  for (const q of qs) {
-    const t0 = performance.now();
-    await api.post("/v1/recall", { query: q, limit: 10 });
-    times.push(performance.now() - t0);
-  }
-  times.sort((a, b) => a - b);
-  return { p50: percentile(times, 50), p95: percentile(times, 95), max: times[times.length - 1]! };
 }
 
 async function freshness(api: Http, trials: number) {
@@ -234,7 +252,12 @@ function arg(args: string[], name: string): string | undefined {
 }
 
 export async function run(args: string[]): Promise<void> {
-  const sizes = (arg(args, "--sizes") ?? "1000,10000,100000").split(",").map(Number);
+  // 1M edges takes well over ten minutes to load on PostgreSQL: opt in with --million (or list it in --sizes)
+  const sizes = (arg(args, "--sizes") ?? `1000,10000,100000${args.includes("--million") ? ",1000000" : ""}`).split(",").map(Number);
+  const stores = (arg(args, "--store") ?? "memory,sqlite,postgres").split(",") as StoreName[];
+  for (const s of stores)
+    if (!["memory", "sqlite", "postgres"].includes(s)) throw new Error(`--store: unknown store "${s}" (memory, sqlite, postgres)`);
+  const vectorModes = args.includes("--vectors") ? [false, true] : [false];
   const framework = (arg(args, "--framework") ?? "fastify") as "fastify" | "express" | "fetch";
 
   console.log("1. extraction (default extractor, in-process, 2 workers)");
@@ -251,23 +274,28 @@ export async function run(args: string[]): Promise<void> {
     console.log(`2. freshness over HTTP (${framework}): POST /v1/episodes until the fact is in POST /v1/recall`);
     const f = await freshness(api, 40);
     console.log(`   p50 ${ms(f.p50)}, p95 ${ms(f.p95)}, max ${ms(f.max)} (target: under 2000 ms)`);
-
-    console.log("3. recall latency over HTTP, one brain (seeded through the store, queried through HTTP)");
-    let seeded = 0;
-    for (const size of sizes) {
-      const t0 = performance.now();
-      await seedEdges(service, "bench", seeded, size);
-      seeded = size;
-      const seedS = (performance.now() - t0) / 1000;
-      const l = await recallLatency(api, 300, size);
-      console.log(
-        `   ${String(size).padStart(7)} edges: p50 ${ms(l.p50)}, p95 ${ms(l.p95)}, max ${ms(l.max)}   (seeded in ${seedS.toFixed(1)} s)`,
-      );
-    }
   } finally {
     await server.close();
     await service.dispose();
   }
+
+  console.log(
+    `3. recall at scale, one brain, per store: edges bulk-loaded through the store API (50 per commit), recall in process (p95 of 200 queries)`,
+  );
+  console.log(
+    `   ${"store".padEnd(8)} ${"vectors".padEnd(7)} ${"edges".padStart(9)} ${"ingest".padStart(14)} ${"p50".padStart(9)} ${"p95".padStart(9)}`,
+  );
+  await recallAtScale({
+    stores,
+    sizes,
+    vectors: vectorModes,
+    queries: scaleQueries,
+    seed: seedEdges,
+    print: (row) =>
+      console.log(
+        `   ${row.store.padEnd(8)} ${(row.vectors ? "yes" : "no").padEnd(7)} ${String(row.edges).padStart(9)} ${`${row.ingestPerSec.toFixed(0)} edges/s`.padStart(14)} ${ms(row.p50).padStart(9)} ${ms(row.p95).padStart(9)}`,
+      ),
+  });
 
   // extraction quality and LoCoMo recall quality: bench/memory-quality.ts
   await runQuality(args);

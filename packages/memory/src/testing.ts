@@ -386,6 +386,27 @@ export function describeMemoryStore(name: string, factory: () => Promise<StoreFa
       });
     });
 
+    test("searchEdges finds a visible hit ranked below hundreds of better-ranked invisible ones", async (store) => {
+      const { brainId, alice, paris } = await seeded(store);
+      const ep2 = episode(brainId);
+      await store.createEpisode({
+        episode: ep2,
+        job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep2.id }, maxAttempts: 3 },
+      });
+      const future = Array.from({ length: 300 }, (_, i) =>
+        edge(brainId, ep2.id, alice.id, paris.id, { relation: `r${i}`, fact: `ancient ancient relic ${i}`, tValid: T0 + 10 * DAY }),
+      );
+      const visible = edge(brainId, ep2.id, alice.id, paris.id, {
+        relation: "found",
+        fact: "Alice found an ancient coin while walking along the river bank with friends",
+      });
+      const all = [...future, visible];
+      await store.commitExtraction(commitOf(ep2, { createEdges: all, edgeIds: all.map((e) => e.id) }));
+      const hits = await store.searchEdges({ brainId, query: "ancient relic", limit: 5, asOf: T0 + DAY });
+      expect(hits.map((h) => h.item.id)).toEqual([visible.id]);
+      expect(await store.searchEdges({ brainId, query: "ancient relic", limit: 5, asOf: T0 + 20 * DAY })).toHaveLength(5);
+    });
+
     test("edgesOfEntities returns visible edges, most recently valid first", async (store) => {
       const { brainId, ep, alice, paris, e1 } = await seeded(store);
       const e2 = edge(brainId, ep.id, paris.id, alice.id, { relation: "home_of", fact: "Paris is home to Alice", tValid: T0 + DAY });

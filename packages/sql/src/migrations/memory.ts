@@ -1,8 +1,10 @@
 // Tables of the memory service, with full-text indexes: FTS5 tables on SQLite, a tsvector column with a
 // GIN index on PostgreSQL. Both index the memory service's own analysed terms (folded, stop words out,
 // stemmed), so a word matches the same documents on every store.
+import { sql } from "kysely";
 import type { MigrationSet } from "../migrate.js";
 import { exec } from "../migrate.js";
+import { FTS_TOKENIZER, ftsTableName } from "../stores/memory-fts.js";
 
 export const memoryMigrations: MigrationSet = {
   name: "memory",
@@ -142,6 +144,27 @@ export const memoryMigrations: MigrationSet = {
             primary key (key, period, id)
           )`,
         ]);
+      },
+    },
+    {
+      version: 4,
+      name: "SQLite: one full-text table per brain (BM25 statistics per brain), rows moved from the shared tables",
+      async up(db, dialect) {
+        if (dialect !== "sqlite") return;
+        for (const kind of ["episodes", "entities", "edges"] as const) {
+          const shared = `memory_${kind}_fts`;
+          const brains = await sql<{ brain: string }>`select distinct brain from ${sql.table(shared)}`.execute(db);
+          for (const { brain } of brains.rows) {
+            const name = ftsTableName(kind, brain);
+            await sql`create virtual table if not exists ${sql.table(name)} using fts5(terms, tokenize = ${sql.lit(FTS_TOKENIZER)})`.execute(
+              db,
+            );
+            await sql`insert into ${sql.table(name)} (rowid, terms) select rowid, terms from ${sql.table(shared)} where brain = ${brain}`.execute(
+              db,
+            );
+          }
+          await sql`drop table ${sql.table(shared)}`.execute(db);
+        }
       },
     },
   ],

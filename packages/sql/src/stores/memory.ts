@@ -2,9 +2,8 @@
 // episode is always extracted, even after a crash), and an extraction commits all-or-nothing, idempotently
 // (the episode row is locked and checked first, so a re-run job writes nothing twice) and optimistically
 // on the brain's version. Full-text search ranks with BM25 on both engines: the formula over the brain's
-// own documents on PostgreSQL; FTS5's bm25() on SQLite, whose statistics (document count, document
-// frequencies, average length) span every brain of the FTS table, so on SQLite another brain's corpus can
-// reorder a brain's hits (measured in test/memory-fts-brains.test.ts; see packages/memory/README.md).
+// own documents on PostgreSQL; FTS5's bm25() on SQLite, over one FTS5 table per brain (memory-fts.ts) so
+// its statistics are the brain's own too (test/memory-fts-brains.test.ts).
 import {
   type ApiKeyRecord,
   type BrainRecord,
@@ -24,6 +23,7 @@ import { type Kysely, type RawBuilder, sql } from "kysely";
 import { insertJob, sqlJobStore } from "../core/jobs.js";
 import { sqlQuotaCounter } from "../core/limiter.js";
 import type { SqlDatabase } from "../db.js";
+import { ftsTables } from "./memory-fts.js";
 import { sqlQuotaHolds } from "./memory-quota.js";
 
 const EPISODE_COLS = [
@@ -172,6 +172,8 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
   const cols = (k: Kind, alias = "t") => sql.raw(COLS[k].map((c) => `${alias}.${c}`).join(", "));
   /** Insertion order of edges. */
   const edgeOrder = pg ? "ord" : "rowid";
+  /** SQLite: one FTS5 table per brain and kind, so BM25 statistics are the brain's own. */
+  const ftsByBrain = ftsTables(db);
 
   /** Writes a row's analysed text to the full-text index (the row must exist in this transaction). */
   async function index(trx: Db, kind: Kind, brainId: string, id: string, text: string, replace = false) {
@@ -182,10 +184,10 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
       );
       return;
     }
-    const fts = sql.table(`${table(kind)}_fts`);
+    const fts = sql.table(await ftsByBrain.ensure(trx, kind, brainId));
     const rowid = sql`(select rowid from ${sql.table(table(kind))} where brain_id = ${brainId} and id = ${id})`;
     if (replace) await sql`delete from ${fts} where rowid = ${rowid}`.execute(trx);
-    await sql`insert into ${fts} (rowid, brain, terms) values (${rowid}, ${brainId}, ${terms.join(" ")})`.execute(trx);
+    await sql`insert into ${fts} (rowid, terms) values (${rowid}, ${terms.join(" ")})`.execute(trx);
   }
 
   /** Columns PostgreSQL requires on insert before `index` fills them. */
@@ -203,15 +205,27 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
     if (!terms.length || limit <= 0) return [];
     const t = sql.table(table(kind));
     if (!pg) {
-      const fts = sql.table(`${table(kind)}_fts`);
-      const match = `brain : ${ftsPhrase(brainId)} AND terms : (${terms.map(ftsPhrase).join(" OR ")})`;
-      const r = await sql<Row>`
-        select ${cols(kind)}, bm25(${fts}, 0.0, 1.0) as rank
-        from ${fts} f cross join ${t} t
-        where ${fts} match ${match} and t.rowid = f.rowid and t.brain_id = ${brainId} and ${visible[kind](at)}
-        order by rank, t.id limit ${limit}`.execute(db);
-      // CROSS JOIN keeps the FTS index as the outer loop (SQLite would otherwise walk the brain's rows and
-      // evaluate MATCH once per row); bm25() is lower-is-better
+      const name = await ftsByBrain.find(kind, brainId);
+      if (!name) return [];
+      const fts = sql.table(name);
+      const match = terms.map(ftsPhrase).join(" OR ");
+      // FTS5 ranks its own matches first (ORDER BY rank on the FTS table alone, no row lookups), then only
+      // the best `pool` are read and filtered bi-temporally. Most hits are visible at a recent point; when
+      // the filter leaves fewer than `limit` from a full pool, every match is ranked after the filter.
+      const ranked = async (pool: number | null) =>
+        sql<Row>`
+          select ${cols(kind)}, f.rank as rank
+          from (select rowid, rank from ${fts} where ${fts} match ${match} order by rank ${pool === null ? sql`` : sql`limit ${pool}`}) f
+          cross join ${t} t
+          where t.rowid = f.rowid and t.brain_id = ${brainId} and ${visible[kind](at)}
+          order by f.rank, t.id limit ${limit}`.execute(db);
+      const pool = limit * 4 + 50;
+      let r = await ranked(pool);
+      if (r.rows.length < limit) {
+        const matches = await sql<{ n: number }>`select count(*) as n from ${fts} where ${fts} match ${match}`.execute(db);
+        if (Number(matches.rows[0]?.n) > pool) r = await ranked(null);
+      }
+      // bm25 (the rank column) is lower-is-better
       return r.rows.map((row) => ({ item: map(row), score: -Number(row.rank) }));
     }
     // Okapi BM25 (k1 = 1.2, b = 0.75) over the brain's own documents: idf from how many of them hold each
@@ -640,13 +654,22 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
     async edgesOfEntities({ brainId, entityIds, asOf, knownAt, limit }) {
       if (!entityIds.length || limit <= 0) return [];
       const ids = [...new Set(entityIds)];
-      const rows = await selectEdges(brainId)
-        .where((eb) => eb.or([eb("t.source", "in", ids), eb("t.target", "in", ids)]))
-        .where(visible.edges({ asOf, knownAt }) as RawBuilder<boolean>)
-        .orderBy(sql`coalesce(t.t_valid, t.t_ingested)`, "desc")
-        .orderBy("t.id")
-        .limit(limit)
-        .execute();
+      // The edges touching the entities come from the source and target indexes, then each is read by its
+      // key: CROSS JOIN fixes that order on SQLite, whose planner (no statistics) otherwise walked every edge
+      // of the brain through the newest-first index that the t_ingested bound matched (EXPLAIN QUERY PLAN:
+      // SEARCH t USING INDEX memory_edges_newest (brain_id=? AND t_ingested<?)).
+      const list = sql.join(ids);
+      const r = await sql<Row>`
+        select ${cols("edges")}
+        from (
+          select id from memory_edges where brain_id = ${brainId} and source in (${list})
+          union all
+          select id from memory_edges where brain_id = ${brainId} and target in (${list}) and source not in (${list})
+        ) h cross join memory_edges t
+        where t.brain_id = ${brainId} and t.id = h.id and ${visible.edges({ asOf, knownAt })}
+        order by coalesce(t.t_valid, t.t_ingested) desc, t.id
+        limit ${limit}`.execute(db);
+      const rows = r.rows;
       return rows.map(toEdge);
     },
     async edgesOfEpisodes({ brainId, episodeIds }) {
