@@ -8,6 +8,7 @@ export * from "./http.js";
 export * from "./ids.js";
 export * from "./limiter.js";
 export * from "./logger.js";
+export * from "./nulls.js";
 export * from "./openapi.js";
 export * from "./queue.js";
 export * from "./route.js";

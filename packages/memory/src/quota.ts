@@ -1,6 +1,6 @@
 // Daily quota per brain: a call reserves one unit before running and gives it back unless it
 // succeeded (2xx), so concurrent calls never pass the limit and failures never count.
-import { type Clock, iso, type Middleware, type QuotaCounter, utcDay } from "@mountkit/core";
+import { type Clock, documented, iso, type Middleware, type QuotaCounter, utcDay } from "@mountkit/core";
 import { memoryError } from "./errors.js";
 
 function headers(limit: number, remaining: number, resetSeconds: number): Record<string, string> {
@@ -13,7 +13,7 @@ function headers(limit: number, remaining: number, resetSeconds: number): Record
 
 export function dailyQuota(options: { counter: QuotaCounter; limit: number; clock: Clock }): Middleware {
   const { counter, limit, clock } = options;
-  return async (ctx, next) => {
+  return documented(async (ctx, next) => {
     const brainId = ctx.state.brainId as string;
     const key = `memory:${brainId}`;
     const now = clock.now();
@@ -41,5 +41,21 @@ export function dailyQuota(options: { counter: QuotaCounter; limit: number; cloc
     }
     result.headers = { ...result.headers, ...headers(limit, limit - used, reset) };
     return result;
-  };
+  }, QUOTA_DOC);
 }
+
+const integer = { type: "string", pattern: "^[0-9]+$" };
+/** What the quota adds to every authenticated route's documentation. */
+const QUOTA_DOC = {
+  headers: {
+    "RateLimit-Limit": { description: "Successful calls this brain may make per UTC day.", schema: integer },
+    "RateLimit-Remaining": { description: "Successful calls left today.", schema: integer },
+    "RateLimit-Reset": { description: "Seconds until the quota resets (midnight UTC).", schema: integer },
+  },
+  responses: {
+    429: {
+      description: "Daily quota exceeded (`details`: `{ limit, resetAt }`).",
+      headers: { "Retry-After": { description: "Seconds until midnight UTC.", required: true, schema: integer } },
+    },
+  },
+};

@@ -4,9 +4,9 @@
 // change (webhook and poll, two processes) collapse into one write because every write checks `lastSeq`.
 import { type Clock, iso, type Logger, type PubSub } from "@mountkit/core";
 import type { ConversationPatch, ConversationRecord, EventInput, MessageRecord, SupportStore, WriteFailure } from "../store/types.js";
+import type { CustomerScope } from "./backend.js";
 import { conversationTopic, ev } from "./events.js";
 import { type Status, stateOf, statusChangeEffects, wireLabels } from "./status.js";
-import type { CustomerScope } from "./backend.js";
 import { type Comment, type ConversationView, comment, view } from "./wire.js";
 
 const MAX_ATTEMPTS = 20;
