@@ -1,8 +1,8 @@
 // Safe fetching of user-chosen URLs: refused address classes, DNS answers checked, pinned connections, redirects, caps.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkAddress, SpecFetchError, safeFetch } from "@mountkit/entries";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 async function refusal(url: string, options: Parameters<typeof safeFetch>[1] = {}): Promise<string> {
   try {

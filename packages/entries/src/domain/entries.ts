@@ -2,8 +2,8 @@
 import type { Clock, IdGenerator } from "@mountkit/core";
 import { entriesError, type Issue } from "../errors.js";
 import type { EntriesStore, Entry, InventoryInput, Operation } from "../store/types.js";
-import type { EntryType, PrepareContext, TypeRegistry } from "../types/registry.js";
 import { dropNullOptionals } from "../types/nulls.js";
+import type { EntryType, PrepareContext, TypeRegistry } from "../types/registry.js";
 import { entryCursor, offsetCursor } from "./cursor.js";
 
 export interface EntryInput {

@@ -1,10 +1,10 @@
 // The `apis` submission step: fetch specUrl safely, have the validation address judge it, catalogue it.
 import { entriesError } from "../errors.js";
+import { type SafeFetchOptions, SpecFetchError, safeFetch } from "../fetch/safe-fetch.js";
 import { type ValidationClient, ValidatorUnavailableError } from "../openapi/client.js";
 import { parseSpec } from "../openapi/parse.js";
 import { checkRefs } from "../openapi/refs.js";
 import { externalLoader } from "../openapi/validate.js";
-import { type SafeFetchOptions, SpecFetchError, safeFetch } from "../fetch/safe-fetch.js";
 import type { ApisCustomData } from "../types/apis.js";
 import type { EntryTypeDefinition, Preparation } from "../types/registry.js";
 import { catalogue } from "./catalogue.js";

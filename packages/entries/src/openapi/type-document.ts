@@ -1,4 +1,5 @@
 // The per-type OpenAPI 3.1 document: every entry endpoint of one type, its customData schema inlined, ready for client generators.
+import { nullableOptionals } from "@mountkit/core";
 import type { EntryType } from "../types/registry.js";
 import type { JsonSchema } from "../types/schema.js";
 
@@ -9,6 +10,8 @@ export interface TypeDocumentOptions {
   inventory: boolean;
   limits: { name: number; description: number; tags: number; tag: number; listMax: number; operationsMax: number };
 }
+
+const NULL_NOTE = "On every optional field, JSON `null` means the same as leaving the field out.";
 
 const pascal = (id: string) => id.replace(/(^|[-_])([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());
 
@@ -59,17 +62,19 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
     description: { type: "string", minLength: 1, maxLength: L.description, description: "Detailed description." },
   };
 
-  schemas[`${P}EntryInput`] = {
+  // requests: an optional field sent as `null` is treated as absent (CONTRACT §0), at every depth
+  schemas[`${P}EntryInput`] = nullableOptionals({
     type: "object",
+    description: NULL_NOTE,
     required: ["name", "description", "customData"],
     properties: { ...common, customData, tags },
-  };
-  schemas[`${P}EntryPatch`] = {
+  });
+  schemas[`${P}EntryPatch`] = nullableOptionals({
     type: "object",
     minProperties: 1,
-    description: "Fields to replace; `customData`, when given, replaces the whole object and is validated again.",
+    description: `Fields to replace; \`customData\`, when given, replaces the whole object and is validated again. ${NULL_NOTE}`,
     properties: { ...common, customData, tags },
-  };
+  });
   schemas[`${P}Entry`] = {
     type: "object",
     required: ["id", "typeId", "ownerId", "name", "description", "customData", "tags", "dateCreated", "dateModified"],
