@@ -91,10 +91,15 @@ export function nullableOptionals(node: unknown): unknown {
   const props = out.properties as Record<string, JsonSchema> | undefined;
   if (props && typeof props === "object") {
     const required = new Set((out.required as string[] | undefined) ?? []);
-    for (const [name, prop] of Object.entries(props))
-      if (!required.has(name) && !allowsNull(prop)) props[name] = { anyOf: [prop, { type: "null" }] };
+    for (const [name, prop] of Object.entries(props)) if (!required.has(name) && !allowsNull(prop)) props[name] = orNull(prop);
   }
   return out;
+}
+
+/** A schema that also takes null: a plain `type` grows a "null" (readers keep its keywords in place), anything else an `anyOf`. */
+function orNull(s: JsonSchema): JsonSchema {
+  if (typeof s.type === "string" && !("enum" in s) && !("const" in s)) return { ...s, type: [s.type, "null"] };
+  return { anyOf: [s, { type: "null" }] };
 }
 
 const mapValues = (v: unknown, f: (x: unknown) => unknown) =>

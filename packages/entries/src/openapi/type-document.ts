@@ -48,7 +48,8 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
   const P = pascal(type.id);
   const schemas: Record<string, unknown> = {};
   const { $schema: _d, ...raw } = type.schema.jsonSchema;
-  const customData = hoistDefs(raw, `${P}CustomData_`, schemas);
+  // one customData schema for requests and entries alike (clients share the type): its optional members take null as absent
+  const customData = nullableOptionals(hoistDefs(raw, `${P}CustomData_`, schemas)) as JsonSchema;
   const L = o.limits;
   const tags = {
     type: "array",
