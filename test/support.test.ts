@@ -118,7 +118,7 @@ function suite(t: AdapterTarget) {
         { productSlug: "demo", customerId: "user@example.com", message: "x" },
         { productSlug: "demo", customerId: crypto.randomUUID(), message: "x" },
         { productSlug: "demo", customerId: null, message: "x" },
-        { productSlug: "demo", customerId: c, message: "x", clientMessageId: "has space" },
+        { productSlug: "demo", customerId: c, message: "x", clientMessageId: "m".repeat(201) },
         [],
         "string",
         null,

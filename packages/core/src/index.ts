@@ -12,6 +12,7 @@ export * from "./ids.js";
 export * from "./limiter.js";
 export * from "./limits.js";
 export * from "./logger.js";
+export * from "./nulls.js";
 export * from "./openapi.js";
 export * from "./queue.js";
 export * from "./route.js";

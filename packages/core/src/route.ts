@@ -54,14 +54,39 @@ export type HandlerResult = JsonResult | TextResult | EmptyResult | SseResult;
 export type Handler<Ctx extends RequestContext<any, any, any> = RequestContext> = (ctx: Ctx) => Promise<HandlerResult> | HandlerResult;
 export type Middleware = (ctx: RequestContext<any, any, any>, next: () => Promise<HandlerResult>) => Promise<HandlerResult>;
 
+/** A documented response header. */
+export interface HeaderDoc {
+  description: string;
+  /** JSON Schema of the value; default `{ type: "string" }`. */
+  schema?: Record<string, unknown>;
+  /** Whether every response of that status carries it. */
+  required?: boolean;
+}
+
 export interface ResponseDoc {
   description: string;
   schema?: z.ZodType;
   /** Content type of the documented body; default application/json. */
   contentType?: string;
-  /** Response headers worth documenting (`Link`, `Retry-After`), by name. */
-  headers?: Record<string, { description: string; schema?: z.ZodType }>;
+  /** Headers this response carries, beyond the ones every response documents (X-Request-Id). */
+  headers?: Record<string, HeaderDoc>;
 }
+
+/**
+ * What a middleware adds to every route it wraps, for the OpenAPI document: the statuses it can
+ * answer on its own (401 from auth, 429 from a limiter) and the headers it puts on every response.
+ */
+export interface MiddlewareDoc {
+  responses?: Record<number, ResponseDoc>;
+  headers?: Record<string, HeaderDoc>;
+}
+
+/** Attaches a {@link MiddlewareDoc} to a middleware; the generator reads it from `use` lists. */
+export function documented<M extends Middleware>(middleware: M, doc: MiddlewareDoc): M & { doc: MiddlewareDoc } {
+  return Object.assign(middleware, { doc });
+}
+
+export const middlewareDoc = (mw: Middleware): MiddlewareDoc | undefined => (mw as { doc?: MiddlewareDoc }).doc;
 
 export interface RouteDef<
   P extends z.ZodType | undefined = z.ZodType | undefined,

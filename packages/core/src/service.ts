@@ -8,6 +8,7 @@ import { toFetchHandler } from "./fetch.js";
 import { type KitRequest, type KitResponse, normaliseMountPath, SSE_HEADERS, withMountPrefix } from "./http.js";
 import { type IdGenerator, randomIds } from "./ids.js";
 import { kitLogger, type Logger } from "./logger.js";
+import { dropNullOptionals } from "./nulls.js";
 import { buildOpenApi, type OpenApiDocument } from "./openapi.js";
 import {
   type HandlerResult,
@@ -333,7 +334,7 @@ export function defineService(def: ServiceDefinition): Service {
     if (r.params) ctx.params = validate(r.params, ctx.params, "path") as Record<string, string>;
     // without a query schema the query stays unparsed until a handler reads it
     if (r.query) ctx.query = validate(r.query, ctx.query, "query") as Record<string, unknown>;
-    if (r.body) ctx.body = validate(r.body, ctx.body, "body");
+    if (r.body) ctx.body = validate(r.body, dropNullOptionals(r.body, ctx.body), "body");
   }
 
   /** A route with middleware: each layer is a closure around the next, errors caught at every layer. */
@@ -485,6 +486,7 @@ export function defineService(def: ServiceDefinition): Service {
         version: def.version,
         description: def.description,
         routes: def.routes,
+        use: def.use,
         basePath,
         errorSchema,
         securitySchemes: def.securitySchemes,

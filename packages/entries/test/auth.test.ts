@@ -2,9 +2,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { manualClock } from "@mountkit/core";
+import { devAuth, firebaseIssuer, firebaseVerifier, jwtVerifier, signHs256 } from "@mountkit/entries";
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { devAuth, firebaseIssuer, firebaseVerifier, jwtVerifier, signHs256 } from "@mountkit/entries";
 
 const SECRET = "test-secret-that-is-long-enough-for-hs256!";
 const NOW = Date.UTC(2026, 0, 15, 12);

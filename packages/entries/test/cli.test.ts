@@ -2,8 +2,8 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
 import { createEntriesService, jwtVerifier, signHs256 } from "@mountkit/entries";
+import { describe, expect, it } from "vitest";
 import { collectItems, formatSummary, submitAll } from "../src/cli.js";
 import { france } from "./fixtures/countries.js";
 

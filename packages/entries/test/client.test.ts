@@ -1,6 +1,7 @@
 // The validation-address client: local versus remote, self-detection, and what a remote answer may be.
+
+import { remoteValidationClient, sameAddress, ValidatorUnavailableError, validationAddress, validationClient } from "@mountkit/entries";
 import { describe, expect, it } from "vitest";
-import { remoteValidationClient, sameAddress, validationAddress, validationClient, ValidatorUnavailableError } from "@mountkit/entries";
 
 const local = async () => ({ answer: { valid: false as const, errors: [{ path: "", message: "local" }] } });
 

@@ -1,9 +1,9 @@
 // Inventories of real-world-sized specs (generated: hundreds of operations, $ref-heavy), exact counts and order.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { catalogue, parseSpec, safeFetch, validateSpec } from "@mountkit/entries";
 import { dump } from "js-yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { catalogue, parseSpec, safeFetch, validateSpec } from "@mountkit/entries";
 import { type GeneratedOperation, generateSpec } from "./fixtures/spec-generator.js";
 
 const byPathThenMethod = (ops: GeneratedOperation[]) =>

@@ -2,9 +2,9 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isKitError } from "@mountkit/core";
+import { createEntriesService, jwtVerifier } from "@mountkit/entries";
 import { validate as independentValidate } from "@readme/openapi-parser";
 import { describe, expect, it } from "vitest";
-import { createEntriesService, jwtVerifier } from "@mountkit/entries";
 import { semaphore } from "../src/inventory/apis-hook.js";
 import { japan } from "./fixtures/countries.js";
 

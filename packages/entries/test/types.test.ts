@@ -1,8 +1,9 @@
 // Type registry: built-in types, host types in zod, Effect Schema and JSON Schema; every failing path listed.
+
+import { builtinTypes, flagOf, typeRegistry } from "@mountkit/entries";
 import { Schema } from "effect";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { builtinTypes, flagOf, typeRegistry } from "@mountkit/entries";
 import { france } from "./fixtures/countries.js";
 
 const registry = typeRegistry([builtinTypes.apis(), builtinTypes.countries()]);

@@ -3,7 +3,7 @@
 // their outcome instead of answering 429, so a failing call never makes a good one fail. A plain
 // QuotaCounter (a host's own) reserves before running and refunds failures.
 import { randomUUID } from "node:crypto";
-import { type Clock, iso, type Middleware, type QuotaCounter, utcDay } from "@mountkit/core";
+import { type Clock, documented, iso, type Middleware, type QuotaCounter, utcDay } from "@mountkit/core";
 import { memoryError } from "./errors.js";
 import type { QuotaHolds } from "./store/types.js";
 
@@ -24,7 +24,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function dailyQuota(options: { counter: QuotaCounter; holds?: QuotaHolds; limit: number; clock: Clock }): Middleware {
   const { counter, holds, limit, clock } = options;
-  return async (ctx, next) => {
+  return documented(async (ctx, next) => {
     const brainId = ctx.state.brainId as string;
     const key = `memory:${brainId}`;
     const now = clock.now();
@@ -75,5 +75,21 @@ export function dailyQuota(options: { counter: QuotaCounter; holds?: QuotaHolds;
     }
     result.headers = { ...result.headers, ...headers(limit, limit - used, reset) };
     return result;
-  };
+  }, QUOTA_DOC);
 }
+
+const integer = { type: "string", pattern: "^[0-9]+$" };
+/** What the quota adds to every authenticated route's documentation. */
+const QUOTA_DOC = {
+  headers: {
+    "RateLimit-Limit": { description: "Successful calls this brain may make per UTC day.", schema: integer },
+    "RateLimit-Remaining": { description: "Successful calls left today.", schema: integer },
+    "RateLimit-Reset": { description: "Seconds until the quota resets (midnight UTC).", schema: integer },
+  },
+  responses: {
+    429: {
+      description: "Daily quota exceeded (`details`: `{ limit, resetAt }`).",
+      headers: { "Retry-After": { description: "Seconds until midnight UTC.", required: true, schema: integer } },
+    },
+  },
+};

@@ -26,7 +26,7 @@ import { type Conversations, createConversations } from "./domain/conversations.
 import { withMetadata } from "./domain/metadata.js";
 import { type ProductConfig, type ProductLimits, type ProductRegistry, productRegistry } from "./domain/products.js";
 import { type CloseAction, closeMessage } from "./domain/status.js";
-import { defaultSubject } from "./domain/subject.js";
+import { subjectOr } from "./domain/subject.js";
 import { issueDetail } from "./domain/wire.js";
 import { ErrorSchema, supportError } from "./errors.js";
 import type { SupportContext } from "./http/context.js";
@@ -240,7 +240,7 @@ export function createSupportService(options: SupportServiceOptions): SupportSer
       return p.backend.createConversation({
         productSlug: p.slug,
         customerId: input.customerId,
-        subject: input.subject ?? defaultSubject(input.message),
+        subject: subjectOr(input.subject, input.message),
         body: withMetadata(
           input.message,
           input.clientMessageId

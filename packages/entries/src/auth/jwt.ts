@@ -1,4 +1,6 @@
 // JWT verification with jose: HS256 (development) or an identity provider's JWKS; `none` and algorithm confusion refused.
+
+import type { Clock } from "@mountkit/core";
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
@@ -9,7 +11,6 @@ import {
   jwtVerify,
   SignJWT,
 } from "jose";
-import type { Clock } from "@mountkit/core";
 import { AuthError, type Principal, type TokenVerifier } from "./verifier.js";
 
 /** Asymmetric algorithms only: a JWKS verifier never accepts an HMAC token signed with a public key. */

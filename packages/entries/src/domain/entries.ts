@@ -2,6 +2,7 @@
 import type { Clock, IdGenerator } from "@mountkit/core";
 import { entriesError, type Issue } from "../errors.js";
 import type { EntriesStore, Entry, InventoryInput, Operation } from "../store/types.js";
+import { dropNullOptionals } from "../types/nulls.js";
 import type { EntryType, PrepareContext, TypeRegistry } from "../types/registry.js";
 import { entryCursor, offsetCursor } from "./cursor.js";
 
@@ -81,7 +82,8 @@ export function entriesDomain(deps: { store: EntriesStore; types: TypeRegistry; 
   return {
     async submit({ typeId, ownerId, entry, signal, requestId }) {
       const type = typeOf(typeId);
-      const prep = await checkCustomData(type, entry.customData, context(signal, requestId));
+      const customData = dropNullOptionals(type.schema.jsonSchema, entry.customData) as Record<string, unknown>;
+      const prep = await checkCustomData(type, customData, context(signal, requestId));
       const now = clock.now();
       const saved: Entry = {
         id: ids("ent"),
@@ -89,7 +91,7 @@ export function entriesDomain(deps: { store: EntriesStore; types: TypeRegistry; 
         ownerId,
         name: entry.name,
         description: entry.description,
-        customData: entry.customData,
+        customData,
         tags: dedupe([...(entry.tags ?? []), ...(prep.tags ?? [])]),
         dateCreated: now,
         dateModified: now,
@@ -119,6 +121,8 @@ export function entriesDomain(deps: { store: EntriesStore; types: TypeRegistry; 
       let inventory: InventoryInput | undefined;
       let typeTags: string[] = [];
       const previous = await store.getInventory({ typeId, entryId: id });
+      if (patch.customData !== undefined)
+        patch = { ...patch, customData: dropNullOptionals(type.schema.jsonSchema, patch.customData) as Record<string, unknown> };
       if (patch.customData !== undefined) {
         const prep = await checkCustomData(type, patch.customData, context(signal, requestId));
         inventory = prep.inventory;

@@ -2,7 +2,7 @@
 // address (no DNS rebinding between check and connect), redirects followed by hand and re-checked, size and time capped.
 import { lookup as dnsLookup } from "node:dns/promises";
 // biome-ignore lint/style/noRestrictedImports: an outbound client, not the request boundary: pinning the socket to the vetted IP needs the lookup hook of http.request (global fetch has none without undici's Agent).
-import { type IncomingMessage, request as httpRequest } from "node:http";
+import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
 import { checkAddress, isIpLiteral, METADATA_HOSTS } from "./address-policy.js";

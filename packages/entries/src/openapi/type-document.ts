@@ -1,4 +1,5 @@
 // The per-type OpenAPI 3.1 document: every entry endpoint of one type, its customData schema inlined, ready for client generators.
+import { nullableOptionals } from "@mountkit/core";
 import type { EntryType } from "../types/registry.js";
 import type { JsonSchema } from "../types/schema.js";
 
@@ -9,6 +10,8 @@ export interface TypeDocumentOptions {
   inventory: boolean;
   limits: { name: number; description: number; tags: number; tag: number; listMax: number; operationsMax: number };
 }
+
+const NULL_NOTE = "On every optional field, JSON `null` means the same as leaving the field out.";
 
 const pascal = (id: string) => id.replace(/(^|[-_])([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());
 
@@ -45,30 +48,34 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
   const P = pascal(type.id);
   const schemas: Record<string, unknown> = {};
   const { $schema: _d, ...raw } = type.schema.jsonSchema;
-  const customData = hoistDefs(raw, `${P}CustomData_`, schemas);
+  // one customData schema for requests and entries alike (clients share the type): its optional members take null as absent
+  const customData = nullableOptionals(hoistDefs(raw, `${P}CustomData_`, schemas)) as JsonSchema;
   const L = o.limits;
   const tags = {
     type: "array",
     maxItems: L.tags,
+    uniqueItems: true,
     items: { type: "string", minLength: 1, maxLength: L.tag },
-    description: "Categorisation tags.",
+    description: "Categorisation tags, kept as submitted: a repeated tag is refused with 400.",
   };
   const common = {
     name: { type: "string", minLength: 1, maxLength: L.name, description: "Display name of the entry." },
     description: { type: "string", minLength: 1, maxLength: L.description, description: "Detailed description." },
   };
 
-  schemas[`${P}EntryInput`] = {
+  // requests: an optional field sent as `null` is treated as absent (CONTRACT §0), at every depth
+  schemas[`${P}EntryInput`] = nullableOptionals({
     type: "object",
+    description: NULL_NOTE,
     required: ["name", "description", "customData"],
     properties: { ...common, customData, tags },
-  };
-  schemas[`${P}EntryPatch`] = {
+  });
+  schemas[`${P}EntryPatch`] = nullableOptionals({
     type: "object",
     minProperties: 1,
-    description: "Fields to replace; `customData`, when given, replaces the whole object and is validated again.",
+    description: `Fields to replace; \`customData\`, when given, replaces the whole object and is validated again. ${NULL_NOTE}`,
     properties: { ...common, customData, tags },
-  };
+  });
   schemas[`${P}Entry`] = {
     type: "object",
     required: ["id", "typeId", "ownerId", "name", "description", "customData", "tags", "dateCreated", "dateModified"],
@@ -78,7 +85,11 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
       ownerId: { type: "string", description: "`sub` of the token that created the entry." },
       ...common,
       customData,
-      tags: { ...tags, maxItems: L.tags + 3 },
+      tags: {
+        ...tags,
+        maxItems: L.tags + 3,
+        description: "The submitted tags, then the ones a catalogue adds (`api`, `openapi`, `v<version>`).",
+      },
       dateCreated: { type: "integer", format: "int64", description: "Epoch milliseconds." },
       dateModified: { type: "integer", format: "int64", description: "Epoch milliseconds." },
     },
@@ -91,10 +102,15 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
       next: { type: ["string", "null"], description: "Cursor of the next page; null on the last page." },
     },
   };
+  const requestId = { type: "string", description: "Equals the `X-Request-Id` response header." };
   schemas.Error = {
     type: "object",
-    required: ["error"],
-    properties: { error: { type: "string" }, details: { description: "Machine-readable detail; its shape depends on the error." } },
+    required: ["error", "requestId"],
+    properties: {
+      error: { type: "string" },
+      details: { description: "Machine-readable detail; its shape depends on the error." },
+      requestId,
+    },
   };
   schemas.Issue = {
     type: "object",
@@ -103,19 +119,32 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
   };
   schemas.ValidationError = {
     type: "object",
-    required: ["error", "details"],
-    properties: { error: { type: "string" }, details: { type: "array", items: ref("Issue") } },
+    required: ["error", "details", "requestId"],
+    properties: { error: { type: "string" }, details: { type: "array", items: ref("Issue") }, requestId },
+  };
+  schemas.BadRequestError = {
+    type: "object",
+    required: ["error", "requestId"],
+    properties: {
+      error: { type: "string" },
+      details: {
+        type: "array",
+        items: ref("Issue"),
+        description: "Every failing field; for a body that is not JSON, one item with an empty path and the parser's reason.",
+      },
+      requestId,
+    },
   };
   schemas.InternalError = {
     type: "object",
     required: ["error", "requestId"],
-    properties: { error: { type: "string", const: "internal error" }, requestId: { type: "string" } },
+    properties: { error: { type: "string", const: "internal error" }, requestId },
   };
 
   const responses: Record<string, unknown> = {
     BadRequest: {
       description: "Body not JSON, not an object, or a common field missing, of the wrong type or out of its limits.",
-      content: json(ref("ValidationError")),
+      content: json(ref("BadRequestError")),
     },
     Unauthorized: {
       description: "Bearer token missing, malformed, expired, or with a wrong signature, issuer or audience.",
@@ -127,8 +156,13 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
     PayloadTooLarge: { description: "Body over the size limit.", content: json(ref("Error")) },
     UnsupportedMediaType: { description: "Body is not `application/json`.", content: json(ref("Error")) },
     Unprocessable: {
-      description: "`customData` failed the type's schema (or, for `apis`, the spec failed to fetch or validate).",
+      description:
+        "`customData` failed the type's schema or a rule the schema's description states (or, for `apis`, the spec failed to fetch or validate).",
       content: json(ref("ValidationError")),
+    },
+    ServiceUnavailable: {
+      description: "Extension to the seed's table: the OpenAPI validation address did not answer; nothing was saved, retry later.",
+      content: json(ref("Error")),
     },
     InternalError: { description: "Server processing error.", content: json(ref("InternalError")) },
   };
@@ -144,6 +178,8 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
   };
   const errors = (...names: Array<[string, string]>) => Object.fromEntries(names.map(([status, name]) => [status, resp(name)]));
   const secured = [{ bearerAuth: [] }];
+  // only a type with a catalogue step calls the validation address
+  const unavailable: Array<[string, string]> = o.inventory ? [["503", "ServiceUnavailable"]] : [];
 
   const paths: Record<string, unknown> = {
     [`${base}/data`]: {
@@ -156,7 +192,13 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
         responses: {
           "201": {
             description: "Created.",
-            headers: { Location: { description: "URL of the created entry.", schema: { type: "string" } } },
+            headers: {
+              Location: {
+                description: "Path of the created entry, mount prefix included.",
+                required: true,
+                schema: { type: "string", format: "uri-reference" },
+              },
+            },
             content: json(ref(`${P}Entry`)),
           },
           ...errors(
@@ -166,6 +208,7 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
             ["415", "UnsupportedMediaType"],
             ["422", "Unprocessable"],
             ["500", "InternalError"],
+            ...unavailable,
           ),
         },
       },
@@ -193,7 +236,7 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
         tags: [P],
         responses: {
           "200": { description: "The entry.", content: json(ref(`${P}Entry`)) },
-          ...errors(["404", "NotFound"], ["500", "InternalError"]),
+          ...errors(["400", "BadRequest"], ["404", "NotFound"], ["500", "InternalError"]),
         },
       },
       patch: {
@@ -213,6 +256,7 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
             ["415", "UnsupportedMediaType"],
             ["422", "Unprocessable"],
             ["500", "InternalError"],
+            ...unavailable,
           ),
         },
       },
@@ -223,7 +267,7 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
         security: secured,
         responses: {
           "204": { description: "Deleted." },
-          ...errors(["401", "Unauthorized"], ["403", "Forbidden"], ["404", "NotFound"], ["500", "InternalError"]),
+          ...errors(["400", "BadRequest"], ["401", "Unauthorized"], ["403", "Forbidden"], ["404", "NotFound"], ["500", "InternalError"]),
         },
       },
     },
@@ -275,6 +319,7 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
     };
   }
 
+  withRequestIdHeaders(paths, responses);
   return {
     openapi: "3.1.0",
     info: {
@@ -298,4 +343,25 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
       },
     },
   };
+}
+
+/** Every response carries X-Request-Id; on errors it is always there and equals the body's `requestId`. */
+function withRequestIdHeaders(paths: Record<string, unknown>, shared: Record<string, unknown>): void {
+  const header = (required: boolean) => ({
+    description: required
+      ? "The request's id, equal to `requestId` in the body."
+      : "The request's id, when the client sent one or the service assigned one.",
+    ...(required ? { required: true } : {}),
+    schema: { type: "string" },
+  });
+  const add = (status: string, response: Record<string, unknown>) => {
+    if ("$ref" in response) return;
+    response.headers = { ...(response.headers as object | undefined), "X-Request-Id": header(Number(status) >= 400) };
+  };
+  for (const response of Object.values(shared)) add("400", response as Record<string, unknown>);
+  for (const item of Object.values(paths) as Array<Record<string, unknown>>)
+    for (const op of Object.values(item)) {
+      const responses = (op as { responses?: Record<string, Record<string, unknown>> }).responses;
+      if (responses) for (const [status, response] of Object.entries(responses)) add(status, response);
+    }
 }

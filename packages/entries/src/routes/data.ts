@@ -4,7 +4,7 @@ import * as z from "zod";
 import { principalOf } from "../auth/middleware.js";
 import type { EntriesDomain } from "../domain/entries.js";
 import { errorSchema } from "../errors.js";
-import { entry, entryInput, entryParams, entryPatch, listQuery, typeParams, validationErrorBody } from "./schemas.js";
+import { badRequestBody, entry, entryInput, entryParams, entryPatch, listQuery, typeParams, validationErrorBody } from "./schemas.js";
 
 export function dataRoutes(o: { domain: EntriesDomain; auth: Middleware; knownType: Middleware; basePath: string }) {
   const { domain } = o;
@@ -22,7 +22,7 @@ export function dataRoutes(o: { domain: EntriesDomain; auth: Middleware; knownTy
       use: [o.knownType, o.auth],
       responses: {
         201: { description: "Created", schema: entry },
-        400: { description: "Invalid body", schema: validationErrorBody },
+        400: { description: "Invalid body: not JSON, not an object, or a field fails its schema", schema: badRequestBody },
         401: { description: "Missing or invalid token", schema: errorSchema },
         404: { description: "Unknown type", schema: errorSchema },
         422: { description: "customData failed validation", schema: validationErrorBody },

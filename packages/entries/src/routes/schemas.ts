@@ -1,9 +1,15 @@
 // Wire schemas of the entry routes (zod): the core turns their failures into 400 with every failing path.
+import { ErrorBodySchema } from "@mountkit/core";
 import * as z from "zod";
 
 export const LIMITS = { name: 200, description: 10_000, tags: 32, tag: 64, listMax: 100, operationsMax: 1000 } as const;
 
-const tags = z.array(z.string().min(1).max(LIMITS.tag)).max(LIMITS.tags);
+// kept as submitted (seed 000), so a repeated tag is refused rather than silently merged
+const tags = z
+  .array(z.string().min(1).max(LIMITS.tag))
+  .max(LIMITS.tags)
+  .refine((t) => new Set(t).size === t.length, { message: "tags must not repeat" })
+  .meta({ uniqueItems: true });
 const customData = z.record(z.string(), z.unknown());
 
 export const entryInput = z.object({
@@ -49,4 +55,7 @@ export const listQuery = z.object({
 export const pageQuery = z.object({ cursor: z.string().max(500).optional(), limit: limit(LIMITS.operationsMax) });
 
 export const issue = z.object({ path: z.string(), message: z.string() });
-export const validationErrorBody = z.object({ error: z.string(), details: z.array(issue) });
+/** 422: `details` lists every failing path. */
+export const validationErrorBody = ErrorBodySchema.extend({ details: z.array(issue) });
+/** 400: the same list when a field fails its schema or the body is not JSON; absent for a body refused as a whole (bad UTF-8, too deep). */
+export const badRequestBody = ErrorBodySchema.extend({ details: z.array(issue).optional() });

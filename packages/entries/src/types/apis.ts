@@ -12,7 +12,9 @@ export const httpUrl = z
     } catch {
       return false;
     }
-  }, "must be an absolute http(s) URL");
+  }, "must be an absolute http(s) URL")
+  // the refinement is invisible to JSON Schema: say it with `format` and a scheme pattern
+  .meta({ format: "uri", pattern: "^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]" });
 
 export const apisCustomData = z
   .strictObject({

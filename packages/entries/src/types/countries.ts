@@ -10,7 +10,11 @@ const ALPHA2 = /^[A-Z]{2}$/;
 
 export const countriesCustomData = z
   .strictObject({
-    emoji: z.string().min(1).max(16).describe("The flag: the regional-indicator letters of alpha2."),
+    emoji: z
+      .string()
+      .min(1)
+      .max(16)
+      .describe("The flag: the regional-indicator letters of `alpha2` (e.g. 🇫🇷 for FR); any other value answers 422."),
     name: z.string().min(1).max(200),
     officialName: z.string().min(1).max(300),
     sovereignty: z.string().min(1).max(200),
@@ -27,6 +31,8 @@ export const countriesCustomData = z
       return typeof v?.emoji === "string" && typeof v.alpha2 === "string" && ALPHA2.test(v.alpha2);
     },
   })
-  .describe("customData of a `countries` entry");
+  .describe(
+    "customData of a `countries` entry. Enforced beyond this schema: `emoji` must be the flag made of the regional-indicator letters of `alpha2` (422 otherwise).",
+  );
 
 export type CountriesCustomData = z.infer<typeof countriesCustomData>;

@@ -14,10 +14,23 @@ export const episodeRoutes = ({ api, guard, basePath }: RouteDeps) => [
     security: SECURITY,
     use: guard,
     body: CreateEpisodeBody,
-    responses: { 202: { description: "Accepted; status `queued`", schema: EpisodeSchema }, ...errors(400, 413, 415) },
+    responses: {
+      202: {
+        description: "Accepted; status `queued`",
+        schema: EpisodeSchema,
+        headers: {
+          Location: {
+            description: "Path of the episode (`GET` it for its status), mount prefix included",
+            required: true,
+            schema: { type: "string", format: "uri-reference" },
+          },
+        },
+      },
+      ...errors(400, 413, 415),
+    },
     handler: async (ctx) => {
       const ep = await api.createEpisode(brainOf(ctx.state), ctx.body);
-      // relative to the host: a host's own mount prefix is added by the adapter (core withMountPrefix)
+      // relative to the host's mount: the kit puts the host's mount prefix in front (core withMountPrefix)
       return json(202, ep, { location: `${basePath}/v1/episodes/${encodeURIComponent(ep.id)}` });
     },
   }),

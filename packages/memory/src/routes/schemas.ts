@@ -85,7 +85,7 @@ export const InvalidateBody = z
   .strict()
   .optional();
 
-const Iso = z.string().describe("ISO-8601 timestamp");
+const Iso = z.iso.datetime().describe("ISO-8601 timestamp, UTC (`Z`)");
 const IsoOrNull = Iso.nullable();
 
 export const EdgeSchema = z.object({

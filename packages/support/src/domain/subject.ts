@@ -12,3 +12,8 @@ export function defaultSubject(message: string): string {
   // cut on code points so a surrogate pair is never split
   return Array.from(line).slice(0, 80).join("");
 }
+
+/** The subject a conversation gets, the same on interfaces A and B: the given one unless absent or only whitespace. */
+export function subjectOr(given: string | undefined, firstMessage: string): string {
+  return given?.trim() ? given : defaultSubject(firstMessage);
+}

@@ -17,6 +17,7 @@ import {
   ProductSlug,
   StatusSchema,
   SummarySchema,
+  Timestamp,
 } from "./schemas.js";
 
 const BASE = "/agent/conversations";
@@ -114,7 +115,7 @@ export function agentRoutes(cx: SupportContext): Route[] {
       summary: "Reply as an agent (status becomes waiting-for-customer)",
       params: IdParam,
       body: z.object({ body: MessageBody, author: z.string().min(1).max(200) }),
-      responses: { 200: { description: "Posted", schema: z.object({ id: z.string(), createdAt: z.string() }) }, ...withBody },
+      responses: { 200: { description: "Posted", schema: z.object({ id: z.string(), createdAt: Timestamp }) }, ...withBody },
       async handler({ params, body }) {
         await onThisSide(params.id);
         const c = await cx.conversations.reply(params.id, body);
@@ -129,7 +130,7 @@ export function agentRoutes(cx: SupportContext): Route[] {
       params: MessageIdParams,
       body: z.object({ body: MessageBody }),
       responses: {
-        200: { description: "Edited", schema: CommentSchema.extend({ updatedAt: z.string() }) },
+        200: { description: "Edited", schema: CommentSchema.extend({ updatedAt: Timestamp }) },
         ...withBody,
         404: err("Conversation or message not found"),
       },

@@ -5,7 +5,7 @@ import type { LocalStream } from "../domain/backend.js";
 import { decodeConversationCursor, encodeConversationCursor } from "../domain/cursor.js";
 import { withMetadata } from "../domain/metadata.js";
 import { closeMessage } from "../domain/status.js";
-import { defaultSubject } from "../domain/subject.js";
+import { subjectOr } from "../domain/subject.js";
 import { issueDetail } from "../domain/wire.js";
 import { supportError } from "../errors.js";
 import { admit, type SupportContext } from "../http/context.js";
@@ -20,15 +20,17 @@ import {
   IssueSchema,
   MessageBody,
   ProductSlug,
+  rateLimited,
   StreamEventSchema,
   Subject,
   SummarySchema,
+  Timestamp,
 } from "./schemas.js";
 
 const BASE = "/api/conversations";
 const tags = ["conversations"];
 const err = (description: string) => ({ description });
-const limited = { 429: err("Rate limit exceeded") };
+const limited = rateLimited("Rate limit exceeded");
 const bodyErrors = { 413: err("Request body over 64 KiB"), 415: err("Request body is not JSON") };
 
 const CreateBody = z.object({
@@ -59,7 +61,7 @@ const ListQuery = CustomerQuery.extend({
 const nextLink = {
   Link: {
     description: 'Present when more conversations follow: `<URL>; rel="next"`, the URL of the next page (same query, a new `cursor`)',
-    schema: z.string(),
+    schema: { type: "string", pattern: '^<[^>]+>; rel="next"$' },
   },
 };
 const StreamQuery = CustomerQuery.extend({
@@ -80,7 +82,7 @@ export function publicRoutes(cx: SupportContext): Route[] {
       tags,
       body: CreateBody,
       responses: {
-        200: { description: "Created", schema: z.object({ conversationId: z.string(), createdAt: z.string() }) },
+        200: { description: "Created", schema: z.object({ conversationId: z.string(), createdAt: Timestamp }) },
         400: err("Missing or invalid productSlug, customerId or message"),
         404: err("No product for the slug"),
         ...bodyErrors,
@@ -92,7 +94,7 @@ export function publicRoutes(cx: SupportContext): Route[] {
         const r = await product.backend.createConversation({
           productSlug: product.slug,
           customerId: body.customerId,
-          subject: body.subject ?? defaultSubject(body.message),
+          subject: subjectOr(body.subject, body.message),
           body: withMetadata(body.message, metaFor(body.customerId, body.clientMessageId)),
           clientMessageId: body.clientMessageId ?? null,
         });
@@ -199,7 +201,7 @@ export function publicRoutes(cx: SupportContext): Route[] {
       responses: {
         200: {
           description: "Posted, or the original of a repeated clientMessageId",
-          schema: z.object({ id: z.string(), createdAt: z.string() }),
+          schema: z.object({ id: z.string(), createdAt: Timestamp }),
         },
         400: err("Missing message, productSlug or customerId"),
         404: err("Conversation not found"),
@@ -265,7 +267,7 @@ export function publicRoutes(cx: SupportContext): Route[] {
         200: { description: "Event stream", contentType: "text/event-stream", schema: StreamEventSchema },
         400: err("Missing productSlug or customerId"),
         404: err("Conversation not found"),
-        429: err("Rate limit or concurrent-stream limit exceeded"),
+        ...rateLimited("Rate limit or concurrent-stream limit exceeded"),
         501: err("This product's backend has no live events"),
       },
       async handler({ params, query, headers, signal }) {

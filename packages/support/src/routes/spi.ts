@@ -3,12 +3,22 @@
 import { empty, json, type Route, route } from "@mountkit/core";
 import * as z from "zod";
 import { parseMetadata } from "../domain/metadata.js";
-import { defaultSubject } from "../domain/subject.js";
+import { subjectOr } from "../domain/subject.js";
 import { spiDetail } from "../domain/wire.js";
 import { supportError } from "../errors.js";
 import { bearer } from "../http/auth.js";
 import { admit, type SupportContext } from "../http/context.js";
-import { CloseActionSchema, CustomerId, IdParam, MessageBody, SpiDetailSchema, Subject, SummarySchema } from "./schemas.js";
+import {
+  CloseActionSchema,
+  CustomerId,
+  IdParam,
+  MessageBody,
+  rateLimited,
+  SpiDetailSchema,
+  Subject,
+  SummarySchema,
+  Timestamp,
+} from "./schemas.js";
 
 const BASE = "/care/conversations";
 const tags = ["support-spi"];
@@ -18,13 +28,15 @@ const err = (description: string) => ({ description });
 const common4xx = {
   401: err("Bad or missing bearer token"),
   404: err("No product is served on this SPI"),
-  429: err("Rate limit exceeded"),
+  ...rateLimited("Rate limit exceeded"),
 };
 const bodyErrors = { 413: err("Request body over 64 KiB"), 415: err("Request body is not JSON") };
 
 const ListQuery = z.object({ customerId: CustomerId });
-const CreateBody = z.object({ customerId: CustomerId, subject: Subject, body: MessageBody });
-const PostBody = z.object({ customerId: CustomerId, conversationId: z.string().min(1).max(200), body: MessageBody });
+/** Seed 002: B's message body may be null; it is stored, and shown, as an empty message. */
+const SpiMessageBody = MessageBody.nullable().describe("1..20000 characters, or `null`: stored and shown as an empty message");
+const CreateBody = z.object({ customerId: CustomerId, subject: Subject, body: SpiMessageBody });
+const PostBody = z.object({ customerId: CustomerId, conversationId: z.string().min(1).max(200), body: SpiMessageBody });
 const CloseBody = z.object({ customerId: CustomerId, conversationId: z.string().min(1).max(200), action: CloseActionSchema });
 
 /**
@@ -71,7 +83,7 @@ export function spiRoutes(cx: SupportContext): Route[] {
       summary: "Create a conversation",
       body: CreateBody,
       responses: {
-        200: { description: "Created", schema: z.object({ conversationId: z.string(), createdAt: z.string() }) },
+        200: { description: "Created", schema: z.object({ conversationId: z.string(), createdAt: Timestamp }) },
         400: err("Invalid body"),
         ...common4xx,
         ...bodyErrors,
@@ -81,9 +93,9 @@ export function spiRoutes(cx: SupportContext): Route[] {
         const r = await p.backend.createConversation({
           productSlug: p.slug,
           customerId: body.customerId,
-          subject: body.subject.trim() ? body.subject : defaultSubject(body.body),
-          body: body.body,
-          clientMessageId: clientMessageIdOf(body.body, body.customerId),
+          subject: subjectOr(body.subject, body.body ?? ""),
+          body: body.body ?? "",
+          clientMessageId: clientMessageIdOf(body.body ?? "", body.customerId),
         });
         return json(200, r);
       },
@@ -118,7 +130,7 @@ export function spiRoutes(cx: SupportContext): Route[] {
       params: IdParam,
       body: PostBody,
       responses: {
-        200: { description: "Posted", schema: z.object({ messageId: z.string(), createdAt: z.string() }) },
+        200: { description: "Posted", schema: z.object({ messageId: z.string(), createdAt: Timestamp }) },
         400: err("Invalid body, or conversationId differs from the path"),
         ...common4xx,
         404: err("Not found or not this customer's"),
@@ -133,8 +145,8 @@ export function spiRoutes(cx: SupportContext): Route[] {
           productSlug: p.slug,
           customerId: body.customerId,
           conversationId: params.id,
-          body: body.body,
-          clientMessageId: clientMessageIdOf(body.body, body.customerId),
+          body: body.body ?? "",
+          clientMessageId: clientMessageIdOf(body.body ?? "", body.customerId),
         });
         return json(200, { messageId: r.id, createdAt: r.createdAt });
       },
