@@ -140,7 +140,11 @@ export function argList(args: string[], name: string, fallback: readonly string[
   return i >= 0 && args[i + 1] ? args[i + 1]!.split(",") : [...fallback];
 }
 
-export const median = (xs: number[]): number => percentile([...xs].sort((a, b) => a - b), 50);
+export const median = (xs: number[]): number =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
 
 export function arg(args: string[], name: string, fallback: number): number {
   const i = args.indexOf(`--${name}`);

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const [name, ...args] = process.argv.slice(2);
-const known = ["adapters", "support", "memory", "entries", "storage"];
+const known = ["adapters", "support", "memory", "entries", "storage", "hardening"];
 const names = name ? [name] : known.filter((n) => existsSync(fileURLToPath(new URL(`./${n}.ts`, import.meta.url))));
 if (name && !known.includes(name)) {
   console.error(`unknown benchmark "${name}"; one of: ${known.join(", ")}`);
