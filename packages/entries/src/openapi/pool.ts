@@ -110,8 +110,9 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
         (e: unknown) => port1.postMessage({ id, error: (e as Error).message } satisfies FetchReply),
       );
     });
-    // the worker gets its own copy; the caller's buffer may be a slice of a pooled one
-    const copy = bytes.slice();
+    // A copy in a fresh ArrayBuffer is what moves to the worker: Buffer#slice is a view, and transferring the caller's
+    // buffer would detach it (or Node's shared pool slab behind small Buffers).
+    const copy = new Uint8Array(bytes);
     const task: WorkerTask = { bytes: copy, baseUrl: req.baseUrl, limits: options.limits, maxWarnings: req.maxWarnings, port: port2 };
     try {
       return (await pool.run(task, { transferList: [port2, copy.buffer], signal: abort.signal })) as ValidationOutcome;

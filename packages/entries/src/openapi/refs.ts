@@ -3,6 +3,8 @@ import type { SpecIssue } from "./parse.js";
 
 export interface RefReport {
   warnings: SpecIssue[];
+  /** References deliberately not followed (another origin, no URL to resolve against): not defects of the document. */
+  notices: SpecIssue[];
   /** The path item under `paths[key]`, following its `$ref` (internal or resolved external). */
   pathItem(key: string): unknown;
 }
@@ -15,8 +17,12 @@ const escapeToken = (s: string) => (s.includes("~") || s.includes("/") ? s.repla
 const unescapeToken = (s: string) => s.replace(/~1/g, "/").replace(/~0/g, "~");
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 
-/** Resolves a JSON Pointer fragment (`#/components/schemas/A`, `/a/b`) inside `root`; undefined when absent. */
-export function resolvePointer(root: unknown, fragment: string): unknown {
+/**
+ * Resolves a JSON Pointer fragment (`#/components/schemas/A`, `/a/b`) inside `root`; undefined when absent. A pointer
+ * may run through another internal `$ref` (`#/components/schemas/A/properties/b/items` where `b` is a `$ref`): the
+ * reference is followed on the way, as the resolvers of the references do.
+ */
+export function resolvePointer(root: unknown, fragment: string, hops = 0): unknown {
   let pointer = fragment.startsWith("#") ? fragment.slice(1) : fragment;
   if (pointer === "") return root;
   try {
@@ -27,9 +33,12 @@ export function resolvePointer(root: unknown, fragment: string): unknown {
   if (!pointer.startsWith("/")) return undefined;
   let node: unknown = root;
   for (const raw of pointer.slice(1).split("/")) {
-    if (!isObject(node)) return undefined;
     const token = unescapeToken(raw);
-    if (!Object.hasOwn(node, token)) return undefined;
+    if (isObject(node) && !Object.hasOwn(node, token) && typeof (node as { $ref?: unknown }).$ref === "string" && hops < 16) {
+      const ref = (node as { $ref: string }).$ref;
+      node = ref.startsWith("#") ? resolvePointer(root, ref, hops + 1) : undefined;
+    }
+    if (!isObject(node) || !Object.hasOwn(node, token)) return undefined;
     node = (node as Record<string, unknown>)[token];
   }
   return node;
@@ -79,10 +88,11 @@ export interface CheckRefsOptions {
 /** Checks every reference; fetches same-origin external documents (once each) to resolve theirs. */
 export async function checkRefs(document: Record<string, unknown>, options: CheckRefsOptions = {}): Promise<RefReport> {
   const warnings: SpecIssue[] = [];
+  const notices: SpecIssue[] = [];
   const refs = collectRefs(document);
   const base = options.baseUrl ? new URL(options.baseUrl) : undefined;
   const internal = new Map<string, boolean>();
-  const externalDocs = new Map<string, Promise<{ ok: true; value: unknown } | { ok: false; message: string }>>();
+  const externalDocs = new Map<string, Promise<{ ok: true; value: unknown } | { ok: false; message: string; notice?: boolean }>>();
   const maxDocs = options.maxDocuments ?? 20;
 
   const loadDoc = (url: URL) => {
@@ -91,13 +101,13 @@ export async function checkRefs(document: Record<string, unknown>, options: Chec
     if (!p) {
       p =
         externalDocs.size >= maxDocs
-          ? Promise.resolve({ ok: false as const, message: `not fetched: more than ${maxDocs} external documents` })
+          ? Promise.resolve({ ok: false as const, notice: true, message: `not fetched: more than ${maxDocs} external documents` })
           : options.load
             ? options.load(url).then(
                 (value) => ({ ok: true as const, value }),
                 (e: unknown) => ({ ok: false as const, message: `could not load ${key}: ${(e as Error).message}` }),
               )
-            : Promise.resolve({ ok: false as const, message: "external references are not fetched here" });
+            : Promise.resolve({ ok: false as const, notice: true, message: "external references are not fetched here" });
       externalDocs.set(key, p);
     }
     return p;
@@ -119,18 +129,18 @@ export async function checkRefs(document: Record<string, unknown>, options: Chec
     try {
       target = base ? new URL(ref, base) : new URL(ref);
     } catch {
-      warnings.push({ path: at, message: `reference ${ref} cannot be resolved without the document's URL` });
+      notices.push({ path: at, message: `reference ${ref} cannot be resolved without the document's URL` });
       continue;
     }
     if (!base || target.origin !== base.origin || (target.protocol !== "http:" && target.protocol !== "https:")) {
-      warnings.push({ path: at, message: `reference ${ref} points outside the document's origin: not fetched` });
+      notices.push({ path: at, message: `reference ${ref} points outside the document's origin: not fetched` });
       continue;
     }
     const fragment = target.hash;
     target.hash = "";
     pending.push(
       loadDoc(target).then((r) => {
-        if (!r.ok) warnings.push({ path: at, message: r.message });
+        if (!r.ok) (r.notice ? notices : warnings).push({ path: at, message: r.message });
         else {
           const value = resolvePointer(r.value, fragment || "#");
           if (value === undefined) warnings.push({ path: at, message: `dangling reference ${ref}` });
@@ -144,6 +154,7 @@ export async function checkRefs(document: Record<string, unknown>, options: Chec
   const paths = (isObject(document.paths) ? document.paths : {}) as Record<string, unknown>;
   return {
     warnings,
+    notices,
     pathItem(key) {
       const item = paths[key];
       if (!isObject(item) || typeof item.$ref !== "string") return item;

@@ -4,6 +4,8 @@ import { type Inventory, catalogue } from "../inventory/catalogue.js";
 import { checkDocument, type ParsedSpec, parseSpec, parseText, type SpecIssue, decodeText } from "./parse.js";
 import type { SpecLimits } from "./limits.js";
 import { checkRefs, type ExternalLoader } from "./refs.js";
+import { explainSchemaErrors, type SchemaError } from "./schema-messages.js";
+import { semanticWarnings } from "./semantics.js";
 
 export type ValidationAnswer =
   | {
@@ -17,6 +19,8 @@ export type ValidationAnswer =
       warnings: SpecIssue[];
       /** All warnings found; `warnings` holds at most `maxWarnings` of them. */
       warningCount: number;
+      /** References not followed (other origins, no base URL): what was left unchecked, not defects. Capped likewise. */
+      notices?: SpecIssue[];
     }
   | { valid: false; errors: SpecIssue[] };
 
@@ -41,9 +45,7 @@ export interface ValidationOutcome {
 let shared: Validator | undefined;
 const validator = () => (shared ??= new Validator({ allErrors: true }));
 
-type AjvLike = ((data: unknown) => boolean) & {
-  errors?: Array<{ instancePath: string; message?: string; params: Record<string, unknown> }> | null;
-};
+type AjvLike = ((data: unknown) => boolean) & { errors?: SchemaError[] | null };
 
 /**
  * The library's compiled validator for the document's version. `Validator.validate()` also deep-clones the whole
@@ -57,7 +59,7 @@ function compiledSchema(kind: ParsedSpec["kind"], specVersion: string): AjvLike 
   return v.getAjvValidator(kind === "swagger" ? "2.0" : specVersion.slice(0, 3));
 }
 
-/** Runs the spec's own JSON Schema (2.0, 3.0 or 3.1) and turns every violation into a warning. */
+/** Runs the spec's own JSON Schema (2.0, 3.0 or 3.1) and turns its violations into one warning per defect. */
 async function schemaWarnings(spec: ParsedSpec): Promise<SpecIssue[]> {
   let errors: AjvLike["errors"] | string;
   const compiled = compiledSchema(spec.kind, spec.specVersion);
@@ -69,18 +71,7 @@ async function schemaWarnings(spec: ParsedSpec): Promise<SpecIssue[]> {
   if (!errors) return [];
   // String errors are the library's reference check, which refs.ts already reports path by path.
   if (typeof errors === "string") return errors.startsWith("Can't resolve") ? [] : [{ path: "", message: errors }];
-  const seen = new Set<string>();
-  const out: SpecIssue[] = [];
-  for (const e of errors) {
-    const params = e.params;
-    const extra = params.additionalProperty ?? params.missingProperty;
-    const message = `${e.message ?? "is invalid"}${extra !== undefined ? ` (${String(extra)})` : ""}`;
-    const k = `${e.instancePath}\u0000${message}`;
-    if (seen.has(k)) continue;
-    seen.add(k);
-    out.push({ path: e.instancePath, message });
-  }
-  return out;
+  return explainSchemaErrors(errors as SchemaError[], spec.document, new Set(spec.notes.map((n) => n.path)));
 }
 
 /** Loads an external `$ref` target: any JSON or YAML value (often a bare path item or schema, not a whole spec). */
@@ -109,7 +100,7 @@ export async function validateSpec(input: Uint8Array | string | ParsedSpec, opti
     maxDocuments: options.maxExternalDocuments,
     load: fetchDocument ? externalLoader(fetchDocument) : undefined,
   });
-  const warnings = [...spec.notes, ...refs.warnings, ...(await schemaWarnings(spec))];
+  const warnings = [...spec.notes, ...refs.warnings, ...(await schemaWarnings(spec)), ...semanticWarnings(spec)];
   const inventory = catalogue(spec, refs.pathItem);
   const max = options.maxWarnings ?? 50;
   return {
@@ -122,6 +113,7 @@ export async function validateSpec(input: Uint8Array | string | ParsedSpec, opti
       paths: inventory.paths,
       warnings: warnings.slice(0, max),
       warningCount: warnings.length,
+      ...(refs.notices.length ? { notices: refs.notices.slice(0, max) } : {}),
     },
     inventory,
   };

@@ -29,6 +29,7 @@ const answerSchema = z.union([
     paths: z.number().int(),
     warnings: z.array(issue),
     warningCount: z.number().int(),
+    notices: z.array(issue).optional(),
   }),
   z.object({ valid: z.literal(false), errors: z.array(issue) }),
 ]);

@@ -1,0 +1,29 @@
+// Benchmark target for `bench hardening`: the entries service alone (default validation pool) on a framework.
+// argv: <framework>. Prints `url <base>`; answers a stdin line `rss` with `rss <current MB> <peak MB since last rss>`.
+import { createEntriesService, devAuth } from "@mountkit/entries";
+import { FRAMEWORKS, type Framework, listen } from "../../examples/server/src/listen.js";
+
+const framework = (process.argv[2] ?? "fastify") as Framework;
+if (!FRAMEWORKS.includes(framework)) throw new Error(`framework must be one of ${FRAMEWORKS.join(", ")}`);
+const entries = createEntriesService({ auth: (await devAuth()).verifier });
+const running = await listen(framework, [entries]);
+let peak = 0;
+// RSS counts the worker threads too: they live in this process
+setInterval(() => {
+  peak = Math.max(peak, process.memoryUsage.rss());
+}, 20).unref();
+console.log(`url ${running.url}`);
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (d: string) => {
+  for (const line of d.split("\n"))
+    if (line.trim() === "rss") {
+      const now = process.memoryUsage.rss();
+      console.log(`rss ${(now / 2 ** 20).toFixed(1)} ${(Math.max(peak, now) / 2 ** 20).toFixed(1)}`);
+      peak = 0;
+    }
+});
+process.stdin.on("end", async () => {
+  await running.close();
+  await entries.dispose();
+  process.exit(0);
+});

@@ -1,0 +1,157 @@
+// Turns JSON Schema (Ajv) errors into one plain warning per defect: noise from the `oneOf`/`anyOf`/`if` branches a
+// value was never meant to match is dropped, allowed values are listed, and the offending property is named.
+import type { SpecIssue } from "./parse.js";
+import { resolvePointer } from "./refs.js";
+
+export interface SchemaError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+const COMBINATORS = new Set(["oneOf", "anyOf", "if", "not", "then", "else"]);
+/** Errors a failed branch leaves on the object itself while the real defect sits deeper. */
+const BRANCH_SHAPE = new Set(["required", "additionalProperties", "unevaluatedProperties", "type", "$ref", "false schema"]);
+
+const lastToken = (path: string) =>
+  path
+    .slice(path.lastIndexOf("/") + 1)
+    .replace(/~1/g, "/")
+    .replace(/~0/g, "~");
+const isUnder = (path: string, parent: string) => path.startsWith(`${parent}/`);
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length]!;
+}
+
+/** "did you mean" for a near miss (typo or case), else nothing. */
+function suggestion(value: unknown, allowed: unknown[]): string {
+  if (typeof value !== "string") return "";
+  let best: string | undefined;
+  let bestD = Number.POSITIVE_INFINITY;
+  for (const a of allowed) {
+    if (typeof a !== "string") continue;
+    const d = a.toLowerCase() === value.toLowerCase() ? 0 : distance(a, value);
+    if (d < bestD) [best, bestD] = [a, d];
+  }
+  return best !== undefined && bestD <= Math.max(1, Math.floor(value.length / 3)) ? ` (did you mean ${JSON.stringify(best)}?)` : "";
+}
+
+function describe(e: SchemaError, value: unknown): string {
+  const name = e.instancePath ? `\`${lastToken(e.instancePath)}\`` : "the document";
+  const p = e.params;
+  switch (e.keyword) {
+    case "additionalProperties":
+      return `property \`${String(p.additionalProperty)}\` is not allowed here (no additional properties)`;
+    case "unevaluatedProperties":
+      return `property \`${String(p.unevaluatedProperty)}\` is not allowed here (no unevaluated properties)`;
+    case "required":
+      return `\`${String(p.missingProperty)}\` is required in ${name}`;
+    case "type":
+      return `${name} must be of type ${String(p.type).replace(/,/g, " or ")} (it is ${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value})`;
+    case "oneOf":
+    case "anyOf":
+      return `${name} matches none of the forms allowed here`;
+    case "not":
+      return `${name} has a combination of fields that is not allowed here`;
+    case "if":
+      return `${name} does not meet the conditions for its kind`;
+    default:
+      return `${name} ${e.message ?? "is invalid"}`;
+  }
+}
+
+/**
+ * `notedPaths`: pointers already explained by the parser (a numeric version read back, say): schema errors there
+ * would repeat the same defect.
+ */
+export function explainSchemaErrors(errors: SchemaError[], document: unknown, notedPaths: Set<string>): SpecIssue[] {
+  const valueAt = (path: string) => resolvePointer(document, path);
+  const byPath = new Map<string, SchemaError[]>();
+  for (const e of errors) {
+    if (notedPaths.has(e.instancePath)) continue;
+    let list = byPath.get(e.instancePath);
+    if (!list) byPath.set(e.instancePath, (list = []));
+    list.push(e);
+  }
+  const issues = new Map<string, SpecIssue>();
+  const add = (path: string, message: string) => issues.set(`${path}\u0000${message}`, { path, message });
+
+  // enum/const: one message per value with every allowed value; none when some branch allows the value after all
+  const kept: SchemaError[] = [];
+  const complaints = new Map<string, number>();
+  const combinatorPaths = new Set<string>();
+  for (const [path, list] of byPath) {
+    const choices = list.filter((e) => e.keyword === "enum" || e.keyword === "const");
+    if (choices.length) {
+      complaints.set(path, choices.length);
+      const allowed = [
+        ...new Set(choices.flatMap((e) => (e.keyword === "enum" ? (e.params.allowedValues as unknown[]) : [e.params.allowedValue]))),
+      ];
+      const value = valueAt(path);
+      if (!allowed.some((a) => a === value)) {
+        kept.push({
+          instancePath: path,
+          keyword: "enum",
+          params: {},
+          message: `${JSON.stringify(value)} is not allowed: use one of ${allowed.map((a) => JSON.stringify(a)).join(", ")}${suggestion(value, allowed)}`,
+        });
+      }
+    }
+    for (const e of list) {
+      if (e.keyword === "enum" || e.keyword === "const") continue;
+      if (COMBINATORS.has(e.keyword)) combinatorPaths.add(path);
+      kept.push(e);
+    }
+  }
+  const parentOf = (path: string) => path.slice(0, path.lastIndexOf("/"));
+  // A value refused by the branches that complained (`in: query` while the query branch failed on its `type`) is not
+  // the defect when a sibling field is: the branch that accepts the value failed there.
+  const siblingTrouble = (path: string) => {
+    const parent = parentOf(path);
+    return kept.some(
+      (o) => !COMBINATORS.has(o.keyword) && o.instancePath !== path && !isUnder(o.instancePath, path) && isUnder(o.instancePath, parent),
+    );
+  };
+  // Several refused fields under one object: the one every branch complained about (`in`) is the branch selector,
+  // the one fewer branches refused is the defect.
+  const suspects = kept.filter((e) => e.keyword === "enum" && combinatorPaths.has(parentOf(e.instancePath)));
+  const drop = new Set<SchemaError>();
+  for (const e of suspects) {
+    const rivals = suspects.filter((o) => o !== e && parentOf(o.instancePath) === parentOf(e.instancePath));
+    const mine = complaints.get(e.instancePath) ?? 0;
+    if (rivals.length ? rivals.some((o) => (complaints.get(o.instancePath) ?? 0) < mine) : siblingTrouble(e.instancePath)) drop.add(e);
+  }
+  for (let i = kept.length - 1; i >= 0; i--) if (drop.has(kept[i]!)) kept.splice(i, 1);
+  // `type: "user"` fails both the enum of names and the array form: the enum message says it all
+  const enumPaths = new Set(kept.filter((e) => e.keyword === "enum").map((e) => e.instancePath));
+  for (let i = kept.length - 1; i >= 0; i--) if (kept[i]!.keyword === "type" && enumPaths.has(kept[i]!.instancePath)) kept.splice(i, 1);
+  const substantive = kept.filter((e) => !COMBINATORS.has(e.keyword));
+  const hasDeeper = (path: string) => substantive.some((e) => isUnder(e.instancePath, path));
+  const hasAtOrDeeper = (path: string) => substantive.some((e) => e.instancePath === path || isUnder(e.instancePath, path));
+  const explained = new Set<string>();
+  for (const e of kept) {
+    const path = e.instancePath;
+    if (COMBINATORS.has(e.keyword)) {
+      // a branch failure says something only when nothing more precise was found at or under it, and once
+      if (!hasAtOrDeeper(path) && !explained.has(path)) add(path, describe(e, valueAt(path)));
+      explained.add(path);
+      continue;
+    }
+    if (combinatorPaths.has(path) && BRANCH_SHAPE.has(e.keyword) && hasDeeper(path)) continue;
+    if (e.keyword === "enum") add(path, `\`${lastToken(path)}\`: ${e.message}`);
+    else add(path, describe(e, valueAt(path)));
+  }
+  return [...issues.values()];
+}
