@@ -28,9 +28,13 @@ const errorShape = (service: string) => (body: any, status: number, route: Route
     expect(Array.isArray(body.errors)).toBe(true);
     return;
   }
+  // one body for every service (CONTRACT §0): `{ error, details?, requestId }`
   expect(typeof body?.error, `${service} ${status} error body ${JSON.stringify(body)}`).toBe("string");
-  if (service === "support") expect(typeof body.requestId, `support ${status} ${JSON.stringify(body)}`).toBe("string");
-  if (service === "memory") expect("details" in body, `memory ${status} ${JSON.stringify(body)}`).toBe(true);
+  expect(typeof body.requestId, `${service} ${status} ${JSON.stringify(body)}`).toBe("string");
+  expect(
+    Object.keys(body).every((k) => ["error", "details", "requestId"].includes(k)),
+    `${service} ${status} ${JSON.stringify(body)}`,
+  ).toBe(true);
 };
 
 /** Path-trick answers per adapter: the same raw target must get the same status whichever adapter serves it. */
