@@ -17,7 +17,9 @@ export default defineConfig({
     pool: "forks",
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: "default", include: INCLUDE } },
+      // the browser suite runs on its own afterwards (vitest.browser.config.ts): Chromium beside two busy
+      // test workers starves the page of CPU and turns its waits into timeouts
+      { extends: true, test: { name: "default", include: INCLUDE, exclude: ["test/browser/**", "**/node_modules/**"] } },
       ...(["sqlite", "postgres"] as const).map((store) => ({
         extends: true as const,
         test: {
