@@ -154,10 +154,14 @@ forEachDatabase("crash recovery (kill -9 under load)", (dialect) => {
       const rows = await db!.kysely.selectFrom("memory_episodes").select(["id", "status"]).where("brain_id", "=", BRAIN).execute();
       return new Map(rows.map((r) => [r.id as string, r.status as string]));
     };
+    // the episode's status and its job's are two writes: wait for both (a worker completes the job just after)
+    const openJobs = async () =>
+      (await db!.kysely.selectFrom("jobs").select("id").where("queue", "=", EXTRACTION_QUEUE).where("state", "!=", "done").execute())
+        .length;
     const deadline = Date.now() + 150_000;
     for (;;) {
       const s = await statuses();
-      if (acceptedEpisodes.every((e) => s.get(e.id!) === "done") || Date.now() > deadline) break;
+      if ((acceptedEpisodes.every((e) => s.get(e.id!) === "done") && (await openJobs()) === 0) || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 500));
     }
     const final = await statuses();
