@@ -51,6 +51,8 @@ describeBrowser("support widget in Chromium", () => {
         running = await listen(framework, [support]);
         apiUrl = running.url;
         context = await browser.newContext();
+        // a step that cannot happen fails with its own message before the test's 30 s
+        context.setDefaultTimeout(15_000);
         page = await context.newPage();
       });
       afterAll(async () => {
@@ -62,7 +64,8 @@ describeBrowser("support widget in Chromium", () => {
       const agentOnce = (path: string, body?: unknown, method?: string) =>
         call(`${apiUrl}/agent${path}`, { headers: { authorization: `Bearer ${AGENT}` }, body, ...(method ? { method } : {}) });
       // once after the test cut every connection: this client's kept-alive socket may be one of them
-      const agent = (path: string, body?: unknown, method?: string) => agentOnce(path, body, method).catch(() => agentOnce(path, body, method));
+      const agent = (path: string, body?: unknown, method?: string) =>
+        agentOnce(path, body, method).catch(() => agentOnce(path, body, method));
       const widget = () => page.locator("mountkit-support");
       let conversationId = "";
 
@@ -110,6 +113,19 @@ describeBrowser("support widget in Chromium", () => {
         await widget().getByText("Anything else?").waitFor({ timeout: 15_000 });
         const thread = await widget().getByRole("list", { name: "Messages" }).innerText();
         expect(thread.indexOf("Tracking number: ZX-1.")).toBeLessThan(thread.indexOf("Anything else?"));
+        // the rest runs in a fresh browser context with the same storage (the customer id): sockets the
+        // offline emulation left behind must not decide what the next tests see
+        const storageState = await context.storageState();
+        await context.close();
+        context = await browser.newContext({ storageState });
+        context.setDefaultTimeout(15_000);
+        page = await context.newPage();
+        await page.goto(pageServer.url);
+        await widget().getByRole("button", { name: "Support" }).click();
+        await widget()
+          .getByRole("button", { name: /My order 1234 has not arrived/ })
+          .click();
+        await widget().getByText("Anything else?").waitFor();
       });
 
       it("sends with an optimistic message that settles once, and resolves and reopens", async () => {
@@ -129,10 +145,18 @@ describeBrowser("support widget in Chromium", () => {
       it("shows the history after a reload, and strips the hidden metadata", async () => {
         await page.reload();
         await widget().getByRole("button", { name: "Support" }).click();
-        await widget().getByRole("button", { name: /My order 1234 has not arrived/ }).click();
+        await widget()
+          .getByRole("button", { name: /My order 1234 has not arrived/ })
+          .click();
         await widget().getByText("One more question.").waitFor();
         const thread = await widget().getByRole("list", { name: "Messages" }).innerText();
-        for (const text of ["My order 1234", "It left our warehouse today.", "Tracking number: ZX-1.", "Anything else?", "Thanks, that is all."])
+        for (const text of [
+          "My order 1234",
+          "It left our warehouse today.",
+          "Tracking number: ZX-1.",
+          "Anything else?",
+          "Thanks, that is all.",
+        ])
           expect(thread).toContain(text);
         expect(thread).not.toContain("cs:");
       });
@@ -149,7 +173,9 @@ describeBrowser("support widget in Chromium", () => {
         await page.keyboard.press("Enter");
         await widget().getByRole("dialog").waitFor();
         expect(await accessibilityViolations(page)).toEqual([]);
-        await widget().getByRole("button", { name: /My order 1234/ }).click();
+        await widget()
+          .getByRole("button", { name: /My order 1234/ })
+          .click();
         await widget().getByText("One more question.").waitFor();
         expect(await accessibilityViolations(page)).toEqual([]);
         await page.keyboard.press("Escape");
@@ -161,7 +187,9 @@ describeBrowser("support widget in Chromium", () => {
           const files = await screenshots(page, "support-widget", async (p) => {
             await p.reload();
             await widget().getByRole("button", { name: "Support" }).click();
-            await widget().getByRole("button", { name: /My order 1234/ }).click();
+            await widget()
+              .getByRole("button", { name: /My order 1234/ })
+              .click();
             await widget().getByText("One more question.").waitFor();
           });
           expect(files).toHaveLength(2);
