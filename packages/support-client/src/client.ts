@@ -157,6 +157,19 @@ export function createSupportClient(options: SupportClientOptions): SupportClien
     return json as T;
   }
 
+  /** A read, retried like a send on 429, 5xx and network failures (honouring Retry-After): reads are idempotent. */
+  async function read<T>(path: string): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await call<T>("GET", path);
+      } catch (e) {
+        const err = e as SupportApiError;
+        if (!(e instanceof SupportApiError) || !err.retryable || attempt + 1 >= postAttempts) throw e;
+        await sleep(Math.max(err.retryAfterMs ?? 0, jitteredDelay(attempt, postRetry, random)));
+      }
+    }
+  }
+
   const conv = (id: string) => `/api/conversations/${encodeURIComponent(id)}`;
 
   function subscribeWithEventSource(ES: EventSourceLike, conversationId: string, h: StreamHandlers): Subscription {
@@ -251,12 +264,12 @@ export function createSupportClient(options: SupportClientOptions): SupportClien
         ...(subject ? { subject } : {}),
         ...(clientMessageId ? { clientMessageId } : {}),
       }),
-    list: async () => (await call<{ conversations: Summary[] }>("GET", `/api/conversations/list?${scope}`)).conversations,
+    list: async () => (await read<{ conversations: Summary[] }>(`/api/conversations/list?${scope}`)).conversations,
     find: async () => {
-      const r = await call<{ found: boolean; conversationId?: string }>("GET", `/api/conversations/find?${scope}`);
+      const r = await read<{ found: boolean; conversationId?: string }>(`/api/conversations/find?${scope}`);
       return r.found ? r.conversationId : undefined;
     },
-    get: (id) => call("GET", `${conv(id)}?${scope}`),
+    get: (id) => read(`${conv(id)}?${scope}`),
     async send(conversationId, message, clientMessageId = newClientMessageId()) {
       for (let attempt = 0; ; attempt++) {
         try {
