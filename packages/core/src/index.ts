@@ -14,6 +14,7 @@ export * from "./limits.js";
 export * from "./logger.js";
 export * from "./nulls.js";
 export * from "./openapi.js";
+export * from "./page.js";
 export * from "./queue.js";
 export * from "./route.js";
 export * from "./router.js";
