@@ -124,6 +124,33 @@ forEachAdapter(
       expect(exact.body.edges.map((e: any) => e.id)).toContain(paris.edgeIds[0]);
     });
 
+    it("GET /v1/edges?asOf=&knownAt= lists the edges visible at that point; without them the whole history", async () => {
+      clock.set("2021-05-01T00:00:00Z");
+      const rome = await ingest("Gina Rossi lives in Rome.", { occurredAt: "2021-05-01T00:00:00Z" });
+      clock.set("2022-05-02T00:00:00Z");
+      const oslo = await ingest("Gina Rossi moved to Oslo.", { occurredAt: "2022-05-01T00:00:00Z" });
+      const [oldId, newId] = [rome.edgeIds[0], oslo.edgeIds[0]];
+      const gina = (await get(`/v1/edges/${oldId}`)).body.source;
+      const ids = async (query: string) => {
+        const r = await get(`/v1/edges?entityId=${gina}&limit=100${query}`);
+        expect(r.status).toBe(200);
+        return r.body.items.map((e: any) => e.id).sort();
+      };
+      expect(await ids("")).toEqual([oldId, newId].sort());
+      expect(await ids("&asOf=2021-12-31")).toEqual([oldId]);
+      expect(await ids("&asOf=2022-05-01T00:00:00Z")).toEqual([newId]);
+      expect(await ids("&asOf=2022-04-30T23:59:59.999Z")).toEqual([oldId]);
+      // knownAt before the move was recorded: the old fact is the whole belief, even asked about later
+      expect(await ids("&asOf=2022-06-01&knownAt=2022-05-01")).toEqual([]);
+      expect(await ids("&asOf=2022-04-01&knownAt=2022-05-01")).toEqual([oldId]);
+      // knownAt alone: valid now
+      expect(await ids("&knownAt=2022-05-03")).toEqual([newId]);
+      expectError(await get("/v1/edges?asOf=yesterday"), 400);
+      expectError(await get("/v1/edges?knownAt=2022-13-45"), 400);
+      // another brain sees none of them, whatever the point
+      expect((await get(`/v1/edges?entityId=${gina}&asOf=2021-12-31`, B)).body.items).toEqual([]);
+    });
+
     it("the offline extractor reads passive, possessive and dated clauses into edges between noun phrases", async () => {
       clock.set("2024-02-01T00:00:00Z");
       const edgeOf = async (content: string) => {

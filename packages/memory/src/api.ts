@@ -2,8 +2,8 @@
 // around them; hosts and tests can call them without HTTP.
 import type { Clock, IdGenerator } from "@mountkit/core";
 import { iso } from "@mountkit/core";
-import type { EdgeRecord, EpisodeRecord } from "./domain/types.js";
 import { renderPlaybook } from "./domain/playbook.js";
+import type { EdgeRecord, EpisodeRecord } from "./domain/types.js";
 import { edgeVisibleAt } from "./domain/types.js";
 import { decodeCursor, edgeJson, encodeCursor, entityJson, episodeJson, playbookSummaryJson } from "./domain/wire.js";
 import type { Embedder } from "./embeddings.js";
@@ -126,12 +126,17 @@ export function createMemoryApi(deps: MemoryApiDeps) {
       return { ...edgeJson(e), episode: episode ? episodeJson(episode) : null };
     },
 
-    listEdges: (brainId: string, page: PageInput & { entityId?: string } = {}) =>
-      listPage(
+    /** Every edge (history); with `asOf` or `knownAt` (epoch ms), only those visible then, the other axis now. */
+    listEdges(brainId: string, page: PageInput & { entityId?: string; asOf?: number; knownAt?: number } = {}) {
+      const now = clock.now();
+      const at =
+        page.asOf === undefined && page.knownAt === undefined ? undefined : { asOf: page.asOf ?? now, knownAt: page.knownAt ?? now };
+      return listPage(
         page,
-        (after, limit) => store.listEdges({ brainId, limit, after, entityId: page.entityId }),
+        (after, limit) => store.listEdges({ brainId, limit, after, entityId: page.entityId, at }),
         (e: EdgeRecord) => edgeJson(e),
-      ),
+      );
+    },
 
     /** Ends validity now, also for an edge whose known end lies in the future; the record is not expired. */
     async invalidateEdge(brainId: string, id: string, input: { reason?: string } = {}) {

@@ -2,8 +2,22 @@
 import { json, route } from "@mountkit/core";
 import * as z from "zod";
 import { brainOf } from "../auth/middleware.js";
-import { type RouteDeps, errors, SECURITY } from "./common.js";
-import { EdgeSchema, EpisodeSchema, IdParams, InvalidateBody, PageQuery, page } from "./schemas.js";
+import { errors, type RouteDeps, SECURITY } from "./common.js";
+import { EdgeSchema, EpisodeSchema, IdParams, InvalidateBody, instant, PageQuery, page } from "./schemas.js";
+
+const ListEdgesQuery = PageQuery.extend({
+  entityId: z.string().max(128).optional().describe("Only edges touching this entity"),
+  asOf: instant(true)
+    .optional()
+    .describe(
+      "Only edges valid then (tValid <= asOf < tInvalid). YYYY-MM-DD (end of that UTC day) or ISO-8601; with `knownAt` alone, default now",
+    ),
+  knownAt: instant(true)
+    .optional()
+    .describe(
+      "Only edges the memory knew then (tIngested <= knownAt < tExpired). YYYY-MM-DD (end of that UTC day) or ISO-8601; with `asOf` alone, default now",
+    ),
+});
 
 export const edgeRoutes = ({ api, guard }: RouteDeps) => [
   route({
@@ -11,10 +25,12 @@ export const edgeRoutes = ({ api, guard }: RouteDeps) => [
     path: "/v1/edges",
     operationId: "listEdges",
     summary: "List edges, most recently ingested first",
+    description:
+      "Without `asOf` and `knownAt`, every edge ever recorded (the whole history). With either, only the edges visible at that bi-temporal point, the other axis defaulting to now.",
     tags: ["edges"],
     security: SECURITY,
     use: guard,
-    query: PageQuery.extend({ entityId: z.string().max(128).optional().describe("Only edges touching this entity") }),
+    query: ListEdgesQuery,
     responses: { 200: { description: "A page of edges", schema: page(EdgeSchema) }, ...errors(400) },
     handler: async (ctx) => json(200, await api.listEdges(brainOf(ctx.state), ctx.query)),
   }),

@@ -15,7 +15,8 @@ export const PageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20).describe("Page size, 1-100 (default 20)"),
 });
 
-const instant = (endOfDay: boolean) =>
+/** A point in time as the wire gives it: `YYYY-MM-DD` (start or end of that UTC day) or ISO-8601, to epoch ms. */
+export const instant = (endOfDay: boolean) =>
   z
     .string()
     .max(64)

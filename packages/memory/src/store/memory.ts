@@ -1,6 +1,7 @@
 // In-memory MemoryStore: maps per brain plus BM25 indexes. The reference implementation of the
 // store contract (src/testing.ts) and the default store of tests, examples and benchmarks.
 import { type JobStore, memoryJobStore, memoryQuotaCounter, type QuotaCounter } from "@mountkit/core";
+import { CONTEXT_TURNS, conversationKey, searchableText } from "../domain/conversation.js";
 import {
   type ApiKeyRecord,
   type BrainRecord,
@@ -13,7 +14,6 @@ import {
   type PageAfter,
   type PlaybookRecord,
 } from "../domain/types.js";
-import { CONTEXT_TURNS, conversationKey, searchableText } from "../domain/conversation.js";
 import { type Bm25Index, bm25Index } from "../retrieval/bm25.js";
 import { topK } from "../retrieval/topk.js";
 import { memoryQuotaHolds } from "./memory-quota.js";
@@ -250,10 +250,11 @@ export function memoryMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
         return e ? [cloneEdge(e)] : [];
       });
     },
-    async listEdges({ brainId, limit, after, entityId }) {
+    async listEdges({ brainId, limit, after, entityId, at }) {
       const d = data.get(brainId);
       if (!d) return { items: [], next: null };
-      const pool = entityId ? [...(d.edgesByEntity.get(entityId) ?? [])].map((id) => d.edges.get(id)!) : d.edges.values();
+      const all = entityId ? [...(d.edgesByEntity.get(entityId) ?? [])].map((id) => d.edges.get(id)!) : [...d.edges.values()];
+      const pool = at ? all.filter((e) => edgeVisibleAt(e, at.asOf, at.knownAt ?? at.asOf)) : all;
       return paginate(pool, (e) => ({ createdAt: e.tIngested, id: e.id }), limit, after, cloneEdge);
     },
     async findCurrentEdges({ brainId, source, relation }) {

@@ -150,8 +150,11 @@ export interface MemoryStore {
   // --- edges ---
   getEdge(input: { brainId: string; id: string }): Promise<EdgeRecord | null>;
   getEdges(input: { brainId: string; ids: string[] }): Promise<EdgeRecord[]>;
-  /** Newest first by tIngested; optionally only edges touching one entity. */
-  listEdges(input: ListInput & { entityId?: string }): Promise<Page<EdgeRecord>>;
+  /**
+   * Newest first by tIngested; optionally only edges touching one entity, and only edges visible at a
+   * bi-temporal point `at` (see edgeVisibleAt; absent: every edge, expired and invalid ones included).
+   */
+  listEdges(input: ListInput & { entityId?: string; at?: BitemporalPoint }): Promise<Page<EdgeRecord>>;
   /** Edges not yet expired (tExpired null) with this source and relation: dedup and contradiction candidates. */
   findCurrentEdges(input: { brainId: string; source: string; relation?: string }): Promise<EdgeRecord[]>;
   /** Edges touching any of these entities visible at (`asOf`, `knownAt`) (see edgeVisibleAt), most recently valid first. */

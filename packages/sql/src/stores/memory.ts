@@ -642,8 +642,8 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
         .execute();
       return inOrder(ids, rows.map(toEdge));
     },
-    async listEdges({ brainId, limit, after, entityId }) {
-      const where = entityId === undefined ? undefined : sql`(t.source = ${entityId} or t.target = ${entityId})`;
+    async listEdges({ brainId, limit, after, entityId, at }) {
+      const where = edgeListFilter(entityId, at);
       return page("memory_edges", "t_ingested", "id", brainId, limit, after, toEdge, where);
     },
     async findCurrentEdges({ brainId, source, relation }) {
@@ -766,4 +766,11 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
       return scored.sort((a, b) => b.score - a.score || (a.item < b.item ? -1 : 1)).slice(0, limit);
     },
   };
+}
+
+/** The filters of `listEdges` on alias `t`: edges touching `entityId`, visible at `at` (both optional). */
+function edgeListFilter(entityId: string | undefined, at: At | undefined): RawBuilder<unknown> | undefined {
+  const touching = entityId === undefined ? undefined : sql`(t.source = ${entityId} or t.target = ${entityId})`;
+  if (!at) return touching;
+  return touching ? sql`${touching} and ${visible.edges(at)}` : visible.edges(at);
 }
