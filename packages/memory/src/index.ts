@@ -14,7 +14,7 @@ export type { ExtractedEntity, ExtractedFact, ExtractionInput, Extractor } from 
 export { EXTRACTION_QUEUE, type ExtractionPayload } from "./pipeline/run.js";
 export { bm25Index } from "./retrieval/bm25.js";
 export { DEFAULT_WEIGHTS, type RecallWeights } from "./retrieval/recall.js";
-export { createMemoryService, type MemoryService, type MemoryServiceOptions } from "./service.js";
+export { createMemoryService, EXPLORER_PATH, type MemoryService, type MemoryServiceOptions } from "./service.js";
 export { memoryMemoryStore } from "./store/memory.js";
 export { memoryQuotaHolds } from "./store/memory-quota.js";
 export type * from "./store/types.js";

@@ -4,17 +4,18 @@ import {
   createWorker,
   defineService,
   type IdGenerator,
+  kitLogger,
   type Logger,
+  pageRoutes,
   type QuotaCounter,
   randomIds,
   type Service,
-  kitLogger,
   systemClock,
   type Worker,
 } from "@mountkit/core";
 import { createMemoryApi, type MemoryApi } from "./api.js";
-import { requireApiKey } from "./auth/middleware.js";
 import { createApiKey, revokeApiKey } from "./auth/keys.js";
+import { requireApiKey } from "./auth/middleware.js";
 import type { Embedder } from "./embeddings.js";
 import { nlpExtractor } from "./extractors/nlp-extractor.js";
 import type { Extractor } from "./extractors/types.js";
@@ -55,7 +56,16 @@ export interface MemoryServiceOptions {
     maxAttempts?: number;
   };
   recallWeights?: Partial<RecallWeights>;
+  /**
+   * The memory explorer's browser bundle (`memoryExplorerScript` from `@mountkit/memory-explorer`): when
+   * set, the page is served at `/v1/explorer/` (its script at `/v1/explorer/app.js`), with no key; the
+   * key is typed into the page and sent as the bearer of its API calls. Off by default.
+   */
+  explorerScript?: string | (() => string | Promise<string>);
 }
+
+/** Where the explorer page lives, under the service's basePath. */
+export const EXPLORER_PATH = "/v1/explorer/";
 
 export interface MemoryService extends Service {
   readonly api: MemoryApi;
@@ -114,6 +124,9 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
     ...entityRoutes(deps),
     ...playbookRoutes(deps),
     ...openapiRoutes((mountPath) => service.openapi({ mountPath })),
+    ...(options.explorerScript === undefined
+      ? []
+      : pageRoutes({ path: EXPLORER_PATH, title: "Memory explorer", element: "mountkit-memory-explorer", script: options.explorerScript })),
   ];
   service = defineService({
     name: "memory",

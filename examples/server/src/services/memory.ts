@@ -1,7 +1,9 @@
 // The memory service from the environment: MEMORY_API_KEYS (key=brain,...) or one generated dev key,
-// MEMORY_DAILY_QUOTA; the store the app opened (in memory when none); the extraction worker runs in this process.
+// MEMORY_DAILY_QUOTA; the store the app opened (in memory when none); the extraction worker runs in this process;
+// the memory explorer page at /v1/explorer/.
 import type { Clock, Logger, Service } from "@mountkit/core";
 import { createMemoryService, type MemoryStore, memoryMemoryStore, parseKeyList } from "@mountkit/memory";
+import { memoryExplorerScript } from "@mountkit/memory-explorer";
 
 export async function memoryFromEnv(
   env: NodeJS.ProcessEnv,
@@ -13,6 +15,8 @@ export async function memoryFromEnv(
     store: deps.store ?? memoryMemoryStore(),
     dailyQuota: quota,
     logger: deps.logger,
+    // the memory explorer page at /v1/explorer/ (the key is typed into the page)
+    explorerScript: memoryExplorerScript,
     ...(deps.clock ? { clock: deps.clock } : {}),
   });
   try {
