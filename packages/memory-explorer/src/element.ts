@@ -54,7 +54,8 @@ export class MemoryExplorerElement extends HTMLElement {
   private readonly graphSummary = h("p", { class: "meta", id: "graph-summary" });
   private readonly validList = h("ul", { class: "facts", "aria-label": "Facts valid at this point" });
   private readonly otherList = h("ul", { class: "facts", "aria-label": "Other facts" });
-  private readonly episodeList = h("ul", { class: "rows", "aria-label": "Episodes" });
+  // scrollable, so reachable by keyboard
+  private readonly episodeList = h("ul", { class: "rows", "aria-label": "Episodes", tabindex: "0" });
   private readonly entityList = h("ul", { class: "chips", "aria-label": "Entities" });
   private readonly entityFacts = h("div", { class: "entity-facts" });
   private readonly recallForm = h("form", { class: "recall" });
@@ -462,7 +463,7 @@ export class MemoryExplorerElement extends HTMLElement {
         h("h3", {}, "Cited episodes"),
         h(
           "ul",
-          { class: "rows", "aria-label": "Cited episodes" },
+          { class: "rows", "aria-label": "Cited episodes", tabindex: "0" },
           ...r.episodes.map((ep) =>
             h(
               "li",
