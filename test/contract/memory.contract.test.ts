@@ -59,6 +59,19 @@ forEachHost(
       expect(edges.body.items.length).toBeGreaterThan(0);
       const edgeId = edges.body.items[0].id as string;
       expect((await exchange(M, h.base, `${svc}/v1/edges/${edgeId}`, { headers: auth })).status).toBe(200);
+      // the edges at a bi-temporal point (the memory explorer's slider)
+      const at = await exchange(
+        M,
+        h.base,
+        `${svc}/v1/edges?asOf=2999-01-01&knownAt=${encodeURIComponent(new Date().toISOString())}&limit=5`,
+        {
+          headers: auth,
+        },
+      );
+      expect(at.status).toBe(200);
+      expect(at.body.items.length).toBeGreaterThan(0);
+      expect((await exchange(M, h.base, `${svc}/v1/edges?asOf=1990-01-01`, { headers: auth })).body.items).toEqual([]);
+      expect((await exchange(M, h.base, `${svc}/v1/edges?asOf=not-a-date`, { headers: auth })).status).toBe(400);
       const entities = await exchange(M, h.base, `${svc}/v1/entities`, { headers: auth });
       expect((await exchange(M, h.base, `${svc}/v1/entities/${entities.body.items[0].id}`, { headers: auth })).status).toBe(200);
       const inv = await exchange(M, h.base, `${svc}/v1/edges/${edgeId}/invalidate`, { headers: auth, body: { reason: null }, valid: true });
