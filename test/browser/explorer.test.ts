@@ -149,6 +149,17 @@ describeBrowser("memory explorer in Chromium", () => {
         expect(await slider.getAttribute("aria-valuetext")).toContain("2024-06-01");
         await page.keyboard.press("End");
         await expect.poll(() => slider.getAttribute("aria-valuetext")).toMatch(/^now/);
+        // knownAt before anything was recorded: the memory knew no fact yet; back at now, Black Mesa again
+        const known = explorer().getByRole("slider", { name: "Known at (knownAt)" });
+        await known.focus();
+        await page.keyboard.press("Home");
+        await expect.poll(() => stateOf(ids.blackMesa!)).toBe("ended");
+        expect(await validFacts()).toBe("");
+        expect(await explorer().getByRole("list", { name: "Facts valid at this point" }).innerText()).toContain(
+          "No fact was valid and known",
+        );
+        await page.keyboard.press("End");
+        await expect.poll(() => stateOf(ids.blackMesa!)).toBe("valid");
       });
 
       it("shows an entity's facts, and invalidates a fact with a reason", async () => {
