@@ -60,6 +60,8 @@ export class ApiError extends Error {
 
 /** Lists are read whole up to this many pages of 100: an explorer of one brain, not an export tool. */
 const MAX_PAGES = 20;
+/** The most items `all()` reads of one list (newest first). */
+export const LIST_CAP = MAX_PAGES * 100;
 
 export class MemoryClient {
   constructor(

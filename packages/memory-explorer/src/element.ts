@@ -7,6 +7,7 @@ import {
   type Edge,
   type Entity,
   type Episode,
+  LIST_CAP,
   MemoryClient,
   type Playbook,
   type PlaybookSummary,
@@ -21,6 +22,8 @@ import { formatInstant, stopIndex, stops } from "./timeline.js";
 const KEY_STORAGE = "mountkit.memory.key";
 /** While an episode is still queued or processing, its status is read again this often. */
 const POLL_MS = 1500;
+/** A dragged slider asks the API once it rests this long: every call counts against the brain's quota. */
+const SLIDER_REST_MS = 120;
 
 const iso = (t: number) => new Date(t).toISOString();
 const when = (s: string | null) => (s === null ? "open" : formatInstant(Date.parse(s)));
@@ -37,6 +40,7 @@ export class MemoryExplorerElement extends HTMLElement {
   private selectedEntity: string | null = null;
   private pollTimer: ReturnType<typeof setTimeout> | undefined;
   private pointRequest = 0;
+  private sliderTimer: ReturnType<typeof setTimeout> | undefined;
   private resizer: ResizeObserver | null = null;
 
   // parts of the page
@@ -82,6 +86,7 @@ export class MemoryExplorerElement extends HTMLElement {
 
   disconnectedCallback(): void {
     clearTimeout(this.pollTimer);
+    clearTimeout(this.sliderTimer);
     this.resizer?.disconnect();
   }
 
@@ -105,7 +110,8 @@ export class MemoryExplorerElement extends HTMLElement {
     ] as const) {
       input.addEventListener("input", () => {
         this.showStops();
-        void this.loadPoint();
+        clearTimeout(this.sliderTimer);
+        this.sliderTimer = setTimeout(() => void this.loadPoint(), SLIDER_REST_MS);
       });
       input.setAttribute("aria-describedby", axis === "asOf" ? "asof-value" : "knownat-value");
     }
@@ -239,8 +245,10 @@ export class MemoryExplorerElement extends HTMLElement {
       this.graph?.setHistory(this.entities, history);
       await this.loadPoint();
       const pending = episodes.filter((e) => e.status === "queued" || e.status === "processing").length;
+      const capped = [episodes, entities, history].some((list) => list.length >= LIST_CAP);
       this.say(
         `${episodes.length} episodes, ${entities.length} entities, ${history.length} facts` +
+          (capped ? ` (lists stop at the newest ${LIST_CAP})` : "") +
           (pending ? `; ${pending} episode${pending === 1 ? "" : "s"} still being extracted` : "."),
       );
       if (pending) this.pollTimer = setTimeout(() => void this.reload(), POLL_MS);
