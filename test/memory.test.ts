@@ -534,4 +534,23 @@ describe("memoryFromEnv", () => {
       await s.dispose();
     }
   });
+
+  it("serves the memory explorer page (opt-in) at /v1/explorer/ with no key and no quota spent; off without explorerScript", async () => {
+    const logger = { debug() {}, info() {}, warn() {}, error() {} };
+    const s = await memoryFromEnv({ MEMORY_API_KEYS: "env_key_explorer_aaaaaa=alpha", MEMORY_DAILY_QUOTA: "1" }, { logger });
+    const off = createMemoryService({ worker: { start: false } });
+    try {
+      const page = await s.fetch(new Request("http://x/v1/explorer/"));
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain("<mountkit-memory-explorer></mountkit-memory-explorer>");
+      expect((await s.fetch(new Request("http://x/v1/explorer"))).status).toBe(308);
+      // the page cost the brain nothing: its one call of the day is still there
+      const api = await s.fetch(new Request("http://x/v1/episodes", { headers: { authorization: "Bearer env_key_explorer_aaaaaa" } }));
+      expect(api.status).toBe(200);
+      expect((await off.fetch(new Request("http://x/v1/explorer/"))).status).toBe(404);
+    } finally {
+      await s.dispose();
+      await off.dispose();
+    }
+  });
 });
