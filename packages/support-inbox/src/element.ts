@@ -232,8 +232,8 @@ export class MountkitInboxElement extends HTMLElement {
       { class: "filters", role: "search", "aria-label": "Filter conversations", onsubmit: (e: Event) => (e.preventDefault(), apply(0)) },
       field("Search", search, "field wide"),
       field("Status", status),
-      field("Label", label),
-      field("Assignee", assignee, "field wide"),
+      field("With label", label),
+      field("Assigned to", assignee, "field wide"),
     );
     this.#list = h("ul", { class: "items", "aria-label": "Conversations" });
     this.#threadPane = h(
@@ -408,7 +408,7 @@ export class MountkitInboxElement extends HTMLElement {
     const reply = h("textarea", { name: "reply", rows: "3", maxlength: "20000" });
     const send = h("button", { class: "primary", type: "submit" }, "Send reply");
     const error = h("p", { class: "error", role: "alert" });
-    const status = h("div", { class: "row", role: "group", "aria-label": "Status" });
+    const status = h("div", { class: "row", role: "group", "aria-label": "Change status" });
     const head = h("div", { class: "row" });
     this.#refs = { labels, assignee, reply, send, error, status, head };
     reply.addEventListener("keydown", (e) => {

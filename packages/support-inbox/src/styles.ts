@@ -62,10 +62,11 @@ h2 { font-size: 1.1rem; overflow-wrap: anywhere; }
 .thread { display: flex; flex-direction: column; min-height: 0; min-width: 0; }
 .thread-head { padding: 12px 16px; border-bottom: 1px solid var(--mk-border); display: flex; flex-direction: column; gap: 8px; }
 .thread-head .row { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
+.thread-head .row > * { min-width: 0; overflow-wrap: anywhere; }
 .controls { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: flex-end; }
 .controls .field { flex: 1 1 160px; }
-.controls .inline { display: flex; gap: 6px; }
-.controls .inline input { flex: 1; }
+.controls .inline { display: flex; gap: 6px; flex-wrap: wrap; }
+.controls .inline input { flex: 1 1 120px; }
 .messages { list-style: none; margin: 0; padding: 16px; overflow-y: auto; flex: 1; display: flex; flex-direction: column; gap: 10px; }
 .msg { max-width: 80%; padding: 8px 12px; border-radius: var(--mk-radius); background: var(--mk-customer-bg); align-self: flex-start; white-space: pre-wrap; overflow-wrap: anywhere; }
 .msg.agent { background: var(--mk-agent-bg); align-self: flex-end; }
