@@ -178,6 +178,7 @@ forEachHost(
         .body.conversationId as string;
       const base = `${svc}/agent/conversations`;
       expect((await exchange(G, h.base, `${base}?productSlug=demo`, { headers: agent })).status).toBe(200);
+      expect((await exchange(G, h.base, `${base}?productSlug=demo&q=help&status=new`, { headers: agent })).body.items).toHaveLength(1);
       expect((await exchange(G, h.base, `${base}/${id}`, { headers: agent })).body.customerId).toBe(c);
       const reply = await exchange(G, h.base, `${base}/${id}/messages`, {
         headers: agent,

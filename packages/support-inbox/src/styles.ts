@@ -28,7 +28,8 @@ h1 { font-size: 1.15rem; }
 h2 { font-size: 1.1rem; overflow-wrap: anywhere; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 .muted { color: var(--mk-muted); font-size: .85rem; }
-.error { color: var(--mk-danger); }
+.error { color: var(--mk-danger); margin: 0; }
+.error:empty { display: none; }
 
 .signin { max-width: 380px; margin: 10vh auto; padding: 24px; border: 1px solid var(--mk-border); border-radius: var(--mk-radius); }
 .signin form, .field { display: flex; flex-direction: column; gap: 4px; }
@@ -44,6 +45,8 @@ h2 { font-size: 1.1rem; overflow-wrap: anywhere; }
 .list { border-right: 1px solid var(--mk-border); display: flex; flex-direction: column; min-height: 0; background: var(--mk-panel); }
 .filters { display: grid; grid-template-columns: 1fr 1fr; gap: 8px; padding: 12px; border-bottom: 1px solid var(--mk-border); }
 .filters .wide { grid-column: 1 / -1; }
+.filters > .field { min-width: 0; }
+.field > input, .field > select, .field > textarea { width: 100%; }
 .filters label { font-size: .8rem; color: var(--mk-muted); }
 .items { list-style: none; margin: 0; padding: 0; overflow-y: auto; flex: 1; }
 .items li + li { border-top: 1px solid var(--mk-border); }
