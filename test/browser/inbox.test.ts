@@ -176,9 +176,9 @@ describeBrowser("support agent inbox in Chromium", () => {
       it("labels, assigns, resolves and closes from the inbox, and filters by them", async () => {
         await app().getByLabel("Labels (comma-separated)").fill("shipping, vip");
         await app().getByRole("button", { name: "Save labels" }).click();
-        await expect.poll(async () => (await agentApi(`/conversations/${conversationId}`)).body.labels).toEqual(
-          expect.arrayContaining(["shipping", "vip"]),
-        );
+        await expect
+          .poll(async () => (await agentApi(`/conversations/${conversationId}`)).body.labels)
+          .toEqual(expect.arrayContaining(["shipping", "vip"]));
         await app().getByRole("button", { name: "Assign to me" }).click();
         await expect.poll(async () => (await agentApi(`/conversations/${conversationId}`)).body.assignee).toBe("Ada");
         await pane().getByText("Assigned to Ada").waitFor();
@@ -246,7 +246,9 @@ describeBrowser("support agent inbox in Chromium", () => {
           const files = await screenshots(inbox, "support-inbox", async (p) => {
             await p.reload();
             await app().getByLabel("Status", { exact: true }).selectOption({ label: "Any status" });
-            await app().getByRole("button", { name: new RegExp(subject) }).click();
+            await app()
+              .getByRole("button", { name: new RegExp(subject) })
+              .click();
             await app().getByRole("heading", { name: subject }).waitFor();
             await expect.poll(() => thread().innerText()).toContain("Which carrier");
           });

@@ -54,6 +54,12 @@ function h<K extends keyof HTMLElementTagNameMap>(
   return el;
 }
 
+/** A form's submit handler: no navigation, just `run`. */
+const onSubmit = (run: () => unknown) => (e: Event) => {
+  e.preventDefault();
+  run();
+};
+
 let uid = 0;
 /** A labelled form control: the label's `for` points at the control. */
 function field(labelText: string, control: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement, cls = "field") {
@@ -229,7 +235,7 @@ export class MountkitInboxElement extends HTMLElement {
     status.addEventListener("change", () => apply(0));
     const filters = h(
       "form",
-      { class: "filters", role: "search", "aria-label": "Filter conversations", onsubmit: (e: Event) => (e.preventDefault(), apply(0)) },
+      { class: "filters", role: "search", "aria-label": "Filter conversations", onsubmit: onSubmit(() => apply(0)) },
       field("Search", search, "field wide"),
       field("Status", status),
       field("With label", label),
@@ -286,7 +292,8 @@ export class MountkitInboxElement extends HTMLElement {
       if (run === this.#listRun && api === this.#api) this.#setItems(page.items);
     } catch (e) {
       if (e instanceof AgentApiError && e.status === 401) this.#signOut("The token is no longer accepted. Sign in again.");
-      else if (e instanceof AgentApiError && e.status === 400) this.#list.replaceChildren(h("li", { class: "empty error" }, "Invalid filter."));
+      else if (e instanceof AgentApiError && e.status === 400)
+        this.#list.replaceChildren(h("li", { class: "empty error" }, "Invalid filter."));
     }
   }
 
@@ -435,13 +442,13 @@ export class MountkitInboxElement extends HTMLElement {
           { class: "controls" },
           h(
             "form",
-            { class: "field", onsubmit: (e: Event) => (e.preventDefault(), void this.#saveLabels()) },
+            { class: "field", onsubmit: onSubmit(() => void this.#saveLabels()) },
             h("label", { for: (labels.id = `mk-f${++uid}`) }, "Labels (comma-separated)"),
             h("div", { class: "inline" }, labels, h("button", { type: "submit" }, "Save labels")),
           ),
           h(
             "form",
-            { class: "field", onsubmit: (e: Event) => (e.preventDefault(), void this.#saveAssignee(assignee.value.trim() || null)) },
+            { class: "field", onsubmit: onSubmit(() => void this.#saveAssignee(assignee.value.trim() || null)) },
             h("label", { for: (assignee.id = `mk-f${++uid}`) }, "Assignee"),
             h(
               "div",
@@ -456,12 +463,7 @@ export class MountkitInboxElement extends HTMLElement {
         error,
       ),
       messages,
-      h(
-        "form",
-        { class: "reply", onsubmit: (e: Event) => (e.preventDefault(), void this.#sendReply()) },
-        field("Reply", reply),
-        send,
-      ),
+      h("form", { class: "reply", onsubmit: onSubmit(() => void this.#sendReply()) }, field("Reply", reply), send),
     );
     this.#renderMeta(true);
     this.#renderMessages();
@@ -481,8 +483,7 @@ export class MountkitInboxElement extends HTMLElement {
     const active = this.#root.activeElement;
     if (r.labels && (force || active !== r.labels)) r.labels.value = agentLabels(c.labels).join(", ");
     if (r.assignee && (force || active !== r.assignee)) r.assignee.value = c.assignee ?? "";
-    const action = (text: string, to: Status) =>
-      h("button", { type: "button", onclick: () => void this.#saveStatus(to, text) }, text);
+    const action = (text: string, to: Status) => h("button", { type: "button", onclick: () => void this.#saveStatus(to, text) }, text);
     const closed = c.status === "closed" || c.status === "resolved";
     r.status.replaceChildren(
       ...(closed ? [action("Reopen", "waiting-for-agent")] : [action("Resolve", "resolved")]),
@@ -532,7 +533,8 @@ export class MountkitInboxElement extends HTMLElement {
       this.#announce(done);
     } catch (e) {
       if (e instanceof AgentApiError && e.status === 401) return this.#signOut("The token is no longer accepted. Sign in again.");
-      if (r.error) r.error.textContent = e instanceof AgentApiError ? `Not saved: ${e.message}` : "Not saved: the service could not be reached.";
+      if (r.error)
+        r.error.textContent = e instanceof AgentApiError ? `Not saved: ${e.message}` : "Not saved: the service could not be reached.";
     }
   }
 
@@ -570,13 +572,16 @@ export class MountkitInboxElement extends HTMLElement {
   }
 
   #saveAssignee(assignee: string | null) {
-    return this.#write(async (api, id) => {
-      await api.setAssignee(id, assignee);
-      if (this.#current?.id === id) {
-        this.#current.assignee = assignee;
-        this.#renderMeta(true);
-      }
-    }, assignee ? `Assigned to ${assignee}.` : "Unassigned.");
+    return this.#write(
+      async (api, id) => {
+        await api.setAssignee(id, assignee);
+        if (this.#current?.id === id) {
+          this.#current.assignee = assignee;
+          this.#renderMeta(true);
+        }
+      },
+      assignee ? `Assigned to ${assignee}.` : "Unassigned.",
+    );
   }
 
   #saveStatus(status: Status, verb: string) {

@@ -22,7 +22,14 @@ export { type CloseAction, isOpen, STATUSES, type State, type Status, stateOf } 
 export type { Comment, ConversationView, Issue, Summary } from "./domain/wire.js";
 export { supportError } from "./errors.js";
 export { CUSTOMER_ID } from "./routes/schemas.js";
-export { createSupportService, INBOX_PATH, SUPPORT_MOUNTS, type SupportApi, type SupportService, type SupportServiceOptions } from "./service.js";
+export {
+  createSupportService,
+  INBOX_PATH,
+  SUPPORT_MOUNTS,
+  type SupportApi,
+  type SupportService,
+  type SupportServiceOptions,
+} from "./service.js";
 export { memorySupportStore } from "./store/memory.js";
 export type * from "./store/types.js";
 export { METADATA_MARK } from "./store/types.js";

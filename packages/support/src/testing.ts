@@ -200,7 +200,9 @@ export function describeSupportStore(
       const reply = await store.appendMessage({
         conversationId: b.conversation.id,
         expectedSeq: 1,
-        message: message(b.conversation.id, { body: "The Password reset mail never came\n\n<!-- cs:customerId=cust_beta;clientMessageId=zebra -->" }),
+        message: message(b.conversation.id, {
+          body: "The Password reset mail never came\n\n<!-- cs:customerId=cust_beta;clientMessageId=zebra -->",
+        }),
         patch: {},
         events: [event("new_comment", 2)],
       });

@@ -2,9 +2,9 @@
 // SUPPORT_CUSTOMER_RATE_LIMIT, SUPPORT_SPI_TOKEN, SUPPORT_AGENT_TOKEN; plus optional products on other backends (GitHub Issues, Slack,
 // a remote SPI), each added only when its variables are set. Store, bus and rate limiter come from the app.
 import type { Clock, Logger, PubSub, RateLimiter, Service } from "@mountkit/core";
+import { createSupportService, githubBackend, type ProductConfig, type SupportStore, slackBackend, spiBackend } from "@mountkit/support";
 import { supportInboxScript } from "@mountkit/support-inbox";
 import { supportWidgetScript } from "@mountkit/support-widget";
-import { createSupportService, githubBackend, type ProductConfig, type SupportStore, slackBackend, spiBackend } from "@mountkit/support";
 
 const positiveInt = (raw: string | undefined, name: string, fallback: number): number => {
   const s = raw?.trim();

@@ -154,7 +154,11 @@ export function agentRoutes(cx: SupportContext): Route[] {
         await onThisSide(params.id);
         const c = await cx.conversations.get(params.id);
         if (!c) throw supportError("conversation_not_found");
-        return conversationEvents(cx, { conversation: c, lastEventId: parseLastEventId(headers["last-event-id"], query.lastEventId), signal });
+        return conversationEvents(cx, {
+          conversation: c,
+          lastEventId: parseLastEventId(headers["last-event-id"], query.lastEventId),
+          signal,
+        });
       },
     }),
     route({

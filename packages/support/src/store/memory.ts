@@ -7,9 +7,9 @@ import {
   type EventInput,
   type EventRecord,
   type ListConversationsQuery,
+  METADATA_MARK,
   type MessageRecord,
   type SupportStore,
-  METADATA_MARK,
   type WriteResult,
 } from "./types.js";
 
