@@ -212,6 +212,35 @@ describeBrowser("support agent inbox in Chromium", () => {
         await expect(app().getByLabel("Reply").isDisabled()).resolves.toBe(true);
       });
 
+      it("pages the list with Load more, and keeps the loaded pages through a live change", async () => {
+        const other = `cust_${crypto.randomUUID()}`;
+        for (let i = 1; i <= 3; i++)
+          expect(
+            (
+              await call(`${apiUrl}/api/conversations`, {
+                body: { productSlug: "demo", customerId: other, message: `Paged ${framework} ${i}` },
+              })
+            ).status,
+          ).toBe(200);
+        await inbox.goto(`${apiUrl}/agent/inbox/?product=demo&pageSize=2`);
+        const items = app()
+          .getByRole("list", { name: "Conversations" })
+          .getByRole("button", { name: /Paged|Parcel/ });
+        await app().getByLabel("Status", { exact: true }).selectOption({ label: "Any status" });
+        await expect.poll(() => items.count()).toBe(2);
+        await app().getByRole("button", { name: "Load more" }).click();
+        await expect.poll(() => items.count()).toBe(4);
+        // a new conversation arrives: the two loaded pages are read again, not one
+        await call(`${apiUrl}/api/conversations`, { body: { productSlug: "demo", customerId: other, message: `Paged ${framework} 4` } });
+        await app()
+          .getByRole("button", { name: new RegExp(`Paged ${framework} 4`) })
+          .waitFor();
+        await expect.poll(() => items.count()).toBe(4);
+        await app().getByRole("button", { name: "Load more" }).click();
+        await expect.poll(() => items.count()).toBe(5);
+        await expect.poll(() => app().getByRole("button", { name: "Load more" }).count()).toBe(0);
+      });
+
       it("ran under its CSP without a console error", () => {
         expect(pageErrors).toEqual([]);
       });
@@ -244,7 +273,7 @@ describeBrowser("support agent inbox in Chromium", () => {
       if (framework === FRAMEWORKS[0])
         it("writes screenshots of the inbox (desktop and 360 px)", async () => {
           const files = await screenshots(inbox, "support-inbox", async (p) => {
-            await p.reload();
+            await p.goto(`${apiUrl}/agent/inbox/?product=demo`);
             await app().getByLabel("Status", { exact: true }).selectOption({ label: "Any status" });
             await app()
               .getByRole("button", { name: new RegExp(subject) })

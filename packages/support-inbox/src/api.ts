@@ -74,8 +74,8 @@ export interface AgentApi {
   ): StreamHandle;
 }
 
-/** The agent API under `base` (the service's public URL: mount prefix and basePath), signed with `token`. */
-export function agentApi(base: string, token: string): AgentApi {
+/** The agent API under `base` (the service's public URL: mount prefix and basePath), signed with `token`; lists `pageSize` at a time. */
+export function agentApi(base: string, token: string, pageSize = 50): AgentApi {
   const root = `${base.replace(/\/+$/, "")}/agent/conversations`;
   const auth = { authorization: `Bearer ${token}` };
 
@@ -94,7 +94,7 @@ export function agentApi(base: string, token: string): AgentApi {
 
   return {
     list(productSlug, filter, cursor) {
-      const p = new URLSearchParams({ productSlug, limit: "100" });
+      const p = new URLSearchParams({ productSlug, limit: String(pageSize) });
       for (const [k, v] of Object.entries(filter)) if (v) p.set(k, v);
       if (cursor) p.set("cursor", cursor);
       return call("GET", `?${p}`);

@@ -73,6 +73,12 @@ const when = (iso: string) => {
 };
 const badge = (status: Status) => h("span", { class: `badge ${status}` }, STATUS_TEXT[status] ?? status);
 
+/** Conversations per page: `?pageSize=` (1..200) on the page's URL, default 50. */
+function pageSize(): number {
+  const n = Number(new URLSearchParams(location.search).get("pageSize"));
+  return Number.isInteger(n) && n >= 1 && n <= 200 ? n : 50;
+}
+
 /** The API base the page was served with (`<meta name="mountkit-base">`), else the page's origin. */
 function apiBase(): string {
   const meta = document.querySelector<HTMLMetaElement>('meta[name="mountkit-base"]')?.content;
@@ -86,6 +92,9 @@ export class MountkitInboxElement extends HTMLElement {
   #product = "";
   #filter: ListFilter = { status: STATUS_FILTERS[0]![0] };
   #items: AgentSummary[] = [];
+  /** Cursor of the page after the loaded ones (null: all loaded), and how many pages are loaded. */
+  #next: string | null = null;
+  #pages = 1;
   #current: AgentDetail | undefined;
   #inbox: StreamHandle | undefined;
   #thread: StreamHandle | undefined;
@@ -172,10 +181,12 @@ export class MountkitInboxElement extends HTMLElement {
 
   async #signIn(token: string, fresh: boolean, error?: HTMLElement) {
     if (!token || !this.#author || !this.#product) return;
-    const api = agentApi(apiBase(), token);
+    const api = agentApi(apiBase(), token, pageSize());
     try {
       // the first list doubles as the token check: nothing is kept until it passes
       const first = await api.list(this.#product, this.#filter);
+      this.#next = first.next;
+      this.#pages = 1;
       this.#api = api;
       sessionStorage.setItem(TOKEN_KEY, token);
       localStorage.setItem(AUTHOR_KEY, this.#author);
@@ -229,6 +240,7 @@ export class MountkitInboxElement extends HTMLElement {
     const assignee = h("input", { type: "text", name: "assignee", maxlength: "200" });
     const apply = (delay: number) => {
       this.#filter = { status: status.value, label: label.value.trim(), assignee: assignee.value.trim(), q: search.value.trim() };
+      this.#pages = 1;
       this.#scheduleList(delay);
     };
     for (const input of [search, label, assignee]) input.addEventListener("input", () => apply(250));
@@ -288,12 +300,42 @@ export class MountkitInboxElement extends HTMLElement {
     if (!api) return;
     const run = ++this.#listRun;
     try {
-      const page = await api.list(this.#product, this.#filter);
-      if (run === this.#listRun && api === this.#api) this.#setItems(page.items);
+      // as many pages as the agent had loaded, so a live change does not fold the list back to one page
+      const items: AgentSummary[] = [];
+      let cursor: string | undefined;
+      let next: string | null = null;
+      for (let i = 0; i < this.#pages; i++) {
+        const page = await api.list(this.#product, this.#filter, cursor);
+        items.push(...page.items);
+        next = page.next;
+        if (!next || run !== this.#listRun) break;
+        cursor = next;
+      }
+      if (run === this.#listRun && api === this.#api) {
+        this.#next = next;
+        this.#setItems(items);
+      }
     } catch (e) {
       if (e instanceof AgentApiError && e.status === 401) this.#signOut("The token is no longer accepted. Sign in again.");
       else if (e instanceof AgentApiError && e.status === 400)
         this.#list.replaceChildren(h("li", { class: "empty error" }, "Invalid filter."));
+    }
+  }
+
+  async #loadMore() {
+    const api = this.#api;
+    const cursor = this.#next;
+    if (!api || !cursor) return;
+    const run = ++this.#listRun;
+    try {
+      const page = await api.list(this.#product, this.#filter, cursor);
+      if (run !== this.#listRun || api !== this.#api) return;
+      this.#pages++;
+      this.#next = page.next;
+      const seen = new Set(this.#items.map((c) => c.id));
+      this.#setItems([...this.#items, ...page.items.filter((c) => !seen.has(c.id))]);
+    } catch (e) {
+      if (e instanceof AgentApiError && e.status === 401) this.#signOut("The token is no longer accepted. Sign in again.");
     }
   }
 
@@ -329,6 +371,10 @@ export class MountkitInboxElement extends HTMLElement {
         return h("li", {}, b);
       }),
     );
+    if (this.#next)
+      this.#list.append(
+        h("li", { class: "empty" }, h("button", { type: "button", "data-id": "more", onclick: () => void this.#loadMore() }, "Load more")),
+      );
     if (focused) this.#list.querySelector<HTMLButtonElement>(`[data-id="${CSS.escape(focused)}"]`)?.focus();
   }
 
