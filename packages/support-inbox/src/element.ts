@@ -98,6 +98,10 @@ export class MountkitInboxElement extends HTMLElement {
   #current: AgentDetail | undefined;
   #inbox: StreamHandle | undefined;
   #thread: StreamHandle | undefined;
+  /** The conversation whose thread is shown (or loading). */
+  #openId: string | undefined;
+  /** Events received while detail reads are in flight, one buffer per read. */
+  #buffers = new Set<StreamEvent[]>();
   #listTimer: ReturnType<typeof setTimeout> | undefined;
   #listRun = 0;
   #app!: HTMLElement;
@@ -214,7 +218,7 @@ export class MountkitInboxElement extends HTMLElement {
     sessionStorage.removeItem(TOKEN_KEY);
     this.#inbox?.close();
     this.#thread?.close();
-    this.#inbox = this.#thread = this.#api = this.#current = undefined;
+    this.#inbox = this.#thread = this.#api = this.#current = this.#openId = undefined;
     this.#items = [];
     this.#renderSignIn(message);
   }
@@ -385,6 +389,8 @@ export class MountkitInboxElement extends HTMLElement {
     if (!api) return;
     this.#thread?.close();
     this.#current = undefined;
+    this.#openId = id;
+    this.#buffers.clear();
     this.#layout.dataset.view = "thread";
     for (const b of this.#list.querySelectorAll<HTMLButtonElement>(".item")) b.setAttribute("aria-current", String(b.dataset.id === id));
     this.#threadPane.replaceChildren(h("p", { class: "placeholder muted" }, "Loading…"));
@@ -396,28 +402,43 @@ export class MountkitInboxElement extends HTMLElement {
     });
   }
 
+  /**
+   * Reads the open conversation's detail. Events that arrive while the read is in flight are kept and
+   * replayed onto it in order: the read may have started before some of them were written.
+   */
   async #loadDetail(id: string) {
+    const buffer: StreamEvent[] = [];
+    this.#buffers.add(buffer);
     try {
       const d = await this.#api!.detail(id);
-      if (!this.#thread) return;
+      if (this.#openId !== id) return;
       const fresh = this.#current?.id !== id;
       this.#current = d;
       if (fresh) this.#renderThread();
-      else {
+      for (const e of buffer) this.#applyEvent(id, e);
+      if (!fresh) {
         this.#renderMeta();
         this.#renderMessages();
       }
     } catch (e) {
-      if (e instanceof AgentApiError && e.status === 404) {
+      if (e instanceof AgentApiError && e.status === 404 && this.#openId === id) {
         this.#thread?.close();
         this.#threadPane.replaceChildren(h("p", { class: "placeholder error", role: "alert" }, "This conversation no longer exists."));
       }
+    } finally {
+      this.#buffers.delete(buffer);
     }
   }
 
   #onThreadEvent(id: string, e: StreamEvent) {
-    const c = this.#current;
+    if (this.#openId !== id) return;
     if (e.type === "resync") return void this.#loadDetail(id);
+    for (const b of this.#buffers) b.push(e);
+    this.#applyEvent(id, e);
+  }
+
+  #applyEvent(id: string, e: StreamEvent) {
+    const c = this.#current;
     if (!c || c.id !== id) return;
     const data = (e.data ?? {}) as Record<string, unknown>;
     switch (e.type) {
