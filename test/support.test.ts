@@ -740,6 +740,69 @@ function suite(t: AdapterTarget) {
       expectError(await call(u(`/agent/conversations`), { headers: agentH }), 400);
     });
 
+    it("searches the list with q: subject, customer id and message text, never the hidden block", async () => {
+      const product = "other";
+      const tag = crypto.randomUUID().slice(0, 8);
+      const c1 = cust();
+      const c2 = cust();
+      const a = await create(c1, { productSlug: product, subject: `Parcel ${tag} lost`, message: "Where is it?" });
+      const b = await create(c2, { productSlug: product, message: `Invoice ${tag.toUpperCase()} is wrong` });
+      await call(u(`/agent/conversations/${b}/messages`), { body: { body: `Agent note zz${tag}`, author: "Ann" }, headers: agentH });
+      const search = async (q: string, extra = "") =>
+        (await call(u(`/agent/conversations?productSlug=${product}&q=${encodeURIComponent(q)}${extra}`), { headers: agentH })).body.items
+          .map((x: any) => x.id)
+          .sort();
+      expect(await search(tag)).toEqual([a, b].sort());
+      expect(await search(`parcel ${tag.toUpperCase()}`)).toEqual([a]);
+      expect(await search(`zz${tag}`)).toEqual([b]);
+      expect(await search(c2)).toEqual([b]);
+      expect(await search("customerId=")).toEqual([]);
+      expect(await search(tag, "&status=closed")).toEqual([]);
+      expect(await search(tag, "&limit=1")).toHaveLength(1);
+      // empty (after trimming) means no search
+      const none = await call(u(`/agent/conversations?productSlug=${product}&q=%20&limit=200`), { headers: agentH });
+      expect(none.body.items.map((x: any) => x.id)).toEqual(expect.arrayContaining([a, b]));
+      expectError(await call(u(`/agent/conversations?productSlug=${product}&q=${"x".repeat(201)}`), { headers: agentH }), 400);
+    });
+
+    it("streams one conversation to an agent with replay after Last-Event-ID, and a product's changes inbox-wide", async () => {
+      expectError(await call(u("/agent/conversations/stream?productSlug=demo")), 401);
+      expectError(await call(u("/agent/conversations/conv_missing/stream"), { headers: agentH }), 404);
+      expectError(await call(u("/agent/conversations/stream?productSlug=nope"), { headers: agentH }), 404);
+      const inbox = await rawStream(u("/agent/conversations/stream?productSlug=demo"), agentH);
+      expect(inbox.status).toBe(200);
+      expect(String(inbox.headers["content-type"])).toMatch(/^text\/event-stream/);
+      await waitFor(() => inbox.text().includes('"connected"'), 8000, "inbox connected");
+      const c = cust();
+      const id = await create(c);
+      await waitFor(() => inbox.text().includes(`"conversationId":"${id}"`), 8000, "inbox notice of the new conversation");
+      const s = await rawStream(u(`/agent/conversations/${id}/stream`), agentH);
+      expect(s.status).toBe(200);
+      await waitFor(() => s.text().includes('"connected"'), 8000, "connected");
+      await call(u(`/api/conversations/${id}/messages`), { body: { productSlug: "demo", customerId: c, message: "Are you there?" } });
+      await waitFor(() => s.text().includes("Are you there?"), 8000, "the customer's message on the agent stream");
+      const notices = () => inbox.frames().filter((f) => f.includes(`"conversationId":"${id}"`)).length;
+      await waitFor(() => notices() >= 2, 8000, "inbox notice of the message");
+      const idOf = (frame: string) => /^id: (\d+)$/m.exec(frame)?.[1];
+      const messageFrame = s.frames().find((f) => f.includes("Are you there?"))!;
+      const seq = Number(idOf(messageFrame));
+      expect(seq).toBeGreaterThan(1);
+      s.close();
+      await call(u(`/agent/conversations/${id}/labels`), { method: "PUT", body: { labels: ["vip"] }, headers: agentH });
+      // reconnect after the message: only what came after it
+      const again = await rawStream(u(`/agent/conversations/${id}/stream`), { ...agentH, "last-event-id": String(seq) });
+      await waitFor(() => again.text().includes("labels_changed"), 8000, "replayed labels_changed");
+      expect(again.text()).not.toContain("Are you there?");
+      const replayed = again.frames().filter((f) => idOf(f) !== undefined);
+      expect(Number(idOf(replayed[0]!))).toBe(seq + 1);
+      again.close();
+      // an id never issued: resync
+      const forged = await rawStream(u(`/agent/conversations/${id}/stream?lastEventId=999999`), agentH);
+      await waitFor(() => forged.text().includes('"resync"'), 8000, "resync");
+      forged.close();
+      inbox.close();
+    });
+
     it("detail, reply, edit, delete, labels, assignee, status, delete conversation", async () => {
       const c = cust();
       const id = await create(c);

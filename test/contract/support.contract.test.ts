@@ -178,6 +178,8 @@ forEachHost(
         .body.conversationId as string;
       const base = `${svc}/agent/conversations`;
       expect((await exchange(G, h.base, `${base}?productSlug=demo`, { headers: agent })).status).toBe(200);
+      const found = (await exchange(G, h.base, `${base}?productSlug=demo&q=${c}`, { headers: agent })).body.items;
+      expect(found.map((x: { id: string }) => x.id)).toEqual([id]);
       expect((await exchange(G, h.base, `${base}/${id}`, { headers: agent })).body.customerId).toBe(c);
       const reply = await exchange(G, h.base, `${base}/${id}/messages`, {
         headers: agent,

@@ -13,7 +13,7 @@ export type {
   WebhookReply,
   WebhookRequest,
 } from "./domain/backend.js";
-export { conversationTopic, EVENT_TYPES, type EventNotice, type EventType } from "./domain/events.js";
+export { conversationTopic, EVENT_TYPES, type EventNotice, type EventType, productTopic } from "./domain/events.js";
 export { formatMetadata, type Metadata, parseMetadata, stripMetadata, withMetadata } from "./domain/metadata.js";
 export { createMirror, type Mirror, type MirrorMessage, type MirrorSnapshot, type MirrorState } from "./domain/mirror.js";
 export type { Product, ProductConfig, ProductLimits } from "./domain/products.js";
@@ -22,6 +22,14 @@ export { type CloseAction, isOpen, STATUSES, type State, type Status, stateOf } 
 export type { Comment, ConversationView, Issue, Summary } from "./domain/wire.js";
 export { supportError } from "./errors.js";
 export { CUSTOMER_ID } from "./routes/schemas.js";
-export { createSupportService, SUPPORT_MOUNTS, type SupportApi, type SupportService, type SupportServiceOptions } from "./service.js";
+export {
+  createSupportService,
+  INBOX_PATH,
+  SUPPORT_MOUNTS,
+  type SupportApi,
+  type SupportService,
+  type SupportServiceOptions,
+} from "./service.js";
 export { memorySupportStore } from "./store/memory.js";
 export type * from "./store/types.js";
+export { METADATA_MARK } from "./store/types.js";

@@ -7,18 +7,19 @@ import {
   type IdGenerator,
   iso,
   json,
+  kitLogger,
   type Logger,
   memoryJobStore,
   memoryPubSub,
   memoryRateLimiter,
   type OpenApiDocument,
   type PubSub,
+  pageRoutes,
   type RateLimiter,
   type Route,
   randomIds,
   route,
   type Service,
-  kitLogger,
   systemClock,
 } from "@mountkit/core";
 import type { CustomerScope } from "./domain/backend.js";
@@ -71,6 +72,11 @@ export interface SupportServiceOptions {
    * `supportWidgetScript` from `@mountkit/support-widget`, or the script text itself.
    */
   widgetScript?: string | (() => string | Promise<string>);
+  /**
+   * The agent inbox's browser bundle, served as a page at `/agent/inbox/` when given: `supportInboxScript`
+   * from `@mountkit/support-inbox`, or the script text itself. The page signs in with the agent token.
+   */
+  inboxScript?: string | (() => string | Promise<string>);
   /** `: ping` interval on streams; default 15 s. */
   heartbeatMs?: number;
   /** How long events stay replayable for `Last-Event-ID`; default (and minimum) 1 hour. */
@@ -105,6 +111,8 @@ export interface SupportService extends Service {
 }
 
 export const SUPPORT_MOUNTS = ["/api/conversations", "/care", "/agent"];
+/** The agent inbox page (inside the `/agent` mount). */
+export const INBOX_PATH = "/agent/inbox/";
 
 /** The widget's script, loaded once on first request. */
 function widgetRoute(source: string | (() => string | Promise<string>)): Route {
@@ -155,6 +163,7 @@ export function createSupportService(options: SupportServiceOptions): SupportSer
     conversations,
     products,
     hub,
+    bus,
     limiter,
     clock,
     ids,
@@ -219,6 +228,9 @@ export function createSupportService(options: SupportServiceOptions): SupportSer
       docRoute("/care/openapi.json", "Support SPI", b),
       docRoute("/agent/openapi.json", "Support agent API", agent),
       ...(options.widgetScript === undefined ? [] : [widgetRoute(options.widgetScript)]),
+      ...(options.inboxScript === undefined
+        ? []
+        : pageRoutes({ path: INBOX_PATH, title: "Support inbox", element: "mountkit-inbox", script: options.inboxScript })),
     ],
     securitySchemes,
     basePath,

@@ -191,6 +191,44 @@ export function describeSupportStore(
       expect(await ids({ productSlug: p, assignee: null })).toEqual([b.conversation.id]);
     });
 
+    test("searches subject, customer id and message text (ASCII case folded, wildcards literal, metadata not text)", async () => {
+      const p = uid("prod");
+      const a = conversationInput({ productSlug: p, customerId: "cust_alpha", subject: "Refund for ORDER 77" });
+      const b = conversationInput({ productSlug: p, customerId: "cust_beta", subject: "Login trouble" });
+      const c = conversationInput({ productSlug: p, customerId: "cust_gamma", subject: "100% off_sale" });
+      for (const x of [a, b, c]) await store.createConversation(x);
+      const reply = await store.appendMessage({
+        conversationId: b.conversation.id,
+        expectedSeq: 1,
+        message: message(b.conversation.id, {
+          body: "The Password reset mail never came\n\n<!-- cs:customerId=cust_beta;clientMessageId=zebra -->",
+        }),
+        patch: {},
+        events: [event("new_comment", 2)],
+      });
+      expect(reply.ok).toBe(true);
+      const ids = async (q: string, extra: Partial<Parameters<SupportStore["listConversations"]>[0]> = {}) =>
+        (await store.listConversations({ productSlug: p, q, ...extra })).map((r) => r.id).sort();
+      expect(await ids("order 77")).toEqual([a.conversation.id]);
+      expect(await ids("REFUND")).toEqual([a.conversation.id]);
+      expect(await ids("password RESET")).toEqual([b.conversation.id]);
+      expect(await ids("cust_gam")).toEqual([c.conversation.id]);
+      // the hidden block is not the message's text
+      expect(await ids("zebra")).toEqual([]);
+      expect(await ids("cs:")).toEqual([]);
+      // LIKE wildcards are plain characters
+      expect(await ids("%")).toEqual([c.conversation.id]);
+      expect(await ids("0%_o")).toEqual([]);
+      expect(await ids("% off_")).toEqual([c.conversation.id]);
+      expect(await ids("o_d")).toEqual([]);
+      expect(await ids("\\")).toEqual([]);
+      expect(await ids("nothing like this")).toEqual([]);
+      // combined with the other filters and the page
+      expect(await ids("cust_", { customerId: "cust_alpha" })).toEqual([a.conversation.id]);
+      expect((await store.listConversations({ productSlug: p, q: "cust_", limit: 2 })).length).toBe(2);
+      expect(await ids("order", { productSlug: uid("other") })).toEqual([]);
+    });
+
     test("appendMessage inserts, patches and appends events atomically", async () => {
       const input = conversationInput();
       const id = input.conversation.id;

@@ -2,8 +2,9 @@
 // SUPPORT_CUSTOMER_RATE_LIMIT, SUPPORT_SPI_TOKEN, SUPPORT_AGENT_TOKEN; plus optional products on other backends (GitHub Issues, Slack,
 // a remote SPI), each added only when its variables are set. Store, bus and rate limiter come from the app.
 import type { Clock, Logger, PubSub, RateLimiter, Service } from "@mountkit/core";
-import { supportWidgetScript } from "@mountkit/support-widget";
 import { createSupportService, githubBackend, type ProductConfig, type SupportStore, slackBackend, spiBackend } from "@mountkit/support";
+import { supportInboxScript } from "@mountkit/support-inbox";
+import { supportWidgetScript } from "@mountkit/support-widget";
 
 const positiveInt = (raw: string | undefined, name: string, fallback: number): number => {
   const s = raw?.trim();
@@ -110,6 +111,8 @@ export async function supportFromEnv(
   return createSupportService({
     ...(corsOrigins ? { corsOrigins } : {}),
     widgetScript: supportWidgetScript,
+    // the agent inbox page at /agent/inbox/ (it signs in with SUPPORT_AGENT_TOKEN)
+    inboxScript: supportInboxScript,
     // built-in products first: interface B (/care) serves the first product
     products: [...products, ...external],
     limits: { rateLimit: rate, customerRateLimit: customerRate, rateWindowMs: 1000 },

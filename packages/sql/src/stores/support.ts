@@ -12,10 +12,31 @@ import type {
   SupportStore,
   WriteResult,
 } from "@mountkit/support";
+import { METADATA_MARK } from "@mountkit/support";
 import { type Kysely, sql, type Transaction } from "kysely";
 import { sqlJobStore } from "../core/jobs.js";
 import type { SqlDatabase } from "../db.js";
 import { isUniqueViolation, Rollback } from "./errors.js";
+
+const UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const LOWER = "abcdefghijklmnopqrstuvwxyz";
+
+/**
+ * `ListConversationsQuery.q`: subject, customer id or a message's text (its body before the metadata block)
+ * contains the text, ASCII letters folded. SQLite's LIKE folds ASCII already; PostgreSQL's LIKE folds
+ * nothing and ILIKE folds beyond ASCII, so both sides go through `translate` to compare the same way.
+ */
+function searchCondition(q: string, pg: boolean) {
+  const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  if (pg) {
+    const fold = (x: ReturnType<typeof sql>) => sql`translate(${x}, ${UPPER}, ${LOWER})`;
+    const p = fold(sql`${pattern}::text`);
+    const text = sql`split_part(m.body, ${METADATA_MARK}::text, 1)`;
+    return sql<boolean>`(${fold(sql.ref("subject"))} like ${p} escape '\\' or ${fold(sql.ref("customer_id"))} like ${p} escape '\\' or exists (select 1 from support_messages m where m.conversation_id = support_conversations.id and m.body is not null and ${fold(text)} like ${p} escape '\\'))`;
+  }
+  const text = sql`case when instr(m.body, ${METADATA_MARK}) > 0 then substr(m.body, 1, instr(m.body, ${METADATA_MARK}) - 1) else m.body end`;
+  return sql<boolean>`(subject like ${pattern} escape '\\' or customer_id like ${pattern} escape '\\' or exists (select 1 from support_messages m where m.conversation_id = support_conversations.id and m.body is not null and ${text} like ${pattern} escape '\\'))`;
+}
 
 interface ConversationRow {
   id: string;
@@ -250,6 +271,7 @@ export function sqlSupportStore(database: SqlDatabase): SupportStore {
           ? query.where(sql<boolean>`(labels::jsonb) @> jsonb_build_array(${label}::text)`)
           : query.where(sql<boolean>`exists (select 1 from json_each(support_conversations.labels) where value = ${label})`);
       }
+      if (q.q !== undefined) query = query.where(searchCondition(q.q, pg));
       if (q.after) {
         const { updatedAt, id } = q.after;
         query = query.where((eb) =>

@@ -5,7 +5,7 @@ import { supportError } from "../errors.js";
 import type { ConversationPatch, ConversationRecord, EventInput, ListConversationsQuery, SupportStore } from "../store/types.js";
 import type { CustomerBackend } from "./backend.js";
 import { storePage } from "./cursor.js";
-import { conversationTopic, ev } from "./events.js";
+import { conversationTopic, ev, productTopic } from "./events.js";
 import { parseMetadata, withMetadata } from "./metadata.js";
 import {
   type CloseAction,
@@ -36,6 +36,8 @@ export interface AgentListQuery {
   statuses?: Status[];
   assignee?: string | null;
   label?: string;
+  /** Search text (see `ListConversationsQuery.q`). */
+  q?: string;
   after?: { updatedAt: string; id: string };
   limit: number;
 }
@@ -74,12 +76,16 @@ export function createConversations(deps: {
   const { store, bus, clock, ids, logger } = deps;
   const now = () => iso(clock.now());
 
-  function notify(conversationId: string, seqs: number[]) {
+  function notify(c: { id: string; productSlug: string }, seqs: number[]) {
     const seq = seqs[seqs.length - 1];
     if (seq === undefined) return;
+    const conversationId = c.id;
     // A lost notice only delays delivery until the next one; the log is the source of truth.
     bus
       .publish(conversationTopic(conversationId), { conversationId, seq })
+      .catch((error) => logger.warn("support: publish failed", { conversationId, error }));
+    bus
+      .publish(productTopic(c.productSlug), { conversationId, seq })
       .catch((error) => logger.warn("support: publish failed", { conversationId, error }));
   }
 
@@ -106,7 +112,7 @@ export function createConversations(deps: {
       const r = await write(c);
       if (r === null) return null;
       if (r.ok) {
-        notify(c.id, r.seqs);
+        notify(c, r.seqs);
         return r as Extract<R, { ok: true }>;
       }
       if (r.reason === "not_found") throw supportError("conversation_not_found");
@@ -130,11 +136,13 @@ export function createConversations(deps: {
         createdAt: at,
         updatedAt: at,
       };
-      const { conversation } = await store.createConversation({
+      const { conversation, seqs } = await store.createConversation({
         conversation: { ...openedConversation({ id, productSlug, customerId, subject, at }), firstMessageId: message.id },
         message,
         events: [ev.newComment(comment({ ...message, seq: 0 }), at)],
       });
+      // no stream of it exists yet, but an inbox lists it
+      notify(conversation, seqs);
       return { conversationId: conversation.id, createdAt: conversation.createdAt };
     },
 
@@ -242,6 +250,7 @@ export function createConversations(deps: {
       }
       if (label !== undefined) query.label = label;
       if (q.assignee !== undefined) query.assignee = q.assignee;
+      if (q.q !== undefined) query.q = q.q;
       if (q.after) query.after = q.after;
       return (await store.listConversations(query)).map(agentSummary);
     },

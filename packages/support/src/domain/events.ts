@@ -24,6 +24,9 @@ export interface EventNotice {
 
 export const conversationTopic = (conversationId: string) => `support:conversation:${conversationId}`;
 
+/** Every change of a product's conversations (created ones too), for inbox-wide listeners: same notice. */
+export const productTopic = (productSlug: string) => `support:product:${productSlug}`;
+
 export const isNotice = (m: unknown): m is EventNotice =>
   typeof m === "object" &&
   m !== null &&

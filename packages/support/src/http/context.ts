@@ -1,5 +1,5 @@
 // What the route modules share: the domain, the product registry, live delivery and the limits.
-import type { Clock, IdGenerator, Logger, RateLimiter } from "@mountkit/core";
+import type { Clock, IdGenerator, Logger, PubSub, RateLimiter } from "@mountkit/core";
 import type { Conversations } from "../domain/conversations.js";
 import type { Product, ProductRegistry } from "../domain/products.js";
 import { supportError } from "../errors.js";
@@ -13,6 +13,8 @@ export interface SupportContext {
   conversations: Conversations;
   products: ProductRegistry;
   hub: StreamHub;
+  /** The ids-only notices (per conversation and per product) the streams listen to. */
+  bus: PubSub;
   limiter: RateLimiter;
   clock: Clock;
   ids: IdGenerator;

@@ -1,12 +1,14 @@
 // The agent side under /agent (bearer SUPPORT_AGENT_TOKEN): work a product's conversations across
 // customers. Every change emits its event to the customer's open streams.
-import { empty, json, type Route, route } from "@mountkit/core";
+import { channel, empty, json, type Route, route, type SseEvent, sse } from "@mountkit/core";
 import * as z from "zod";
 import { decodeConversationCursor, encodeConversationCursor } from "../domain/cursor.js";
+import { isNotice, productTopic } from "../domain/events.js";
 import { isStatus, type Status } from "../domain/status.js";
 import { supportError } from "../errors.js";
 import { bearer } from "../http/auth.js";
 import type { SupportContext } from "../http/context.js";
+import { conversationEvents, parseLastEventId } from "../stream/open.js";
 import {
   AgentDetailSchema,
   AgentSummarySchema,
@@ -16,6 +18,7 @@ import {
   MessageIdParams,
   ProductSlug,
   StatusSchema,
+  StreamEventSchema,
   SummarySchema,
   Timestamp,
 } from "./schemas.js";
@@ -30,9 +33,20 @@ const ListQuery = z.object({
   status: z.string().max(200).optional().describe("Comma-separated statuses"),
   assignee: z.string().min(1).max(200).optional(),
   label: Label.optional(),
+  q: z
+    .string()
+    .trim()
+    .max(200)
+    .optional()
+    .describe("Search: subject, customer id or any message's text contains it (ASCII letters case-insensitive); empty means no search"),
   cursor: z.string().max(1000).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
+
+const StreamQuery = z.object({
+  lastEventId: z.string().optional().describe("Replay events after this id (same as the Last-Event-ID header)"),
+});
+const InboxStreamQuery = z.object({ productSlug: ProductSlug });
 
 function parseStatuses(raw: string | undefined): Status[] | undefined {
   if (raw === undefined || raw === "") return undefined;
@@ -67,7 +81,7 @@ export function agentRoutes(cx: SupportContext): Route[] {
       method: "GET",
       path: BASE,
       operationId: "agentListConversations",
-      summary: "A product's conversations across customers, most recent activity first",
+      summary: "A product's conversations across customers, most recent activity first; filter by status, label, assignee, search text",
       query: ListQuery,
       responses: {
         200: { description: "OK", schema: z.object({ items: z.array(AgentSummarySchema), next: z.string().nullable() }) },
@@ -84,12 +98,67 @@ export function agentRoutes(cx: SupportContext): Route[] {
           statuses: parseStatuses(query.status),
           assignee: query.assignee,
           label: query.label,
+          ...(query.q ? { q: query.q } : {}),
           after,
           limit: query.limit + 1,
         });
         const items = rows.slice(0, query.limit);
         const last = items[items.length - 1];
         return json(200, { items, next: rows.length > query.limit && last ? encodeConversationCursor(last) : null });
+      },
+    }),
+    route({
+      ...common,
+      method: "GET",
+      path: `${BASE}/stream`,
+      operationId: "agentStreamProduct",
+      summary: "Server-Sent Events: a notice per change of any of a product's conversations (an inbox's live list)",
+      description:
+        "`connected` first, then `conversation_changed` with `{ conversationId, seq }` for every new conversation, message, edit, status, label or assignee change. Notices carry no id and are not replayed: a client that (re)connects reads the list again.",
+      query: InboxStreamQuery,
+      responses: {
+        200: { description: "Event stream", contentType: "text/event-stream", schema: StreamEventSchema },
+        ...auth,
+        400: err("Missing or invalid productSlug"),
+        404: err("No product for the slug"),
+      },
+      handler({ query, signal }) {
+        const product = cx.products.require(query.productSlug);
+        if (!product.builtin) throw elsewhere();
+        const stamp = () => new Date(cx.clock.now()).toISOString();
+        let unsubscribe = () => {};
+        // overflowing (a client that stopped reading) closes the stream: the client reconnects and relists
+        const events = channel<SseEvent>({ signal, maxBuffered: 1000, onClose: () => unsubscribe() });
+        events.push({ data: JSON.stringify({ type: "connected", createdAt: stamp() }) });
+        if (!events.closed)
+          unsubscribe = cx.bus.subscribe(productTopic(product.slug), (m) => {
+            if (!isNotice(m)) return;
+            const data = { conversationId: m.conversationId, seq: m.seq };
+            events.push({ data: JSON.stringify({ type: "conversation_changed", data, createdAt: stamp() }) });
+          });
+        return sse(events, { retryMs: 1000, heartbeatMs: cx.heartbeatMs });
+      },
+    }),
+    route({
+      ...common,
+      method: "GET",
+      path: `${BASE}/:id/stream`,
+      operationId: "agentStreamConversation",
+      summary: "Server-Sent Events of one conversation, as interface A's stream (replay after Last-Event-ID)",
+      description:
+        "The same frames as `GET /api/conversations/{id}/stream`: `connected`, then the events after `Last-Event-ID` (header, or the `lastEventId` query) and live ones; `resync` when the id was never issued or the events are gone.",
+      params: IdParam,
+      query: StreamQuery,
+      responses: { 200: { description: "Event stream", contentType: "text/event-stream", schema: StreamEventSchema }, ...auth },
+      async handler({ params, query, headers, signal }) {
+        await onThisSide(params.id);
+        const c = await cx.conversations.get(params.id);
+        if (!c) throw supportError("conversation_not_found");
+        return conversationEvents(cx, {
+          conversation: c,
+          lastEventId: parseLastEventId(headers["last-event-id"], query.lastEventId),
+          signal,
+        });
       },
     }),
     route({

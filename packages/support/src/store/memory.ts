@@ -1,15 +1,16 @@
 // In-memory SupportStore: every operation runs synchronously inside one call, so each is atomic.
 import { memoryJobStore } from "@mountkit/core";
-import type {
-  AppendMessageResult,
-  ConversationPatch,
-  ConversationRecord,
-  EventInput,
-  EventRecord,
-  ListConversationsQuery,
-  MessageRecord,
-  SupportStore,
-  WriteResult,
+import {
+  type AppendMessageResult,
+  type ConversationPatch,
+  type ConversationRecord,
+  type EventInput,
+  type EventRecord,
+  type ListConversationsQuery,
+  METADATA_MARK,
+  type MessageRecord,
+  type SupportStore,
+  type WriteResult,
 } from "./types.js";
 
 interface Row {
@@ -25,6 +26,16 @@ const copy = <T>(v: T): T => structuredClone(v);
 
 const before = (a: ConversationRecord, b: { updatedAt: string; id: string }) =>
   a.updatedAt < b.updatedAt || (a.updatedAt === b.updatedAt && a.id < b.id);
+
+/** ASCII-only case folding, as SQLite's LIKE and the SQL stores' search compare. */
+const fold = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
+/** The search of `ListConversationsQuery.q`: subject, customer id or a message's text before its metadata block. */
+function matches(c: ConversationRecord, messages: MessageRecord[], q: string): boolean {
+  const needle = fold(q);
+  if (fold(c.subject).includes(needle) || fold(c.customerId).includes(needle)) return true;
+  return messages.some((m) => m.body !== null && fold(m.body.split(METADATA_MARK)[0]!).includes(needle));
+}
 
 export function memorySupportStore(): SupportStore {
   const rows = new Map<string, Row>();
@@ -89,6 +100,7 @@ export function memorySupportStore(): SupportStore {
         if (q.label !== undefined && !c.labels.includes(q.label)) continue;
         if (q.assignee !== undefined && c.assignee !== q.assignee) continue;
         if (q.after && !before(c, q.after)) continue;
+        if (q.q !== undefined && !matches(c, rows.get(c.id)!.messages, q.q)) continue;
         out.push(c);
       }
       out.sort((a, b) => (before(a, b) ? 1 : before(b, a) ? -1 : 0));

@@ -3,6 +3,9 @@
 import type { JobStore } from "@mountkit/core";
 import type { Status } from "../domain/status.js";
 
+/** Where a stored body's hidden metadata block starts: search reads a body up to the first one. */
+export const METADATA_MARK = "<!-- cs:";
+
 /** Timestamps are ISO-8601 UTC strings as produced by `Date#toISOString` (they sort as text). */
 export interface ConversationRecord {
   id: string;
@@ -76,6 +79,12 @@ export interface ListConversationsQuery {
   label?: string;
   /** Exact assignee; `null` means unassigned. */
   assignee?: string | null;
+  /**
+   * Search text: conversations whose subject, customer id or any message's text contains it, ASCII letters
+   * compared case-insensitively (`%` and `_` are plain characters). A message's text is its body before the
+   * hidden metadata block (`<!-- cs:`), so the block's keys never match.
+   */
+  q?: string;
   /** Keyset position: rows strictly after it in the order (updatedAt desc, id desc). */
   after?: { updatedAt: string; id: string };
   /** Maximum rows; all when absent. */

@@ -42,6 +42,18 @@ export function openStream(
     else cx.streamsByCustomer.set(customerId, n);
     input.release?.();
   };
+  return conversationEvents(cx, { conversation: c, lastEventId: input.lastEventId, signal: input.signal, onClose: release });
+}
+
+/**
+ * The SSE stream of one conversation, shared by interface A and the agent side: `connected` first, then
+ * replay after `lastEventId` (or `resync` when the id was never issued here) and live events.
+ */
+export function conversationEvents(
+  cx: SupportContext,
+  input: { conversation: ConversationRecord; lastEventId: number | "invalid" | undefined; signal: AbortSignal; onClose?: () => void },
+): SseResult {
+  const c = input.conversation;
   // an id this conversation never issued (ahead of its log: another conversation's, a forged one; not a
   // number) says nothing of what the client has seen: it refetches the detail, and goes on from now
   const last = input.lastEventId;
@@ -55,7 +67,7 @@ export function openStream(
     currentSeq: c.lastSeq,
     first: unknown ? [connected, resyncEvent(c.lastSeq, now)] : [connected],
     signal: input.signal,
-    onClose: release,
+    ...(input.onClose ? { onClose: input.onClose } : {}),
   });
   return sse(events, { retryMs: 1000, heartbeatMs: cx.heartbeatMs });
 }

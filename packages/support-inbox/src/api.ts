@@ -1,0 +1,148 @@
+// The agent API (/agent/conversations...) from the browser: bearer-token calls and SSE streams read with
+// fetch (EventSource cannot send an Authorization header), reconnecting with Last-Event-ID and backoff.
+import { jitteredDelay, readSse } from "@mountkit/support-client";
+
+export const STATUSES = ["new", "waiting-for-agent", "waiting-for-customer", "resolved", "closed"] as const;
+export type Status = (typeof STATUSES)[number];
+
+export interface AgentSummary {
+  id: string;
+  subject: string;
+  status: Status;
+  isOpen: boolean;
+  createdAt: string;
+  updatedAt: string;
+  customerId: string;
+  productSlug: string;
+  assignee: string | null;
+  /** Wire labels: the status label plus the agent's own. */
+  labels: string[];
+}
+
+export interface AgentMessage {
+  id: string;
+  body: string | null;
+  author: string;
+  createdAt: string;
+  isCustomer: boolean;
+}
+
+export interface AgentDetail extends AgentSummary {
+  messages: AgentMessage[];
+}
+
+export interface ListFilter {
+  status?: string;
+  label?: string;
+  assignee?: string;
+  q?: string;
+}
+
+export interface StreamEvent {
+  type: string;
+  data?: unknown;
+  createdAt?: string;
+}
+
+export class AgentApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface StreamHandle {
+  close(): void;
+}
+
+export interface AgentApi {
+  list(productSlug: string, filter: ListFilter, cursor?: string): Promise<{ items: AgentSummary[]; next: string | null }>;
+  detail(id: string): Promise<AgentDetail>;
+  reply(id: string, body: string, author: string): Promise<void>;
+  setLabels(id: string, labels: string[]): Promise<string[]>;
+  setAssignee(id: string, assignee: string | null): Promise<void>;
+  setStatus(id: string, status: Status): Promise<void>;
+  /**
+   * Follows an SSE route until closed: `onEvent` for each frame, `onConnected` on each (re)connection.
+   * `onUnauthorized` ends it (a wrong token does not get better by retrying).
+   */
+  follow(
+    path: string,
+    handlers: { onEvent(e: StreamEvent): void; onConnected?(): void; onDown?(): void; onUnauthorized?(): void },
+  ): StreamHandle;
+}
+
+/** The agent API under `base` (the service's public URL: mount prefix and basePath), signed with `token`; lists `pageSize` at a time. */
+export function agentApi(base: string, token: string, pageSize = 50): AgentApi {
+  const root = `${base.replace(/\/+$/, "")}/agent/conversations`;
+  const auth = { authorization: `Bearer ${token}` };
+
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await fetch(`${root}${path}`, {
+      method,
+      headers: body === undefined ? auth : { ...auth, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (!res.ok) {
+      const err = (await res.json().catch(() => undefined)) as { error?: string } | undefined;
+      throw new AgentApiError(res.status, err?.error ?? `HTTP ${res.status}`);
+    }
+    return (res.status === 204 ? undefined : await res.json()) as T;
+  }
+
+  return {
+    list(productSlug, filter, cursor) {
+      const p = new URLSearchParams({ productSlug, limit: String(pageSize) });
+      for (const [k, v] of Object.entries(filter)) if (v) p.set(k, v);
+      if (cursor) p.set("cursor", cursor);
+      return call("GET", `?${p}`);
+    },
+    detail: (id) => call("GET", `/${encodeURIComponent(id)}`),
+    reply: (id, body, author) => call("POST", `/${encodeURIComponent(id)}/messages`, { body, author }),
+    setLabels: async (id, labels) => (await call<{ labels: string[] }>("PUT", `/${encodeURIComponent(id)}/labels`, { labels })).labels,
+    setAssignee: (id, assignee) => call("PUT", `/${encodeURIComponent(id)}/assignee`, { assignee }),
+    setStatus: (id, status) => call("PUT", `/${encodeURIComponent(id)}/status`, { status }),
+    follow(path, handlers) {
+      const stop = new AbortController();
+      let lastEventId: string | undefined;
+      void (async () => {
+        let failures = 0;
+        while (!stop.signal.aborted) {
+          try {
+            const headers: Record<string, string> = { ...auth, accept: "text/event-stream" };
+            if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
+            const res = await fetch(`${root}${path}`, { headers, signal: stop.signal, cache: "no-store" });
+            if (res.status === 401) {
+              handlers.onUnauthorized?.();
+              return;
+            }
+            if (res.ok && res.body) {
+              for await (const m of readSse(res.body)) {
+                if (m.id !== undefined) lastEventId = m.id;
+                let e: StreamEvent;
+                try {
+                  e = JSON.parse(m.data) as StreamEvent;
+                } catch {
+                  continue;
+                }
+                if (e.type === "connected") {
+                  failures = 0;
+                  handlers.onConnected?.();
+                }
+                handlers.onEvent(e);
+              }
+            }
+          } catch {
+            // a dropped connection or an aborted read: retried below unless closed
+          }
+          if (stop.signal.aborted) return;
+          handlers.onDown?.();
+          await new Promise((r) => setTimeout(r, Math.max(250, jitteredDelay(failures++))));
+        }
+      })();
+      return { close: () => stop.abort() };
+    },
+  };
+}
