@@ -1,7 +1,8 @@
 // The spec worker pool: the caller's buffer (over 4 KB, so not in Node's shared slab) stays usable, since only a copy moves
-// to the worker; destroy and restart work.
-import { describe, expect, it } from "vitest";
+// to the worker, unless the caller hands it over (`transfer`); destroy and restart work.
+
 import { specPool } from "@mountkit/entries";
+import { describe, expect, it } from "vitest";
 
 const doc = Buffer.from(
   JSON.stringify({
@@ -22,6 +23,25 @@ describe("spec pool", () => {
       expect((await pool.validate(doc)).answer).toMatchObject({ valid: true, endpoints: 1 });
       await pool.destroy();
       expect((await pool.validate(doc)).inventory?.operations).toEqual([{ method: "GET", path: "/a" }]);
+    } finally {
+      await pool.destroy();
+    }
+  }, 60_000);
+
+  it("moves a handed-over buffer to the worker without a copy, and still copies a view of a larger one", async () => {
+    const pool = specPool({ inlineBelowBytes: 0, maxThreads: 1 });
+    try {
+      const own = new Uint8Array(doc);
+      expect((await pool.validate(own, { transfer: true })).answer).toMatchObject({ valid: true, endpoints: 1 });
+      // moved: the caller's view is detached
+      expect(own.byteLength).toBe(0);
+      // a view over part of a buffer (a socket chunk, a slab) is never moved: it would detach bytes that are not the caller's
+      const backing = new Uint8Array(doc.byteLength + 16);
+      backing.set(doc, 8);
+      const view = backing.subarray(8, 8 + doc.byteLength);
+      expect((await pool.validate(view, { transfer: true })).answer).toMatchObject({ valid: true, endpoints: 1 });
+      expect(view.byteLength).toBe(doc.byteLength);
+      expect(backing.byteLength).toBe(doc.byteLength + 16);
     } finally {
       await pool.destroy();
     }

@@ -28,6 +28,12 @@ export interface PoolValidateRequest {
   fetchDocument?: (url: URL) => Promise<Uint8Array>;
   signal?: AbortSignal;
   maxWarnings?: number;
+  /**
+   * The caller hands `bytes` over and never reads them again: when they fill their own ArrayBuffer (a concatenated
+   * request body does), it moves to the worker instead of being copied, so a 16 MB body costs the event loop no
+   * second 16 MB copy (and the GC no second external allocation). The caller's view is detached afterwards.
+   */
+  transfer?: boolean;
 }
 
 export interface SpecPool {
@@ -110,9 +116,16 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
         (e: unknown) => port1.postMessage({ id, error: (e as Error).message } satisfies FetchReply),
       );
     });
-    // A copy in a fresh ArrayBuffer is what moves to the worker: Buffer#slice is a view, and transferring the caller's
-    // buffer would detach it (or Node's shared pool slab behind small Buffers).
-    const copy = new Uint8Array(bytes);
+    // What moves to the worker is a whole ArrayBuffer: the caller's when it was handed over and is all theirs, else a
+    // copy (Buffer#slice is a view, and small Buffers share Node's pool slab: transferring those would detach others).
+    const buffer = bytes.buffer;
+    const own =
+      req.transfer === true &&
+      buffer instanceof ArrayBuffer &&
+      bytes.byteOffset === 0 &&
+      bytes.byteLength === buffer.byteLength &&
+      bytes.byteLength > 0;
+    const copy = own ? new Uint8Array(buffer) : new Uint8Array(bytes);
     const task: WorkerTask = { bytes: copy, baseUrl: req.baseUrl, limits: options.limits, maxWarnings: req.maxWarnings, port: port2 };
     try {
       return (await pool.run(task, { transferList: [port2, copy.buffer], signal: abort.signal })) as ValidationOutcome;
