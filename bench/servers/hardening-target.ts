@@ -7,7 +7,12 @@ import { FRAMEWORKS, type Framework, listen } from "../../examples/server/src/li
 
 const framework = (process.argv[2] ?? "fastify") as Framework;
 if (!FRAMEWORKS.includes(framework)) throw new Error(`framework must be one of ${FRAMEWORKS.join(", ")}`);
-const entries = createEntriesService({ auth: (await devAuth()).verifier });
+// MOUNTKIT_BENCH_WORKER_NICE=0 runs the validation workers at the event loop's priority (the pool's default is +10)
+const nice = process.env.MOUNTKIT_BENCH_WORKER_NICE;
+const entries = createEntriesService({
+  auth: (await devAuth()).verifier,
+  validation: nice === undefined ? {} : { lowerPriorityBy: Number(nice) },
+});
 const running = await listen(framework, [entries]);
 let peak = 0;
 // what the latency target is really about, free of the load generator's and the machine's noise

@@ -18,6 +18,11 @@ export interface SpecPoolOptions {
   timeoutMs?: number;
   /** Old-generation heap of each worker; a document needing more answers 422. Default 1024 MB. */
   maxMemoryMb?: number;
+  /**
+   * Niceness the worker threads add to their own (Linux only; each thread has its own), so the event loop keeps the
+   * CPU when cores are scarce. Default 10; 0 runs the workers at the host's priority.
+   */
+  lowerPriorityBy?: number;
   /** Documents smaller than this without YAML anchors are validated inline (cheaper than a thread hop). Default 64 KiB. */
   inlineBelowBytes?: number;
   limits?: Partial<SpecLimits>;
@@ -71,6 +76,7 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
     timeoutMs: o.timeoutMs ?? 30_000,
     maxMemoryMb: o.maxMemoryMb ?? 1024,
     inlineBelowBytes: o.inlineBelowBytes ?? 64 * 1024,
+    lowerPriorityBy: o.lowerPriorityBy ?? 10,
     limits: { ...DEFAULT_SPEC_LIMITS, ...o.limits },
   };
   let pool: Piscina | undefined;
@@ -126,7 +132,14 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
       bytes.byteLength === buffer.byteLength &&
       bytes.byteLength > 0;
     const copy = own ? new Uint8Array(buffer) : new Uint8Array(bytes);
-    const task: WorkerTask = { bytes: copy, baseUrl: req.baseUrl, limits: options.limits, maxWarnings: req.maxWarnings, port: port2 };
+    const task: WorkerTask = {
+      bytes: copy,
+      baseUrl: req.baseUrl,
+      limits: options.limits,
+      maxWarnings: req.maxWarnings,
+      lowerPriorityBy: options.lowerPriorityBy,
+      port: port2,
+    };
     try {
       return (await pool.run(task, { transferList: [port2, copy.buffer], signal: abort.signal })) as ValidationOutcome;
     } catch (e) {
