@@ -1,6 +1,8 @@
 // The spec worker pool: the caller's buffer (over 4 KB, so not in Node's shared slab) stays usable, since only a copy moves
 // to the worker, unless the caller hands it over (`transfer`); destroy and restart work.
 
+import { readdirSync, readFileSync } from "node:fs";
+import { getPriority } from "node:os";
 import { specPool } from "@mountkit/entries";
 import { describe, expect, it } from "vitest";
 
@@ -46,4 +48,36 @@ describe("spec pool", () => {
       await pool.destroy();
     }
   }, 60_000);
+
+  /** Nice values of this process's threads (Linux: field 19 of /proc/self/task/<tid>/stat, after the command name). */
+  const threadNices = () =>
+    readdirSync("/proc/self/task").map((tid) => {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+    });
+
+  it.runIf(process.platform === "linux")(
+    "runs its worker threads below the event loop's CPU priority, unless told not to",
+    async () => {
+      const base = getPriority();
+      const lowered = Math.min(19, base + 7);
+      const quiet = specPool({ inlineBelowBytes: 0, maxThreads: 1, lowerPriorityBy: 7 });
+      try {
+        expect(threadNices()).not.toContain(lowered);
+        expect((await quiet.validate(doc)).answer).toMatchObject({ valid: true });
+        // the worker stays alive (idle timeout): exactly one thread runs at the lowered priority, the rest as before
+        expect(threadNices().filter((n) => n === lowered)).toHaveLength(1);
+      } finally {
+        await quiet.destroy();
+      }
+      const plain = specPool({ inlineBelowBytes: 0, maxThreads: 1, lowerPriorityBy: 0 });
+      try {
+        expect((await plain.validate(doc)).answer).toMatchObject({ valid: true });
+        expect(threadNices()).not.toContain(lowered);
+      } finally {
+        await plain.destroy();
+      }
+    },
+    60_000,
+  );
 });
