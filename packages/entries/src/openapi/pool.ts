@@ -80,9 +80,11 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
     limits: { ...DEFAULT_SPEC_LIMITS, ...o.limits },
   };
   let pool: Piscina | undefined;
+  // why a pool was ended: a worker that failed outside any task
+  const failures = new WeakMap<Piscina, Error>();
   const start = () => {
     const { filename, execArgv } = workerFile();
-    return new Piscina({
+    const p = new Piscina({
       filename,
       execArgv,
       minThreads: 0,
@@ -91,6 +93,16 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
       idleTimeout: 60_000,
       resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb, maxYoungGenerationSizeMb: 64 },
     });
+    // A worker that fails outside any task (out of memory while starting, under a heap cap too small for the validator
+    // itself) is reported on the pool, not to a caller: unheard, that event would crash the host, and the documents
+    // queued for a thread would wait forever. End this pool instead: its queued documents fail (answered in inWorker),
+    // and the next document starts a fresh one.
+    p.on("error", (e: Error) => {
+      failures.set(p, e);
+      if (pool === p) pool = undefined;
+      p.destroy().catch(() => {});
+    });
+    return p;
   };
 
   const inline = (bytes: Uint8Array) => {
@@ -99,8 +111,22 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
     return text === undefined || !mayHaveAnchors(text);
   };
 
+  // Documents in a thread or waiting for one. Counted here, not left to piscina's maxQueue: piscina keeps tasks that
+  // carry an abort signal (all of ours) in a side queue its limit does not count, so the queue would grow without bound.
+  let outstanding = 0;
+
   async function inWorker(bytes: Uint8Array, req: PoolValidateRequest): Promise<ValidationOutcome> {
-    pool ??= start();
+    if (outstanding >= options.maxThreads + options.maxQueue) throw new SpecPoolBusyError();
+    outstanding++;
+    try {
+      return await runInWorker(bytes, req);
+    } finally {
+      outstanding--;
+    }
+  }
+
+  async function runInWorker(bytes: Uint8Array, req: PoolValidateRequest): Promise<ValidationOutcome> {
+    const p = (pool ??= start());
     const { port1, port2 } = new MessageChannel();
     const abort = new AbortController();
     let timedOut = false;
@@ -141,13 +167,17 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
       port: port2,
     };
     try {
-      return (await pool.run(task, { transferList: [port2, copy.buffer], signal: abort.signal })) as ValidationOutcome;
+      return (await p.run(task, { transferList: [port2, copy.buffer], signal: abort.signal })) as ValidationOutcome;
     } catch (e) {
       if (timedOut) return invalid(limitMessages.time(options.timeoutMs));
       if (req.signal?.aborted) throw e;
-      const code = (e as { code?: string }).code;
+      const failed = failures.get(p);
+      const code = (e as { code?: string }).code ?? (failed as { code?: string } | undefined)?.code;
       if (code === "ERR_WORKER_OUT_OF_MEMORY") return invalid(limitMessages.memory(options.maxMemoryMb));
-      if (/queue is at limit/i.test((e as Error).message)) throw new SpecPoolBusyError();
+      // piscina's words for a full queue, and for no queue at all (maxQueue 0) with every thread busy
+      if (/queue is at limit|no task queue available/i.test((e as Error).message)) throw new SpecPoolBusyError();
+      // the pool ended under it (a worker failed to start): not judged, so unavailable rather than an internal error
+      if (failed) throw new SpecPoolBusyError();
       throw e;
     } finally {
       clearTimeout(timer);
