@@ -7,11 +7,13 @@ import { arg, argList, spawnTarget, table } from "./lib.js";
 interface Stalled {
   socket: Socket;
   closed: boolean;
+  /** The connection failed (refused or reset before the server took it: a full listen backlog), not closed by the server. */
+  failed: boolean;
   answer: string;
 }
 
 /** Opens `n` sockets that send the headers of a 1,000-byte JSON upload and one byte of it, in waves the listen backlog can take. */
-async function openStalled(base: string, n: number): Promise<Stalled[]> {
+export async function openStalled(base: string, n: number): Promise<Stalled[]> {
   const u = new URL(base);
   const head = `POST /api/conversations HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`;
   const all: Stalled[] = [];
@@ -21,15 +23,22 @@ async function openStalled(base: string, n: number): Promise<Stalled[]> {
       { length: Math.min(wave, n - i) },
       () =>
         new Promise<Stalled>((resolve) => {
-          const s: Stalled = { socket: connect({ host: u.hostname, port: Number(u.port) }), closed: false, answer: "" };
+          const s: Stalled = { socket: connect({ host: u.hostname, port: Number(u.port) }), closed: false, failed: false, answer: "" };
           s.socket.on("data", (c: Buffer) => {
             if (s.answer.length < 64) s.answer += c.toString("latin1");
           });
           s.socket.once("close", () => {
             s.closed = true;
           });
-          s.socket.once("error", () => resolve(s));
-          s.socket.once("connect", () => s.socket.write(head, () => resolve(s)));
+          let connected = false;
+          s.socket.once("error", () => {
+            s.failed = !connected;
+            resolve(s);
+          });
+          s.socket.once("connect", () => {
+            connected = true;
+            s.socket.write(head, () => resolve(s));
+          });
         }),
     );
     all.push(...(await Promise.all(batch)));
@@ -72,6 +81,7 @@ export async function runStalled(args: string[]): Promise<void> {
           "open when last sent": openAtEnd,
           [`held +${(settleMs / 1000).toFixed(0)} s after last`]: held,
           "client saw close": stalled.filter((s) => s.closed).length,
+          "connect failed": stalled.filter((s) => s.failed).length,
           "got 408": answered408,
           "then GET": probe,
         });

@@ -70,10 +70,16 @@ forEachAdapter(
         const early = stalled.filter((s) => s.closedAt()! - s.sentAt < BODY_TIMEOUT - 50);
         expect(early.length).toBe(0);
         expect(await eventually(async () => (await connections(t)) === 0, 2_000)).toBe(true);
-        for (const s of stalled.slice(0, 5)) {
+        // every one got its answer before the close (under fetch some used to be closed without one), in one piece:
+        // a declared length, not chunked framing the server has to finish in a second write
+        const unanswered = stalled.filter((s) => !/^HTTP\/1\.1 408 /.test(s.received()));
+        expect(unanswered.length, `${unanswered.length} of 200 closed without a 408`).toBe(0);
+        for (const s of stalled) {
           const text = s.received();
-          expect(text).toMatch(/^HTTP\/1\.1 408 /);
-          expect(text.toLowerCase()).toContain("connection: close");
+          const head = text.slice(0, text.indexOf("\r\n\r\n")).toLowerCase();
+          expect(head).toContain("connection: close");
+          expect(head).toMatch(/\r\ncontent-length: \d+/);
+          expect(head).not.toContain("transfer-encoding");
           const body = JSON.parse(httpBody(text));
           expect(body.error).toMatch(/not received within 600 ms/);
           expect(typeof body.requestId).toBe("string");

@@ -1,6 +1,7 @@
 // The validation address under hostile documents (issue #10, break 1), under Express, Fastify and fetch on real
 // sockets: alias bombs and deep documents answer 422 naming the limit, a slow document times out with 422, and the
-// server keeps answering other requests while a large document is validated in the worker pool.
+// server keeps answering other requests while a large document is validated in the worker pool; past the pool's queue
+// a document gets the service's 503, and one needing more than the worker heap cap gets 422 naming that limit.
 import { createEntriesService, jwtVerifier } from "@mountkit/entries";
 import { expect, it } from "vitest";
 import { aliasBomb, deepJsonSpec } from "../packages/entries/test/fixtures/hostile-specs.js";
@@ -16,6 +17,10 @@ forEachAdapter(
     createEntriesService({ auth }),
     // a time limit no multi-MB document can meet, and no inline shortcut: every document goes to a worker
     createEntriesService({ auth, basePath: "/slow", validation: { timeoutMs: 1, inlineBelowBytes: 0 } }),
+    // one thread and one waiting place: a burst of large documents overflows the queue
+    createEntriesService({ auth, basePath: "/busy", validation: { maxThreads: 1, maxQueue: 1, inlineBelowBytes: 0 } }),
+    // a worker heap far below what a multi-MB document needs
+    createEntriesService({ auth, basePath: "/small", validation: { maxMemoryMb: 8, inlineBelowBytes: 0 } }),
   ],
   (t) => {
     const validate = (body: string, prefix = "", contentType = "application/yaml") =>
@@ -64,5 +69,37 @@ forEachAdapter(
       expect(r.body).toMatchObject({ valid: true, endpoints: 414 });
       expect(answeredAt.filter((at) => at < validatedAt).length).toBeGreaterThan(0);
     }, 60_000);
+
+    // a small document with a YAML anchor always goes to a worker; a burst of them reaches the pool within a few ms,
+    // while its one thread is still starting, so most must wait and the queue (1 place) overflows
+    const anchored = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\nx-a: &a 1\nx-b: *a\n";
+
+    it("a burst past the pool's queue gets the service's 503 for the overflow, and the rest are judged", async () => {
+      const answers = await Promise.all(Array.from({ length: 12 }, () => validate(anchored, "/busy")));
+      const statuses = answers.map((r) => r.status);
+      expect(
+        statuses.every((s) => s === 200 || s === 503),
+        statuses.join(","),
+      ).toBe(true);
+      expect(statuses.filter((s) => s === 200).length, statuses.join(",")).toBeGreaterThan(0);
+      expect(statuses.filter((s) => s === 503).length, statuses.join(",")).toBeGreaterThan(0);
+      for (const r of answers.filter((x) => x.status === 503)) {
+        expect(r.body).toEqual({ error: expect.stringMatching(/unavailable/), requestId: expect.any(String) });
+        expect(r.headers.get("x-request-id")).toBe(r.body.requestId);
+      }
+      // the queue drains: the next document is judged again
+      expect((await validate(anchored, "/busy")).status).toBe(200);
+    }, 120_000);
+
+    it("a heap cap too small for a document answers 422 naming the limit, never hangs or crashes, and other pools serve", async () => {
+      const r = await validate(big, "/small", "application/json");
+      expect(r.status, r.text).toBe(422);
+      expect(r.body).toEqual({ valid: false, errors: [{ path: "", message: expect.stringMatching(/^too large: .*maxMemoryMb 8\)/) }] });
+      // the next document gets a fresh pool and the same answer, not a request that waits forever
+      const again = await validate(anchored, "/small");
+      expect(again.status, again.text).toBe(422);
+      expect(again.body.errors[0].message).toMatch(/maxMemoryMb 8\)/);
+      expect((await validate(anchored)).status).toBe(200);
+    }, 120_000);
   },
 );

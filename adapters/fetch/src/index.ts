@@ -76,6 +76,13 @@ export async function writeResponse(response: Response, res: ServerResponse, opt
     return;
   }
   const streaming = (response.headers.get("content-type") ?? "").startsWith("text/event-stream");
+  if (!streaming && response.headers.has("content-length")) {
+    // A body of declared length (every kit answer but a stream): headers and body in one write, and Node ends a
+    // `Connection: close` answer's socket right after it. Streaming it chunk by chunk cost a write per chunk and an
+    // event-loop turn per read, which is what left thousands of stalled uploads waiting for their 408 (issue #10).
+    res.end(new Uint8Array(await response.arrayBuffer()));
+    return;
+  }
   if (streaming) res.flushHeaders();
   const reader = response.body.getReader();
   const onClose = () => void reader.cancel().catch(() => {});

@@ -92,7 +92,11 @@ export function toWebResponse(res: KitResponse, abort: AbortController): Respons
     return new Response(body, { status: res.status, headers: res.headers });
   }
   const nullBody = res.status === 204 || res.status === 304 || res.body === undefined;
-  return new Response(nullBody ? null : (res.body as BodyInit), { status: res.status, headers: res.headers });
+  if (nullBody) return new Response(null, { status: res.status, headers: res.headers });
+  // the length goes along: a server writing this Response sends it in one piece (no chunked framing, one write), and
+  // an answer with `Connection: close` (a 408 for a stalled upload) ends its connection as soon as it is out
+  const bytes = typeof res.body === "string" ? encoder.encode(res.body) : (res.body as Uint8Array);
+  return new Response(bytes as BodyInit, { status: res.status, headers: { ...res.headers, "content-length": String(bytes.byteLength) } });
 }
 
 /**

@@ -18,6 +18,11 @@ export interface SpecPoolOptions {
   timeoutMs?: number;
   /** Old-generation heap of each worker; a document needing more answers 422. Default 1024 MB. */
   maxMemoryMb?: number;
+  /**
+   * Niceness the worker threads add to their own (Linux only; each thread has its own), so the event loop keeps the
+   * CPU when cores are scarce. Default 10; 0 runs the workers at the host's priority.
+   */
+  lowerPriorityBy?: number;
   /** Documents smaller than this without YAML anchors are validated inline (cheaper than a thread hop). Default 64 KiB. */
   inlineBelowBytes?: number;
   limits?: Partial<SpecLimits>;
@@ -28,6 +33,12 @@ export interface PoolValidateRequest {
   fetchDocument?: (url: URL) => Promise<Uint8Array>;
   signal?: AbortSignal;
   maxWarnings?: number;
+  /**
+   * The caller hands `bytes` over and never reads them again: when they fill their own ArrayBuffer (a concatenated
+   * request body does), it moves to the worker instead of being copied, so a 16 MB body costs the event loop no
+   * second 16 MB copy (and the GC no second external allocation). The caller's view is detached afterwards.
+   */
+  transfer?: boolean;
 }
 
 export interface SpecPool {
@@ -65,12 +76,15 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
     timeoutMs: o.timeoutMs ?? 30_000,
     maxMemoryMb: o.maxMemoryMb ?? 1024,
     inlineBelowBytes: o.inlineBelowBytes ?? 64 * 1024,
+    lowerPriorityBy: o.lowerPriorityBy ?? 10,
     limits: { ...DEFAULT_SPEC_LIMITS, ...o.limits },
   };
   let pool: Piscina | undefined;
+  // why a pool was ended: a worker that failed outside any task
+  const failures = new WeakMap<Piscina, Error>();
   const start = () => {
     const { filename, execArgv } = workerFile();
-    return new Piscina({
+    const p = new Piscina({
       filename,
       execArgv,
       minThreads: 0,
@@ -79,6 +93,16 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
       idleTimeout: 60_000,
       resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb, maxYoungGenerationSizeMb: 64 },
     });
+    // A worker that fails outside any task (out of memory while starting, under a heap cap too small for the validator
+    // itself) is reported on the pool, not to a caller: unheard, that event would crash the host, and the documents
+    // queued for a thread would wait forever. End this pool instead: its queued documents fail (answered in inWorker),
+    // and the next document starts a fresh one.
+    p.on("error", (e: Error) => {
+      failures.set(p, e);
+      if (pool === p) pool = undefined;
+      p.destroy().catch(() => {});
+    });
+    return p;
   };
 
   const inline = (bytes: Uint8Array) => {
@@ -87,8 +111,22 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
     return text === undefined || !mayHaveAnchors(text);
   };
 
+  // Documents in a thread or waiting for one. Counted here, not left to piscina's maxQueue: piscina keeps tasks that
+  // carry an abort signal (all of ours) in a side queue its limit does not count, so the queue would grow without bound.
+  let outstanding = 0;
+
   async function inWorker(bytes: Uint8Array, req: PoolValidateRequest): Promise<ValidationOutcome> {
-    pool ??= start();
+    if (outstanding >= options.maxThreads + options.maxQueue) throw new SpecPoolBusyError();
+    outstanding++;
+    try {
+      return await runInWorker(bytes, req);
+    } finally {
+      outstanding--;
+    }
+  }
+
+  async function runInWorker(bytes: Uint8Array, req: PoolValidateRequest): Promise<ValidationOutcome> {
+    const p = (pool ??= start());
     const { port1, port2 } = new MessageChannel();
     const abort = new AbortController();
     let timedOut = false;
@@ -110,18 +148,36 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
         (e: unknown) => port1.postMessage({ id, error: (e as Error).message } satisfies FetchReply),
       );
     });
-    // A copy in a fresh ArrayBuffer is what moves to the worker: Buffer#slice is a view, and transferring the caller's
-    // buffer would detach it (or Node's shared pool slab behind small Buffers).
-    const copy = new Uint8Array(bytes);
-    const task: WorkerTask = { bytes: copy, baseUrl: req.baseUrl, limits: options.limits, maxWarnings: req.maxWarnings, port: port2 };
+    // What moves to the worker is a whole ArrayBuffer: the caller's when it was handed over and is all theirs, else a
+    // copy (Buffer#slice is a view, and small Buffers share Node's pool slab: transferring those would detach others).
+    const buffer = bytes.buffer;
+    const own =
+      req.transfer === true &&
+      buffer instanceof ArrayBuffer &&
+      bytes.byteOffset === 0 &&
+      bytes.byteLength === buffer.byteLength &&
+      bytes.byteLength > 0;
+    const copy = own ? new Uint8Array(buffer) : new Uint8Array(bytes);
+    const task: WorkerTask = {
+      bytes: copy,
+      baseUrl: req.baseUrl,
+      limits: options.limits,
+      maxWarnings: req.maxWarnings,
+      lowerPriorityBy: options.lowerPriorityBy,
+      port: port2,
+    };
     try {
-      return (await pool.run(task, { transferList: [port2, copy.buffer], signal: abort.signal })) as ValidationOutcome;
+      return (await p.run(task, { transferList: [port2, copy.buffer], signal: abort.signal })) as ValidationOutcome;
     } catch (e) {
       if (timedOut) return invalid(limitMessages.time(options.timeoutMs));
       if (req.signal?.aborted) throw e;
-      const code = (e as { code?: string }).code;
+      const failed = failures.get(p);
+      const code = (e as { code?: string }).code ?? (failed as { code?: string } | undefined)?.code;
       if (code === "ERR_WORKER_OUT_OF_MEMORY") return invalid(limitMessages.memory(options.maxMemoryMb));
-      if (/queue is at limit/i.test((e as Error).message)) throw new SpecPoolBusyError();
+      // piscina's words for a full queue, and for no queue at all (maxQueue 0) with every thread busy
+      if (/queue is at limit|no task queue available/i.test((e as Error).message)) throw new SpecPoolBusyError();
+      // the pool ended under it (a worker failed to start): not judged, so unavailable rather than an internal error
+      if (failed) throw new SpecPoolBusyError();
       throw e;
     } finally {
       clearTimeout(timer);

@@ -1,5 +1,7 @@
 // Worker-thread side of the spec pool: parses, validates and catalogues one document off the host's event loop.
 // External `$ref` documents are fetched by the parent (it holds the spec-fetch policy) over a MessagePort.
+import { readlinkSync } from "node:fs";
+import { getPriority, setPriority } from "node:os";
 import type { MessagePort } from "node:worker_threads";
 import type { SpecLimits } from "./limits.js";
 import { type ValidationOutcome, validateSpec } from "./validate.js";
@@ -9,6 +11,8 @@ export interface WorkerTask {
   baseUrl?: string;
   limits: SpecLimits;
   maxWarnings?: number;
+  /** Niceness this thread adds to its own once (Linux), so the host's event loop wins the CPU; 0 leaves it. */
+  lowerPriorityBy?: number;
   /** Present when external documents may be fetched: `{ id, url }` out, `{ id, bytes }` or `{ id, error }` back. */
   port?: MessagePort;
 }
@@ -33,7 +37,27 @@ function portFetcher(port: MessagePort) {
     });
 }
 
+let lowered = false;
+
+/**
+ * Validation is background work: on a host with fewer free cores than busy workers, a worker at the event loop's
+ * priority takes half of its core while a 16 MB document is validated, and the event loop's GC waits on helper threads
+ * starved the same way (issue #10: unrelated requests waited hundreds of ms). Linux gives each thread its own nice
+ * value (`setpriority` on the thread id), so only this thread yields; elsewhere, or when not allowed, nothing changes.
+ */
+function lowerPriority(by: number): void {
+  if (lowered || by <= 0) return;
+  lowered = true;
+  try {
+    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, Math.min(19, getPriority(tid) + by));
+  } catch {
+    // no /proc (not Linux) or no permission: the worker runs at the host's priority
+  }
+}
+
 export default async function validateInWorker(task: WorkerTask): Promise<ValidationOutcome> {
+  lowerPriority(task.lowerPriorityBy ?? 0);
   // tells the parent the task left the queue: the time limit counts from here
   task.port?.postMessage({ started: true });
   try {
