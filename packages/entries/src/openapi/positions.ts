@@ -183,6 +183,8 @@ function jsonPositions(text: string, root: Want, count: number): Map<string, Sou
   const valueWant = (line: number, character: number): Want | undefined => {
     const top = stack[stack.length - 1];
     if (!top) return root;
+    // everything found: the rest of the text is only scanned through (the visitor cannot stop early)
+    if (found.size >= count) return undefined;
     if (!top.seq) return top.valueWant;
     const want = top.want?.children?.get(String(top.index++));
     record(want, line, character);

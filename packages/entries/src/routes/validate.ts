@@ -1,9 +1,9 @@
 // `POST /api/dev/validate-openapi/` (with or without the slash): the validation address served by the kit.
 import { json, route } from "@mountkit/core";
 import * as z from "zod";
+import { entriesError } from "../errors.js";
 import { type SafeFetchOptions, SpecFetchError, safeFetch } from "../fetch/safe-fetch.js";
 import { sameOriginFetcher } from "../inventory/apis-hook.js";
-import { entriesError } from "../errors.js";
 import { decodeText, parseText } from "../openapi/parse.js";
 import { type SpecPool, SpecPoolBusyError } from "../openapi/pool.js";
 import type { ValidationAnswer } from "../openapi/validate.js";
@@ -18,7 +18,17 @@ export const SPEC_CONTENT_TYPES = [
   "application/vnd.oai.openapi",
 ];
 
-const issue = z.object({ path: z.string(), message: z.string() });
+const issue = z.object({
+  path: z.string().describe("JSON Pointer of the part concerned; empty for the whole document"),
+  message: z.string(),
+  line: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe("1-based line of `path` in the posted or fetched text (the key, for an object member), when known"),
+  column: z.number().int().min(1).optional().describe("1-based column of the same place, in UTF-16 code units"),
+});
 const answerSchema = z.union([
   z.object({
     valid: z.literal(true),
