@@ -47,7 +47,7 @@ describe("positions of warnings", () => {
   });
 
   it("JSON: the same document, pretty-printed and minified, is placed at the quoted key", async () => {
-    const doc = { ...(await import("js-yaml")).load(YAML) } as object;
+    const doc = (await import("js-yaml")).load(YAML) as object;
     const pretty = JSON.stringify(doc, null, 2);
     const w = (await issuesOf(pretty)).find((i) => i.path === IN_POINTER)!;
     expect(w.line).toBeGreaterThan(1);
