@@ -45,7 +45,13 @@ export function decodeText(bytes: Uint8Array | string): string | undefined {
 }
 
 export type ParsedText =
-  | { ok: true; value: unknown; format: SpecFormat }
+  | {
+      ok: true;
+      value: unknown;
+      format: SpecFormat;
+      /** The parser itself refused nesting past the depth limit (js-yaml counts at least as deep as the tree is). */
+      depthChecked?: boolean;
+    }
   | { ok: false; message: string; path?: string; line?: number; column?: number };
 
 const fail = (message: string, path = "", at?: { line: number; column: number }): ParsedText => ({ ok: false, message, path, ...at });
@@ -59,7 +65,8 @@ function parseYaml(text: string, limits: SpecLimits): ParsedText {
   let first: string;
   let at: { line: number; column: number } | undefined;
   try {
-    return { ok: true, value: loadYaml(text, { maxDepth: limits.maxDepth, maxAliases: limits.maxAliases }), format: "yaml" };
+    const value = loadYaml(text, { maxDepth: limits.maxDepth, maxAliases: limits.maxAliases });
+    return { ok: true, value, format: "yaml", depthChecked: true };
   } catch (e) {
     first = (e as Error).message.split("\n")[0] ?? "parse error";
     // js-yaml's mark is 0-based
@@ -95,7 +102,11 @@ export function parseText(text: string, limits: SpecLimits = DEFAULT_SPEC_LIMITS
     }
   } else parsed = parseYaml(text, limits);
   if (!parsed.ok) return parsed;
-  const hit = checkLimits(parsed.value, parsed.format === "yaml" && mayHaveAnchors(text), limits);
+  const shared = parsed.format === "yaml" && mayHaveAnchors(text);
+  // Without anchors no node is shared, so js-yaml's own depth limit (it counts every collection it opens, so never
+  // less than the tree's depth) already holds: the walk over the whole tree would find nothing.
+  if (!shared && parsed.depthChecked) return parsed;
+  const hit = checkLimits(parsed.value, shared, limits);
   return hit ? fail(hit.message, hit.path) : parsed;
 }
 
