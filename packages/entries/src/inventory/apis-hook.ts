@@ -1,9 +1,9 @@
 // The `apis` submission step: fetch specUrl safely, have the validation address judge it, catalogue it.
 import { entriesError } from "../errors.js";
+import { type SafeFetchOptions, SpecFetchError, safeFetch } from "../fetch/safe-fetch.js";
 import { type ValidateRequest, type ValidationClient, ValidatorUnavailableError } from "../openapi/client.js";
 import { SpecPoolBusyError } from "../openapi/pool.js";
 import type { ValidationOutcome } from "../openapi/validate.js";
-import { type SafeFetchOptions, SpecFetchError, safeFetch } from "../fetch/safe-fetch.js";
 import type { ApisCustomData } from "../types/apis.js";
 import type { EntryTypeDefinition, Preparation } from "../types/registry.js";
 
@@ -73,7 +73,10 @@ async function prepareOne(deps: PrepareDeps, customData: unknown, ctx: { signal:
   if (!answer.valid) {
     throw entriesError("spec_invalid", {
       message: `the OpenAPI document at specUrl failed validation: ${answer.errors.map((x) => x.message).join("; ")}`,
-      details: answer.errors.map((x) => ({ path: SPEC_PATH, message: x.path ? `${x.path}: ${x.message}` : x.message })),
+      details: answer.errors.map((x) => {
+        const at = x.line === undefined ? "" : ` (line ${x.line}, column ${x.column})`;
+        return { path: SPEC_PATH, message: x.path || at ? `${x.path}${at}: ${x.message}`.trimStart() : x.message };
+      }),
     });
   }
   let inventory = outcome.inventory;

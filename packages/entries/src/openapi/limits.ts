@@ -1,6 +1,7 @@
 // Resource limits on untrusted documents: nesting depth and YAML alias expansion, checked in one walk before any
 // recursive consumer (JSON Schema validation, $ref resolution, cataloguing) sees the document (issue #10).
 import type { SpecIssue } from "./parse.js";
+import { escapeToken, pointerOf, type Trail } from "./pointer.js";
 
 export interface SpecLimits {
   /** Deepest nesting of objects and arrays, aliases followed; default 256. */
@@ -25,8 +26,6 @@ export const limitMessages = {
 
 const isContainer = (v: unknown): v is object => typeof v === "object" && v !== null;
 
-const escapeToken = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
-
 function children(node: object): Array<[string, unknown]> {
   return Array.isArray(node) ? node.map((v, i) => [String(i), v]) : Object.entries(node);
 }
@@ -36,17 +35,18 @@ function children(node: object): Array<[string, unknown]> {
  * stack here, and stops at the first node past the limit.
  */
 function checkTree(root: unknown, maxDepth: number): SpecIssue | undefined {
-  const stack: Array<[unknown, number, string]> = [[root, 1, ""]];
+  // the pointer is spelled only for the node past the limit (see pointer.ts)
+  const stack: Array<[unknown, number, Trail | undefined]> = [[root, 1, undefined]];
   while (stack.length) {
-    const [node, depth, at] = stack.pop()!;
+    const [node, depth, trail] = stack.pop()!;
     if (!isContainer(node)) continue;
-    if (depth > maxDepth) return { path: at, message: limitMessages.depth(maxDepth) };
+    if (depth > maxDepth) return { path: pointerOf(trail), message: limitMessages.depth(maxDepth) };
     if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i++) if (isContainer(node[i])) stack.push([node[i], depth + 1, `${at}/${i}`]);
+      for (let i = 0; i < node.length; i++) if (isContainer(node[i])) stack.push([node[i], depth + 1, { parent: trail, key: i }]);
     } else
       for (const key in node) {
         const v = (node as Record<string, unknown>)[key];
-        if (isContainer(v)) stack.push([v, depth + 1, `${at}/${escapeToken(key)}`]);
+        if (isContainer(v)) stack.push([v, depth + 1, { parent: trail, key }]);
       }
   }
   return undefined;
@@ -118,5 +118,12 @@ export function checkLimits(root: unknown, shared: boolean, limits: SpecLimits =
 
 /** Whether YAML text may define an anchor (`&name` in node position); when not, no node can be shared. */
 export function mayHaveAnchors(text: string): boolean {
-  return /(?:^|[\s[{,:?-])&[^\s,[\]{}]/m.test(text);
+  // `&` is rare in specs: jumping from one to the next (indexOf) beats a regex scan of every character of a
+  // multi-MB text; each is then tested as the regex did: after a line start, blank or indicator, before a name
+  for (let i = text.indexOf("&"); i >= 0; i = text.indexOf("&", i + 1)) {
+    const before = i === 0 ? "\n" : text[i - 1]!;
+    const after = text[i + 1];
+    if (after !== undefined && /[\s[{,:?-]/.test(before) && !/[\s,[\]{}]/.test(after)) return true;
+  }
+  return false;
 }

@@ -1,5 +1,6 @@
 // One walk over a document to find its `$ref`s: internal ones are checked, same-origin external ones resolved, others reported.
 import type { SpecIssue } from "./parse.js";
+import { pointerOf, type Trail } from "./pointer.js";
 
 export interface RefReport {
   warnings: SpecIssue[];
@@ -12,8 +13,6 @@ export interface RefReport {
 /** Fetches and parses a same-origin document; rejects when it cannot. */
 export type ExternalLoader = (url: URL) => Promise<unknown>;
 
-// Most keys need no escaping; testing first avoids two regex passes per key on multi-MB documents.
-const escapeToken = (s: string) => (s.includes("~") || s.includes("/") ? s.replace(/~/g, "~0").replace(/\//g, "~1") : s);
 const unescapeToken = (s: string) => s.replace(/~1/g, "/").replace(/~0/g, "~");
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 
@@ -54,24 +53,25 @@ interface FoundRef {
 export function collectRefs(root: unknown): FoundRef[] {
   const found: FoundRef[] = [];
   const seen = new Set<object>();
-  const stack: Array<[unknown, string]> = [[root, ""]];
+  // pointers are spelled only for objects holding a `$ref` (see pointer.ts)
+  const stack: Array<[unknown, Trail | undefined]> = [[root, undefined]];
   while (stack.length) {
-    const [node, at] = stack.pop()!;
+    const [node, trail] = stack.pop()!;
     if (!isObject(node) || seen.has(node)) continue;
     // YAML aliases share objects: visit each once, or a small document could walk forever.
     seen.add(node);
     if (Array.isArray(node)) {
-      for (let i = node.length - 1; i >= 0; i--) if (isObject(node[i])) stack.push([node[i], `${at}/${i}`]);
+      for (let i = node.length - 1; i >= 0; i--) if (isObject(node[i])) stack.push([node[i], { parent: trail, key: i }]);
       continue;
     }
     for (const key in node) {
       const v = (node as Record<string, unknown>)[key];
       if (key === "$ref") {
-        if (typeof v === "string") found.push({ ref: v, at });
+        if (typeof v === "string") found.push({ ref: v, at: pointerOf(trail) });
         continue;
       }
       if (!isObject(v) || key === "example" || key.startsWith("x-")) continue;
-      stack.push([v, `${at}/${escapeToken(key)}`]);
+      stack.push([v, { parent: trail, key }]);
     }
   }
   return found;

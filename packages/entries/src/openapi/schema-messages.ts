@@ -60,6 +60,10 @@ function describe(e: SchemaError, value: unknown): string {
       return `\`${String(p.missingProperty)}\` is required in ${name}`;
     case "type":
       return `${name} must be of type ${String(p.type).replace(/,/g, " or ")} (it is ${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value})`;
+    case "requiredOneOf": {
+      const names = (p.names as string[]).map((n) => `\`${n}\``);
+      return `${name} matches none of the forms allowed here: each needs ${names.length > 2 ? "one of " : "either "}${names.slice(0, -1).join(", ")} or ${names.at(-1)}, and none is present`;
+    }
     case "oneOf":
     case "anyOf":
       return `${name} matches none of the forms allowed here`;
@@ -137,6 +141,15 @@ export function explainSchemaErrors(errors: SchemaError[], document: unknown, no
   // `type: "user"` fails both the enum of names and the array form: the enum message says it all
   const enumPaths = new Set(kept.filter((e) => e.keyword === "enum").map((e) => e.instancePath));
   for (let i = kept.length - 1; i >= 0; i--) if (kept[i]!.keyword === "type" && enumPaths.has(kept[i]!.instancePath)) kept.splice(i, 1);
+  // Each branch of a `oneOf`/`anyOf` that failed for a missing member (`schema`, `content`, `$ref` on a 3.0 parameter)
+  // leaves its own `required` line: one defect, said once, with every member that would do.
+  for (const path of combinatorPaths) {
+    const missing = kept.filter((e) => e.instancePath === path && e.keyword === "required");
+    const names = [...new Set(missing.map((e) => String(e.params.missingProperty)))];
+    if (names.length < 2) continue;
+    for (const e of missing) kept.splice(kept.indexOf(e), 1);
+    kept.push({ instancePath: path, keyword: "requiredOneOf", params: { names } });
+  }
   const substantive = kept.filter((e) => !COMBINATORS.has(e.keyword));
   const hasDeeper = (path: string) => substantive.some((e) => isUnder(e.instancePath, path));
   const hasAtOrDeeper = (path: string) => substantive.some((e) => e.instancePath === path || isUnder(e.instancePath, path));

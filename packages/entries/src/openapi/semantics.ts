@@ -1,6 +1,7 @@
 // Semantic checks no JSON Schema of the specification can express (duplicate operationIds, path parameters against
 // their placeholders, body/formData rules, file uploads, required properties, response codes), one warning per defect.
 import type { ParsedSpec, SpecIssue } from "./parse.js";
+import { pointerOf, type Trail } from "./pointer.js";
 import { resolvePointer } from "./refs.js";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -172,18 +173,22 @@ function checkSchemas(spec: ParsedSpec, issues: SpecIssue[]) {
   const doc = spec.document;
   const needsItems = !spec.specVersion.startsWith("3.1");
   const seen = new Set<object>();
-  const stack: Array<[unknown, string]> = [[doc, ""]];
+  // pointers are spelled only for what is reported (see pointer.ts)
+  const stack: Array<[unknown, Trail | undefined]> = [[doc, undefined]];
   while (stack.length) {
-    const [node, at] = stack.pop()!;
+    const [node, trail] = stack.pop()!;
     if (typeof node !== "object" || node === null || seen.has(node)) continue;
     seen.add(node);
     if (Array.isArray(node)) {
-      for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], `${at}/${i}`]);
+      for (let i = node.length - 1; i >= 0; i--) {
+        const v = node[i];
+        if (typeof v === "object" && v !== null) stack.push([v, { parent: trail, key: i }]);
+      }
       continue;
     }
     const o = node as Record<string, unknown>;
     if (needsItems && o.type === "array" && !("items" in o))
-      issues.push({ path: at, message: "`type: array` without `items`: an array must say what its items are" });
+      issues.push({ path: pointerOf(trail), message: "`type: array` without `items`: an array must say what its items are" });
     const objectLike = o.type === "object" || (o.type === undefined && (isObject(o.properties) || Array.isArray(o.allOf)));
     if (Array.isArray(o.required) && objectLike && !o.additionalProperties) {
       const defined = definedProperties(doc, o);
@@ -191,16 +196,16 @@ function checkSchemas(spec: ParsedSpec, issues: SpecIssue[]) {
         o.required.forEach((name, i) => {
           if (typeof name === "string" && !defined.has(name))
             issues.push({
-              path: `${at}/required/${i}`,
+              path: pointerOf(trail, "required", i),
               message: `required property "${name}" is not defined in properties (defined: ${[...defined].join(", ") || "none"})`,
             });
         });
     }
-    for (const key of Object.keys(o)) {
+    for (const key in o) {
       // examples and extensions are data, not schemas
       if (key === "example" || key === "examples" || key === "enum" || key.startsWith("x-")) continue;
       const v = o[key];
-      if (typeof v === "object" && v !== null) stack.push([v, `${at}/${token(key)}`]);
+      if (typeof v === "object" && v !== null) stack.push([v, { parent: trail, key }]);
     }
   }
 }

@@ -1,8 +1,9 @@
 // The OpenAPI validation behind the validation address: hard errors only for what blocks cataloguing, the rest as warnings.
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { type Inventory, catalogue } from "../inventory/catalogue.js";
-import { checkDocument, type ParsedSpec, parseSpec, parseText, type SpecIssue, decodeText } from "./parse.js";
-import type { SpecLimits } from "./limits.js";
+import { catalogue, type Inventory } from "../inventory/catalogue.js";
+import { DEFAULT_SPEC_LIMITS, type SpecLimits } from "./limits.js";
+import { checkDocument, decodeText, type ParsedSpec, parseSpec, parseText, type SpecIssue } from "./parse.js";
+import { withPositions } from "./positions.js";
 import { checkRefs, type ExternalLoader } from "./refs.js";
 import { explainSchemaErrors, type SchemaError } from "./schema-messages.js";
 import { semanticWarnings } from "./semantics.js";
@@ -103,6 +104,14 @@ export async function validateSpec(input: Uint8Array | string | ParsedSpec, opti
   const warnings = [...spec.notes, ...refs.warnings, ...(await schemaWarnings(spec)), ...semanticWarnings(spec)];
   const inventory = catalogue(spec, refs.pathItem);
   const max = options.maxWarnings ?? 50;
+  let shown = warnings.slice(0, max);
+  let notices = refs.notices.slice(0, max);
+  // positions cost one more scan of the text: only for what is reported, and only when something is
+  if (spec.source !== undefined && (shown.length || notices.length)) {
+    const located = withPositions([...shown, ...notices], spec.source, spec.format, (options.limits ?? DEFAULT_SPEC_LIMITS).maxDepth);
+    shown = located.slice(0, shown.length);
+    notices = located.slice(shown.length);
+  }
   return {
     answer: {
       valid: true,
@@ -111,9 +120,9 @@ export async function validateSpec(input: Uint8Array | string | ParsedSpec, opti
       version: spec.version,
       endpoints: inventory.endpoints,
       paths: inventory.paths,
-      warnings: warnings.slice(0, max),
+      warnings: shown,
       warningCount: warnings.length,
-      ...(refs.notices.length ? { notices: refs.notices.slice(0, max) } : {}),
+      ...(notices.length ? { notices } : {}),
     },
     inventory,
   };

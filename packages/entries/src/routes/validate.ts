@@ -18,7 +18,17 @@ export const SPEC_CONTENT_TYPES = [
   "application/vnd.oai.openapi",
 ];
 
-const issue = z.object({ path: z.string(), message: z.string() });
+const issue = z.object({
+  path: z.string().describe("JSON Pointer of the part concerned; empty for the whole document"),
+  message: z.string(),
+  line: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe("1-based line of `path` in the posted or fetched text (the key, for an object member), when known"),
+  column: z.number().int().min(1).optional().describe("1-based column of the same place, in UTF-16 code units"),
+});
 const answerSchema = z.union([
   z.object({
     valid: z.literal(true),

@@ -1,0 +1,20 @@
+// JSON Pointer helpers for the document walks: a walk keeps a parent-linked trail per container and spells a
+// pointer only for what it reports, instead of building one string per node of a multi-MB document.
+
+/** `~` and `/` escaped per RFC 6901; most keys need neither, so the test comes first. */
+export const escapeToken = (s: string): string => (s.includes("~") || s.includes("/") ? s.replace(/~/g, "~0").replace(/\//g, "~1") : s);
+
+/** Where a container sits: its parent's trail and its key (or index) there. */
+export interface Trail {
+  parent: Trail | undefined;
+  key: string | number;
+}
+
+/** The JSON Pointer of a trail (empty for the root). */
+export function pointerOf(trail: Trail | undefined, ...more: Array<string | number>): string {
+  const tokens: string[] = [];
+  for (let t = trail; t; t = t.parent) tokens.push(typeof t.key === "number" ? String(t.key) : escapeToken(t.key));
+  tokens.reverse();
+  for (const k of more) tokens.push(typeof k === "number" ? String(k) : escapeToken(k));
+  return tokens.length ? `/${tokens.join("/")}` : "";
+}
