@@ -80,10 +80,10 @@ describe("typed api", () => {
     });
     expectTypeOf(e.customData).toEqualTypeOf<{ readonly name: string; readonly moons: readonly string[] }>();
     expect(e.customData.moons).toEqual(["Phobos", "Deimos"]);
-    // @ts-expect-error moons is an array of strings
     const bad = service.api.submit({
       typeId: "planets",
       ownerId: "u1",
+      // @ts-expect-error moons is an array of strings
       entry: { name: "P", description: "D", customData: { name: "P", moons: 2 } },
     });
     await expect(bad).rejects.toMatchObject({ status: 422 });

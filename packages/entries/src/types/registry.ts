@@ -59,8 +59,7 @@ export type BuiltinEntryTypes = {
   countries: z.input<typeof countriesCustomData>;
 };
 
-/** Any list of type definitions, whatever their schemas. */
-// biome-ignore lint/suspicious/noExplicitAny: the schema of each definition is read by TypesOf, not constrained here
+/** Any list of type definitions, whatever their schemas (`any`: each schema is read by EntryTypesOf, not constrained here). */
 export type AnyEntryTypeDefinitions = readonly EntryTypeDefinition<string, any>[];
 
 /** typeId -> customData of the built-in types plus `T`. A `T` with a plain `string` id admits every id. */
