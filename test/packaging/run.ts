@@ -1,6 +1,7 @@
 // Packaging test (CI, after `npm run build`): packs every package, lints each tarball with publint and
 // @arethetypeswrong/cli, installs the tarballs into fresh Express, Fastify, Hono and memory-only hosts
-// outside the workspace, type-checks them strictly and runs them. Exits non-zero on the first failure.
+// outside the workspace (effect only where a host registers an Effect Schema type), type-checks them
+// strictly and runs them. Exits non-zero on the first failure.
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -119,11 +120,14 @@ const hosts: Host[] = [
     main: "express.ts",
     dependencies: { ...kit([...FULL, "@mountkit/express"]), express: "^5.1.0", "@types/express": "^5.0.6" },
     require: [...REQUIRED, "@mountkit/express"],
+    // entries without its optional peer
+    absent: ["effect"],
   },
   {
     name: "fastify",
     main: "fastify.ts",
-    dependencies: { ...kit([...FULL, "@mountkit/fastify"]), fastify: "^5.6.0" },
+    // the host that registers an Effect Schema type brings effect itself
+    dependencies: { ...kit([...FULL, "@mountkit/fastify"]), fastify: "^5.6.0", effect: "^3.19.0" },
     require: [...REQUIRED, "@mountkit/fastify"],
   },
   {
@@ -131,6 +135,7 @@ const hosts: Host[] = [
     main: "hono.ts",
     dependencies: { ...kit([...FULL, "@mountkit/fetch"]), hono: "^4.10.0", "@hono/node-server": "^1.19.0" },
     require: [...REQUIRED, "@mountkit/fetch"],
+    absent: ["effect"],
   },
   {
     name: "memory-only",

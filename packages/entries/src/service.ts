@@ -11,13 +11,14 @@ import {
 } from "@mountkit/core";
 import { requireAuth } from "./auth/middleware.js";
 import type { TokenVerifier } from "./auth/verifier.js";
+import type { AnyEntryTypes } from "./domain/entries.js";
 import { type EntriesDomain, entriesDomain } from "./domain/entries.js";
 import { entriesError } from "./errors.js";
 import type { SafeFetchOptions } from "./fetch/safe-fetch.js";
 import { apisPrepare, sameOriginFetcher } from "./inventory/apis-hook.js";
 import { type ValidateRequest, validationAddress, validationClient } from "./openapi/client.js";
-import { typeDocument } from "./openapi/type-document.js";
 import { type SpecPoolOptions, specPool } from "./openapi/pool.js";
+import { typeDocument } from "./openapi/type-document.js";
 import type { ValidationOutcome } from "./openapi/validate.js";
 import { dataRoutes } from "./routes/data.js";
 import { inventoryRoutes } from "./routes/inventory.js";
@@ -26,14 +27,24 @@ import { typeRoutes } from "./routes/types.js";
 import { answerFor, validateRoutes } from "./routes/validate.js";
 import { memoryEntriesStore } from "./store/memory.js";
 import type { EntriesStore } from "./store/types.js";
-import { builtinTypes, type EntryTypeDefinition, type TypeRegistry, typeRegistry } from "./types/registry.js";
+import {
+  type AnyEntryTypeDefinitions,
+  builtinTypes,
+  type EntryTypeDefinition,
+  type EntryTypesOf,
+  type TypeRegistry,
+  typeRegistry,
+} from "./types/registry.js";
 
-export interface EntriesServiceOptions {
+export interface EntriesServiceOptions<T extends AnyEntryTypeDefinitions = readonly EntryTypeDefinition[]> {
   /** Verifies bearer tokens: `jwtVerifier`, `firebaseVerifier`, `devAuth().verifier`, or the host's own. */
   auth: TokenVerifier;
   store?: EntriesStore;
-  /** Types registered besides `apis` and `countries`. */
-  types?: EntryTypeDefinition[];
+  /**
+   * Types registered besides `apis` and `countries`. Written inline (or through `entryType`), their ids
+   * and schemas type `service.api`: an unregistered id does not compile and customData is the schema's type.
+   */
+  types?: T;
   /** The validation address used before an `apis` entry is saved. */
   validator?: {
     /** Base URL of a remote kit (or a getter, for addresses known once servers listen); unset: validate in process. */
@@ -58,22 +69,26 @@ export interface EntriesServiceOptions {
   logger?: Logger;
 }
 
-export interface EntriesApi extends EntriesDomain {
+/** `M`: typeId -> customData type (`EntryTypesOf<...>`); the default is untyped. */
+export interface EntriesApi<M extends object = AnyEntryTypes> extends EntriesDomain<M> {
   /** The validation address, in process. */
   validateOpenApi(body: Uint8Array | string, options?: { baseUrl?: string }): ReturnType<typeof answerFor>;
   /** The OpenAPI document of one type (throws a 404 KitError for an unknown type). */
   typeDocument(typeId: string): Record<string, unknown>;
 }
 
-export interface EntriesService extends Service {
-  api: EntriesApi;
+export interface EntriesService<M extends object = AnyEntryTypes> extends Service {
+  /** Typed by the types given at creation; a type registered later through `types.register` needs `api as EntriesApi`. */
+  api: EntriesApi<M>;
   types: TypeRegistry;
   store: EntriesStore;
 }
 
 export const ENTRIES_MOUNTS = ["/api/v1/types", "/api/dev/validate-openapi"];
 
-export function createEntriesService(o: EntriesServiceOptions): EntriesService {
+export function createEntriesService<const T extends AnyEntryTypeDefinitions = []>(
+  o: EntriesServiceOptions<T>,
+): EntriesService<EntryTypesOf<T>> {
   const basePath = (o.basePath ?? "").replace(/\/+$/, "");
   const store = o.store ?? memoryEntriesStore();
   const clock = o.clock ?? systemClock;
@@ -159,5 +174,6 @@ export function createEntriesService(o: EntriesServiceOptions): EntriesService {
       answerFor(typeof body === "string" ? new TextEncoder().encode(body) : body, { baseUrl: options.baseUrl, fetch: fetchOptions, pool }),
     typeDocument: document,
   };
-  return Object.assign(service, { api, types, store });
+  // the domain checks types at run time; the static map only narrows what callers may pass
+  return Object.assign(service, { api: api as unknown as EntriesApi<EntryTypesOf<T>>, types, store });
 }

@@ -32,13 +32,28 @@ export interface Issue {
   updatedAt: string;
 }
 
-export interface StreamEvent {
-  type: string;
-  data?: any;
+/** A conversation's status as the server reports it. */
+export type ConversationStatus = "new" | "waiting-for-agent" | "waiting-for-customer" | "resolved" | "closed";
+
+/** One stream event of type `T` with its `data` (events without data have none). */
+type Event<T extends string, D = undefined> = {
+  type: T;
   createdAt: string;
-  /** The frame's `id:` (absent on `connected`). */
+  /** The frame's `id:` (absent on `connected` and `resync`). */
   id?: string;
-}
+} & (D extends undefined ? { data?: undefined } : { data: D });
+
+/** What a conversation stream carries (CONTRACT §3), discriminated by `type`. */
+export type StreamEvent =
+  | Event<"connected">
+  | Event<"new_comment", Comment>
+  | Event<"comment_edited", Comment & { updatedAt: string }>
+  | Event<"comment_deleted", { id: string }>
+  | Event<"state_update", { state: "open" | "closed"; status: ConversationStatus }>
+  | Event<"labels_changed", { labels: string[]; status: ConversationStatus }>
+  | Event<"assignee_changed", { assignee: string | null }>
+  | Event<"issue_deleted", { id: string }>
+  | Event<"resync">;
 
 /** Anything shaped like the browser's EventSource constructor. */
 export type EventSourceLike = new (

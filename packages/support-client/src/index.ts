@@ -2,16 +2,17 @@
 export { backoffDelay, jitteredDelay, STREAM_BACKOFF } from "./backoff.js";
 export {
   type Comment,
+  type ConversationStatus,
   createSupportClient,
   type EventSourceLike,
   type Issue,
   type StreamEvent,
   type StreamHandlers,
   type Subscription,
+  type Summary,
   SupportApiError,
   type SupportClient,
   type SupportClientOptions,
-  type Summary,
 } from "./client.js";
 export {
   CUSTOMER_ID_KEY,

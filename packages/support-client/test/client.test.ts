@@ -1,5 +1,5 @@
 // The support client against a real server on a real socket (fetch adapter on node:http).
-import { createSupportService, stripMetadata, type SupportService } from "@mountkit/support";
+import { createSupportService, type SupportService, stripMetadata } from "@mountkit/support";
 import { EventSource } from "eventsource";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,16 +7,16 @@ import { listen, type Running } from "../../../examples/server/src/listen.js";
 import {
   backoffDelay,
   createSupportClient,
-  jitteredDelay,
-  STREAM_BACKOFF,
   displayBody,
   type EventSourceLike,
+  jitteredDelay,
   type LiveState,
   liveConversation,
   memoryStorage,
   persistentCustomerId,
   readMetadata,
   readSse,
+  STREAM_BACKOFF,
   type StreamEvent,
   SupportApiError,
 } from "../src/index.js";

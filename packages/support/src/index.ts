@@ -13,7 +13,7 @@ export type {
   WebhookReply,
   WebhookRequest,
 } from "./domain/backend.js";
-export { conversationTopic, EVENT_TYPES, type EventNotice, type EventType, productTopic } from "./domain/events.js";
+export { conversationTopic, EVENT_TYPES, type EventDataMap, type EventNotice, type EventType, productTopic } from "./domain/events.js";
 export { formatMetadata, type Metadata, parseMetadata, stripMetadata, withMetadata } from "./domain/metadata.js";
 export { createMirror, type Mirror, type MirrorMessage, type MirrorSnapshot, type MirrorState } from "./domain/mirror.js";
 export type { Product, ProductConfig, ProductLimits } from "./domain/products.js";

@@ -7,12 +7,15 @@ import { createMemoryService } from "@mountkit/memory";
 import { openStorage } from "@mountkit/sql";
 import { createSupportService } from "@mountkit/support";
 import express from "express";
-import { probeAllServices, requireEach, timedShutdown } from "./probe.js";
+import { JWT_SECRET, probeAllServices, requireEach, timedShutdown } from "./probe.js";
 
 const storage = await openStorage({ dataDir: process.env.DATA_DIR ?? "./data" });
+// no `effect` installed here: entries works without its optional peer
+const memory = createMemoryService({ store: storage.memory });
+const { key } = await memory.keys.create({ brainId: "host-brain" });
 const services = [
-  createEntriesService({ auth: jwtVerifier({ secret: "packaging-test-secret-of-32-bytes!" }), store: storage.entries }),
-  createMemoryService({ store: storage.memory }),
+  createEntriesService({ auth: jwtVerifier({ secret: JWT_SECRET }), store: storage.entries }),
+  memory,
   createSupportService({ products: ["demo"], store: storage.support, bus: storage.bus, limiter: storage.limiter }),
 ];
 const app = express();
@@ -23,7 +26,7 @@ const server = kit.attach(createServer(app));
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/kit`;
 
-const reader = await probeAllServices(base);
+const reader = await probeAllServices(base, key);
 requireEach(JSON.parse(process.env.MOUNTKIT_PACKAGES ?? "[]"));
 const ms = await timedShutdown(
   reader,

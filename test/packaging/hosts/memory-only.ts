@@ -1,7 +1,8 @@
 // Memory-only host: @mountkit/memory with its SQLite store from @mountkit/sql/memory, nothing else of the kit.
+
+import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import assert from "node:assert/strict";
 import { mountkit } from "@mountkit/express";
 import { createMemoryService } from "@mountkit/memory";
 import { openMemoryStorage } from "@mountkit/sql/memory";

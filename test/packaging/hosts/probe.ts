@@ -1,7 +1,59 @@
 // Runs inside a packaged host (copied there by test/packaging/run.ts): the checks every host must pass
 // against its own running server, plus require() of every installed mountkit package.
 import assert from "node:assert/strict";
+import { createHmac } from "node:crypto";
 import { createRequire } from "node:module";
+
+/** The HS256 secret every host's entries service verifies with. */
+export const JWT_SECRET = "packaging-test-secret-of-32-bytes!";
+
+/** A short-lived HS256 token for `sub` (what the host's identity provider would issue). */
+function token(sub: string): string {
+  const part = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
+  const now = Math.floor(Date.now() / 1000);
+  const unsigned = `${part({ alg: "HS256", typ: "JWT" })}.${part({ sub, iat: now, exp: now + 300 })}`;
+  return `${unsigned}.${createHmac("sha256", JWT_SECRET).update(unsigned).digest("base64url")}`;
+}
+
+/** Asserts the contract's error body: `{ error, details?, requestId }`. */
+async function assertErrorBody(res: Response, status: number): Promise<{ error: string; details?: unknown; requestId: string }> {
+  assert.equal(res.status, status, `expected ${status}, got ${res.status} ${await res.clone().text()}`);
+  assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
+  const body = (await res.json()) as { error?: unknown; requestId?: unknown; details?: unknown };
+  assert.equal(typeof body.error, "string", `error body: ${JSON.stringify(body)}`);
+  assert.equal(typeof body.requestId, "string", `error body without requestId: ${JSON.stringify(body)}`);
+  return body as { error: string; details?: unknown; requestId: string };
+}
+
+/** Entries under the prefix: 201 with a prefixed Location that answers, and 422 with every failing path. */
+export async function probeEntries(base: string, typeId: string, good: object, bad: object, badPaths: string[], prefixedLocation = true) {
+  const headers = { authorization: `Bearer ${token("host-user")}`, "content-type": "application/json" };
+  const url = `${base}/api/v1/types/${typeId}/data`;
+  const created = await fetch(url, { method: "POST", headers, body: JSON.stringify({ name: "N", description: "D", customData: good }) });
+  assert.equal(created.status, 201, `submit ${typeId}: ${created.status} ${await created.clone().text()}`);
+  const location = created.headers.get("location") ?? "";
+  const prefix = new URL(base).pathname;
+  if (prefixedLocation)
+    assert.ok(location.startsWith(`${prefix}/api/v1/types/${typeId}/data/`), `Location ${location} lacks the mount prefix ${prefix}`);
+  const read = await fetch(prefixedLocation ? new URL(location, base) : `${base}${location}`);
+  assert.equal(read.status, 200, `GET Location ${location}: ${read.status}`);
+  const refused = await fetch(url, { method: "POST", headers, body: JSON.stringify({ name: "N", description: "D", customData: bad }) });
+  const body = await assertErrorBody(refused, 422);
+  const paths = (body.details as Array<{ path: string }>).map((d) => d.path).sort();
+  assert.deepEqual(paths, badPaths);
+}
+
+/** Memory under the prefix with a key the host created. */
+export async function probeMemory(base: string, key: string) {
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+  const posted = await fetch(`${base}/v1/episodes`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ content: "Ada joined Acme in 2024." }),
+  });
+  assert.ok(posted.status === 201 || posted.status === 202, `post episode: ${posted.status} ${await posted.clone().text()}`);
+  await assertErrorBody(await fetch(`${base}/v1/episodes`), 401);
+}
 
 const customerId = "cust_3b241101-e2bb-4255-8caf-4136c566a962";
 const json = { "content-type": "application/json" };
@@ -35,8 +87,24 @@ export async function openStream(base: string) {
   return { conversationId, reader: stream.body!.getReader() };
 }
 
-/** Support SSE round trip, one error body, memory's document; answers the still-open stream's reader. */
-export async function probeAllServices(base: string) {
+const france = {
+  emoji: "🇫🇷",
+  name: "France",
+  officialName: "French Republic",
+  sovereignty: "UN member state",
+  alpha2: "FR",
+  alpha3: "FRA",
+  numeric: "250",
+};
+
+/**
+ * All three services under the prefix: entries (built-in `countries`), memory, the support SSE round trip
+ * and error bodies, the OpenAPI document; answers the still-open stream's reader.
+ */
+export async function probeAllServices(base: string, memoryKey: string, prefixedLocation = true) {
+  const badFrance = { ...france, alpha3: "fr", numeric: "25" };
+  await probeEntries(base, "countries", france, badFrance, ["customData.alpha3", "customData.numeric"], prefixedLocation);
+  await probeMemory(base, memoryKey);
   const { conversationId, reader } = await openStream(base);
   const sent = await fetch(`${base}/api/conversations/${conversationId}/messages`, {
     method: "POST",
@@ -47,11 +115,7 @@ export async function probeAllServices(base: string) {
   await readUntil(reader, "round trip over SSE");
 
   // a customer id that is not cust_<UUID>
-  const denied = await fetch(`${base}/api/conversations/list?productSlug=demo&customerId=alice`);
-  assert.equal(denied.status, 400);
-  assert.match(denied.headers.get("content-type") ?? "", /^application\/json/);
-  const body = (await denied.json()) as { error?: unknown };
-  assert.equal(typeof body.error, "string", `error body: ${JSON.stringify(body)}`);
+  await assertErrorBody(await fetch(`${base}/api/conversations/list?productSlug=demo&customerId=alice`), 400);
 
   const doc = await fetch(`${base}/openapi.yaml`);
   assert.equal(doc.status, 200);

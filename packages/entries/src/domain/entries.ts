@@ -6,14 +6,17 @@ import { dropNullOptionals } from "../types/nulls.js";
 import type { EntryType, PrepareContext, TypeRegistry } from "../types/registry.js";
 import { entryCursor, offsetCursor } from "./cursor.js";
 
-export interface EntryInput {
+export interface EntryInput<C = Record<string, unknown>> {
   name: string;
   description: string;
-  customData: Record<string, unknown>;
+  customData: C;
   tags?: string[];
 }
 
-export type EntryPatch = Partial<EntryInput>;
+export type EntryPatch<C = Record<string, unknown>> = Partial<EntryInput<C>>;
+
+/** typeId -> customData type. The default admits any type id with untyped customData. */
+export type AnyEntryTypes = Record<string, Record<string, unknown>>;
 
 export interface Page<T> {
   items: T[];
@@ -31,20 +34,36 @@ export interface InventoryPage {
   next: string | null;
 }
 
-export interface EntriesDomain {
-  submit(input: { typeId: string; ownerId: string; entry: EntryInput; signal?: AbortSignal; requestId?: string }): Promise<Entry>;
-  list(input: { typeId: string; cursor?: string; limit?: number; tag?: string; ownerId?: string }): Promise<Page<Entry>>;
-  get(input: { typeId: string; id: string }): Promise<Entry>;
-  update(input: {
-    typeId: string;
-    id: string;
+/**
+ * The entry operations. `M` maps each registered type id to its customData type: an id outside `M` does not
+ * compile, and customData is typed per type (see `EntryTypesOf`).
+ */
+export interface EntriesDomain<M extends object = AnyEntryTypes> {
+  submit<K extends keyof M & string>(input: {
+    typeId: K;
     ownerId: string;
-    patch: EntryPatch;
+    entry: EntryInput<M[K]>;
     signal?: AbortSignal;
     requestId?: string;
-  }): Promise<Entry>;
-  remove(input: { typeId: string; id: string; ownerId: string }): Promise<void>;
-  inventory(input: { typeId: string; id: string; cursor?: string; limit?: number }): Promise<InventoryPage>;
+  }): Promise<Entry<M[K]>>;
+  list<K extends keyof M & string>(input: {
+    typeId: K;
+    cursor?: string;
+    limit?: number;
+    tag?: string;
+    ownerId?: string;
+  }): Promise<Page<Entry<M[K]>>>;
+  get<K extends keyof M & string>(input: { typeId: K; id: string }): Promise<Entry<M[K]>>;
+  update<K extends keyof M & string>(input: {
+    typeId: K;
+    id: string;
+    ownerId: string;
+    patch: EntryPatch<M[K]>;
+    signal?: AbortSignal;
+    requestId?: string;
+  }): Promise<Entry<M[K]>>;
+  remove<K extends keyof M & string>(input: { typeId: K; id: string; ownerId: string }): Promise<void>;
+  inventory<K extends keyof M & string>(input: { typeId: K; id: string; cursor?: string; limit?: number }): Promise<InventoryPage>;
 }
 
 const dedupe = (tags: readonly string[]) => [...new Set(tags)];

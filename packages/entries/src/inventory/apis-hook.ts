@@ -5,7 +5,7 @@ import { type ValidateRequest, type ValidationClient, ValidatorUnavailableError 
 import { SpecPoolBusyError } from "../openapi/pool.js";
 import type { ValidationOutcome } from "../openapi/validate.js";
 import type { ApisCustomData } from "../types/apis.js";
-import type { EntryTypeDefinition, Preparation } from "../types/registry.js";
+import type { EntryType, Preparation } from "../types/registry.js";
 
 const SPEC_PATH = "customData.specUrl";
 
@@ -38,7 +38,7 @@ interface PrepareDeps {
   local: (req: ValidateRequest) => Promise<ValidationOutcome>;
 }
 
-export function apisPrepare(deps: PrepareDeps & { maxConcurrent?: number }): NonNullable<EntryTypeDefinition["prepare"]> {
+export function apisPrepare(deps: PrepareDeps & { maxConcurrent?: number }): NonNullable<EntryType["prepare"]> {
   // A multi-MB spec takes tens of MB of heap while it is parsed and checked: bound how many are in flight.
   const limit = semaphore(deps.maxConcurrent ?? 4);
   return (customData, ctx) => limit(() => prepareOne(deps, customData, ctx));

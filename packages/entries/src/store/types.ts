@@ -1,13 +1,14 @@
 // The entries store interface. Plain JSON records and explicit ordering/pagination, so SQL stores can implement it.
 
-export interface Entry {
+/** A stored entry; `C` is its type's customData (see `CustomDataOf`), untyped by default. */
+export interface Entry<C = Record<string, unknown>> {
   id: string;
   typeId: string;
   /** The `sub` of the token that created it. */
   ownerId: string;
   name: string;
   description: string;
-  customData: Record<string, unknown>;
+  customData: C;
   tags: string[];
   /** Epoch milliseconds. */
   dateCreated: number;

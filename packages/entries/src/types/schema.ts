@@ -1,7 +1,7 @@
 // Adapters turning a host's schema (zod, Effect Schema, any Standard Schema, or JSON Schema) into one validator + JSON Schema pair.
 import type { StandardSchemaV1 } from "@standard-schema/spec";
-import { JSONSchema, Schema } from "effect";
 import * as z from "zod";
+import { type EffectSchemaLike, isEffectSchema, loadEffect } from "./effect.js";
 import { compileJsonSchema } from "./json-schema.js";
 
 export type JsonSchema = Record<string, unknown>;
@@ -21,8 +21,8 @@ export interface TypeSchema {
   jsonSchema: JsonSchema;
 }
 
-/** Anything a host may register a type with. */
-export type SchemaInput = z.ZodType | Schema.Schema<any, any, never> | StandardSchemaV1 | JsonSchema;
+/** Anything a host may register a type with. An Effect Schema needs `effect` installed (an optional peer). */
+export type SchemaInput = z.ZodType | EffectSchemaLike | StandardSchemaV1 | JsonSchema;
 
 export function formatPath(path: ReadonlyArray<PropertyKey | { key: PropertyKey }> | undefined): string {
   let out = "";
@@ -56,10 +56,13 @@ export function fromZod(schema: z.ZodType): TypeSchema {
   return fromStandardSchema(schema, js);
 }
 
-export function fromEffect(schema: Schema.Schema<any, any, never>): TypeSchema {
+/** Loads `effect` on first use (an optional peer); throws a TypeError naming the package when it is missing. */
+export function fromEffect(schema: EffectSchemaLike): TypeSchema {
+  const { Schema, JSONSchema } = loadEffect();
+  const effectSchema = schema as unknown as Parameters<typeof Schema.standardSchemaV1>[0];
   // errors: "all" makes Effect report every failing path instead of stopping at the first.
-  const std = Schema.standardSchemaV1(schema, { errors: "all" });
-  const js = JSONSchema.make(schema, { target: "jsonSchema2020-12" }) as unknown as JsonSchema;
+  const std = Schema.standardSchemaV1(effectSchema, { errors: "all" });
+  const js = JSONSchema.make(effectSchema, { target: "jsonSchema2020-12" }) as unknown as JsonSchema;
   return fromStandardSchema(std, js);
 }
 
@@ -80,8 +83,8 @@ const isStandard = (s: unknown): s is StandardSchemaV1 => typeof s === "object" 
 /** Picks the adapter for a schema. A bare Standard Schema other than zod/Effect needs `jsonSchema` for the docs. */
 export function toTypeSchema(schema: SchemaInput, jsonSchema?: JsonSchema): TypeSchema {
   if (isZod(schema)) return jsonSchema ? fromStandardSchema(schema, jsonSchema) : fromZod(schema);
-  if (Schema.isSchema(schema)) {
-    const adapted = fromEffect(schema as Schema.Schema<any, any, never>);
+  if (isEffectSchema(schema)) {
+    const adapted = fromEffect(schema);
     return jsonSchema ? { ...adapted, jsonSchema: stripDialect(jsonSchema) } : adapted;
   }
   if (isStandard(schema)) {

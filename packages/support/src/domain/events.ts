@@ -16,6 +16,22 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** The `data` of each event type on the wire; `connected` and `resync` carry none. support-client's
+ * `StreamEvent` mirrors this (it cannot import the server), and a type test keeps the two in step. */
+export interface EventDataMap {
+  connected: undefined;
+  new_comment: Comment;
+  comment_edited: Comment & { updatedAt: string };
+  comment_deleted: { id: string };
+  state_update: { state: State; status: Status };
+  labels_changed: { labels: string[]; status: Status };
+  assignee_changed: { assignee: string | null };
+  issue_deleted: { id: string };
+  resync: undefined;
+}
+
+const event = <T extends EventType>(type: T, data: EventDataMap[T], createdAt: string): EventInput => ({ type, data, createdAt });
+
 /** The bus carries ids only; subscribers read the event itself back from the store's log. */
 export interface EventNotice {
   conversationId: string;
@@ -34,15 +50,11 @@ export const isNotice = (m: unknown): m is EventNotice =>
   typeof (m as EventNotice).seq === "number";
 
 export const ev = {
-  newComment: (c: Comment, at: string): EventInput => ({ type: "new_comment", data: c, createdAt: at }),
-  commentEdited: (c: Comment & { updatedAt: string }, at: string): EventInput => ({ type: "comment_edited", data: c, createdAt: at }),
-  commentDeleted: (id: string, at: string): EventInput => ({ type: "comment_deleted", data: { id }, createdAt: at }),
-  stateUpdate: (state: State, status: Status, at: string): EventInput => ({ type: "state_update", data: { state, status }, createdAt: at }),
-  labelsChanged: (labels: string[], status: Status, at: string): EventInput => ({
-    type: "labels_changed",
-    data: { labels, status },
-    createdAt: at,
-  }),
-  assigneeChanged: (assignee: string | null, at: string): EventInput => ({ type: "assignee_changed", data: { assignee }, createdAt: at }),
-  issueDeleted: (id: string, at: string): EventInput => ({ type: "issue_deleted", data: { id }, createdAt: at }),
+  newComment: (c: Comment, at: string) => event("new_comment", c, at),
+  commentEdited: (c: Comment & { updatedAt: string }, at: string) => event("comment_edited", c, at),
+  commentDeleted: (id: string, at: string) => event("comment_deleted", { id }, at),
+  stateUpdate: (state: State, status: Status, at: string) => event("state_update", { state, status }, at),
+  labelsChanged: (labels: string[], status: Status, at: string) => event("labels_changed", { labels, status }, at),
+  assigneeChanged: (assignee: string | null, at: string) => event("assignee_changed", { assignee }, at),
+  issueDeleted: (id: string, at: string) => event("issue_deleted", { id }, at),
 };
