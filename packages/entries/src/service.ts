@@ -5,6 +5,7 @@ import {
   type IdGenerator,
   type Logger,
   type Middleware,
+  pageRoutes,
   randomIds,
   type Service,
   systemClock,
@@ -16,8 +17,8 @@ import { entriesError } from "./errors.js";
 import type { SafeFetchOptions } from "./fetch/safe-fetch.js";
 import { apisPrepare, sameOriginFetcher } from "./inventory/apis-hook.js";
 import { type ValidateRequest, validationAddress, validationClient } from "./openapi/client.js";
-import { typeDocument } from "./openapi/type-document.js";
 import { type SpecPoolOptions, specPool } from "./openapi/pool.js";
+import { typeDocument } from "./openapi/type-document.js";
 import type { ValidationOutcome } from "./openapi/validate.js";
 import { dataRoutes } from "./routes/data.js";
 import { inventoryRoutes } from "./routes/inventory.js";
@@ -52,6 +53,11 @@ export interface EntriesServiceOptions {
   bodyLimit?: number;
   /** Body limit of the validation address (specs run to megabytes); default 25 MiB. */
   validateBodyLimit?: number;
+  /**
+   * Serves the API catalogue page at `/api/dev/catalogue/` when set: the bundle's text or a getter
+   * (`entriesCatalogueScript` from `@mountkit/entries-catalogue`). Off by default.
+   */
+  catalogueScript?: string | (() => string | Promise<string>);
   basePath?: string;
   clock?: Clock;
   ids?: IdGenerator;
@@ -72,6 +78,8 @@ export interface EntriesService extends Service {
 }
 
 export const ENTRIES_MOUNTS = ["/api/v1/types", "/api/dev/validate-openapi"];
+/** Where the API catalogue page is served when the host opts in (`catalogueScript`); beside the validation address. */
+export const ENTRIES_CATALOGUE_PATH = "/api/dev/catalogue/";
 
 export function createEntriesService(o: EntriesServiceOptions): EntriesService {
   const basePath = (o.basePath ?? "").replace(/\/+$/, "");
@@ -134,7 +142,7 @@ export function createEntriesService(o: EntriesServiceOptions): EntriesService {
     title: "mountkit entries",
     version: "1",
     description: "Typed-entry catalogue: submit, list and catalogue entries of registered types.",
-    mounts: ENTRIES_MOUNTS,
+    mounts: o.catalogueScript === undefined ? ENTRIES_MOUNTS : [...ENTRIES_MOUNTS, ENTRIES_CATALOGUE_PATH.slice(0, -1)],
     basePath,
     bodyLimit: o.bodyLimit,
     clock,
@@ -146,6 +154,9 @@ export function createEntriesService(o: EntriesServiceOptions): EntriesService {
       ...dataRoutes({ domain, auth, knownType, basePath }),
       ...inventoryRoutes({ domain, knownType }),
       ...validateRoutes({ fetch: fetchOptions, bodyLimit: o.validateBodyLimit ?? 25 * 1024 * 1024, pool }),
+      ...(o.catalogueScript === undefined
+        ? []
+        : pageRoutes({ path: ENTRIES_CATALOGUE_PATH, title: "API catalogue", element: "mountkit-catalogue", script: o.catalogueScript })),
     ],
     dispose: async () => {
       await pool.destroy();

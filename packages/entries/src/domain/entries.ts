@@ -33,7 +33,7 @@ export interface InventoryPage {
 
 export interface EntriesDomain {
   submit(input: { typeId: string; ownerId: string; entry: EntryInput; signal?: AbortSignal; requestId?: string }): Promise<Entry>;
-  list(input: { typeId: string; cursor?: string; limit?: number; tag?: string; ownerId?: string }): Promise<Page<Entry>>;
+  list(input: { typeId: string; cursor?: string; limit?: number; tag?: string; ownerId?: string; q?: string }): Promise<Page<Entry>>;
   get(input: { typeId: string; id: string }): Promise<Entry>;
   update(input: {
     typeId: string;
@@ -100,10 +100,10 @@ export function entriesDomain(deps: { store: EntriesStore; types: TypeRegistry; 
       return saved;
     },
 
-    async list({ typeId, cursor, limit = 20, tag, ownerId }) {
+    async list({ typeId, cursor, limit = 20, tag, ownerId, q }) {
       typeOf(typeId);
       const after = cursor ? entryCursor.decode(cursor) : undefined;
-      const rows = await store.list({ typeId, limit: limit + 1, after, tag, ownerId });
+      const rows = await store.list({ typeId, limit: limit + 1, after, tag, ownerId, q });
       const items = rows.slice(0, limit);
       const last = items[items.length - 1];
       return { items, next: rows.length > limit && last ? entryCursor.encode(last) : null };
