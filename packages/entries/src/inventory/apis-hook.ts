@@ -1,9 +1,9 @@
 // The `apis` submission step: fetch specUrl safely, have the validation address judge it, catalogue it.
 import { entriesError } from "../errors.js";
-import { type SafeFetchOptions, SpecFetchError, safeFetch } from "../fetch/safe-fetch.js";
 import { type ValidateRequest, type ValidationClient, ValidatorUnavailableError } from "../openapi/client.js";
 import { SpecPoolBusyError } from "../openapi/pool.js";
 import type { ValidationOutcome } from "../openapi/validate.js";
+import { type SafeFetchOptions, SpecFetchError, safeFetch } from "../fetch/safe-fetch.js";
 import type { ApisCustomData } from "../types/apis.js";
 import type { EntryTypeDefinition, Preparation } from "../types/registry.js";
 

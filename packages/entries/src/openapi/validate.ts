@@ -1,8 +1,8 @@
 // The OpenAPI validation behind the validation address: hard errors only for what blocks cataloguing, the rest as warnings.
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { catalogue, type Inventory } from "../inventory/catalogue.js";
+import { type Inventory, catalogue } from "../inventory/catalogue.js";
+import { checkDocument, type ParsedSpec, parseSpec, parseText, type SpecIssue, decodeText } from "./parse.js";
 import type { SpecLimits } from "./limits.js";
-import { checkDocument, decodeText, type ParsedSpec, parseSpec, parseText, type SpecIssue } from "./parse.js";
 import { checkRefs, type ExternalLoader } from "./refs.js";
 import { explainSchemaErrors, type SchemaError } from "./schema-messages.js";
 import { semanticWarnings } from "./semantics.js";

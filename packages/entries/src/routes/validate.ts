@@ -1,9 +1,9 @@
 // `POST /api/dev/validate-openapi/` (with or without the slash): the validation address served by the kit.
 import { json, route } from "@mountkit/core";
 import * as z from "zod";
-import { entriesError } from "../errors.js";
 import { type SafeFetchOptions, SpecFetchError, safeFetch } from "../fetch/safe-fetch.js";
 import { sameOriginFetcher } from "../inventory/apis-hook.js";
+import { entriesError } from "../errors.js";
 import { decodeText, parseText } from "../openapi/parse.js";
 import { type SpecPool, SpecPoolBusyError } from "../openapi/pool.js";
 import type { ValidationAnswer } from "../openapi/validate.js";
