@@ -9,6 +9,7 @@ const packages: Array<{ dir: string; entries?: Record<string, string> }> = [
   { dir: "packages/support", entries: { testing: "src/testing.ts" } },
   { dir: "packages/support-client" },
   { dir: "packages/support-widget" },
+  { dir: "packages/entries-catalogue" },
   { dir: "packages/sql", entries: { memory: "src/memory.ts", support: "src/support.ts", entries: "src/entries.ts" } },
   { dir: "packages/testing" },
   { dir: "adapters/node" },
@@ -20,7 +21,10 @@ const packages: Array<{ dir: string; entries?: Record<string, string> }> = [
 import { existsSync } from "node:fs";
 
 // Browser bundles served by the services (built from sources, so build order does not matter).
-const browserBundles = [{ dir: "packages/support-widget", name: "widget", entry: "src/browser.ts" }];
+const browserBundles = [
+  { dir: "packages/support-widget", name: "widget", entry: "src/browser.ts" },
+  { dir: "packages/entries-catalogue", name: "catalogue", entry: "src/browser.ts" },
+];
 
 export default defineConfig([
   ...packages
