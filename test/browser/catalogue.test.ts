@@ -8,13 +8,13 @@ import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { silentLogger } from "@mountkit/core";
-import { type EntriesService, signHs256 } from "@mountkit/entries";
+import { type EntriesService, memoryEntriesStore, signHs256 } from "@mountkit/entries";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FRAMEWORKS, listen, type Running } from "../../examples/server/src/listen.js";
 import { entriesFromEnv } from "../../examples/server/src/services/entries.js";
 import { call } from "../harness.js";
-import { accessibilityViolations, findChromium, launchChromium, screenshots } from "./browser.js";
+import { findChromium, launchChromium, screenshots } from "./browser.js";
 
 const require = createRequire(import.meta.url);
 // GitHub's published OpenAPI description of api.github.com (3.0.3, about 1,200 operations, 13 MB), as the
@@ -66,6 +66,10 @@ async function serveSpecs(): Promise<{ url: string; close(): Promise<void> }> {
 describeBrowser("API catalogue in Chromium", () => {
   let browser: Browser;
   let specs: Awaited<ReturnType<typeof serveSpecs>>;
+  // one store behind the three adapters' services, as processes share a database: GitHub's 13 MB spec is
+  // catalogued once (through whichever adapter runs first), not three times on a busy machine
+  const store = memoryEntriesStore();
+  let github: Promise<{ id: string; tags: string[] }> | undefined;
 
   beforeAll(async () => {
     browser = await launchChromium((chromium as { path: string }).path);
@@ -90,7 +94,7 @@ describeBrowser("API catalogue in Chromium", () => {
         // the example server's own wiring: the page is on, specUrl may point at this machine (tests only)
         entries = await entriesFromEnv(
           { AUTH_HS256_SECRET: SECRET, SPEC_FETCH_ALLOW_PRIVATE: "1" },
-          { logger: silentLogger, selfUrl: () => running?.url ?? "" },
+          { logger: silentLogger, selfUrl: () => running?.url ?? "", store },
         );
         running = await listen(framework, [entries]);
         base = running.url;
@@ -133,17 +137,23 @@ describeBrowser("API catalogue in Chromium", () => {
       });
 
       it("catalogues a real published spec fetched from a local address", { timeout: 120_000 }, async () => {
-        const github = await submit(
+        github ??= submit(
           "GitHub REST API",
           "GitHub's published OpenAPI description of api.github.com.",
           `${specs.url}/github/api.github.com.json`,
           ["vendor-github"],
         );
-        await submit("Swagger Petstore", "The OpenAPI Initiative's expanded pet store example.", `${specs.url}/petstore-expanded.yaml`, [
-          "example",
-        ]);
-        githubId = github.id;
-        expect(github.tags).toContain("vendor-github");
+        const saved = await github;
+        // every adapter submits one of its own
+        const pets = await submit(
+          `Swagger Petstore (${framework})`,
+          "The OpenAPI Initiative's expanded pet store example.",
+          `${specs.url}/petstore-expanded.yaml`,
+          [`example-${framework}`],
+        );
+        expect(pets.tags).toEqual(expect.arrayContaining([`example-${framework}`, "api", "openapi"]));
+        githubId = saved.id;
+        expect(saved.tags).toContain("vendor-github");
         // the whole inventory through the API, to judge the page against
         let cursor: string | null = null;
         do {
@@ -160,15 +170,21 @@ describeBrowser("API catalogue in Chromium", () => {
       it("finds entries by text and by tag", async () => {
         await page.goto(`${base}/api/dev/catalogue/#/entries/apis`);
         const list = page.locator("mountkit-catalogue ol.entries");
-        await expect.poll(() => list.locator(":scope > li").count()).toBe(2);
+        const all = (await call(`${base}/api/v1/types/apis/data?limit=100`)).body.items.length as number;
+        expect(all).toBeGreaterThanOrEqual(2);
+        await expect.poll(() => list.locator(":scope > li").count()).toBe(all);
         await page.locator("mountkit-catalogue").getByLabel("Search name and description").fill("GITHUB");
         await page.locator("mountkit-catalogue").getByRole("button", { name: "Search" }).click();
         await expect.poll(() => list.locator(":scope > li h3").allInnerTexts()).toEqual(["GitHub REST API"]);
         expect(page.url()).toContain("q=GITHUB");
         await page.locator("mountkit-catalogue").getByRole("link", { name: "Clear filters" }).click();
-        await expect.poll(() => list.locator(":scope > li").count()).toBe(2);
-        await page.locator("mountkit-catalogue").getByRole("link", { name: "Only entries tagged example" }).click();
-        await expect.poll(() => list.locator(":scope > li h3").allInnerTexts()).toEqual(["Swagger Petstore"]);
+        await expect.poll(() => list.locator(":scope > li").count()).toBe(all);
+        await page
+          .locator("mountkit-catalogue")
+          .getByRole("link", { name: `Only entries tagged example-${framework}` })
+          .click();
+        await expect.poll(() => list.locator(":scope > li h3").allInnerTexts()).toEqual([`Swagger Petstore (${framework})`]);
+        expect(page.url()).toContain(`tag=example-${framework}`);
       });
 
       it("opens the spec's inventory, sorts its operations and filters them", { timeout: 90_000 }, async () => {
@@ -281,7 +297,7 @@ describeBrowser("API catalogue in Chromium", () => {
             await ui.getByRole("button", { name: "Validate document" }).click();
             await ui.locator("ol.issue-warning").waitFor();
           }
-          expect(await accessibilityViolations(page), hash).toEqual([]);
+          expect(await axeViolations(page), hash).toEqual([]);
         }
       });
 
@@ -292,6 +308,8 @@ describeBrowser("API catalogue in Chromium", () => {
             await p.goto(`${base}/api/dev/catalogue/#/entries/apis/${githubId}?filter=issues+comment&sort=method`);
             await ui.getByRole("heading", { name: "Inventory" }).waitFor();
             await loaded();
+            // the table is what the picture is for
+            await ui.locator("#ops-title").evaluate((el) => el.scrollIntoView({ block: "start" }));
           });
           expect(files).toHaveLength(2);
           // nothing but the table's own scroller may be wider than a 360 px screen
@@ -301,6 +319,24 @@ describeBrowser("API catalogue in Chromium", () => {
     });
   }
 });
+
+const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+
+/**
+ * axe-core's serious and critical violations, shadow roots included. Like browser.ts's helper, but axe is
+ * evaluated through the DevTools protocol: the page's own CSP (`script-src 'self'`) refuses an injected
+ * inline script tag, rightly, and the test keeps that CSP on rather than bypassing it.
+ */
+async function axeViolations(page: Page): Promise<Array<{ id: string; impact: string; help: string; nodes: number }>> {
+  await page.evaluate(`${AXE_SOURCE}\n;void 0`);
+  const result = (await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(ctx: unknown, o: unknown): Promise<unknown> } }).axe;
+    return axe.run(document, { resultTypes: ["violations"] });
+  })) as { violations: Array<{ id: string; impact: string | null; help: string; nodes: unknown[] }> };
+  return result.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => ({ id: v.id, impact: v.impact!, help: v.help, nodes: v.nodes.length }));
+}
 
 /** The document's scroll width at the current viewport: over 360 means the page scrolls sideways. */
 async function p360Overflow(page: Page): Promise<number> {

@@ -118,7 +118,7 @@ export function operationsTable(o: {
   const element = h(
     "div",
     { class: "ops-table" },
-    h("h4", {}, "Operations"),
+    h("h4", { id: "ops-title" }, "Operations"),
     h("div", { class: "controls" }, h("label", {}, "Filter operations", filter), h("label", {}, "Method", method)),
     count,
     h(
