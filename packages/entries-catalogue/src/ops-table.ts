@@ -13,6 +13,14 @@ const COLUMNS: Array<{ key: SortKey; label: string }> = [
   { key: "summary", label: "Summary" },
 ];
 
+/** A path that may wrap after each "/" (a `<wbr>` there), so long paths break between segments, not inside them. */
+function breakable(path: string): Array<string | HTMLElement> {
+  const out: Array<string | HTMLElement> = [];
+  for (const part of path.split(/(?<=\/)/)) out.push(part, h("wbr"));
+  out.pop();
+  return out;
+}
+
 export interface OperationsTable {
   element: HTMLElement;
   add(operations: Operation[]): void;
@@ -75,7 +83,7 @@ export function operationsTable(o: {
             "tr",
             {},
             h("td", {}, methodBadge(op.method)),
-            h("td", { class: "path" }, op.path),
+            h("td", { class: "path" }, breakable(op.path)),
             h("td", { class: "opid" }, op.operationId ?? ""),
             h("td", { class: "summary" }, op.summary ?? ""),
           ),

@@ -77,7 +77,7 @@ th button { background: none; border: 0; color: var(--mk-fg); font-weight: 700; 
 th button::after { content: " ↕"; color: var(--mk-muted); }
 th[aria-sort="ascending"] button::after { content: " ▲"; color: var(--mk-fg); }
 th[aria-sort="descending"] button::after { content: " ▼"; color: var(--mk-fg); }
-td.path, td.opid { font-family: var(--mk-mono); font-size: 0.88rem; overflow-wrap: anywhere; }
+td.path, td.opid { font-family: var(--mk-mono); font-size: 0.88rem; overflow-wrap: break-word; }
 table.ops td.path { min-width: 14rem; }
 table.ops td.summary { min-width: 12rem; }
 .op { border: 1px solid var(--mk-border); border-radius: var(--mk-radius); margin: 6px 0; }
