@@ -211,6 +211,13 @@ describeBrowser("API catalogue in Chromium", () => {
         expect(await header("Path").getAttribute("aria-sort")).toBeNull();
         const ids = await column(3);
         for (let i = 1; i < ids.length; i++) if (ids[i]) expect(collator.compare(ids[i - 1]!, ids[i]!)).toBeLessThanOrEqual(0);
+        // the headers are buttons: the keyboard sorts too
+        await header("Summary").getByRole("button").focus();
+        await page.keyboard.press("Enter");
+        expect(await header("Summary").getAttribute("aria-sort")).toBe("ascending");
+        await page.keyboard.press("Enter");
+        expect(await header("Summary").getAttribute("aria-sort")).toBe("descending");
+        await header("Operation id").getByRole("button").click();
 
         // text and method filters, against what the API holds
         const ui = page.locator("mountkit-catalogue");
@@ -278,6 +285,34 @@ describeBrowser("API catalogue in Chromium", () => {
         await ui.getByRole("button", { name: "Validate document" }).click();
         await ui.getByRole("heading", { name: /^Not valid: / }).waitFor();
         expect(await ui.locator("ol.issue-error > li").count()).toBeGreaterThan(0);
+      });
+
+      it("shows a warning's line and column when the validator gives them", async () => {
+        // the validator's answer as it is, plus the optional positions a newer validator adds to each warning
+        // (line of the operationId the warning points at, found in the document's text)
+        const lines = FLAWED.split("\n");
+        await page.route("**/api/dev/validate-openapi/", async (route) => {
+          const real = await route.fetch();
+          const body = (await real.json()) as { warnings?: Array<{ path: string; line?: number; column?: number }> };
+          for (const w of body.warnings ?? []) {
+            const key = w.path.split("/").at(-1)!;
+            const at = lines.findLastIndex((l) => l.trimStart().startsWith(`${key}:`));
+            if (at >= 0) Object.assign(w, { line: at + 1, column: lines[at]!.indexOf(key) + 1 });
+          }
+          await route.fulfill({ response: real, json: body });
+        });
+        try {
+          await page.goto(`${base}/api/dev/catalogue/#/validate`);
+          const ui = page.locator("mountkit-catalogue");
+          await ui.getByLabel("OpenAPI document (JSON or YAML)").fill(FLAWED);
+          await ui.getByRole("button", { name: "Validate document" }).click();
+          const first = ui.locator("ol.issue-warning > li").first();
+          await expect.poll(() => first.locator(".pos").innerText()).toMatch(/^line \d+, column \d+$/);
+          const line = Number((await first.locator(".pos").innerText()).match(/^line (\d+)/)![1]);
+          expect(await first.locator(".excerpt mark").innerText()).toContain(lines[line - 1]!.trim());
+        } finally {
+          await page.unroute("**/api/dev/validate-openapi/");
+        }
       });
 
       it("has no serious or critical accessibility violation on any view", { timeout: 90_000 }, async () => {
