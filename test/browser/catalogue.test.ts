@@ -337,7 +337,7 @@ describeBrowser("API catalogue in Chromium", () => {
       });
 
       if (framework === FRAMEWORKS[0])
-        it("writes screenshots of the inventory (desktop and 360 px)", { timeout: 90_000 }, async () => {
+        it("writes screenshots of the inventory and the validation page (desktop and 360 px)", { timeout: 90_000 }, async () => {
           const ui = page.locator("mountkit-catalogue");
           const files = await screenshots(page, "catalogue", async (p) => {
             await p.goto(`${base}/api/dev/catalogue/#/entries/apis/${githubId}?filter=issues+comment&sort=method`);
@@ -347,6 +347,14 @@ describeBrowser("API catalogue in Chromium", () => {
             await ui.locator("#ops-title").evaluate((el) => el.scrollIntoView({ block: "start" }));
           });
           expect(files).toHaveLength(2);
+          const validation = await screenshots(page, "catalogue-validate", async (p) => {
+            await p.goto(`${base}/api/dev/catalogue/#/validate`);
+            await ui.getByLabel("OpenAPI document (JSON or YAML)").fill(FLAWED);
+            await ui.getByRole("button", { name: "Validate document" }).click();
+            await ui.locator("ol.issue-warning").waitFor();
+            await ui.locator("#result-title").evaluate((el) => el.scrollIntoView({ block: "start" }));
+          });
+          expect(validation).toHaveLength(2);
           // nothing but the table's own scroller may be wider than a 360 px screen
           const overflow = await p360Overflow(page);
           expect(overflow).toBeLessThanOrEqual(360);
