@@ -46,7 +46,7 @@ h4, h5 { margin: 12px 0 6px; font-size: 1rem; }
 form.search { display: grid; grid-template-columns: repeat(auto-fit, minmax(160px, 1fr)); gap: 8px 12px; align-items: end; margin-bottom: 12px; }
 label { display: flex; flex-direction: column; gap: 2px; font-weight: 600; font-size: 0.9rem; }
 input, select, textarea { font: inherit; font-weight: 400; color: var(--mk-fg); background: var(--mk-bg); border: 1px solid #6b7280; border-radius: 6px; padding: 6px 8px; min-width: 0; width: 100%; }
-textarea { min-height: 14rem; resize: vertical; }
+textarea { min-height: 14rem; resize: vertical; font-family: var(--mk-mono); font-size: 0.9rem; }
 button { font: inherit; cursor: pointer; border-radius: 6px; padding: 7px 14px; border: 1px solid var(--mk-accent); background: var(--mk-accent); color: var(--mk-accent-fg); }
 button.secondary { background: var(--mk-bg); color: var(--mk-accent); }
 button.tag { padding: 1px 8px; font-size: 0.85rem; border-radius: 999px; background: #e0e7ff; color: #1e3a8a; border-color: #c7d2fe; }
