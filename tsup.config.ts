@@ -11,6 +11,7 @@ const packages: Array<{ dir: string; entries?: Record<string, string> }> = [
   { dir: "packages/support-widget" },
   { dir: "packages/memory-explorer" },
   { dir: "packages/support-inbox" },
+  { dir: "packages/entries-catalogue" },
   { dir: "packages/sql", entries: { memory: "src/memory.ts", support: "src/support.ts", entries: "src/entries.ts" } },
   { dir: "packages/testing" },
   { dir: "adapters/node" },
@@ -26,6 +27,7 @@ const browserBundles = [
   { dir: "packages/support-widget", name: "widget", entry: "src/browser.ts" },
   { dir: "packages/memory-explorer", name: "explorer", entry: "src/browser.ts" },
   { dir: "packages/support-inbox", name: "inbox", entry: "src/browser.ts" },
+  { dir: "packages/entries-catalogue", name: "catalogue", entry: "src/browser.ts" },
 ];
 
 export default defineConfig([

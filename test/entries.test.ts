@@ -5,13 +5,13 @@ import { manualClock } from "@mountkit/core";
 import { createEntriesService, type EntriesStore, jwtVerifier, memoryEntriesStore, signHs256 } from "@mountkit/entries";
 import { validate as independentValidate } from "@readme/openapi-parser";
 import { Schema } from "effect";
-import { dump } from "js-yaml";
 import { SignJWT } from "jose";
+import { dump } from "js-yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
+import { france, japan } from "../packages/entries/test/fixtures/countries.js";
 import { generateSpec } from "../packages/entries/test/fixtures/spec-generator.js";
 import { call, forEachAdapter } from "./harness.js";
-import { france, japan } from "../packages/entries/test/fixtures/countries.js";
 
 const SECRET = "entries-conformance-secret-0123456789abcdef";
 const ISS = "https://idp.test";
@@ -410,6 +410,21 @@ forEachAdapter(
         expect(odd.body.items.length).toBe(2);
         const carol = await call(`${data("books")}?ownerId=carol&tag=listed`);
         expect(carol.body.items.map((e: { ownerId: string }) => e.ownerId)).toEqual(["carol", "carol", "carol"]);
+        const text = await call(`${data("books")}?q=${encodeURIComponent("BOOK 3")}`);
+        expect(text.status).toBe(200);
+        expect(text.body.items.map((e: { name: string }) => e.name)).toEqual(["Book 3"]);
+        const textPages: string[] = [];
+        let textCursor: string | null = null;
+        do {
+          const page: { body: { items: Array<{ id: string; ownerId: string }>; next: string | null } } = await call(
+            `${data("books")}?q=book&ownerId=carol&limit=1${textCursor ? `&cursor=${encodeURIComponent(textCursor)}` : ""}`,
+          );
+          textPages.push(...page.body.items.map((e) => e.id));
+          textCursor = page.body.next;
+        } while (textCursor);
+        expect(textPages.sort()).toEqual(mine.slice(0, 3).sort());
+        expect((await call(`${data("books")}?q=`)).status).toBe(400);
+        expect((await call(`${data("books")}?q=${"x".repeat(201)}`)).status).toBe(400);
         expect((await call(`${data("books")}?cursor=garbage`)).status).toBe(400);
         expect((await call(`${data("books")}?limit=1000`)).status).toBe(400);
       });

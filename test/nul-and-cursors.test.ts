@@ -141,6 +141,7 @@ forEachAdapter(
         for (const path of [
           "/api/v1/types/countries/data?tag=a%00",
           "/api/v1/types/countries/data?ownerId=%00",
+          "/api/v1/types/countries/data?q=Fr%00",
           "/api/v1/types/countries/data/ent%00",
         ])
           expect400(await call(u(path), { headers }), path);

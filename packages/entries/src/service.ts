@@ -5,6 +5,7 @@ import {
   type IdGenerator,
   type Logger,
   type Middleware,
+  pageRoutes,
   randomIds,
   type Service,
   systemClock,
@@ -63,6 +64,11 @@ export interface EntriesServiceOptions<T extends AnyEntryTypeDefinitions = reado
   bodyLimit?: number;
   /** Body limit of the validation address (specs run to megabytes); default 25 MiB. */
   validateBodyLimit?: number;
+  /**
+   * Serves the API catalogue page at `/api/dev/catalogue/` when set: the bundle's text or a getter
+   * (`entriesCatalogueScript` from `@mountkit/entries-catalogue`). Off by default.
+   */
+  catalogueScript?: string | (() => string | Promise<string>);
   basePath?: string;
   clock?: Clock;
   ids?: IdGenerator;
@@ -85,6 +91,8 @@ export interface EntriesService<M extends object = AnyEntryTypes> extends Servic
 }
 
 export const ENTRIES_MOUNTS = ["/api/v1/types", "/api/dev/validate-openapi"];
+/** Where the API catalogue page is served when the host opts in (`catalogueScript`); beside the validation address. */
+export const ENTRIES_CATALOGUE_PATH = "/api/dev/catalogue/";
 
 export function createEntriesService<const T extends AnyEntryTypeDefinitions = []>(
   o: EntriesServiceOptions<T>,
@@ -149,7 +157,7 @@ export function createEntriesService<const T extends AnyEntryTypeDefinitions = [
     title: "mountkit entries",
     version: "1",
     description: "Typed-entry catalogue: submit, list and catalogue entries of registered types.",
-    mounts: ENTRIES_MOUNTS,
+    mounts: o.catalogueScript === undefined ? ENTRIES_MOUNTS : [...ENTRIES_MOUNTS, ENTRIES_CATALOGUE_PATH.slice(0, -1)],
     basePath,
     bodyLimit: o.bodyLimit,
     clock,
@@ -161,6 +169,9 @@ export function createEntriesService<const T extends AnyEntryTypeDefinitions = [
       ...dataRoutes({ domain, auth, knownType, basePath }),
       ...inventoryRoutes({ domain, knownType }),
       ...validateRoutes({ fetch: fetchOptions, bodyLimit: o.validateBodyLimit ?? 25 * 1024 * 1024, pool }),
+      ...(o.catalogueScript === undefined
+        ? []
+        : pageRoutes({ path: ENTRIES_CATALOGUE_PATH, title: "API catalogue", element: "mountkit-catalogue", script: o.catalogueScript })),
     ],
     dispose: async () => {
       await pool.destroy();

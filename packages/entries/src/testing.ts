@@ -157,6 +157,36 @@ export function describeEntriesStore(name: string, factory: () => Promise<Entrie
       expect((await store.list({ typeId, limit: 10, tag: "nope" })).length).toBe(0);
     });
 
+    test("list filters by text in name or description, ASCII letters in either case, with the other filters", async () => {
+      const typeId = uid("t");
+      const make = (name: string, description: string, ownerId = "alice", tags = ["a"]) =>
+        store.create({ entry: makeEntry({ typeId, name, description, ownerId, tags }) });
+      await make("Petstore API", "Sells pets");
+      await make("Weather", "Forecasts for every PET owner", "bob", ["b"]);
+      await make("Ångström units", "50% off_sale");
+      await make("Plain", "500 offxsale");
+      await store.create({ entry: makeEntry({ typeId: uid("t"), name: "Petstore elsewhere" }) });
+      const names = async (input: { q: string; ownerId?: string; tag?: string }) =>
+        (await store.list({ typeId, limit: 10, ...input })).map((e) => e.name).sort();
+      expect(await names({ q: "pet" })).toEqual(["Petstore API", "Weather"]);
+      expect(await names({ q: "PETSTORE" })).toEqual(["Petstore API"]);
+      expect(await names({ q: "pet", ownerId: "bob" })).toEqual(["Weather"]);
+      expect(await names({ q: "pet", tag: "a" })).toEqual(["Petstore API"]);
+      // LIKE wildcards are plain characters
+      expect(await names({ q: "50% off_" })).toEqual(["Ångström units"]);
+      expect(await names({ q: "%" })).toEqual(["Ångström units"]);
+      expect(await names({ q: "_" })).toEqual(["Ångström units"]);
+      // non-ASCII letters match exactly, so every store agrees whatever its locale
+      expect(await names({ q: "ström" })).toEqual(["Ångström units"]);
+      expect(await names({ q: "UNITS" })).toEqual(["Ångström units"]);
+      expect(await names({ q: "ÅNGSTRÖM" })).toEqual([]);
+      expect(await names({ q: "nothing like it" })).toEqual([]);
+      // pages through matches only
+      const first = await store.list({ typeId, limit: 1, q: "pet" });
+      const rest = await store.list({ typeId, limit: 10, q: "pet", after: { dateCreated: first[0]!.dateCreated, id: first[0]!.id } });
+      expect([...first, ...rest].map((e) => e.name).sort()).toEqual(["Petstore API", "Weather"]);
+    });
+
     test("update applies changes only for the owner and returns the new record", async () => {
       const e = makeEntry({ typeId: uid("t") });
       await store.create({ entry: e });

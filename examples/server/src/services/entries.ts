@@ -10,6 +10,7 @@ import {
   memoryEntriesStore,
   type TokenVerifier,
 } from "@mountkit/entries";
+import { entriesCatalogueScript } from "@mountkit/entries-catalogue";
 
 const list = (v: string | undefined) =>
   v
@@ -51,6 +52,8 @@ export async function entriesFromEnv(
     store: deps.store ?? memoryEntriesStore(),
     validator: { url: env.VALIDATE_URL || undefined, selfUrl: deps.selfUrl },
     specFetch: { allowPrivate: env.SPEC_FETCH_ALLOW_PRIVATE === "1" },
+    // the API catalogue page at /api/dev/catalogue/ (read-only: it needs no token)
+    catalogueScript: entriesCatalogueScript,
     logger: deps.logger,
     clock: deps.clock,
   });

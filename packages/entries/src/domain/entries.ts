@@ -52,6 +52,7 @@ export interface EntriesDomain<M extends object = AnyEntryTypes> {
     limit?: number;
     tag?: string;
     ownerId?: string;
+    q?: string;
   }): Promise<Page<Entry<M[K]>>>;
   get<K extends keyof M & string>(input: { typeId: K; id: string }): Promise<Entry<M[K]>>;
   update<K extends keyof M & string>(input: {
@@ -119,10 +120,10 @@ export function entriesDomain(deps: { store: EntriesStore; types: TypeRegistry; 
       return saved;
     },
 
-    async list({ typeId, cursor, limit = 20, tag, ownerId }) {
+    async list({ typeId, cursor, limit = 20, tag, ownerId, q }) {
       typeOf(typeId);
       const after = cursor ? entryCursor.decode(cursor) : undefined;
-      const rows = await store.list({ typeId, limit: limit + 1, after, tag, ownerId });
+      const rows = await store.list({ typeId, limit: limit + 1, after, tag, ownerId, q });
       const items = rows.slice(0, limit);
       const last = items[items.length - 1];
       return { items, next: rows.length > limit && last ? entryCursor.encode(last) : null };

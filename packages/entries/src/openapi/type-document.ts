@@ -8,7 +8,7 @@ export interface TypeDocumentOptions {
   basePath?: string;
   /** Whether the type has an inventory route (types with a `prepare` hook). */
   inventory: boolean;
-  limits: { name: number; description: number; tags: number; tag: number; listMax: number; operationsMax: number };
+  limits: { name: number; description: number; tags: number; tag: number; listMax: number; operationsMax: number; query: number };
 }
 
 const NULL_NOTE = "On every optional field, JSON `null` means the same as leaving the field out.";
@@ -221,6 +221,13 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
           { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: L.listMax, default: 20 } },
           { name: "tag", in: "query", required: false, schema: { type: "string" }, description: "Only entries with this tag." },
           { name: "ownerId", in: "query", required: false, schema: { type: "string" }, description: "Only entries of this owner." },
+          {
+            name: "q",
+            in: "query",
+            required: false,
+            schema: { type: "string", minLength: 1, maxLength: L.query },
+            description: "Only entries whose name or description contains this text (ASCII letters match either case).",
+          },
         ],
         responses: {
           "200": { description: "A page of entries.", content: json(ref(`${P}EntryList`)) },

@@ -43,7 +43,7 @@ export function dataRoutes(o: { domain: EntriesDomain; auth: Middleware; knownTy
       method: "GET",
       path: "/api/v1/types/:typeId/data",
       operationId: "listEntries",
-      summary: "List entries, newest first",
+      summary: "List entries, newest first; filter by tag, owner or text",
       tags,
       params: typeParams,
       query: listQuery,

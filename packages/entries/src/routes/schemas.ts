@@ -2,7 +2,7 @@
 import { ErrorBodySchema } from "@mountkit/core";
 import * as z from "zod";
 
-export const LIMITS = { name: 200, description: 10_000, tags: 32, tag: 64, listMax: 100, operationsMax: 1000 } as const;
+export const LIMITS = { name: 200, description: 10_000, tags: 32, tag: 64, listMax: 100, query: 200, operationsMax: 1000 } as const;
 
 // kept as submitted (seed 000), so a repeated tag is refused rather than silently merged
 const tags = z
@@ -50,6 +50,12 @@ export const listQuery = z.object({
   limit: limit(LIMITS.listMax),
   tag: z.string().min(1).max(LIMITS.tag).optional(),
   ownerId: z.string().min(1).max(200).optional(),
+  q: z
+    .string()
+    .min(1)
+    .max(LIMITS.query)
+    .optional()
+    .describe("Keeps entries whose name or description contains this text (ASCII letters match either case)."),
 });
 
 export const pageQuery = z.object({ cursor: z.string().max(500).optional(), limit: limit(LIMITS.operationsMax) });

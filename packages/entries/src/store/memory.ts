@@ -9,6 +9,9 @@ export function compareEntries(a: { dateCreated: number; id: string }, b: { date
   return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
 
+/** Lower-cases ASCII letters only: the free-text match every store implements (SQLite's `lower()` does the same). */
+export const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
+
 export function memoryEntriesStore(): EntriesStore {
   const entries = new Map<string, Entry>();
   const inventories = new Map<string, InventoryInput>();
@@ -26,12 +29,14 @@ export function memoryEntriesStore(): EntriesStore {
       const e = entries.get(key(typeId, id));
       return e ? copy(e) : null;
     },
-    async list({ typeId, limit, after, tag, ownerId }) {
+    async list({ typeId, limit, after, tag, ownerId, q }) {
+      const needle = q === undefined ? undefined : asciiLower(q);
       const out: Entry[] = [];
       for (const e of entries.values()) {
         if (e.typeId !== typeId) continue;
         if (ownerId !== undefined && e.ownerId !== ownerId) continue;
         if (tag !== undefined && !e.tags.includes(tag)) continue;
+        if (needle !== undefined && !asciiLower(e.name).includes(needle) && !asciiLower(e.description).includes(needle)) continue;
         if (after && compareEntries(after, e) >= 0) continue;
         out.push(e);
       }

@@ -50,9 +50,11 @@ export interface EntriesStore {
   get(input: { typeId: string; id: string }): Promise<Entry | null>;
   /**
    * Entries of one type, newest first (`dateCreated` desc, `id` desc), strictly after `after` when given,
-   * at most `limit`. `tag` keeps entries carrying that tag; `ownerId` keeps that owner's entries.
+   * at most `limit`. `tag` keeps entries carrying that tag; `ownerId` keeps that owner's entries; `q` keeps
+   * entries whose `name` or `description` contains it as a substring, ignoring the case of ASCII letters only
+   * (A-Z = a-z; every other character matches exactly, so every store agrees whatever its locale).
    */
-  list(input: { typeId: string; limit: number; after?: EntryPosition; tag?: string; ownerId?: string }): Promise<Entry[]>;
+  list(input: { typeId: string; limit: number; after?: EntryPosition; tag?: string; ownerId?: string; q?: string }): Promise<Entry[]>;
   /**
    * Applies `changes` when the entry exists and belongs to `ownerId`; returns the updated entry or null.
    * `inventory`: an object replaces the stored inventory, `null` removes it, absent leaves it.

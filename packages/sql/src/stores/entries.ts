@@ -43,6 +43,11 @@ interface EntriesDb {
   entries_operations: OperationRow;
 }
 
+const ASCII_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const ASCII_LOWER = "abcdefghijklmnopqrstuvwxyz";
+// the same fold as the in-memory store's; kept here because @mountkit/entries is an optional peer (types only)
+const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
+
 /** Rows per INSERT: 7 parameters each stays far below both engines' parameter limits. */
 const BATCH = 500;
 
@@ -133,7 +138,7 @@ export function sqlEntriesStore(database: SqlDatabase): EntriesStore {
       return row ? toEntry(row) : null;
     },
 
-    async list({ typeId, limit, after, tag, ownerId }) {
+    async list({ typeId, limit, after, tag, ownerId, q: text }) {
       if (limit <= 0) return [];
       let q = db.selectFrom("entries").selectAll().where("type_id", "=", typeId);
       if (ownerId !== undefined) q = q.where("owner_id", "=", ownerId);
@@ -141,6 +146,17 @@ export function sqlEntriesStore(database: SqlDatabase): EntriesStore {
         q = pg
           ? q.where(sql<boolean>`(tags::jsonb) @> jsonb_build_array(${tag}::text)`)
           : q.where(sql<boolean>`exists (select 1 from json_each(entries.tags) where value = ${tag})`);
+      }
+      if (text !== undefined) {
+        // a substring test (no LIKE, so % and _ are plain characters) on text lower-cased for A-Z only:
+        // SQLite's lower() does exactly that; PostgreSQL's follows the locale, so translate() spells it out
+        const needle = asciiLower(text);
+        const fold = (column: "name" | "description") =>
+          pg ? sql`translate(${sql.ref(column)}, ${ASCII_UPPER}, ${ASCII_LOWER})` : sql`lower(${sql.ref(column)})`;
+        const find = pg ? "strpos" : "instr";
+        q = q.where(
+          sql<boolean>`(${sql.raw(find)}(${fold("name")}, ${needle}) > 0 or ${sql.raw(find)}(${fold("description")}, ${needle}) > 0)`,
+        );
       }
       if (after) {
         const a: EntryPosition = after;
