@@ -10,6 +10,8 @@ import { bm25Index, createMemoryService, type MemoryService, nlpExtractor } from
 import { listen } from "../examples/server/src/listen.js";
 import { loadLabelled, scoreExtractor } from "../packages/memory/test/labelled.js";
 import { percentile } from "./lib.js";
+import { leaveOneOut } from "./memory-loo.js";
+import { openStore, type StoreName } from "./memory-scale.js";
 
 const pct = (n: number) => `${(100 * n).toFixed(1)}%`;
 const ms = (n: number) => `${n.toFixed(1)} ms`;
@@ -121,23 +123,27 @@ async function json(res: Response) {
   return body;
 }
 
-async function locomo(base: string, service: MemoryService, path: string, k: number) {
-  const samples = JSON.parse(readFileSync(path, "utf8")) as Sample[];
-  const stats = new Map<string, { n: number; ours: number; baseline: number }>();
-  const add = (cat: string, ours: number, baseline: number) => {
-    const s = stats.get(cat) ?? { n: 0, ours: 0, baseline: 0 };
-    s.n++;
-    s.ours += ours;
-    s.baseline += baseline;
-    stats.set(cat, s);
-  };
+/** One question's outcome: its conversation, category and the share of its evidence found. */
+export interface QuestionResult {
+  conversation: string;
+  brainId: string;
+  question: string;
+  evidence: string[];
+  category: string;
+  ours: number;
+  baseline: number;
+}
+
+/** Ingests every conversation over HTTP (one brain each) and asks every question through POST /v1/recall. */
+async function locomo(base: string, service: MemoryService, samples: Sample[], k: number) {
+  const results: QuestionResult[] = [];
   let turns = 0;
-  let questions = 0;
   const recallTimes: number[] = [];
   const t0 = performance.now();
   for (const sample of samples) {
     const key = `mk_quality_${sample.sample_id.replace(/[^A-Za-z0-9]/g, "")}_0123456789`;
-    await service.keys.create({ brainId: `quality-${sample.sample_id}`.replace(/[^A-Za-z0-9._-]/g, "-"), key });
+    const brainId = `quality-${sample.sample_id}`.replace(/[^A-Za-z0-9._-]/g, "-");
+    await service.keys.create({ brainId, key });
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
     const post = (p: string, body: unknown) => fetch(`${base}${p}`, { method: "POST", headers, body: JSON.stringify(body) }).then(json);
     const c = sample.conversation;
@@ -161,27 +167,34 @@ async function locomo(base: string, service: MemoryService, path: string, k: num
       const cat = CATEGORY[qa.category];
       const evidence = normaliseEvidence(qa.evidence);
       if (!cat || !evidence.length) continue;
-      questions++;
       const q0 = performance.now();
       const r = await post("/v1/recall", { query: qa.question, limit: k });
       recallTimes.push(performance.now() - q0);
       const ours = new Set(r.episodes.map((e: { metadata: { dia_id: string } }) => e.metadata.dia_id));
       const bl = new Set(baseline.search(qa.question, { limit: k }).map((h) => h.item));
       const hit = (set: Set<unknown>) => evidence.filter((e) => set.has(e)).length / evidence.length;
-      add(cat, hit(ours), hit(bl));
-      add("all (1-4)", hit(ours), hit(bl));
+      results.push({
+        conversation: sample.sample_id,
+        brainId,
+        question: qa.question,
+        evidence,
+        category: cat,
+        ours: hit(ours),
+        baseline: hit(bl),
+      });
     }
   }
   recallTimes.sort((a, b) => a - b);
   return {
-    stats,
+    results,
     turns,
-    questions,
     seconds: (performance.now() - t0) / 1000,
     p50: percentile(recallTimes, 50),
     p95: percentile(recallTimes, 95),
   };
 }
+
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : Number.NaN);
 
 function arg(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -211,30 +224,67 @@ export async function runQuality(args: string[]): Promise<void> {
     console.log("Q2. LoCoMo: skipped (pass --dataset ../shared/bench/locomo-dev.json)");
     return;
   }
-  const service = createMemoryService({ dailyQuota: 1e9, worker: { pollMs: 20 } });
-  const server = await listen(framework, [service]);
+  const samples = JSON.parse(readFileSync(dataset, "utf8")) as Sample[];
+  const stores = (arg(args, "--quality-stores") ?? "memory,sqlite,postgres").split(",") as StoreName[];
+  console.log(
+    `Q2. LoCoMo evidence recall@${k} through POST /v1/recall (${framework}) vs the issue's BM25 baseline (${dataset}), per store`,
+  );
+  const perStore: Array<{ store: StoreName; results: QuestionResult[] }> = [];
+  let forLoo: { service: MemoryService; results: QuestionResult[] } | null = null;
+  const closers: Array<() => Promise<void>> = [];
   try {
-    console.log(`Q2. LoCoMo evidence recall@${k} through POST /v1/recall (${framework}) vs the issue's BM25 baseline (${dataset})`);
-    const r = await locomo(server.url, service, dataset, k);
+    for (const name of stores) {
+      const opened = await openStore(name);
+      if (!opened) {
+        console.log(`   ${name}: skipped (no MOUNTKIT_BENCH_PG_URL and no initdb/pg_ctl)`);
+        continue;
+      }
+      const service = createMemoryService({ store: opened.store, dailyQuota: 1e9, worker: { pollMs: 20 } });
+      const server = await listen(framework, [service]);
+      const r = await locomo(server.url, service, samples, k).finally(() => server.close());
+      console.log(
+        `   ${name.padEnd(8)} ${r.turns} turns ingested over HTTP with extraction, ${r.results.length} questions, in ${r.seconds.toFixed(1)} s; recall p50 ${ms(r.p50)}, p95 ${ms(r.p95)}`,
+      );
+      perStore.push({ store: name, results: r.results });
+      if (name === "memory" && args.includes("--loo")) {
+        // the leave-one-out check re-ranks the same ingested brains in process: keep them until then
+        forLoo = { service, results: r.results };
+        closers.push(async () => {
+          await service.dispose();
+          await opened.close();
+        });
+      } else {
+        await service.dispose();
+        await opened.close();
+      }
+    }
+    if (!perStore.length) return;
+    const first = perStore[0]!.results;
     console.log(
-      `   ${r.turns} turns ingested over HTTP with extraction in ${r.seconds.toFixed(1)} s (with ${r.questions} recalls); recall p50 ${ms(r.p50)}, p95 ${ms(r.p95)}`,
+      `   ${"category".padEnd(12)} ${"n".padStart(4)}  ${"baseline".padStart(8)}  ${perStore.map((p) => p.store.padStart(8)).join("  ")}  ${"ratio".padStart(6)}`,
     );
-    console.log(`   ${"category".padEnd(12)} ${"n".padStart(4)}  ${"baseline".padStart(8)}  ${"ours".padStart(7)}  ${"ratio".padStart(6)}`);
     const order = ["multi-hop", "temporal", "open-domain", "single-hop", "all (1-4)"];
     for (const cat of order) {
-      const st = r.stats.get(cat);
-      if (!st) continue;
-      const ours = st.ours / st.n;
-      const bl = st.baseline / st.n;
+      const pick = (rs: QuestionResult[]) => rs.filter((q) => cat === "all (1-4)" || q.category === cat);
+      const bl = mean(pick(first).map((q) => q.baseline));
+      const cols = perStore.map((p) => mean(pick(p.results).map((q) => q.ours)));
       console.log(
-        `   ${cat.padEnd(12)} ${String(st.n).padStart(4)}  ${pct(bl).padStart(8)}  ${pct(ours).padStart(7)}  ${(ours / bl).toFixed(2).padStart(6)}`,
+        `   ${cat.padEnd(12)} ${String(pick(first).length).padStart(4)}  ${pct(bl).padStart(8)}  ${cols.map((c) => pct(c).padStart(8)).join("  ")}  ${(cols[0]! / bl).toFixed(2).padStart(6)}`,
       );
     }
     console.log(
       "   baseline: BM25 (k1 1.2, b 0.75) over `Speaker: text`, English stop words, -ing/-ed/-es/-s stemming (word longer than suffix + 3)",
     );
+    console.log(`   ratio: ${perStore[0]!.store} / baseline. Per conversation (${perStore.map((p) => p.store).join(", ")}, baseline):`);
+    for (const s of samples) {
+      const rows = (rs: QuestionResult[]) => rs.filter((q) => q.conversation === s.sample_id);
+      console.log(
+        `     ${s.sample_id.padEnd(10)} ${String(rows(first).length).padStart(4)}  ${perStore.map((p) => pct(mean(rows(p.results).map((q) => q.ours))).padStart(7)).join("  ")}  ${pct(mean(rows(first).map((q) => q.baseline))).padStart(7)}`,
+      );
+    }
+    if (forLoo) await leaveOneOut(forLoo.service.store, forLoo.results, k);
+    else if (args.includes("--loo")) console.log("Q3. leave-one-out: needs the memory store in --quality-stores");
   } finally {
-    await server.close();
-    await service.dispose();
+    for (const close of closers) await close();
   }
 }

@@ -40,7 +40,7 @@ export function hashingEmbedder(dims = 64): Embedder {
   };
 }
 
-async function openStore(name: StoreName): Promise<OpenStore | null> {
+export async function openStore(name: StoreName): Promise<OpenStore | null> {
   if (name === "memory") return { store: memoryMemoryStore(), close: async () => {} };
   if (name === "sqlite") {
     const dataDir = mkdtempSync(join(tmpdir(), "mountkit-bench-scale-"));

@@ -20,3 +20,5 @@ export { memoryQuotaHolds } from "./store/memory-quota.js";
 export type * from "./store/types.js";
 // the analyser behind full-text search, for SQL stores that index the same terms natively
 export { terms as searchTerms } from "./text/tokenize.js";
+// conversation context of episodes (a turn indexed with its neighbours), for SQL stores to index alike
+export { CONTEXT_TURNS, conversationKey, searchableText } from "./domain/conversation.js";

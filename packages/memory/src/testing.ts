@@ -432,6 +432,40 @@ export function describeMemoryStore(name: string, factory: () => Promise<StoreFa
       expect(await store.searchEdges({ brainId, query: "zeppelin", limit: 5, asOf: T0 + DAY })).toEqual([]);
     });
 
+    test("indexes a conversation's turn with the two turns before it and the one after it, within its conversation", async (store) => {
+      const brainId = uid("brain");
+      await store.createBrain({ brain: { id: brainId, name: brainId, createdAt: T0 } });
+      const add = async (content: string, metadata: Record<string, unknown>) => {
+        const ep = episode(brainId, { content, metadata });
+        await store.createEpisode({
+          episode: ep,
+          job: { id: uid("job"), queue: uid("q"), payload: { brainId, episodeId: ep.id }, maxAttempts: 1 },
+        });
+        return ep.id;
+      };
+      const search = async (query: string) =>
+        (await store.searchEpisodes({ brainId, query, limit: 10, asOf: T0 + DAY })).map((h) => h.item.id).sort();
+      const s1 = { session: "s1" };
+      const t1 = await add("Ana: What did you paint last weekend?", s1);
+      const t2 = await add("Ben: Take a look at this.", s1);
+      const t3 = await add("Ben: A lake at sunrise, in watercolour.", s1);
+      const t4 = await add("Ana: Lovely colours.", s1);
+      const t5 = await add("Ana: Shall we talk tomorrow?", s1);
+      // another conversation and an episode with none are indexed alone
+      const other = await add("Cleo: Hello there.", { session: "s2" });
+      const alone = await add("Dan: Good morning.", {});
+      // t2 and t3 hold "paint" from t1 before them; t2 also holds "sunrise" from t3 after it; t4 holds
+      // t3 before it and nothing of t1 (two turns back only)
+      expect(await search("paint")).toEqual([t1, t2, t3].sort());
+      expect(await search("sunrise watercolour")).toEqual([t2, t3, t4, t5].sort());
+      expect(await search("lovely")).toEqual([t3, t4, t5].sort());
+      // the conversation's neighbours never cross into another conversation or an unnamed one
+      expect(await search("hello")).toEqual([other]);
+      expect(await search("morning")).toEqual([alone]);
+      // a turn holds the one after it: t1 holds t2
+      expect(await search("take look")).toEqual([t1, t2, t3, t4].sort());
+    });
+
     test("invalidateEdge succeeds once, then reports already_invalid", async (store) => {
       const { brainId, e1 } = await seeded(store);
       const r1 = await store.invalidateEdge({

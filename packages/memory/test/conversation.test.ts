@@ -1,5 +1,6 @@
 // Full-text context of conversation turns in the in-memory store: a turn is found by the words of the
-// two turns before it in its conversation, never by another conversation's or by older turns.
+// two turns before it and the one after it in its conversation, never by another conversation's or by
+// turns further away. (The store conformance suite, src/testing.ts, checks the same on every store.)
 import { describe, expect, it } from "vitest";
 import { conversationKey, searchableText } from "../src/domain/conversation.js";
 import type { EpisodeRecord } from "../src/domain/types.js";
@@ -28,9 +29,10 @@ describe("conversation context", () => {
     expect(conversationKey({ session: "s1" })).not.toBe(conversationKey({ session: "s2" }));
     expect(conversationKey({ channel: "email" })).toBeNull();
     expect(searchableText("A sunset.", ["What did you paint?"])).toBe("A sunset.\nWhat did you paint?");
+    expect(searchableText("Look.", ["Hi."], ["A sunset."])).toBe("Look.\nHi.\nA sunset.");
   });
 
-  it("indexes a turn with the two turns before it in the same conversation only", async () => {
+  it("indexes a turn with the two turns before it and the one after it, in the same conversation only", async () => {
     const store = memoryMemoryStore();
     await store.createBrain({ brain: { id: "b", name: "b", createdAt: 0 } });
     const turns: Array<[string, string, Record<string, unknown>]> = [
@@ -48,8 +50,11 @@ describe("conversation context", () => {
       });
     const ids = async (query: string) =>
       (await store.searchEpisodes({ brainId: "b", query, limit: 10, asOf: 1 })).map((h) => h.item.id).sort();
-    // e4 is found through e2's words; e5 too (two turns back); e3's conversation is another one
-    expect(await ids("paint")).toEqual(["e2", "e4", "e5"]);
+    // e4 is found through e2's words; e5 too (two turns back); e1 through the turn after it (e2); e3's
+    // conversation is another one
+    expect(await ids("paint")).toEqual(["e1", "e2", "e4", "e5"]);
+    // e2 holds e4 after it (its next turn in the conversation, past e3 of another one); e1 does not
+    expect(await ids("sunset")).toEqual(["e2", "e4", "e5", "e6"]);
     // e1 is three turns before e5 in its conversation: out of its window
     expect(await ids("pottery")).toEqual(["e1", "e2", "e4"]);
     expect(await ids("unrelated")).toEqual(["e3"]);

@@ -7,9 +7,6 @@ import type { MemoryStore } from "../store/types.js";
 import { nameKey } from "../text/names.js";
 import { escapeRegExp } from "../text/tokenize.js";
 
-/** Score factor for an episode spoken by a person the question names. */
-export const SPEAKER_BOOST = 1.5;
-
 const QUESTION_WORDS = new Set(
   "what when where who whom whose which why how did does do is are was were would could can should will has have had i in on at the a an if".split(
     " ",

@@ -25,8 +25,8 @@ interface BrainData {
   edges: Map<string, EdgeRecord>;
   playbooks: Map<string, PlaybookRecord>;
   episodeText: Bm25Index;
-  /** Latest turns (newest first, at most CONTEXT_TURNS) of each conversation, for the next turn's index text. */
-  conversationTail: Map<string, string[]>;
+  /** Latest turns (newest first, at most CONTEXT_TURNS + 1) of each conversation, for the next turn's index text and the re-index of the turn before it. */
+  conversationTail: Map<string, Array<{ id: string; content: string }>>;
   edgeText: Bm25Index;
   entityText: Bm25Index;
   entityKeys: Map<string, Set<string>>;
@@ -167,9 +167,28 @@ export function memoryMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       d.episodes.set(episode.id, cloneEpisode(episode));
       // turns of one conversation are indexed with the turns before them (domain/conversation.ts)
       const conversation = conversationKey(episode.metadata);
-      const before = conversation ? (d.conversationTail.get(conversation) ?? []) : [];
-      d.episodeText.add(episode.id, searchableText(episode.content, before));
-      if (conversation) d.conversationTail.set(conversation, [episode.content, ...before].slice(0, CONTEXT_TURNS));
+      const tail = conversation ? (d.conversationTail.get(conversation) ?? []) : [];
+      d.episodeText.add(
+        episode.id,
+        searchableText(
+          episode.content,
+          tail.slice(0, CONTEXT_TURNS).map((t) => t.content),
+        ),
+      );
+      // the turn before this one is indexed again with this one after it (an answer completes its question)
+      if (tail.length) {
+        const prev = tail[0]!;
+        d.episodeText.add(
+          prev.id,
+          searchableText(
+            prev.content,
+            tail.slice(1, CONTEXT_TURNS + 1).map((t) => t.content),
+            [episode.content],
+          ),
+        );
+      }
+      if (conversation)
+        d.conversationTail.set(conversation, [{ id: episode.id, content: episode.content }, ...tail].slice(0, CONTEXT_TURNS + 1));
       await jobs.enqueue({
         id: job.id,
         queue: job.queue,

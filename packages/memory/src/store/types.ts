@@ -133,8 +133,9 @@ export interface MemoryStore {
   }): Promise<void>;
   /**
    * Full-text search over episode content; only episodes visible at (`asOf`, `knownAt`) (see episodeVisibleAt).
-   * A store may index a conversation's turn with the turns before it (`searchableText` in
-   * domain/conversation.ts): the in-memory store does; the SQL stores index the content alone.
+   * An episode whose metadata names a conversation (`conversationKey` in domain/conversation.ts) is
+   * indexed with the two turns before it and the one after it in that conversation (`searchableText`),
+   * on every store alike, so that recall ranks the same everywhere (conformance suite, src/testing.ts).
    */
   searchEpisodes(input: BitemporalPoint & { brainId: string; query: string; limit: number }): Promise<Array<SearchHit<EpisodeRecord>>>;
 

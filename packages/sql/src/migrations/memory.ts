@@ -167,5 +167,23 @@ export const memoryMigrations: MigrationSet = {
         }
       },
     },
+    {
+      version: 5,
+      name: "episodes: conversation key and insertion order, to index a turn with its neighbours",
+      async up(db, dialect) {
+        const pg = dialect === "postgres";
+        // episodes stored before this migration keep no conversation: they are indexed as they were
+        await exec(db, [
+          "alter table memory_episodes add column conversation text",
+          ...(pg
+            ? [
+                "alter table memory_episodes add column ord bigint generated always as identity",
+                "create index memory_episodes_conversation on memory_episodes (brain_id, conversation, ord desc)",
+              ]
+            : // the rowid (insertion order) is part of every SQLite index
+              ["create index memory_episodes_conversation on memory_episodes (brain_id, conversation)"]),
+        ]);
+      },
+    },
   ],
 };

@@ -23,6 +23,7 @@ import { type Kysely, type RawBuilder, sql } from "kysely";
 import { insertJob, sqlJobStore } from "../core/jobs.js";
 import { sqlQuotaCounter } from "../core/limiter.js";
 import type { SqlDatabase } from "../db.js";
+import { episodeConversation, indexEpisodeInContext } from "./memory-context.js";
 import { ftsTables } from "./memory-fts.js";
 import { sqlQuotaHolds } from "./memory-quota.js";
 
@@ -533,10 +534,12 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
             entity_ids: JSON.stringify(episode.entityIds),
             edge_ids: JSON.stringify(episode.edgeIds),
             processed_at: episode.processedAt,
+            conversation: episodeConversation(episode),
             ...searchPlaceholder(),
           })
           .execute();
-        await index(trx, "episodes", episode.brainId, episode.id, episode.content);
+        // a conversation's turn is indexed with its neighbours, as on the in-memory store (memory-context.ts)
+        await indexEpisodeInContext(trx, pg, episode, (t, brainId, id, text, replace) => index(t, "episodes", brainId, id, text, replace));
         await insertJob(trx, {
           id: job.id,
           queue: job.queue,
