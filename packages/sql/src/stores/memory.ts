@@ -25,6 +25,7 @@ import { sqlQuotaCounter } from "../core/limiter.js";
 import type { SqlDatabase } from "../db.js";
 import { ftsTables } from "./memory-fts.js";
 import { sqlQuotaHolds } from "./memory-quota.js";
+import { sqlVectors } from "./memory-vectors.js";
 
 const EPISODE_COLS = [
   "brain_id",
@@ -174,6 +175,8 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
   const edgeOrder = pg ? "ord" : "rowid";
   /** SQLite: one FTS5 table per brain and kind, so BM25 statistics are the brain's own. */
   const ftsByBrain = ftsTables(db);
+  /** Embeddings: sqlite-vec k-nearest where loaded, else a scan (memory-vectors.ts). */
+  const vectors = sqlVectors(database);
 
   /** Writes a row's analysed text to the full-text index (the row must exist in this transaction). */
   async function index(trx: Db, kind: Kind, brainId: string, id: string, text: string, replace = false) {
@@ -735,35 +738,10 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
     },
 
     async putEmbeddings({ brainId, items }) {
-      if (!items.length) return;
-      await db
-        .insertInto("memory_vectors")
-        .values(items.map((it) => ({ brain_id: brainId, kind: it.kind, id: it.id, vector: JSON.stringify(it.vector) })))
-        .onConflict((oc) => oc.columns(["brain_id", "kind", "id"]).doUpdateSet((eb) => ({ vector: eb.ref("excluded.vector") })))
-        .execute();
+      await vectors.put(brainId, items);
     },
     async searchVectors({ brainId, kind, vector, limit }) {
-      if (limit <= 0) return [];
-      // brute-force cosine in process: vectors are optional and small per brain; an ANN index is a host choice
-      const rows = await db
-        .selectFrom("memory_vectors")
-        .select(["id", "vector"])
-        .where("brain_id", "=", brainId)
-        .where("kind", "=", kind)
-        .execute();
-      const q = Float64Array.from(vector);
-      const qn = Math.sqrt(q.reduce((s, x) => s + x * x, 0));
-      const scored = rows.map((r) => {
-        const v: number[] = JSON.parse(r.vector);
-        let dot = 0;
-        let vn = 0;
-        for (let i = 0; i < Math.min(v.length, q.length); i++) {
-          dot += v[i]! * q[i]!;
-          vn += v[i]! * v[i]!;
-        }
-        return { item: r.id as string, score: qn && vn ? dot / (qn * Math.sqrt(vn)) : 0 };
-      });
-      return scored.sort((a, b) => b.score - a.score || (a.item < b.item ? -1 : 1)).slice(0, limit);
+      return vectors.search(brainId, kind, vector, limit);
     },
   };
 }
