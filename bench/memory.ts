@@ -12,9 +12,9 @@ import {
   type MemoryService,
 } from "@mountkit/memory";
 import { listen } from "../examples/server/src/listen.js";
+import { percentile } from "./lib.js";
 import { runQuality } from "./memory-quality.js";
 import { recallAtScale, type StoreName } from "./memory-scale.js";
-import { percentile } from "./lib.js";
 
 const KEY = "mk_bench_key_0123456789abcdef";
 
@@ -214,7 +214,7 @@ export async function seedEdges(
   }
 }
 
-function scaleQueries(queries: number, seed: number): string[] {
+export function scaleQueries(queries: number, seed: number): string[] {
   const r = rng(seed);
   const pick = <T>(a: readonly T[]) => a[Math.floor(r() * a.length)]!;
   return Array.from({ length: queries }, (_, i) =>

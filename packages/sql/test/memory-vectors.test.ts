@@ -69,7 +69,7 @@ describe("sqlMemoryStore vectors: sqlite-vec and the scan agree", () => {
         const a = await indexed.searchVectors!({ brainId, kind: "edge", vector: q, limit: 20 });
         const b = await scanned.searchVectors!({ brainId, kind: "edge", vector: q, limit: 20 });
         expect(a.map((h) => h.item)).toEqual(b.map((h) => h.item));
-        a.forEach((h, i) => expect(h.score).toBeCloseTo(b[i]!.score, 4));
+        for (const [i, h] of a.entries()) expect(h.score).toBeCloseTo(b[i]!.score, 4);
       }
   });
 

@@ -52,26 +52,55 @@ export function sqlVectors(database: SqlDatabase) {
     return true;
   }
 
-  /** The index rows of `items` (same transaction as the record): replaced by the record's rowid. */
-  async function indexItems(trx: Kysely<any>, brainId: string, items: Item[]) {
+  /**
+   * The index rows of `items` (same transaction as the record), keyed by the record's rowid: a vector put
+   * before leaves every index of its kind first (it may change dimension with another embedder), then
+   * each dimension's new rows go in with one multi-row insert per chunk.
+   */
+  async function indexItems(trx: Kysely<any>, brainId: string, items: Item[], replaced: Set<string>) {
+    const rowids = new Map<string, number>();
+    for (const row of await recorded(trx, brainId, items)) rowids.set(`${row.kind}:${row.id}`, Number(row.rowid));
+    const byTable = new Map<string, Array<{ rowid: number; vector: number[] }>>();
     for (const it of items) {
-      const rowid = sql`(select rowid from memory_vectors where brain_id = ${brainId} and kind = ${it.kind} and id = ${it.id})`;
-      // a vector may change dimension (another embedder): drop it from every index of its kind first
-      for (const name of [...known].filter((n) => n.startsWith(`memory_vec_${it.kind}_`)))
-        await sql`delete from ${sql.table(name)} where rowid = ${rowid}`.execute(trx);
+      const rowid = rowids.get(`${it.kind}:${it.id}`)!;
+      if (replaced.has(`${it.kind}:${it.id}`))
+        for (const name of [...known].filter((n) => n.startsWith(`memory_vec_${it.kind}_`)))
+          await sql`delete from ${sql.table(name)} where rowid = cast(${rowid} as integer)`.execute(trx);
       // cosine is undefined for a zero vector: it stays out of the index (the scan scores it 0)
       if (!it.vector.length || norm(it.vector) === 0) continue;
       const name = vecTableName(it.kind, it.vector.length);
       await ensure(trx, name, it.vector.length);
-      await sql`delete from ${sql.table(name)} where rowid = ${rowid}`.execute(trx);
-      await sql`insert into ${sql.table(name)} (rowid, brain_id, embedding) values (${rowid}, ${brainId}, ${JSON.stringify(it.vector)})`.execute(
-        trx,
-      );
+      const rows = byTable.get(name) ?? [];
+      rows.push({ rowid, vector: it.vector });
+      byTable.set(name, rows);
     }
+    for (const [name, rows] of byTable)
+      for (let i = 0; i < rows.length; i += 200) {
+        const values = rows.slice(i, i + 200).map((r) => sql`(cast(${r.rowid} as integer), ${brainId}, ${JSON.stringify(r.vector)})`);
+        await sql`insert into ${sql.table(name)} (rowid, brain_id, embedding) values ${sql.join(values)}`.execute(trx);
+      }
+  }
+
+  /** The recorded rows of `items` (by the primary key: one kind at a time, ids in chunks). */
+  async function recorded(trx: Kysely<any>, brainId: string, items: Item[]) {
+    const out: Array<{ rowid: number; kind: string; id: string }> = [];
+    for (const kind of ["edge", "episode"] as const) {
+      const ids = [...new Set(items.filter((it) => it.kind === kind).map((it) => it.id))];
+      for (let i = 0; i < ids.length; i += 500) {
+        const r = await sql<{ rowid: number; kind: string; id: string }>`
+          select rowid, kind, id from memory_vectors where brain_id = ${brainId} and kind = ${kind} and id in (${sql.join(ids.slice(i, i + 500))})`.execute(
+          trx,
+        );
+        out.push(...r.rows);
+      }
+    }
+    return out;
   }
 
   return {
-    async put(brainId: string, items: Item[]) {
+    async put(brainId: string, given: Item[]) {
+      // the last vector given for an item wins, as if put one after the other
+      const items = [...new Map(given.map((it) => [`${it.kind}:${it.id}`, it])).values()];
       if (!items.length) return;
       await db.transaction().execute(async (trx) => {
         if (indexed) {
@@ -81,12 +110,13 @@ export function sqlVectors(database: SqlDatabase) {
           }>`select name from sqlite_master where type = 'table' and name like 'memory_vec_%' and sql like '%vec0%'`.execute(trx);
           for (const row of r.rows) known.add(row.name);
         }
+        const replaced = new Set(indexed ? (await recorded(trx, brainId, items)).map((r) => `${r.kind}:${r.id}`) : []);
         await trx
           .insertInto("memory_vectors")
           .values(items.map((it) => ({ brain_id: brainId, kind: it.kind, id: it.id, vector: JSON.stringify(it.vector) })))
           .onConflict((oc) => oc.columns(["brain_id", "kind", "id"]).doUpdateSet((eb) => ({ vector: eb.ref("excluded.vector") })))
           .execute();
-        if (indexed) await indexItems(trx, brainId, items);
+        if (indexed) await indexItems(trx, brainId, items, replaced);
       });
     },
 

@@ -193,6 +193,37 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
     await sql`insert into ${fts} (rowid, terms) values (${rowid}, ${terms.join(" ")})`.execute(trx);
   }
 
+  /**
+   * Inserts a commit's edges with their full-text rows in a few multi-row statements (one round trip per
+   * chunk, not two per edge): PostgreSQL computes the tsvector in the insert, SQLite fills the brain's
+   * FTS5 table from the inserted rows' rowids. The text indexed is what `index` would write.
+   */
+  async function insertEdges(trx: Db, brainId: string, edges: EdgeRecord[]) {
+    if (!edges.length) return;
+    // 13 columns plus the text: well under SQLite's 32,766 and PostgreSQL's 65,535 parameters per chunk
+    const CHUNK = 200;
+    const fts = pg ? null : sql.table(await ftsByBrain.ensure(trx, "edges", brainId));
+    for (let i = 0; i < edges.length; i += CHUNK) {
+      const chunk = edges.slice(i, i + CHUNK);
+      const terms = chunk.map((e) => searchTerms(e.fact));
+      await trx
+        .insertInto("memory_edges")
+        .values(
+          chunk.map((e, k) => ({
+            ...edgeRow(e),
+            ...(pg ? { search: sql`to_tsvector('simple', ${terms[k]!.join(" ")})`, n_terms: terms[k]!.length } : {}),
+          })),
+        )
+        .execute();
+      if (fts) {
+        const rows = sql.join(chunk.map((e, k) => sql`(${e.id}, ${terms[k]!.join(" ")})`));
+        await sql`insert into ${fts} (rowid, terms)
+          select t.rowid, v.column2 from (values ${rows}) v cross join memory_edges t
+          where t.brain_id = ${brainId} and t.id = v.column1`.execute(trx);
+      }
+    }
+  }
+
   /** Columns PostgreSQL requires on insert before `index` fills them. */
   const searchPlaceholder = () => (pg ? { search: sql`''::tsvector`, n_terms: 0 } : {});
 
@@ -419,10 +450,7 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
         .where("t_expired", "is", null)
         .execute();
     }
-    for (const e of c.createEdges) {
-      await trx.insertInto("memory_edges").values(edgeRow(e)).execute();
-      await index(trx, "edges", c.brainId, e.id, e.fact);
-    }
+    await insertEdges(trx, c.brainId, c.createEdges);
     if (c.playbook) {
       await trx
         .insertInto("memory_playbooks")
