@@ -25,6 +25,7 @@ import { sqlQuotaCounter } from "../core/limiter.js";
 import type { SqlDatabase } from "../db.js";
 import { ftsTables } from "./memory-fts.js";
 import { sqlQuotaHolds } from "./memory-quota.js";
+import { wordsToRequire } from "./memory-search-scale.js";
 import { sqlVectors } from "./memory-vectors.js";
 
 const EPISODE_COLS = [
@@ -246,18 +247,23 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
       // FTS5 ranks its own matches first (ORDER BY rank on the FTS table alone, no row lookups), then only
       // the best `pool` are read and filtered bi-temporally. Most hits are visible at a recent point; when
       // the filter leaves fewer than `limit` from a full pool, every match is ranked after the filter.
-      const ranked = async (pool: number | null) =>
+      const ranked = async (expr: string, pool: number | null) =>
         sql<Row>`
           select ${cols(kind)}, f.rank as rank
-          from (select rowid, rank from ${fts} where ${fts} match ${match} order by rank ${pool === null ? sql`` : sql`limit ${pool}`}) f
+          from (select rowid, rank from ${fts} where ${fts} match ${expr} order by rank ${pool === null ? sql`` : sql`limit ${pool}`}) f
           cross join ${t} t
           where t.rowid = f.rowid and t.brain_id = ${brainId} and ${visible[kind](at)}
           order by f.rank, t.id limit ${limit}`.execute(db);
       const pool = limit * 4 + 50;
-      let r = await ranked(pool);
-      if (r.rows.length < limit) {
-        const matches = await sql<{ n: number }>`select count(*) as n from ${fts} where ${fts} match ${match}`.execute(db);
-        if (Number(matches.rows[0]?.n) > pool) r = await ranked(null);
+      // past RANK_BUDGET matches, the rows holding every word go first (memory-search-scale.ts)
+      const all = await wordsToRequire(db, fts, terms, (ws, any) => sql`${fts} match ${ws.map(ftsPhrase).join(any ? " OR " : " AND ")}`);
+      let r = all ? await ranked(all.map(ftsPhrase).join(" AND "), pool) : null;
+      if (!r || r.rows.length < limit) {
+        r = await ranked(match, pool);
+        if (r.rows.length < limit) {
+          const matches = await sql<{ n: number }>`select count(*) as n from ${fts} where ${fts} match ${match}`.execute(db);
+          if (Number(matches.rows[0]?.n) > pool) r = await ranked(match, null);
+        }
       }
       // bm25 (the rank column) is lower-is-better
       return r.rows.map((row) => ({ item: map(row), score: -Number(row.rank) }));
@@ -265,11 +271,20 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
     // Okapi BM25 (k1 = 1.2, b = 0.75) over the brain's own documents: idf from how many of them hold each
     // term, tf from the tsvector's positions, document length from the stored term count
     const text = terms.join(" ");
-    const r = await sql<Row>`
+    const anyOf = (ws: string[]) => sql`replace(plainto_tsquery('simple', ${ws.join(" ")})::text, ' & ', ' | ')::tsquery`;
+    // past RANK_BUDGET matches, the rows holding every word go first (memory-search-scale.ts); their
+    // document frequencies are then counted among those rows, a cheaper stand-in for the brain's own
+    const all = await wordsToRequire(db, sql`${t} t`, terms, (ws, any) =>
+      any
+        ? sql`t.brain_id = ${brainId} and t.search @@ ${anyOf(ws)}`
+        : sql`t.brain_id = ${brainId} and t.search @@ plainto_tsquery('simple', ${ws.join(" ")})`,
+    );
+    const rank = (query: RawBuilder<unknown>) =>
+      sql<Row>`
       with cand as (
         select t.id, t.search, t.n_terms, (${visible[kind](at)}) as ok
         from ${t} t
-        where t.brain_id = ${brainId} and t.search @@ replace(plainto_tsquery('simple', ${text})::text, ' & ', ' | ')::tsquery
+        where t.brain_id = ${brainId} and t.search @@ ${query}
       ),
       q as (select distinct unnest(tsvector_to_array(to_tsvector('simple', ${text}))) as lexeme),
       df as (
@@ -292,6 +307,8 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
       )
       select ${cols(kind)}, sc.score from sc join ${t} t on t.brain_id = ${brainId} and t.id = sc.id
       order by sc.score desc, t.id`.execute(db);
+    let r = all ? await rank(sql`plainto_tsquery('simple', ${all.join(" ")})`) : null;
+    if (!r || r.rows.length < limit) r = await rank(anyOf(terms));
     return r.rows.map((row) => ({ item: map(row), score: Number(row.score) }));
   }
 
