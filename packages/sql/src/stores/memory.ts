@@ -702,20 +702,25 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
     async edgesOfEntities({ brainId, entityIds, asOf, knownAt, limit }) {
       if (!entityIds.length || limit <= 0) return [];
       const ids = [...new Set(entityIds)];
-      // The edges touching the entities come from the source and target indexes, then each is read by its
-      // key: CROSS JOIN fixes that order on SQLite, whose planner (no statistics) otherwise walked every edge
-      // of the brain through the newest-first index that the t_ingested bound matched (EXPLAIN QUERY PLAN:
-      // SEARCH t USING INDEX memory_edges_newest (brain_id=? AND t_ingested<?)).
+      // Each entity's newest `limit` visible edges, per side, come from an index in that order (migration
+      // 10: brain_id, source|target, coalesce(t_valid, t_ingested) desc, id), so a scan stops after `limit`
+      // visible rows instead of sorting every edge of a popular entity; the merged lists hold the overall
+      // newest `limit`. An edge between two of the entities comes once, from its source side.
       const list = sql.join(ids);
+      const newest = (side: "source" | "target", id: string) => sql`
+        select * from (
+          select t.id, coalesce(t.t_valid, t.t_ingested) as at from memory_edges t
+          where t.brain_id = ${brainId} and t.${sql.raw(side)} = ${id} and ${visible.edges({ asOf, knownAt })}
+          ${side === "target" ? sql`and t.source not in (${list})` : sql``}
+          order by coalesce(t.t_valid, t.t_ingested) desc, t.id
+          limit ${limit}
+        ) x`;
+      const lists = ids.flatMap((id) => [newest("source", id), newest("target", id)]);
       const r = await sql<Row>`
         select ${cols("edges")}
-        from (
-          select id from memory_edges where brain_id = ${brainId} and source in (${list})
-          union all
-          select id from memory_edges where brain_id = ${brainId} and target in (${list}) and source not in (${list})
-        ) h cross join memory_edges t
-        where t.brain_id = ${brainId} and t.id = h.id and ${visible.edges({ asOf, knownAt })}
-        order by coalesce(t.t_valid, t.t_ingested) desc, t.id
+        from (${sql.join(lists, sql` union all `)}) h cross join memory_edges t
+        where t.brain_id = ${brainId} and t.id = h.id
+        order by h.at desc, t.id
         limit ${limit}`.execute(db);
       const rows = r.rows;
       return rows.map(toEdge);
