@@ -705,11 +705,14 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
       // Each entity's newest `limit` visible edges, per side, come from an index in that order (migration
       // 10: brain_id, source|target, coalesce(t_valid, t_ingested) desc, id), so a scan stops after `limit`
       // visible rows instead of sorting every edge of a popular entity; the merged lists hold the overall
-      // newest `limit`. An edge between two of the entities comes once, from its source side.
+      // newest `limit`. An edge between two of the entities comes once, from its source side. SQLite is
+      // told the index: without statistics its planner took memory_edges_newest for the t_ingested bound
+      // and sorted the brain's edges (EXPLAIN QUERY PLAN: SEARCH t USING INDEX memory_edges_newest
+      // (brain_id=? AND t_ingested<?), USE TEMP B-TREE FOR ORDER BY).
       const list = sql.join(ids);
       const newest = (side: "source" | "target", id: string) => sql`
         select * from (
-          select t.id, coalesce(t.t_valid, t.t_ingested) as at from memory_edges t
+          select t.id, coalesce(t.t_valid, t.t_ingested) as at from memory_edges t${pg ? sql`` : sql` indexed by ${sql.raw(`memory_edges_${side}_recent`)}`}
           where t.brain_id = ${brainId} and t.${sql.raw(side)} = ${id} and ${visible.edges({ asOf, knownAt })}
           ${side === "target" ? sql`and t.source not in (${list})` : sql``}
           order by coalesce(t.t_valid, t.t_ingested) desc, t.id
