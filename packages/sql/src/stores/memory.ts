@@ -25,7 +25,7 @@ import { sqlQuotaCounter } from "../core/limiter.js";
 import type { SqlDatabase } from "../db.js";
 import { ftsTables } from "./memory-fts.js";
 import { sqlQuotaHolds } from "./memory-quota.js";
-import { wordsToRequire } from "./memory-search-scale.js";
+import { PG_RANK_BUDGET, RANK_BUDGET, wordsToRequire } from "./memory-search-scale.js";
 import { sqlVectors } from "./memory-vectors.js";
 
 const EPISODE_COLS = [
@@ -256,7 +256,13 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
           order by f.rank, t.id limit ${limit}`.execute(db);
       const pool = limit * 4 + 50;
       // past RANK_BUDGET matches, the rows holding every word go first (memory-search-scale.ts)
-      const all = await wordsToRequire(db, fts, terms, (ws, any) => sql`${fts} match ${ws.map(ftsPhrase).join(any ? " OR " : " AND ")}`);
+      const all = await wordsToRequire(
+        db,
+        fts,
+        terms,
+        (ws, any) => sql`${fts} match ${ws.map(ftsPhrase).join(any ? " OR " : " AND ")}`,
+        RANK_BUDGET,
+      );
       let r = all ? await ranked(all.map(ftsPhrase).join(" AND "), pool) : null;
       if (!r || r.rows.length < limit) {
         r = await ranked(match, pool);
@@ -274,10 +280,15 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
     const anyOf = (ws: string[]) => sql`replace(plainto_tsquery('simple', ${ws.join(" ")})::text, ' & ', ' | ')::tsquery`;
     // past RANK_BUDGET matches, the rows holding every word go first (memory-search-scale.ts); their
     // document frequencies are then counted among those rows, a cheaper stand-in for the brain's own
-    const all = await wordsToRequire(db, sql`${t} t`, terms, (ws, any) =>
-      any
-        ? sql`t.brain_id = ${brainId} and t.search @@ ${anyOf(ws)}`
-        : sql`t.brain_id = ${brainId} and t.search @@ plainto_tsquery('simple', ${ws.join(" ")})`,
+    const all = await wordsToRequire(
+      db,
+      sql`${t} t`,
+      terms,
+      (ws, any) =>
+        any
+          ? sql`t.brain_id = ${brainId} and t.search @@ ${anyOf(ws)}`
+          : sql`t.brain_id = ${brainId} and t.search @@ plainto_tsquery('simple', ${ws.join(" ")})`,
+      PG_RANK_BUDGET,
     );
     const rank = (query: RawBuilder<unknown>) =>
       sql<Row>`
@@ -293,7 +304,10 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
         where u.lexeme in (select lexeme from q)
         group by u.lexeme
       ),
-      st as (select count(*)::float8 as docs, greatest(coalesce(avg(n_terms), 1), 1)::float8 as avgdl from ${t} where brain_id = ${brainId}),
+      st as (
+        select coalesce(max(docs), 0)::float8 as docs, greatest(coalesce(max(terms)::float8 / nullif(max(docs), 0), 1), 1)::float8 as avgdl
+        from memory_text_stats where brain_id = ${brainId} and kind = ${kind}
+      ),
       sc as (
         select c.id, sum(ln(1 + (st.docs - df.n + 0.5) / (df.n + 0.5)) * (x.tf * 2.2) / (x.tf + 1.2 * (0.25 + 0.75 * c.n_terms / st.avgdl))) as score
         from cand c
