@@ -1,3 +1,4 @@
+import { loadavg } from "node:os";
 import { scaleQueries, seedEdges } from "./memory.js";
 import { recallAtScale, type StoreName } from "./memory-scale.js";
 
@@ -8,6 +9,6 @@ await recallAtScale({
   vectors: vec === "both" ? [false, true] : [vec === "yes"],
   queries: scaleQueries,
   seed: seedEdges,
-  print: (r) => console.log(JSON.stringify(r)),
+  print: (r) => console.log(JSON.stringify({ ...r, load: loadavg()[0] })),
 });
 process.exit(0);

@@ -3,6 +3,8 @@
 // --vectors adds runs with an offline embedder), then the quality part (bench/memory-quality.ts: extraction
 // coverage/precision and, with --dataset <locomo.json>, evidence recall@10 per LoCoMo category next to the
 // BM25 baseline), all in one run.
+
+import { loadavg } from "node:os";
 import {
   createMemoryService,
   type EdgeRecord,
@@ -283,7 +285,7 @@ export async function run(args: string[]): Promise<void> {
     `3. recall at scale, one brain, per store: edges bulk-loaded through the store API (50 per commit), recall in process (p95 of 200 queries)`,
   );
   console.log(
-    `   ${"store".padEnd(8)} ${"vectors".padEnd(7)} ${"edges".padStart(9)} ${"ingest".padStart(14)} ${"p50".padStart(9)} ${"p95".padStart(9)}`,
+    `   ${"store".padEnd(8)} ${"vectors".padEnd(7)} ${"edges".padStart(9)} ${"ingest".padStart(14)} ${"ingest/cpu-s".padStart(14)} ${"p50".padStart(9)} ${"p95".padStart(9)} ${"cpu p95".padStart(9)}   (load ${loadavg()[0]!.toFixed(1)})`,
   );
   await recallAtScale({
     stores,
@@ -293,7 +295,7 @@ export async function run(args: string[]): Promise<void> {
     seed: seedEdges,
     print: (row) =>
       console.log(
-        `   ${row.store.padEnd(8)} ${(row.vectors ? "yes" : "no").padEnd(7)} ${String(row.edges).padStart(9)} ${`${row.ingestPerSec.toFixed(0)} edges/s`.padStart(14)} ${ms(row.p50).padStart(9)} ${ms(row.p95).padStart(9)}`,
+        `   ${row.store.padEnd(8)} ${(row.vectors ? "yes" : "no").padEnd(7)} ${String(row.edges).padStart(9)} ${`${row.ingestPerSec.toFixed(0)} edges/s`.padStart(14)} ${`${row.ingestPerCpuSec.toFixed(0)} edges`.padStart(14)} ${ms(row.p50).padStart(9)} ${ms(row.p95).padStart(9)} ${ms(row.cpuP95).padStart(9)}   (load ${loadavg()[0]!.toFixed(1)})`,
       ),
   });
 

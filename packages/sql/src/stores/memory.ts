@@ -167,7 +167,15 @@ const ftsPhrase = (s: string) => `"${s.replace(/"/g, '""')}"`;
 /** Thrown inside a commit's transaction to roll it back when the brain moved past `expectVersion`. */
 class CommitConflict extends Error {}
 
-export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
+export interface SqlMemoryStoreOptions {
+  /**
+   * Matching rows past which full-text search ranks the rows holding every query word first
+   * (memory-search-scale.ts). Default per engine: RANK_BUDGET on SQLite, PG_RANK_BUDGET on PostgreSQL.
+   */
+  rankBudget?: number;
+}
+
+export function sqlMemoryStore(database: SqlDatabase, options: SqlMemoryStoreOptions = {}): MemoryStore {
   const db = database.kysely as Db;
   const pg = database.dialect === "postgres";
   const table = (k: Kind) => `memory_${k}`;
@@ -261,7 +269,7 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
         fts,
         terms,
         (ws, any) => sql`${fts} match ${ws.map(ftsPhrase).join(any ? " OR " : " AND ")}`,
-        RANK_BUDGET,
+        options.rankBudget ?? RANK_BUDGET,
       );
       let r = all ? await ranked(all.map(ftsPhrase).join(" AND "), pool) : null;
       if (!r || r.rows.length < limit) {
@@ -288,7 +296,7 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
         any
           ? sql`t.brain_id = ${brainId} and t.search @@ ${anyOf(ws)}`
           : sql`t.brain_id = ${brainId} and t.search @@ plainto_tsquery('simple', ${ws.join(" ")})`,
-      PG_RANK_BUDGET,
+      options.rankBudget ?? PG_RANK_BUDGET,
     );
     const rank = (query: RawBuilder<unknown>) =>
       sql<Row>`
