@@ -1,6 +1,7 @@
 // Recall at scale on the stores hosts run: for each store (in-memory, SQLite, PostgreSQL) and size, edges
 // bulk-loaded through the store API (ingest edges/s) then recall p95 in process through the service's
-// typed API, without and (--vectors) with an embedder. PostgreSQL comes from MOUNTKIT_BENCH_PG_URL or a
+// typed API, without and (--vectors) with an embedder. Next to wall time it prints this process's CPU time
+// (ingest edges per CPU-second, recall CPU p95): on a loaded machine that is the in-process stores' own cost. PostgreSQL comes from MOUNTKIT_BENCH_PG_URL or a
 // throwaway local cluster, as in bench/storage.ts.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -81,8 +82,12 @@ export interface ScaleRow {
   vectors: boolean;
   edges: number;
   ingestPerSec: number;
+  /** Edges per CPU-second of this process (the whole store's work for in-process stores). */
+  ingestPerCpuSec: number;
   p50: number;
   p95: number;
+  /** p95 of this process's CPU time per recall: the in-process stores' cost net of other load. */
+  cpuP95: number;
 }
 
 type Seed = (
@@ -114,26 +119,36 @@ export async function recallAtScale(options: {
         let seeded = 0;
         for (const size of options.sizes) {
           const t0 = performance.now();
+          const c0 = process.cpuUsage();
           await options.seed(service, "scale", seeded, size, { perEpisode: 50, embedder });
           const seconds = (performance.now() - t0) / 1000;
+          const c1 = process.cpuUsage(c0);
+          const cpuSeconds = (c1.user + c1.system) / 1e6;
           const added = size - seeded;
           seeded = size;
           const qs = options.queries(200, size);
           for (const q of qs.slice(0, 20)) await service.api.recall("scale", { query: q });
           const times: number[] = [];
+          const cpu: number[] = [];
           for (const q of qs) {
             const t = performance.now();
+            const c = process.cpuUsage();
             await service.api.recall("scale", { query: q, limit: 10 });
             times.push(performance.now() - t);
+            const d = process.cpuUsage(c);
+            cpu.push((d.user + d.system) / 1000);
           }
           times.sort((a, b) => a - b);
+          cpu.sort((a, b) => a - b);
           options.print({
             store: name,
             vectors: withVectors,
             edges: size,
             ingestPerSec: added / seconds,
+            ingestPerCpuSec: added / cpuSeconds,
             p50: percentile(times, 50),
             p95: percentile(times, 95),
+            cpuP95: percentile(cpu, 95),
           });
         }
       } finally {

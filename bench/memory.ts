@@ -2,7 +2,10 @@
 // at 1k/10k/100k (--million: 1M) edges in one brain on each store (--store memory,sqlite,postgres;
 // --vectors adds runs with an offline embedder), then the quality part (bench/memory-quality.ts: extraction
 // coverage/precision and, with --dataset <locomo.json>, evidence recall@10 per LoCoMo category next to the
-// BM25 baseline), all in one run.
+// BM25 baseline), all in one run. --scale-only runs part 3 alone (prints ingest and recall per store, size and
+// vectors, with CPU time next to wall time and the load average).
+
+import { loadavg } from "node:os";
 import {
   createMemoryService,
   type EdgeRecord,
@@ -12,9 +15,9 @@ import {
   type MemoryService,
 } from "@mountkit/memory";
 import { listen } from "../examples/server/src/listen.js";
+import { percentile } from "./lib.js";
 import { runQuality } from "./memory-quality.js";
 import { recallAtScale, type StoreName } from "./memory-scale.js";
-import { percentile } from "./lib.js";
 
 const KEY = "mk_bench_key_0123456789abcdef";
 
@@ -260,6 +263,15 @@ export async function run(args: string[]): Promise<void> {
   const vectorModes = args.includes("--vectors") ? [false, true] : [false];
   const framework = (arg(args, "--framework") ?? "fastify") as "fastify" | "express" | "fetch";
 
+  // --scale-only: just part 3 (recall at scale per store), the long one
+  const scaleOnly = args.includes("--scale-only");
+  if (!scaleOnly) await extractionAndFreshness(args, framework);
+  await scaleTable(stores, sizes, vectorModes);
+  // extraction quality and LoCoMo recall quality: bench/memory-quality.ts
+  if (!scaleOnly) await runQuality(args);
+}
+
+async function extractionAndFreshness(args: string[], framework: "fastify" | "express" | "fetch") {
   console.log("1. extraction (default extractor, in-process, 2 workers)");
   const tp = await extractionThroughput(Number(arg(args, "--episodes") ?? 2000));
   console.log(
@@ -278,12 +290,14 @@ export async function run(args: string[]): Promise<void> {
     await server.close();
     await service.dispose();
   }
+}
 
+async function scaleTable(stores: StoreName[], sizes: number[], vectorModes: boolean[]) {
   console.log(
     `3. recall at scale, one brain, per store: edges bulk-loaded through the store API (50 per commit), recall in process (p95 of 200 queries)`,
   );
   console.log(
-    `   ${"store".padEnd(8)} ${"vectors".padEnd(7)} ${"edges".padStart(9)} ${"ingest".padStart(14)} ${"p50".padStart(9)} ${"p95".padStart(9)}`,
+    `   ${"store".padEnd(8)} ${"vectors".padEnd(7)} ${"edges".padStart(9)} ${"ingest".padStart(14)} ${"ingest/cpu-s".padStart(14)} ${"p50".padStart(9)} ${"p95".padStart(9)} ${"cpu p95".padStart(9)}   (load ${loadavg()[0]!.toFixed(1)})`,
   );
   await recallAtScale({
     stores,
@@ -293,10 +307,7 @@ export async function run(args: string[]): Promise<void> {
     seed: seedEdges,
     print: (row) =>
       console.log(
-        `   ${row.store.padEnd(8)} ${(row.vectors ? "yes" : "no").padEnd(7)} ${String(row.edges).padStart(9)} ${`${row.ingestPerSec.toFixed(0)} edges/s`.padStart(14)} ${ms(row.p50).padStart(9)} ${ms(row.p95).padStart(9)}`,
+        `   ${row.store.padEnd(8)} ${(row.vectors ? "yes" : "no").padEnd(7)} ${String(row.edges).padStart(9)} ${`${row.ingestPerSec.toFixed(0)} edges/s`.padStart(14)} ${`${row.ingestPerCpuSec.toFixed(0)} edges`.padStart(14)} ${ms(row.p50).padStart(9)} ${ms(row.p95).padStart(9)} ${ms(row.cpuP95).padStart(9)}   (load ${loadavg()[0]!.toFixed(1)})`,
       ),
   });
-
-  // extraction quality and LoCoMo recall quality: bench/memory-quality.ts
-  await runQuality(args);
 }

@@ -4,7 +4,7 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, PostgresDialect, SqliteDialect, SqliteDriver } from "kysely";
-import { loadPg, openSqliteConnection, type PgModule, type PgPool, type SqliteDriverName } from "./drivers.js";
+import { loadPg, loadSqliteVec, openSqliteConnection, type PgModule, type PgPool, type SqliteDriverName } from "./drivers.js";
 import { GuardedDialect } from "./guard.js";
 import { type MigrationSet, migrate } from "./migrate.js";
 
@@ -16,6 +16,8 @@ export interface SqlDatabase {
   readonly dialect: Dialect;
   /** The SQLite driver that was loaded; null on PostgreSQL. */
   readonly sqliteDriver: SqliteDriverName | null;
+  /** The vector index the memory store uses (sqlite-vec loaded on SQLite); null: vectors are scanned. */
+  readonly vectorIndex: "sqlite-vec" | null;
   /** The PostgreSQL pool (for LISTEN/NOTIFY); null on SQLite. */
   readonly pool: PgPool | null;
   /** The SQLite file or the PostgreSQL URL without its password, for logs. */
@@ -45,6 +47,11 @@ export interface OpenDatabaseOptions {
    * Node's built-in `node:sqlite` (22.16+).
    */
   sqliteDriver?: SqliteDriverName | "auto";
+  /**
+   * Vector index for the memory store's embeddings: `auto` (the default) loads sqlite-vec on SQLite when
+   * the package and the driver allow it; `off` keeps the portable scan (JSON vectors scored in process).
+   */
+  vectorIndex?: "auto" | "off";
   /** PostgreSQL pool size. Default 10. */
   maxConnections?: number;
   /** Migration sets to apply on open (in order). Default: none; `openStorage` passes all of them. */
@@ -123,12 +130,14 @@ async function openSqlite(options: OpenDatabaseOptions): Promise<SqlDatabase> {
   raw.exec("pragma journal_mode = WAL");
   raw.exec(`pragma synchronous = ${synchronous}`);
   raw.exec("pragma foreign_keys = ON");
+  const vectorIndex = options.vectorIndex !== "off" && (await loadSqliteVec(raw)) ? "sqlite-vec" : null;
   const kysely = new Kysely<any>({ dialect: new GuardedDialect(new ImmediateSqliteDialect({ database: raw })) });
   let closed = false;
   return {
     kysely,
     dialect: "sqlite",
     sqliteDriver: raw.driver,
+    vectorIndex,
     pool: null,
     location: filename,
     async close() {
@@ -150,6 +159,7 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
     kysely,
     dialect: "postgres",
     sqliteDriver: null,
+    vectorIndex: null,
     pool,
     location: redact(url),
     async close() {

@@ -17,6 +17,8 @@ export interface PgPool {
 export interface SqliteConnection extends SqliteDatabase {
   readonly driver: SqliteDriverName;
   exec(sql: string): void;
+  /** Loads a SQLite extension (a shared library); throws where the driver cannot load extensions. */
+  loadExtension(path: string): void;
 }
 
 const require = createRequire(import.meta.url);
@@ -39,7 +41,17 @@ interface NodeSqliteStatement {
   iterate(...params: unknown[]): IterableIterator<unknown>;
 }
 interface NodeSqlite {
-  DatabaseSync: new (filename: string) => { prepare(sql: string): NodeSqliteStatement; exec(sql: string): void; close(): void };
+  DatabaseSync: new (
+    filename: string,
+    options?: { allowExtension?: boolean },
+  ) => {
+    prepare(sql: string): NodeSqliteStatement;
+    exec(sql: string): void;
+    close(): void;
+    /** Node 22.13+/23.5+ with `allowExtension`; absent on older builds. */
+    loadExtension?(path: string): void;
+    enableLoadExtension?(allow: boolean): void;
+  };
   StatementSync?: { prototype?: { columns?: unknown } };
 }
 
@@ -91,7 +103,13 @@ export async function openSqliteConnection(filename: string, choice: SqliteDrive
       throw new Error(`SQLite storage needs the better-sqlite3 package: npm install better-sqlite3 (${(e as Error).message})`);
     }
     const raw = new BetterSqlite3(filename);
-    return { driver, prepare: (sql) => raw.prepare(sql), close: () => raw.close(), exec: (sql) => void raw.exec(sql) };
+    return {
+      driver,
+      prepare: (sql) => raw.prepare(sql),
+      close: () => raw.close(),
+      exec: (sql) => void raw.exec(sql),
+      loadExtension: (path) => void raw.loadExtension(path),
+    };
   }
   const mod = await loadNodeSqlite();
   if (!mod) {
@@ -101,11 +119,21 @@ export async function openSqliteConnection(filename: string, choice: SqliteDrive
         : `SQLite storage needs better-sqlite3 (npm install better-sqlite3${nodeMajor >= 24 ? "@13" : ""}) or Node 22.16+ for node:sqlite`,
     );
   }
-  const raw = new mod.DatabaseSync(filename);
+  // extension loading stays off until the kit itself loads one (sqlite-vec), then is switched off again
+  const raw = new mod.DatabaseSync(filename, { allowExtension: true });
   return {
     driver: "node:sqlite",
     close: () => raw.close(),
     exec: (sql) => raw.exec(sql),
+    loadExtension(path) {
+      if (!raw.loadExtension || !raw.enableLoadExtension) throw new Error("this node:sqlite cannot load extensions");
+      raw.enableLoadExtension(true);
+      try {
+        raw.loadExtension(path);
+      } finally {
+        raw.enableLoadExtension(false);
+      }
+    },
     prepare(sql): SqliteStatement {
       const stmt = raw.prepare(sql);
       // node:sqlite binds positional parameters as arguments, better-sqlite3 (Kysely's model) as an array
@@ -126,5 +154,21 @@ export async function loadPg(): Promise<PgModule> {
     return (await import("pg")).default;
   } catch (e) {
     throw new Error(`PostgreSQL storage needs the pg package: npm install pg (${(e as Error).message})`);
+  }
+}
+
+/**
+ * Loads sqlite-vec (the `sqlite-vec` package ships its binary per platform) into `raw`; answers whether
+ * it is usable. False where the package, the platform's binary or the driver's extension loading is
+ * missing: the memory store then scores vectors by a scan (the fallback).
+ */
+export async function loadSqliteVec(raw: SqliteConnection): Promise<boolean> {
+  try {
+    const { getLoadablePath } = (await import("sqlite-vec")) as { getLoadablePath(): string };
+    raw.loadExtension(getLoadablePath());
+    raw.prepare("select vec_version()").all([]);
+    return true;
+  } catch {
+    return false;
   }
 }

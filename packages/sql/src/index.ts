@@ -10,7 +10,7 @@ export { type PgPubSub, type PgPubSubOptions, pgPubSub } from "./core/pubsub.js"
 export { supportMigrations } from "./migrations/support.js";
 export { sqlSupportStore } from "./stores/support.js";
 export { memoryMigrations } from "./migrations/memory.js";
-export { sqlMemoryStore } from "./stores/memory.js";
+export { type SqlMemoryStoreOptions, sqlMemoryStore } from "./stores/memory.js";
 export { sqlQuotaHolds } from "./stores/memory-quota.js";
 export { entriesMigrations } from "./migrations/entries.js";
 export { sqlEntriesStore } from "./stores/entries.js";

@@ -185,5 +185,61 @@ export const memoryMigrations: MigrationSet = {
         ]);
       },
     },
+    {
+      // numbered 10, not 5, so parallel branches adding migrations merge without renumbering
+      version: 10,
+      name: "edges of an entity, newest valid first, read from an index in that order (graph expansion at scale)",
+      async up(db) {
+        // edgesOfEntities takes each entity's newest `limit` visible edges from these, stopping early,
+        // instead of sorting every edge of a popular entity (EXPLAIN: USE TEMP B-TREE FOR ORDER BY)
+        await exec(db, [
+          "create index memory_edges_source_recent on memory_edges (brain_id, source, (coalesce(t_valid, t_ingested)) desc, id)",
+          "create index memory_edges_target_recent on memory_edges (brain_id, target, (coalesce(t_valid, t_ingested)) desc, id)",
+          "drop index memory_edges_target",
+        ]);
+      },
+    },
+    {
+      version: 11,
+      name: "PostgreSQL: per-brain text statistics (document count, total terms) kept by triggers for BM25",
+      async up(db, dialect) {
+        if (dialect !== "postgres") return;
+        // BM25's document count and average length were an aggregate over every row of the brain on each
+        // search (EXPLAIN ANALYZE: Index Only Scan using memory_edges_terms, rows=20000, 30 ms at 20k
+        // edges). A row per brain and kind, kept by the writes themselves, answers in one lookup. Writers
+        // of one brain's edges and entities already queue on memory_brain_versions, so the row adds no
+        // contention there; episodes of one brain queue on it briefly.
+        await exec(db, [
+          `create table memory_text_stats (
+            brain_id text not null,
+            kind text not null,
+            docs bigint not null,
+            terms bigint not null,
+            primary key (brain_id, kind)
+          )`,
+          `create function memory_text_stats_row() returns trigger language plpgsql as $$
+          begin
+            if tg_op = 'INSERT' or tg_op = 'UPDATE' then
+              insert into memory_text_stats (brain_id, kind, docs, terms)
+              values (new.brain_id, tg_argv[0], case when tg_op = 'INSERT' then 1 else 0 end, new.n_terms)
+              on conflict (brain_id, kind) do update
+              set docs = memory_text_stats.docs + excluded.docs, terms = memory_text_stats.terms + excluded.terms;
+            end if;
+            if tg_op = 'DELETE' or tg_op = 'UPDATE' then
+              update memory_text_stats
+              set docs = docs - case when tg_op = 'DELETE' then 1 else 0 end, terms = terms - old.n_terms
+              where brain_id = old.brain_id and kind = tg_argv[0];
+            end if;
+            return null;
+          end $$`,
+          ...(["episodes", "entities", "edges"] as const).flatMap((kind) => [
+            `insert into memory_text_stats (brain_id, kind, docs, terms)
+             select brain_id, '${kind}', count(*), coalesce(sum(n_terms), 0) from memory_${kind} group by brain_id`,
+            `create trigger memory_${kind}_text_stats after insert or delete or update of n_terms on memory_${kind}
+             for each row execute function memory_text_stats_row('${kind}')`,
+          ]),
+        ]);
+      },
+    },
   ],
 };

@@ -26,6 +26,8 @@ import type { SqlDatabase } from "../db.js";
 import { episodeConversation, indexEpisodeInContext } from "./memory-context.js";
 import { ftsTables } from "./memory-fts.js";
 import { sqlQuotaHolds } from "./memory-quota.js";
+import { PG_RANK_BUDGET, RANK_BUDGET, wordsToRequire } from "./memory-search-scale.js";
+import { sqlVectors } from "./memory-vectors.js";
 
 const EPISODE_COLS = [
   "brain_id",
@@ -166,7 +168,15 @@ const ftsPhrase = (s: string) => `"${s.replace(/"/g, '""')}"`;
 /** Thrown inside a commit's transaction to roll it back when the brain moved past `expectVersion`. */
 class CommitConflict extends Error {}
 
-export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
+export interface SqlMemoryStoreOptions {
+  /**
+   * Matching rows past which full-text search ranks the rows holding every query word first
+   * (memory-search-scale.ts). Default per engine: RANK_BUDGET on SQLite, PG_RANK_BUDGET on PostgreSQL.
+   */
+  rankBudget?: number;
+}
+
+export function sqlMemoryStore(database: SqlDatabase, options: SqlMemoryStoreOptions = {}): MemoryStore {
   const db = database.kysely as Db;
   const pg = database.dialect === "postgres";
   const table = (k: Kind) => `memory_${k}`;
@@ -175,6 +185,8 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
   const edgeOrder = pg ? "ord" : "rowid";
   /** SQLite: one FTS5 table per brain and kind, so BM25 statistics are the brain's own. */
   const ftsByBrain = ftsTables(db);
+  /** Embeddings: sqlite-vec k-nearest where loaded, else a scan (memory-vectors.ts). */
+  const vectors = sqlVectors(database);
 
   /** Writes a row's analysed text to the full-text index (the row must exist in this transaction). */
   async function index(trx: Db, kind: Kind, brainId: string, id: string, text: string, replace = false) {
@@ -189,6 +201,37 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
     const rowid = sql`(select rowid from ${sql.table(table(kind))} where brain_id = ${brainId} and id = ${id})`;
     if (replace) await sql`delete from ${fts} where rowid = ${rowid}`.execute(trx);
     await sql`insert into ${fts} (rowid, terms) values (${rowid}, ${terms.join(" ")})`.execute(trx);
+  }
+
+  /**
+   * Inserts a commit's edges with their full-text rows in a few multi-row statements (one round trip per
+   * chunk, not two per edge): PostgreSQL computes the tsvector in the insert, SQLite fills the brain's
+   * FTS5 table from the inserted rows' rowids. The text indexed is what `index` would write.
+   */
+  async function insertEdges(trx: Db, brainId: string, edges: EdgeRecord[]) {
+    if (!edges.length) return;
+    // 13 columns plus the text: well under SQLite's 32,766 and PostgreSQL's 65,535 parameters per chunk
+    const CHUNK = 200;
+    const fts = pg ? null : sql.table(await ftsByBrain.ensure(trx, "edges", brainId));
+    for (let i = 0; i < edges.length; i += CHUNK) {
+      const chunk = edges.slice(i, i + CHUNK);
+      const terms = chunk.map((e) => searchTerms(e.fact));
+      await trx
+        .insertInto("memory_edges")
+        .values(
+          chunk.map((e, k) => ({
+            ...edgeRow(e),
+            ...(pg ? { search: sql`to_tsvector('simple', ${terms[k]!.join(" ")})`, n_terms: terms[k]!.length } : {}),
+          })),
+        )
+        .execute();
+      if (fts) {
+        const rows = sql.join(chunk.map((e, k) => sql`(${e.id}, ${terms[k]!.join(" ")})`));
+        await sql`insert into ${fts} (rowid, terms)
+          select t.rowid, v.column2 from (values ${rows}) v cross join memory_edges t
+          where t.brain_id = ${brainId} and t.id = v.column1`.execute(trx);
+      }
+    }
   }
 
   /** Columns PostgreSQL requires on insert before `index` fills them. */
@@ -213,18 +256,29 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
       // FTS5 ranks its own matches first (ORDER BY rank on the FTS table alone, no row lookups), then only
       // the best `pool` are read and filtered bi-temporally. Most hits are visible at a recent point; when
       // the filter leaves fewer than `limit` from a full pool, every match is ranked after the filter.
-      const ranked = async (pool: number | null) =>
+      const ranked = async (expr: string, pool: number | null) =>
         sql<Row>`
           select ${cols(kind)}, f.rank as rank
-          from (select rowid, rank from ${fts} where ${fts} match ${match} order by rank ${pool === null ? sql`` : sql`limit ${pool}`}) f
+          from (select rowid, rank from ${fts} where ${fts} match ${expr} order by rank ${pool === null ? sql`` : sql`limit ${pool}`}) f
           cross join ${t} t
           where t.rowid = f.rowid and t.brain_id = ${brainId} and ${visible[kind](at)}
           order by f.rank, t.id limit ${limit}`.execute(db);
       const pool = limit * 4 + 50;
-      let r = await ranked(pool);
-      if (r.rows.length < limit) {
-        const matches = await sql<{ n: number }>`select count(*) as n from ${fts} where ${fts} match ${match}`.execute(db);
-        if (Number(matches.rows[0]?.n) > pool) r = await ranked(null);
+      // past RANK_BUDGET matches, the rows holding every word go first (memory-search-scale.ts)
+      const all = await wordsToRequire(
+        db,
+        fts,
+        terms,
+        (ws, any) => sql`${fts} match ${ws.map(ftsPhrase).join(any ? " OR " : " AND ")}`,
+        options.rankBudget ?? RANK_BUDGET,
+      );
+      let r = all ? await ranked(all.map(ftsPhrase).join(" AND "), pool) : null;
+      if (!r || r.rows.length < limit) {
+        r = await ranked(match, pool);
+        if (r.rows.length < limit) {
+          const matches = await sql<{ n: number }>`select count(*) as n from ${fts} where ${fts} match ${match}`.execute(db);
+          if (Number(matches.rows[0]?.n) > pool) r = await ranked(match, null);
+        }
       }
       // bm25 (the rank column) is lower-is-better
       return r.rows.map((row) => ({ item: map(row), score: -Number(row.rank) }));
@@ -232,11 +286,25 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
     // Okapi BM25 (k1 = 1.2, b = 0.75) over the brain's own documents: idf from how many of them hold each
     // term, tf from the tsvector's positions, document length from the stored term count
     const text = terms.join(" ");
-    const r = await sql<Row>`
+    const anyOf = (ws: string[]) => sql`replace(plainto_tsquery('simple', ${ws.join(" ")})::text, ' & ', ' | ')::tsquery`;
+    // past RANK_BUDGET matches, the rows holding every word go first (memory-search-scale.ts); their
+    // document frequencies are then counted among those rows, a cheaper stand-in for the brain's own
+    const all = await wordsToRequire(
+      db,
+      sql`${t} t`,
+      terms,
+      (ws, any) =>
+        any
+          ? sql`t.brain_id = ${brainId} and t.search @@ ${anyOf(ws)}`
+          : sql`t.brain_id = ${brainId} and t.search @@ plainto_tsquery('simple', ${ws.join(" ")})`,
+      options.rankBudget ?? PG_RANK_BUDGET,
+    );
+    const rank = (query: RawBuilder<unknown>) =>
+      sql<Row>`
       with cand as (
         select t.id, t.search, t.n_terms, (${visible[kind](at)}) as ok
         from ${t} t
-        where t.brain_id = ${brainId} and t.search @@ replace(plainto_tsquery('simple', ${text})::text, ' & ', ' | ')::tsquery
+        where t.brain_id = ${brainId} and t.search @@ ${query}
       ),
       q as (select distinct unnest(tsvector_to_array(to_tsvector('simple', ${text}))) as lexeme),
       df as (
@@ -245,7 +313,10 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
         where u.lexeme in (select lexeme from q)
         group by u.lexeme
       ),
-      st as (select count(*)::float8 as docs, greatest(coalesce(avg(n_terms), 1), 1)::float8 as avgdl from ${t} where brain_id = ${brainId}),
+      st as (
+        select coalesce(max(docs), 0)::float8 as docs, greatest(coalesce(max(terms)::float8 / nullif(max(docs), 0), 1), 1)::float8 as avgdl
+        from memory_text_stats where brain_id = ${brainId} and kind = ${kind}
+      ),
       sc as (
         select c.id, sum(ln(1 + (st.docs - df.n + 0.5) / (df.n + 0.5)) * (x.tf * 2.2) / (x.tf + 1.2 * (0.25 + 0.75 * c.n_terms / st.avgdl))) as score
         from cand c
@@ -259,6 +330,8 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
       )
       select ${cols(kind)}, sc.score from sc join ${t} t on t.brain_id = ${brainId} and t.id = sc.id
       order by sc.score desc, t.id`.execute(db);
+    let r = all ? await rank(sql`plainto_tsquery('simple', ${all.join(" ")})`) : null;
+    if (!r || r.rows.length < limit) r = await rank(anyOf(terms));
     return r.rows.map((row) => ({ item: map(row), score: Number(row.score) }));
   }
 
@@ -417,10 +490,7 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
         .where("t_expired", "is", null)
         .execute();
     }
-    for (const e of c.createEdges) {
-      await trx.insertInto("memory_edges").values(edgeRow(e)).execute();
-      await index(trx, "edges", c.brainId, e.id, e.fact);
-    }
+    await insertEdges(trx, c.brainId, c.createEdges);
     if (c.playbook) {
       await trx
         .insertInto("memory_playbooks")
@@ -657,20 +727,28 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
     async edgesOfEntities({ brainId, entityIds, asOf, knownAt, limit }) {
       if (!entityIds.length || limit <= 0) return [];
       const ids = [...new Set(entityIds)];
-      // The edges touching the entities come from the source and target indexes, then each is read by its
-      // key: CROSS JOIN fixes that order on SQLite, whose planner (no statistics) otherwise walked every edge
-      // of the brain through the newest-first index that the t_ingested bound matched (EXPLAIN QUERY PLAN:
-      // SEARCH t USING INDEX memory_edges_newest (brain_id=? AND t_ingested<?)).
+      // Each entity's newest `limit` visible edges, per side, come from an index in that order (migration
+      // 10: brain_id, source|target, coalesce(t_valid, t_ingested) desc, id), so a scan stops after `limit`
+      // visible rows instead of sorting every edge of a popular entity; the merged lists hold the overall
+      // newest `limit`. An edge between two of the entities comes once, from its source side. SQLite is
+      // told the index: without statistics its planner took memory_edges_newest for the t_ingested bound
+      // and sorted the brain's edges (EXPLAIN QUERY PLAN: SEARCH t USING INDEX memory_edges_newest
+      // (brain_id=? AND t_ingested<?), USE TEMP B-TREE FOR ORDER BY).
       const list = sql.join(ids);
+      const newest = (side: "source" | "target", id: string) => sql`
+        select * from (
+          select t.id, coalesce(t.t_valid, t.t_ingested) as at from memory_edges t${pg ? sql`` : sql` indexed by ${sql.raw(`memory_edges_${side}_recent`)}`}
+          where t.brain_id = ${brainId} and t.${sql.raw(side)} = ${id} and ${visible.edges({ asOf, knownAt })}
+          ${side === "target" ? sql`and t.source not in (${list})` : sql``}
+          order by coalesce(t.t_valid, t.t_ingested) desc, t.id
+          limit ${limit}
+        ) x`;
+      const lists = ids.flatMap((id) => [newest("source", id), newest("target", id)]);
       const r = await sql<Row>`
         select ${cols("edges")}
-        from (
-          select id from memory_edges where brain_id = ${brainId} and source in (${list})
-          union all
-          select id from memory_edges where brain_id = ${brainId} and target in (${list}) and source not in (${list})
-        ) h cross join memory_edges t
-        where t.brain_id = ${brainId} and t.id = h.id and ${visible.edges({ asOf, knownAt })}
-        order by coalesce(t.t_valid, t.t_ingested) desc, t.id
+        from (${sql.join(lists, sql` union all `)}) h cross join memory_edges t
+        where t.brain_id = ${brainId} and t.id = h.id
+        order by h.at desc, t.id
         limit ${limit}`.execute(db);
       const rows = r.rows;
       return rows.map(toEdge);
@@ -738,35 +816,10 @@ export function sqlMemoryStore(database: SqlDatabase): MemoryStore {
     },
 
     async putEmbeddings({ brainId, items }) {
-      if (!items.length) return;
-      await db
-        .insertInto("memory_vectors")
-        .values(items.map((it) => ({ brain_id: brainId, kind: it.kind, id: it.id, vector: JSON.stringify(it.vector) })))
-        .onConflict((oc) => oc.columns(["brain_id", "kind", "id"]).doUpdateSet((eb) => ({ vector: eb.ref("excluded.vector") })))
-        .execute();
+      await vectors.put(brainId, items);
     },
     async searchVectors({ brainId, kind, vector, limit }) {
-      if (limit <= 0) return [];
-      // brute-force cosine in process: vectors are optional and small per brain; an ANN index is a host choice
-      const rows = await db
-        .selectFrom("memory_vectors")
-        .select(["id", "vector"])
-        .where("brain_id", "=", brainId)
-        .where("kind", "=", kind)
-        .execute();
-      const q = Float64Array.from(vector);
-      const qn = Math.sqrt(q.reduce((s, x) => s + x * x, 0));
-      const scored = rows.map((r) => {
-        const v: number[] = JSON.parse(r.vector);
-        let dot = 0;
-        let vn = 0;
-        for (let i = 0; i < Math.min(v.length, q.length); i++) {
-          dot += v[i]! * q[i]!;
-          vn += v[i]! * v[i]!;
-        }
-        return { item: r.id as string, score: qn && vn ? dot / (qn * Math.sqrt(vn)) : 0 };
-      });
-      return scored.sort((a, b) => b.score - a.score || (a.item < b.item ? -1 : 1)).slice(0, limit);
+      return vectors.search(brainId, kind, vector, limit);
     },
   };
 }
