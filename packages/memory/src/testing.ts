@@ -674,6 +674,8 @@ export function describeMemoryStore(name: string, factory: () => Promise<StoreFa
       expect(await ids({ asOf: T0 + 9 * DAY, knownAt: T0 + 7 * DAY }, paris.id)).toEqual(sorted(wrong.id));
       expect(await ids({ asOf: T0 + 2 * DAY, knownAt: T0 + 9 * DAY }, alice.id)).toEqual(sorted(e1.id));
       expect(await store.listEdges({ brainId: uid("brain"), limit: 10, at: { asOf: T0 + 2 * DAY } })).toEqual({ items: [], next: null });
+    });
+
     test("vectors: nearest by cosine, per brain and kind, re-put replaces, limit holds", async (store) => {
       if (!store.putEmbeddings || !store.searchVectors) return; // optional: a store without vectors has no index to test
       const [a, b] = [uid("brain"), uid("brain")];
