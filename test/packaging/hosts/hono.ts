@@ -19,7 +19,8 @@ const services = [
   memory,
   createSupportService({ products: ["demo"], store: storage.support, bus: storage.bus, limiter: storage.limiter }),
 ];
-const kit = toFetchHandler(services);
+// Hono's mount cuts the prefix from the URL it hands over: `mountPath` tells the kit, so links carry /kit
+const kit = toFetchHandler(services, { mountPath: "/kit" });
 const app = new Hono();
 app.mount("/kit", kit);
 const server = await new Promise<Server>((resolve) => {
@@ -28,9 +29,7 @@ const server = await new Promise<Server>((resolve) => {
 closeStreamsOnClose(server, kit);
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/kit`;
 
-// KNOWN GAP (issue #12 item 6, found by this probe): under Hono's app.mount("/kit", toFetchHandler(...))
-// the entries `Location` header comes back without /kit. Express and Fastify carry it; fix, then drop `false`.
-const reader = await probeAllServices(base, key, false);
+const reader = await probeAllServices(base, key);
 requireEach(JSON.parse(process.env.MOUNTKIT_PACKAGES ?? "[]"));
 const ms = await timedShutdown(
   reader,

@@ -26,16 +26,15 @@ async function assertErrorBody(res: Response, status: number): Promise<{ error: 
 }
 
 /** Entries under the prefix: 201 with a prefixed Location that answers, and 422 with every failing path. */
-export async function probeEntries(base: string, typeId: string, good: object, bad: object, badPaths: string[], prefixedLocation = true) {
+export async function probeEntries(base: string, typeId: string, good: object, bad: object, badPaths: string[]) {
   const headers = { authorization: `Bearer ${token("host-user")}`, "content-type": "application/json" };
   const url = `${base}/api/v1/types/${typeId}/data`;
   const created = await fetch(url, { method: "POST", headers, body: JSON.stringify({ name: "N", description: "D", customData: good }) });
   assert.equal(created.status, 201, `submit ${typeId}: ${created.status} ${await created.clone().text()}`);
   const location = created.headers.get("location") ?? "";
   const prefix = new URL(base).pathname;
-  if (prefixedLocation)
-    assert.ok(location.startsWith(`${prefix}/api/v1/types/${typeId}/data/`), `Location ${location} lacks the mount prefix ${prefix}`);
-  const read = await fetch(prefixedLocation ? new URL(location, base) : `${base}${location}`);
+  assert.ok(location.startsWith(`${prefix}/api/v1/types/${typeId}/data/`), `Location ${location} lacks the mount prefix ${prefix}`);
+  const read = await fetch(new URL(location, base));
   assert.equal(read.status, 200, `GET Location ${location}: ${read.status}`);
   const refused = await fetch(url, { method: "POST", headers, body: JSON.stringify({ name: "N", description: "D", customData: bad }) });
   const body = await assertErrorBody(refused, 422);
@@ -101,9 +100,9 @@ const france = {
  * All three services under the prefix: entries (built-in `countries`), memory, the support SSE round trip
  * and error bodies, the OpenAPI document; answers the still-open stream's reader.
  */
-export async function probeAllServices(base: string, memoryKey: string, prefixedLocation = true) {
+export async function probeAllServices(base: string, memoryKey: string) {
   const badFrance = { ...france, alpha3: "fr", numeric: "25" };
-  await probeEntries(base, "countries", france, badFrance, ["customData.alpha3", "customData.numeric"], prefixedLocation);
+  await probeEntries(base, "countries", france, badFrance, ["customData.alpha3", "customData.numeric"]);
   await probeMemory(base, memoryKey);
   const { conversationId, reader } = await openStream(base);
   const sent = await fetch(`${base}/api/conversations/${conversationId}/messages`, {
