@@ -15,6 +15,7 @@ import { FRAMEWORKS, listen, type Running } from "../../examples/server/src/list
 import { entriesFromEnv } from "../../examples/server/src/services/entries.js";
 import { call } from "../harness.js";
 import { findChromium, launchChromium, screenshots } from "./browser.js";
+import { accessibilityViolationsUnderCsp } from "./csp-axe.js";
 
 const require = createRequire(import.meta.url);
 // GitHub's published OpenAPI description of api.github.com (3.0.3, about 1,200 operations, 13 MB), as the
@@ -332,7 +333,7 @@ describeBrowser("API catalogue in Chromium", () => {
             await ui.getByRole("button", { name: "Validate document" }).click();
             await ui.locator("ol.issue-warning").waitFor();
           }
-          expect(await axeViolations(page), hash).toEqual([]);
+          expect(await accessibilityViolationsUnderCsp(page), hash).toEqual([]);
         }
       });
 
@@ -362,24 +363,6 @@ describeBrowser("API catalogue in Chromium", () => {
     });
   }
 });
-
-const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
-
-/**
- * axe-core's serious and critical violations, shadow roots included. Like browser.ts's helper, but axe is
- * evaluated through the DevTools protocol: the page's own CSP (`script-src 'self'`) refuses an injected
- * inline script tag, rightly, and the test keeps that CSP on rather than bypassing it.
- */
-async function axeViolations(page: Page): Promise<Array<{ id: string; impact: string; help: string; nodes: number }>> {
-  await page.evaluate(`${AXE_SOURCE}\n;void 0`);
-  const result = (await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(ctx: unknown, o: unknown): Promise<unknown> } }).axe;
-    return axe.run(document, { resultTypes: ["violations"] });
-  })) as { violations: Array<{ id: string; impact: string | null; help: string; nodes: unknown[] }> };
-  return result.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => ({ id: v.id, impact: v.impact!, help: v.help, nodes: v.nodes.length }));
-}
 
 /** The document's scroll width at the current viewport: over 360 means the page scrolls sideways. */
 async function p360Overflow(page: Page): Promise<number> {
