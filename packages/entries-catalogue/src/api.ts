@@ -18,35 +18,11 @@ export interface TypeSummary {
   openapi: string;
 }
 
-export interface Entry {
-  id: string;
-  typeId: string;
-  ownerId: string;
-  name: string;
-  description: string;
-  customData: Record<string, unknown>;
-  tags: string[];
-  dateCreated: number;
-  dateModified: number;
-}
+// the wire records are the service's own types, imported as types only: nothing of the server is bundled
+import type { Entry, InventoryPage as Inventory } from "@mountkit/entries";
 
-export interface Operation {
-  method: string;
-  path: string;
-  operationId?: string;
-  summary?: string;
-}
-
-export interface Inventory {
-  title: string;
-  specVersion: string;
-  version: string;
-  endpoints: number;
-  paths: number;
-  tags: string[];
-  operations: Operation[];
-  next: string | null;
-}
+export type { Entry, Inventory };
+export type { Operation } from "@mountkit/entries";
 
 /** A warning or error of the validation address; `line`/`column` (1-based) only when the validator gives them. */
 export interface Issue {
