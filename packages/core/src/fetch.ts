@@ -159,14 +159,17 @@ export function toFetchHandler(services: Service | readonly Service[], options: 
   const mountPath = normaliseMountPath(options.mountPath);
   const gate = streamGate(options.maxStreams);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
-  // aborting a stream's controller ends its event loop, so its body closes with a clean last chunk
-  const streams = new Set<AbortController>();
+  // aborting a stream's controller ends its event loop, so its body closes with a clean last chunk.
+  // Each open stream keeps its Request reachable: undici's Request follows the caller's signal through a
+  // weak reference that only the Request itself holds, so a Request the caller let go of could be
+  // collected mid-stream, and the client's abort would then never reach the stream (an open slot forever).
+  const streams = new Map<AbortController, Request>();
   let closed = false;
-  const track = (r: KitResponse, abort: AbortController) => {
+  const track = (r: KitResponse, abort: AbortController, request: Request) => {
     if (!r.stream) return;
     if (closed) abort.abort();
     else {
-      streams.add(abort);
+      streams.set(abort, request);
       abort.signal.addEventListener("abort", () => streams.delete(abort), { once: true });
     }
   };
@@ -180,7 +183,7 @@ export function toFetchHandler(services: Service | readonly Service[], options: 
       const r = await s.handle(kreq);
       if (r) {
         const k = admitStream(list, kreq, r, gate, abort);
-        track(k, abort);
+        track(k, abort, request);
         return toWebResponse(k, abort);
       }
     }
@@ -190,7 +193,7 @@ export function toFetchHandler(services: Service | readonly Service[], options: 
   return Object.assign(fetchHandler, {
     closeStreams() {
       closed = true;
-      for (const abort of [...streams]) abort.abort();
+      for (const abort of [...streams.keys()]) abort.abort();
     },
   });
 }

@@ -1,5 +1,11 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { channel, encodeSseEvent, sseFrames } from "../src/index.js";
+import { channel, defineService, encodeSseEvent, route, sse, sseFrames, toFetchHandler } from "../src/index.js";
+
+// a full collection on demand, without starting the test process with --expose-gc
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
 
 describe("SSE encoding", () => {
   it("writes id, event and one data line per payload line", () => {
@@ -52,5 +58,43 @@ describe("channel", () => {
     const pending = it.next();
     await it.return!();
     expect(await pending).toEqual({ done: true, value: undefined });
+  });
+});
+
+describe("a fetch handler's stream", () => {
+  it("ends on the client's abort even after the caller let go of its Request and it was collected", async () => {
+    let closed = 0;
+    const service = defineService({
+      name: "s",
+      title: "s",
+      version: "1",
+      mounts: ["/s"],
+      errorBody: (e) => ({ error: e.message }),
+      routes: [
+        route({
+          method: "GET",
+          path: "/s/stream",
+          handler: ({ signal }) =>
+            sse(channel<{ data: string }>({ signal, onClose: () => closed++ }), { retryMs: 1000, heartbeatMs: 60_000 }),
+        }),
+      ],
+    });
+    const handler = toFetchHandler(service);
+    const rounds = 20;
+    for (let i = 0; i < rounds; i++) {
+      const client = new AbortController();
+      // the Request is built and dropped here, as a runtime or a test helper does once it has the Response
+      const res = await handler(new Request("http://kit/s/stream", { signal: client.signal }));
+      const reader = res.body!.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe("retry: 1000\n\n");
+      for (let j = 0; j < 3; j++) {
+        gc();
+        await new Promise((r) => setTimeout(r, 1));
+      }
+      client.abort();
+      const end = await Promise.race([reader.read(), new Promise((r) => setTimeout(() => r("still open"), 2000))]);
+      expect(end).toEqual({ done: true, value: undefined });
+    }
+    expect(closed).toBe(rounds);
   });
 });
