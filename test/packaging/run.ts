@@ -1,8 +1,9 @@
 // Packaging test (CI, after `npm run build`): packs every package, lints each tarball with publint and
 // @arethetypeswrong/cli, installs the tarballs into fresh Express, Fastify, Hono and memory-only hosts
 // outside the workspace (effect only where a host registers an Effect Schema type), type-checks them
-// strictly and runs them. Exits non-zero on the first failure.
-import { execFileSync, spawnSync } from "node:child_process";
+// strictly and runs them. Exits non-zero on the first failure. Independent steps (packs, lints, hosts)
+// run a few at a time: most of their time is npm's and tsc's start-up and the registry's latency.
+import { spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -26,14 +27,45 @@ const WORKSPACES = [
   "adapters/express",
   "adapters/fastify",
   "adapters/fetch",
+  // the pages, each a package of its own (a host may serve a prebuilt bundle from its own server)
+  "packages/support-widget",
+  "packages/support-inbox",
+  "packages/memory-explorer",
+  "packages/entries-catalogue",
 ];
 
-function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): string {
-  const r = spawnSync(cmd, args, { cwd, env: { ...process.env, ...env }, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  if (r.status !== 0) {
-    throw new Error(`${cmd} ${args.join(" ")} (in ${cwd}) exited ${r.status}\n${r.stdout}\n${r.stderr}`);
-  }
-  return r.stdout;
+/** Runs a command, resolves with its stdout; rejects with everything it printed when it exits non-zero. */
+function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 600_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], timeout: timeoutMs });
+    let out = "";
+    let err = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => {
+      out += c;
+    });
+    child.stderr.setEncoding("utf8").on("data", (c: string) => {
+      err += c;
+    });
+    child.once("error", reject);
+    child.once("close", (code, signal) => {
+      if (code === 0) resolve(out);
+      else reject(new Error(`${cmd} ${args.join(" ")} (in ${cwd}) exited ${code ?? signal}\n${out}\n${err}`));
+    });
+  });
+}
+
+/** `fn` over `items`, at most `limit` at once; results in the items' order. The first failure fails the whole. */
+async function inParallel<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
 }
 
 function step(title: string) {
@@ -45,41 +77,48 @@ step("npm pack");
 const tarballDir = join(work, "tarballs");
 mkdirSync(tarballDir);
 const tarballs = new Map<string, string>();
-for (const dir of WORKSPACES) {
-  const [info] = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", tarballDir], join(root, dir))) as Array<{
+const packed = await inParallel(WORKSPACES, 4, async (dir) => {
+  const [info] = JSON.parse(await run("npm", ["pack", "--json", "--pack-destination", tarballDir], join(root, dir))) as Array<{
     name: string;
     filename: string;
     files: Array<{ path: string }>;
   }>;
-  tarballs.set(info!.name, join(tarballDir, info!.filename));
   const shipped = new Set(info!.files.map((f) => f.path));
   for (const must of ["README.md", "LICENSE", "package.json"])
     if (!shipped.has(must)) throw new Error(`${info!.name}: tarball lacks ${must}`);
   console.log(`${info!.name}: ${info!.files.length} files`);
-}
+  return [info!.name, join(tarballDir, info!.filename)] as const;
+});
+for (const [name, file] of packed) tarballs.set(name, file);
 
 // 2. publint and arethetypeswrong on every tarball
 step("publint + attw");
 const attw = join(root, "node_modules/.bin/attw");
-let lintErrors = 0;
-for (const [name, file] of tarballs) {
+const lintReports = await inParallel([...tarballs], 4, async ([name, file]) => {
+  const lines: string[] = [];
+  let errors = 0;
   const buf = readFileSync(file);
   const { messages, pkg } = await publint({
     pack: { tarball: buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) },
     level: "warning",
   });
   for (const m of messages) {
-    console.log(`publint ${name} ${m.type}: ${formatMessage(m, pkg)}`);
-    if (m.type === "error") lintErrors++;
+    lines.push(`publint ${name} ${m.type}: ${formatMessage(m, pkg)}`);
+    if (m.type === "error") errors++;
   }
   // ESM-only by design: a CommonJS caller loads it through require(esm) (Node 20.19+), so the rule that
   // a require() resolving to ESM is an error does not apply; every other rule (node10 included) does.
-  const r = spawnSync(attw, [file, "--profile", "esm-only", "--format", "table-flipped"], { encoding: "utf8" });
-  if (r.status !== 0) {
-    lintErrors++;
-    console.log(`attw ${name}:\n${r.stdout}${r.stderr}`);
-  } else console.log(`attw ${name}: no problems`);
-}
+  try {
+    await run(attw, [file, "--profile", "esm-only", "--format", "table-flipped"], root);
+    lines.push(`attw ${name}: no problems`);
+  } catch (e) {
+    errors++;
+    lines.push(`attw ${name}:\n${(e as Error).message}`);
+  }
+  console.log(lines.join("\n"));
+  return errors;
+});
+const lintErrors = lintReports.reduce((a, b) => a + b, 0);
 if (lintErrors) throw new Error(`${lintErrors} publint/attw errors`);
 
 // 3. hosts outside the workspace: shared tooling in the parent folder, the host brings its SQLite driver
@@ -87,7 +126,7 @@ step("hosts");
 const hostsDir = join(work, "hosts");
 mkdirSync(hostsDir);
 writeFileSync(join(hostsDir, "package.json"), JSON.stringify({ private: true, type: "module" }));
-run("npm", ["install", "--no-audit", "--no-fund", "typescript@^5.9.3", "@types/node@^20.19.0"], hostsDir);
+await run("npm", ["install", "--no-audit", "--no-fund", "typescript@^5.9.3", "@types/node@^20.19.0"], hostsDir);
 // better-sqlite3 is a native addon built for this Node in the workspace; a host would install it itself
 symlinkSync(join(root, "node_modules/better-sqlite3"), join(hostsDir, "node_modules/better-sqlite3"), "dir");
 
@@ -164,8 +203,8 @@ const tsconfig = {
   include: ["src"],
 };
 
-const results: string[] = [];
-for (const host of hosts) {
+// two at a time: each host's run (shutdown timings included) keeps a core to itself
+const results = await inParallel(hosts, 2, async (host) => {
   const dir = join(hostsDir, host.name);
   mkdirSync(join(dir, "src"), { recursive: true });
   writeFileSync(
@@ -175,31 +214,32 @@ for (const host of hosts) {
   writeFileSync(join(dir, "tsconfig.json"), JSON.stringify(tsconfig, null, 2));
   cpSync(join(hostsSrc, host.main), join(dir, "src/main.ts"));
   cpSync(join(hostsSrc, "probe.ts"), join(dir, "src/probe.ts"));
-  run("npm", ["install", "--no-audit", "--no-fund"], dir);
+  await run("npm", ["install", "--no-audit", "--no-fund"], dir);
   for (const name of host.absent ?? [])
     if (existsSync(join(dir, "node_modules", name))) throw new Error(`host ${host.name}: ${name} was installed`);
-  run(join(hostsDir, "node_modules/.bin/tsc"), ["-p", "."], dir);
+  await run(join(hostsDir, "node_modules/.bin/tsc"), ["-p", "."], dir);
   const dataDir = join(dir, "data");
-  const out = execFileSync(process.execPath, ["dist/main.js"], {
-    cwd: dir,
-    env: { ...process.env, DATA_DIR: dataDir, MOUNTKIT_PACKAGES: JSON.stringify(host.require) },
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  results.push(out.trim());
+  const out = await run(
+    process.execPath,
+    ["dist/main.js"],
+    dir,
+    { DATA_DIR: dataDir, MOUNTKIT_PACKAGES: JSON.stringify(host.require) },
+    60_000,
+  );
   console.log(`host ${host.name}: ${out.trim()}`);
   if (host.name === "memory-only") {
     // the bin from the tarball, with the store module the SQL package provides
     const bin = join(dir, "node_modules/.bin/mountkit-memory");
-    const created = run(bin, ["keys", "create", "--brain", "cli-brain", "--store-module", "@mountkit/sql/memory"], dir, {
+    const created = await run(bin, ["keys", "create", "--brain", "cli-brain", "--store-module", "@mountkit/sql/memory"], dir, {
       DATA_DIR: dataDir,
     });
     if (!/created key/.test(created)) throw new Error(`mountkit-memory keys create printed: ${created}`);
-    const listed = run(bin, ["keys", "list", "--store-module", "@mountkit/sql/memory"], dir, { DATA_DIR: dataDir });
+    const listed = await run(bin, ["keys", "list", "--store-module", "@mountkit/sql/memory"], dir, { DATA_DIR: dataDir });
     if (!/brain=cli-brain/.test(listed)) throw new Error(`mountkit-memory keys list printed: ${listed}`);
     console.log("host memory-only: mountkit-memory keys create/list ran from the tarball");
   }
-}
+  return out.trim();
+});
 
 console.log(`\npackaging: ${tarballs.size} tarballs clean, ${results.length} hosts passed`);
 if (!keep) rmSync(work, { recursive: true, force: true });
