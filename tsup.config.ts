@@ -3,7 +3,7 @@ import { defineConfig } from "tsup";
 // One build for every workspace package: ESM + .d.ts into each package's dist/. Every bare import stays
 // external so packages never bundle each other (they resolve through the workspace at run time).
 const packages: Array<{ dir: string; entries?: Record<string, string> }> = [
-  { dir: "packages/core", entries: { "browser-bundle": "src/browser-bundle.ts" } },
+  { dir: "packages/core", entries: { "browser-bundle": "src/browser-bundle.ts", dom: "src/dom.ts" } },
   { dir: "packages/entries", entries: { testing: "src/testing.ts", cli: "src/cli.ts", "spec-worker": "src/openapi/worker.ts" } },
   { dir: "packages/memory", entries: { testing: "src/testing.ts", cli: "src/cli.ts", "cli-bin": "src/cli-bin.ts" } },
   { dir: "packages/support", entries: { testing: "src/testing.ts" } },

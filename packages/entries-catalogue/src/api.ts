@@ -19,32 +19,11 @@ export interface TypeSummary {
 }
 
 // the wire records are the service's own types, imported as types only: nothing of the server is bundled
-import type { Entry, InventoryPage as Inventory } from "@mountkit/entries";
+// (`Issue`: a warning or error of the validation address, `line`/`column` only when the validator gives them)
+import type { Entry, InventoryPage as Inventory, SpecIssue as Issue, ValidationAnswer } from "@mountkit/entries";
 
-export type { Entry, Inventory };
+export type { Entry, Inventory, Issue, ValidationAnswer };
 export type { Operation } from "@mountkit/entries";
-
-/** A warning or error of the validation address; `line`/`column` (1-based) only when the validator gives them. */
-export interface Issue {
-  path: string;
-  message: string;
-  line?: number;
-  column?: number;
-}
-
-export type ValidationAnswer =
-  | {
-      valid: true;
-      openapi: string;
-      title: string;
-      version: string;
-      endpoints: number;
-      paths?: number;
-      warnings?: Issue[];
-      warningCount?: number;
-      notices?: Issue[];
-    }
-  | { valid: false; errors: Issue[] };
 
 export function apiBase(doc: Document = document): string {
   const meta = doc.querySelector<HTMLMetaElement>('meta[name="mountkit-base"]');

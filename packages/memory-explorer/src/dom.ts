@@ -1,20 +1,10 @@
-// A tiny element builder: text always goes in as text (never parsed as HTML), children in order.
-type Child = Node | string | null | undefined | false;
+// The explorer's DOM helpers: the pages' element builder (@mountkit/core/dom) and a clear-and-fill.
+import { append, type Child } from "@mountkit/core/dom";
 
-export function h<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  attrs: Record<string, string | boolean | undefined> = {},
-  ...children: Child[]
-): HTMLElementTagNameMap[K] {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === false) continue;
-    el.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(c);
-  return el;
-}
+export { h } from "@mountkit/core/dom";
 
+/** Replaces an element's children with `children` (text as text, never markup). */
 export const clear = (el: Element, ...children: Child[]): void => {
-  el.replaceChildren(...children.filter((c): c is Node | string => c !== null && c !== undefined && c !== false));
+  el.replaceChildren();
+  append(el, children);
 };

@@ -1,5 +1,7 @@
 // <mountkit-inbox>: the agent inbox page. Sign in with the agent token (sessionStorage only), conversations
 // filtered by status / label / assignee / search, a live thread, reply, labels, assignee, resolve and close.
+
+import { h } from "@mountkit/core/dom";
 import { displayBody } from "@mountkit/support-client";
 import {
   type AgentApi,
@@ -37,22 +39,6 @@ const STATUS_FILTERS: Array<[string, string]> = [
 const isStatus = (s: string): s is Status => (STATUSES as readonly string[]).includes(s);
 /** The agent's own labels: the wire list without the status label. */
 const agentLabels = (labels: string[]) => labels.filter((l) => !isStatus(l));
-
-/** A tiny element builder: text always goes in as text, never as markup. */
-function h<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  props: Record<string, string | boolean | ((e: Event) => void)> = {},
-  ...children: Array<Node | string | null | undefined | false>
-): HTMLElementTagNameMap[K] {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (typeof v === "function") el.addEventListener(k.slice(2), v);
-    else if (v === true) el.setAttribute(k, "");
-    else if (v !== false) el.setAttribute(k, v);
-  }
-  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(c);
-  return el;
-}
 
 /** A form's submit handler: no navigation, just `run`. */
 const onSubmit = (run: () => unknown) => (e: Event) => {

@@ -1,5 +1,7 @@
 // <mountkit-support>: a support chat any page can embed. Conversations list, new conversation, a live thread
 // with optimistic sends (support-client's liveConversation), resolve and reopen, all inside a shadow root.
+
+import { h } from "@mountkit/core/dom";
 import {
   createSupportClient,
   type LiveConversation,
@@ -24,24 +26,9 @@ const STATUS: Record<string, { text: string; tone: "open" | "waiting" | "resolve
 const statusOf = (status: string | undefined, isOpen: boolean) =>
   STATUS[status ?? ""] ?? (isOpen ? STATUS.new! : { text: "Closed", tone: "closed" as const });
 
-/** A tiny element builder: text always goes in as text, never as markup. */
-function h<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  props: Record<string, string | boolean | ((e: Event) => void)> = {},
-  ...children: Array<Node | string | null | undefined | false>
-): HTMLElementTagNameMap[K] {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (typeof v === "function") el.addEventListener(k.slice(2), v);
-    else if (v === true) el.setAttribute(k, "");
-    else if (v !== false) el.setAttribute(k, v);
-  }
-  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(c);
-  return el;
-}
-
 /** The scrolling part of the panel: focusable, so a keyboard can scroll it. */
-const body = (label: string, ...children: Node[]) => h("div", { class: "body", role: "region", "aria-label": label, tabindex: "0" }, ...children);
+const body = (label: string, ...children: Node[]) =>
+  h("div", { class: "body", role: "region", "aria-label": label, tabindex: "0" }, ...children);
 
 const when = (iso: string) => {
   const d = new Date(iso);
@@ -207,7 +194,12 @@ export class MountkitSupportElement extends HTMLElement {
       error,
       h("div", { class: "row" }, h("button", { class: "primary", type: "submit" }, "Send")),
     );
-    this.#frame("New conversation", body("New conversation", h("p", { class: "notice" }, "Our team replies here, usually within a day.")), form, true);
+    this.#frame(
+      "New conversation",
+      body("New conversation", h("p", { class: "notice" }, "Our team replies here, usually within a day.")),
+      form,
+      true,
+    );
     text.focus();
   }
 
