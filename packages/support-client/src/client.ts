@@ -127,6 +127,7 @@ export interface SupportClient {
     message: string,
     clientMessageId?: string,
   ): Promise<{ id: string; createdAt: string; clientMessageId: string }>;
+  /** Resolves or closes; retried like a send (a close repeated on a conversation in that state changes nothing). */
   close(conversationId: string, action: "resolve" | "close"): Promise<{ success: true; message: string }>;
   subscribe(conversationId: string, handlers: StreamHandlers): Subscription;
 }
@@ -172,18 +173,23 @@ export function createSupportClient(options: SupportClientOptions): SupportClien
     return json as T;
   }
 
-  /** A read, retried like a send on 429, 5xx and network failures (honouring Retry-After): reads are idempotent. */
-  async function read<T>(path: string): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
+  /**
+   * Runs `attempt` again on 429, 5xx and network failures (waiting full jitter, at least Retry-After), up to
+   * `postAttempts` times. Only for calls that are safe to repeat: reads, a send with its fixed clientMessageId,
+   * and close (on a conversation already in that state it changes nothing).
+   */
+  async function retrying<T>(attempt: () => Promise<T>): Promise<T> {
+    for (let n = 0; ; n++) {
       try {
-        return await call<T>("GET", path);
+        return await attempt();
       } catch (e) {
         const err = e as SupportApiError;
-        if (!(e instanceof SupportApiError) || !err.retryable || attempt + 1 >= postAttempts) throw e;
-        await sleep(Math.max(err.retryAfterMs ?? 0, jitteredDelay(attempt, postRetry, random)));
+        if (!(e instanceof SupportApiError) || !err.retryable || n + 1 >= postAttempts) throw e;
+        await sleep(Math.max(err.retryAfterMs ?? 0, jitteredDelay(n, postRetry, random)));
       }
     }
   }
+  const read = <T>(path: string) => retrying(() => call<T>("GET", path));
 
   const conv = (id: string) => `/api/conversations/${encodeURIComponent(id)}`;
 
@@ -286,23 +292,17 @@ export function createSupportClient(options: SupportClientOptions): SupportClien
     },
     get: (id) => read(`${conv(id)}?${scope}`),
     async send(conversationId, message, clientMessageId = newClientMessageId()) {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          const r = await call<{ id: string; createdAt: string }>("POST", `${conv(conversationId)}/messages`, {
-            productSlug,
-            customerId,
-            message,
-            clientMessageId,
-          });
-          return { ...r, clientMessageId };
-        } catch (e) {
-          const err = e as SupportApiError;
-          if (!(e instanceof SupportApiError) || !err.retryable || attempt + 1 >= postAttempts) throw e;
-          await sleep(Math.max(err.retryAfterMs ?? 0, jitteredDelay(attempt, postRetry, random)));
-        }
-      }
+      const r = await retrying(() =>
+        call<{ id: string; createdAt: string }>("POST", `${conv(conversationId)}/messages`, {
+          productSlug,
+          customerId,
+          message,
+          clientMessageId,
+        }),
+      );
+      return { ...r, clientMessageId };
     },
-    close: (id, action) => call("POST", `${conv(id)}/close`, { productSlug, customerId, action }),
+    close: (id, action) => retrying(() => call("POST", `${conv(id)}/close`, { productSlug, customerId, action })),
     subscribe: (id, handlers) =>
       options.EventSource ? subscribeWithEventSource(options.EventSource, id, handlers) : subscribeWithFetch(id, handlers),
   };

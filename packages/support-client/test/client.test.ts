@@ -232,6 +232,40 @@ describe("client against a real server", () => {
     expect(ctl.posts).toBe(1);
   });
 
+  it("retries a close refused with 429 after its Retry-After, and a close whose answer was lost: it changes nothing twice", async () => {
+    let closes = 0;
+    let refuse = true;
+    let loseAnswer = false;
+    const f: typeof fetch = async (input, init) => {
+      if (String(input).endsWith("/close")) {
+        closes++;
+        if (refuse) {
+          refuse = false;
+          return new Response(JSON.stringify({ error: "Too many requests", requestId: "req_test" }), {
+            status: 429,
+            headers: { "content-type": "application/json", "retry-after": "1" },
+          });
+        }
+        if (loseAnswer) {
+          loseAnswer = false;
+          await fetch(input, init).then((r) => r.text());
+          throw new TypeError("connection reset after the server answered");
+        }
+      }
+      return fetch(input, init);
+    };
+    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage(), fetch: f, postRetryMs: 1 });
+    const { conversationId } = await client.create({ message: "x" });
+    const t0 = Date.now();
+    expect(await client.close(conversationId, "resolve")).toMatchObject({ success: true });
+    expect(closes).toBe(2);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1000);
+    loseAnswer = true;
+    expect(await client.close(conversationId, "resolve")).toMatchObject({ success: true });
+    expect(closes).toBe(4);
+    expect((await client.list()).find((c) => c.id === conversationId)?.status).toBe("resolved");
+  });
+
   it("retries a post whose response was lost with the same clientMessageId: one message", async () => {
     const { f, ctl } = instrumentedFetch();
     const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage(), fetch: f, postRetryMs: 10 });
