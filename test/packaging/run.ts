@@ -4,7 +4,7 @@
 // strictly and runs them. Exits non-zero on the first failure. Independent steps (packs, lints, hosts)
 // run a few at a time: most of their time is npm's and tsc's start-up and the registry's latency.
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { publint } from "publint";
@@ -127,12 +127,9 @@ const hostsDir = join(work, "hosts");
 mkdirSync(hostsDir);
 writeFileSync(join(hostsDir, "package.json"), JSON.stringify({ private: true, type: "module" }));
 await run("npm", ["install", "--no-audit", "--no-fund", "typescript@^5.9.3", "@types/node@^20.19.0"], hostsDir);
-// better-sqlite3 is a native addon built for this Node in the workspace (a host would install it itself):
-// copied with what it loads at run time, not linked, so CI can swap the workspace's build for another
-// Node's while the hosts run
-for (const name of ["better-sqlite3", "bindings", "file-uri-to-path"]) {
-  cpSync(join(root, "node_modules", name), join(hostsDir, "node_modules", name), { recursive: true, dereference: true });
-}
+// better-sqlite3 is a native addon built for this Node in the workspace; a host would install it itself
+// (CI awaits this test before it swaps the workspace's build for Node 22's and 24's)
+symlinkSync(join(root, "node_modules/better-sqlite3"), join(hostsDir, "node_modules/better-sqlite3"), "dir");
 
 const dep = (name: string) => `file:${tarballs.get(name)}`;
 const kit = (names: string[]) => Object.fromEntries(names.map((n) => [n, dep(n)]));

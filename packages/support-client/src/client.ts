@@ -76,9 +76,9 @@ export interface SupportClientOptions {
   fetch?: typeof fetch;
   /** Use the platform's EventSource for streams (it reconnects by itself). Default: the fetch reader. */
   EventSource?: EventSourceLike;
-  /** Attempts for a message POST on network errors, 5xx and 429. Default 5. */
+  /** Attempts for a message POST, a read or a close on network errors, 5xx and 429. Default 5. */
   postAttempts?: number;
-  /** First retry delay of a POST, doubling. Default 500 ms. */
+  /** Cap of the first retry delay of those calls (full jitter), doubling. Default 500 ms. */
   postRetryMs?: number;
   /** Stream reconnection delays: full jitter under a cap of 1 s doubling to 30 s by default. */
   reconnect?: { initialMs: number; maxMs: number };
