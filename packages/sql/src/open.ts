@@ -1,6 +1,7 @@
 // Opening a database for some of the services: the core migrations plus each service's own, and the
 // live-event bus for those that stream (LISTEN/NOTIFY across processes on PostgreSQL, in process on SQLite).
-import { type Logger, memoryPubSub, type PubSub, silentLogger } from "@mountkit/core";
+import { type Logger, silentLogger } from "@mountkit/core";
+import { memoryPubSub, type PubSub } from "@mountkit/core/jobs";
 import { pgPubSub } from "./core/pubsub.js";
 import { type OpenDatabaseOptions, openDatabase, type SqlDatabase } from "./db.js";
 import type { MigrationSet } from "./migrate.js";

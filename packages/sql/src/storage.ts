@@ -1,7 +1,7 @@
 // Everything a host needs to run the three services on one database: the connection (migrated), a store
 // per service, the shared rate limiter, and the bus for live events (LISTEN/NOTIFY across processes on
 // PostgreSQL; in process for embedded SQLite, whose deployments are one process).
-import type { PubSub, RateLimiter } from "@mountkit/core";
+import type { PubSub, RateLimiter } from "@mountkit/core/jobs";
 import type { EntriesStore } from "@mountkit/entries";
 import type { MemoryStore } from "@mountkit/memory";
 import type { SupportStore } from "@mountkit/support";

@@ -1,6 +1,6 @@
 // `@mountkit/sql/support`: the support service's store, rate limiter and live-event bus alone, for hosts
 // that install only that service.
-import type { PubSub, RateLimiter } from "@mountkit/core";
+import type { PubSub, RateLimiter } from "@mountkit/core/jobs";
 import type { SupportStore } from "@mountkit/support";
 import { sqlRateLimiter } from "./core/limiter.js";
 import type { SqlDatabase } from "./db.js";

@@ -3,7 +3,7 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { createWorker, type Job } from "@mountkit/core";
+import { createWorker, type Job } from "@mountkit/core/jobs";
 import { coreMigrations, migrate, sqlJobStore, sqlQuotaCounter, sqlRateLimiter } from "@mountkit/sql";
 import { describe, expect, it } from "vitest";
 import { forEachDatabase, useMigratedDatabase } from "../../../test/sql-targets.js";

@@ -1,4 +1,4 @@
-// Full-text search past the rank budget (memory-search-scale.ts): the rows holding every query word are
+// Full-text search past the rank budget (memory-search-scale.ts on SQLite, memory-search-pg.ts on PostgreSQL): the rows holding every query word are
 // ranked first, and when they give fewer than `limit` visible hits every match is ranked, so a store with
 // a tiny budget answers what a store ranking every match answers, on both engines.
 import { commitOf, edge, entity, episode } from "@mountkit/memory/testing";
@@ -12,25 +12,31 @@ const DAY = 86_400_000;
 forEachDatabase("sqlMemoryStore full-text search past the rank budget", (dialect) => {
   const use = useMigratedDatabase(dialect, [coreMigrations, memoryMigrations]);
 
-  it("ranks the rows holding every word first, falls back to every match, and agrees with exact ranking", async () => {
-    const exact = sqlMemoryStore(use.db);
-    const budgeted = sqlMemoryStore(use.db, { rankBudget: 10 });
-    const brainId = `brain_${dialect}_budget`;
+  /** A brain with one episode whose edges have these facts (valid from `tValid`), in the stores' database. */
+  async function brainWithFacts(store: ReturnType<typeof sqlMemoryStore>, brainId: string, facts: Array<{ fact: string; tValid: number }>) {
     const ep = episode(brainId);
-    await exact.createEpisode({
+    await store.createEpisode({
       episode: ep,
       job: { id: `job_${brainId}`, queue: "q.budget", payload: { brainId, episodeId: ep.id }, maxAttempts: 1 },
     });
     const [a, b] = [entity(brainId, "Ann Lee"), entity(brainId, "Bo Chen")];
-    const edges = [
-      ...Array.from({ length: 30 }, (_, i) => edge(brainId, ep.id, a.id, b.id, { fact: `alpha gamma filler number ${i}`, tValid: T0 })),
-      ...Array.from({ length: 25 }, (_, i) => edge(brainId, ep.id, a.id, b.id, { fact: `beta delta filler number ${i}`, tValid: T0 })),
-      // both words, but valid only from day 10
-      ...Array.from({ length: 5 }, (_, i) => edge(brainId, ep.id, a.id, b.id, { fact: `alpha beta together ${i}`, tValid: T0 + 10 * DAY })),
-    ];
-    await exact.commitExtraction(
+    const edges = facts.map((f) => edge(brainId, ep.id, a.id, b.id, f));
+    await store.commitExtraction(
       commitOf(ep, { createEntities: [a, b], createEdges: edges, entityIds: [a.id, b.id], edgeIds: edges.map((e) => e.id) }),
     );
+    return edges;
+  }
+
+  it("ranks the rows holding every word first, falls back to every match, and agrees with exact ranking", async () => {
+    const exact = sqlMemoryStore(use.db);
+    const budgeted = sqlMemoryStore(use.db, { rankBudget: 10 });
+    const brainId = `brain_${dialect}_budget`;
+    const edges = await brainWithFacts(exact, brainId, [
+      ...Array.from({ length: 30 }, (_, i) => ({ fact: `alpha gamma filler number ${i}`, tValid: T0 })),
+      ...Array.from({ length: 25 }, (_, i) => ({ fact: `beta delta filler number ${i}`, tValid: T0 })),
+      // both words, but valid only from day 10
+      ...Array.from({ length: 5 }, (_, i) => ({ fact: `alpha beta together ${i}`, tValid: T0 + 10 * DAY })),
+    ]);
     const together = edges.slice(55).map((e) => e.id);
     const ask = (store: typeof exact, limit: number, asOf: number) =>
       store.searchEdges({ brainId, query: "alpha beta", limit, asOf }).then((hits) => hits.map((h) => h.item.id));
@@ -48,5 +54,25 @@ forEachDatabase("sqlMemoryStore full-text search past the rank budget", (dialect
     expect(early).toHaveLength(5);
     expect(early.some((id) => together.includes(id))).toBe(false);
     expect(early).toEqual(await ask(exact, 5, T0 + DAY));
+  });
+
+  it("past the budget, a rare word's rows are ranked without holding every word, as exact ranking ranks them", async () => {
+    const exact = sqlMemoryStore(use.db);
+    const budgeted = sqlMemoryStore(use.db, { rankBudget: 10 });
+    const brainId = `brain_${dialect}_rare`;
+    const edges = await brainWithFacts(exact, brainId, [
+      ...Array.from({ length: 40 }, (_, i) => ({ fact: `alpha common filler number ${i}`, tValid: T0 })),
+      ...Array.from({ length: 2 }, (_, i) => ({ fact: `zeta rare ${i}`, tValid: T0 })),
+    ]);
+    const rare = edges.slice(40).map((e) => e.id);
+    const ask = (store: typeof exact, query: string, limit: number) =>
+      store.searchEdges({ brainId, query, limit, asOf: T0 + DAY }).then((hits) => hits.map((h) => h.item.id));
+    // no row holds both words: the rare word's rows are the best hits on both stores
+    expect(new Set(await ask(budgeted, "alpha zeta", 2))).toEqual(new Set(rare));
+    expect(new Set(await ask(exact, "alpha zeta", 2))).toEqual(new Set(rare));
+    // one common word past the budget still answers `limit` of its rows
+    const common = await ask(budgeted, "alpha", 5);
+    expect(common).toHaveLength(5);
+    expect(common.every((id) => edges.slice(0, 40).some((e) => e.id === id))).toBe(true);
   });
 });

@@ -4,7 +4,7 @@
 // two claimers in different processes can never both see a group as free.
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import type { EnqueueInput, Job, JobStore } from "@mountkit/core";
+import type { EnqueueInput, Job, JobStore } from "@mountkit/core/jobs";
 import { type Kysely, sql } from "kysely";
 import type { SqlDatabase } from "../db.js";
 

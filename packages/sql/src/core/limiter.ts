@@ -1,7 +1,7 @@
 // Shared limits on the database so every process sees the same counts. The rate limiter keeps the
 // exact sliding log (core's `slidingLogDecision`) in one row per key, read and rewritten under a row lock
 // (PostgreSQL FOR UPDATE, SQLite's write lock); the quota is one conditional upsert, atomic by itself.
-import { type QuotaCounter, type RateLimiter, slidingLogDecision } from "@mountkit/core";
+import { type QuotaCounter, type RateLimiter, slidingLogDecision } from "@mountkit/core/jobs";
 import type { Kysely } from "kysely";
 import type { SqlDatabase } from "../db.js";
 

@@ -4,7 +4,8 @@
 // trip per topic); topics are filtered in process. Messages should be small (ids, not payloads):
 // NOTIFY caps a payload near 8000 bytes, and readers fetch the data itself from the database.
 import { randomUUID } from "node:crypto";
-import { kitLogger, type Logger, type PubSub } from "@mountkit/core";
+import { kitLogger, type Logger } from "@mountkit/core";
+import type { PubSub } from "@mountkit/core/jobs";
 import type pg from "pg";
 import { loadPg, type PgPool } from "../drivers.js";
 
@@ -34,10 +35,87 @@ export function pgPubSub(pool: PgPool, options: PgPubSubOptions = {}): PgPubSub 
   const channel = options.channel ?? "mountkit_bus";
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) throw new Error(`pgPubSub: channel must be a lower-case SQL identifier, got ${channel}`);
   const log = kitLogger(options.logger);
-  const baseDelay = options.reconnectMs ?? 100;
   // lets a process recognise its own notifications, which it has already delivered locally
   const origin = randomUUID();
-  const topics = new Map<string, Set<(m: unknown) => void>>();
+  const topics = topicListeners(log);
+
+  function onNotification(n: pg.Notification) {
+    if (n.channel !== channel || !n.payload) return;
+    let env: { o: string; t: string; m: unknown };
+    try {
+      env = JSON.parse(n.payload);
+    } catch {
+      return;
+    }
+    if (env.o === origin) return;
+    topics.deliver(env.t, env.m);
+  }
+
+  const connection = listenConnection(pool, channel, log, options, onNotification);
+
+  return {
+    ready: connection.ready,
+    async publish(topic, message) {
+      const payload = JSON.stringify({ o: origin, t: topic, m: message });
+      if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES)
+        throw new Error(`pgPubSub: message on ${topic} is over ${MAX_PAYLOAD_BYTES} bytes; publish ids and read the data back`);
+      topics.deliver(topic, message);
+      await pool.query("select pg_notify($1, $2)", [channel, payload]);
+    },
+    subscribe: topics.subscribe,
+    async close() {
+      if (connection.closed()) return;
+      const ended = connection.close();
+      topics.clear();
+      await ended;
+    },
+  };
+}
+
+type Listener = (m: unknown) => void;
+
+/** The process's subscriptions by topic; a listener that throws is logged and the others still run. */
+function topicListeners(log: Logger) {
+  const topics = new Map<string, Set<Listener>>();
+  return {
+    deliver(topic: string, message: unknown) {
+      const set = topics.get(topic);
+      if (!set) return;
+      for (const l of [...set]) {
+        try {
+          l(message);
+        } catch (e) {
+          log.warn("pubsub listener failed", { topic, error: e });
+        }
+      }
+    },
+    subscribe(topic: string, listener: Listener) {
+      const set = topics.get(topic) ?? new Set<Listener>();
+      topics.set(topic, set);
+      set.add(listener);
+      return () => {
+        set.delete(listener);
+        if (set.size === 0 && topics.get(topic) === set) topics.delete(topic);
+      };
+    },
+    clear() {
+      topics.clear();
+    },
+  };
+}
+
+/**
+ * The dedicated listening connection: connects at once, LISTENs on `channel`, and reconnects with a
+ * doubling delay (up to 10 s) whenever it fails or drops, until closed.
+ */
+function listenConnection(
+  pool: PgPool,
+  channel: string,
+  log: Logger,
+  options: Pick<PgPubSubOptions, "reconnectMs" | "onReconnect">,
+  onNotification: (n: pg.Notification) => void,
+) {
+  const baseDelay = options.reconnectMs ?? 100;
   let client: pg.Client | null = null;
   let closed = false;
   let delay = baseDelay;
@@ -50,30 +128,6 @@ export function pgPubSub(pool: PgPool, options: PgPubSubOptions = {}): PgPubSub 
   });
   ready.catch(() => {});
   let everConnected = false;
-
-  function deliver(topic: string, message: unknown) {
-    const set = topics.get(topic);
-    if (!set) return;
-    for (const l of [...set]) {
-      try {
-        l(message);
-      } catch (e) {
-        log.warn("pubsub listener failed", { topic, error: e });
-      }
-    }
-  }
-
-  function onNotification(n: pg.Notification) {
-    if (n.channel !== channel || !n.payload) return;
-    let env: { o: string; t: string; m: unknown };
-    try {
-      env = JSON.parse(n.payload);
-    } catch {
-      return;
-    }
-    if (env.o === origin) return;
-    deliver(env.t, env.m);
-  }
 
   function drop(c: pg.Client, err?: unknown) {
     if (client !== c) return;
@@ -137,31 +191,16 @@ export function pgPubSub(pool: PgPool, options: PgPubSubOptions = {}): PgPubSub 
   void connect();
 
   return {
+    /** Resolves once the connection is up (the first time); rejects when closed before that. */
     ready: () => ready,
-    async publish(topic, message) {
-      const payload = JSON.stringify({ o: origin, t: topic, m: message });
-      if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES)
-        throw new Error(`pgPubSub: message on ${topic} is over ${MAX_PAYLOAD_BYTES} bytes; publish ids and read the data back`);
-      deliver(topic, message);
-      await pool.query("select pg_notify($1, $2)", [channel, payload]);
-    },
-    subscribe(topic, listener) {
-      const set = topics.get(topic) ?? new Set<(m: unknown) => void>();
-      topics.set(topic, set);
-      set.add(listener);
-      return () => {
-        set.delete(listener);
-        if (set.size === 0 && topics.get(topic) === set) topics.delete(topic);
-      };
-    },
+    closed: () => closed,
+    /** Stops reconnecting and ends the connection. */
     async close() {
-      if (closed) return;
       closed = true;
       clearTimeout(timer);
       firstFailed?.(new Error("pgPubSub closed"));
       const c = client;
       client = null;
-      topics.clear();
       if (c) {
         c.off("notification", onNotification);
         await c.end().catch(() => {});

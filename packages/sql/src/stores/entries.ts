@@ -72,6 +72,17 @@ function toOperation(r: OperationRow): Operation {
   return op;
 }
 
+function toInventorySummary(r: InventoryRow): InventorySummary {
+  return {
+    specVersion: r.spec_version,
+    title: r.title,
+    version: r.version,
+    endpoints: Number(r.endpoints),
+    paths: Number(r.paths),
+    tags: JSON.parse(r.tags),
+  };
+}
+
 async function putInventory(trx: Transaction<EntriesDb>, typeId: string, entryId: string, inv: InventoryInput) {
   await trx
     .insertInto("entries_inventories")
@@ -109,6 +120,41 @@ async function dropInventory(trx: Transaction<EntriesDb>, typeId: string, entryI
   await trx.deleteFrom("entries_inventories").where("type_id", "=", typeId).where("entry_id", "=", entryId).execute();
 }
 
+/** EntriesStore.list: newest first, filtered by owner, tag and text, after a position. */
+async function listEntries(
+  db: Kysely<EntriesDb>,
+  pg: boolean,
+  { typeId, limit, after, tag, ownerId, q: text }: Parameters<EntriesStore["list"]>[0],
+): Promise<Entry[]> {
+  if (limit <= 0) return [];
+  let q = db.selectFrom("entries").selectAll().where("type_id", "=", typeId);
+  if (ownerId !== undefined) q = q.where("owner_id", "=", ownerId);
+  if (tag !== undefined) {
+    q = pg
+      ? q.where(sql<boolean>`(tags::jsonb) @> jsonb_build_array(${tag}::text)`)
+      : q.where(sql<boolean>`exists (select 1 from json_each(entries.tags) where value = ${tag})`);
+  }
+  if (text !== undefined) {
+    // a substring test (no LIKE, so % and _ are plain characters) on text lower-cased for A-Z only:
+    // SQLite's lower() does exactly that; PostgreSQL's follows the locale, so translate() spells it out
+    const needle = asciiLower(text);
+    const fold = (column: "name" | "description") =>
+      pg ? sql`translate(${sql.ref(column)}, ${ASCII_UPPER}, ${ASCII_LOWER})` : sql`lower(${sql.ref(column)})`;
+    const find = pg ? "strpos" : "instr";
+    q = q.where(
+      sql<boolean>`(${sql.raw(find)}(${fold("name")}, ${needle}) > 0 or ${sql.raw(find)}(${fold("description")}, ${needle}) > 0)`,
+    );
+  }
+  if (after) {
+    const a: EntryPosition = after;
+    q = q.where((eb) =>
+      eb.or([eb("date_created", "<", a.dateCreated), eb.and([eb("date_created", "=", a.dateCreated), eb("id", "<", a.id)])]),
+    );
+  }
+  const rows = await q.orderBy("date_created", "desc").orderBy("id", "desc").limit(limit).execute();
+  return rows.map(toEntry);
+}
+
 export function sqlEntriesStore(database: SqlDatabase): EntriesStore {
   const db = database.kysely as Kysely<EntriesDb>;
   const pg = database.dialect === "postgres";
@@ -138,34 +184,8 @@ export function sqlEntriesStore(database: SqlDatabase): EntriesStore {
       return row ? toEntry(row) : null;
     },
 
-    async list({ typeId, limit, after, tag, ownerId, q: text }) {
-      if (limit <= 0) return [];
-      let q = db.selectFrom("entries").selectAll().where("type_id", "=", typeId);
-      if (ownerId !== undefined) q = q.where("owner_id", "=", ownerId);
-      if (tag !== undefined) {
-        q = pg
-          ? q.where(sql<boolean>`(tags::jsonb) @> jsonb_build_array(${tag}::text)`)
-          : q.where(sql<boolean>`exists (select 1 from json_each(entries.tags) where value = ${tag})`);
-      }
-      if (text !== undefined) {
-        // a substring test (no LIKE, so % and _ are plain characters) on text lower-cased for A-Z only:
-        // SQLite's lower() does exactly that; PostgreSQL's follows the locale, so translate() spells it out
-        const needle = asciiLower(text);
-        const fold = (column: "name" | "description") =>
-          pg ? sql`translate(${sql.ref(column)}, ${ASCII_UPPER}, ${ASCII_LOWER})` : sql`lower(${sql.ref(column)})`;
-        const find = pg ? "strpos" : "instr";
-        q = q.where(
-          sql<boolean>`(${sql.raw(find)}(${fold("name")}, ${needle}) > 0 or ${sql.raw(find)}(${fold("description")}, ${needle}) > 0)`,
-        );
-      }
-      if (after) {
-        const a: EntryPosition = after;
-        q = q.where((eb) =>
-          eb.or([eb("date_created", "<", a.dateCreated), eb.and([eb("date_created", "=", a.dateCreated), eb("id", "<", a.id)])]),
-        );
-      }
-      const rows = await q.orderBy("date_created", "desc").orderBy("id", "desc").limit(limit).execute();
-      return rows.map(toEntry);
+    async list(query) {
+      return listEntries(db, pg, query);
     },
 
     async update({ typeId, id, ownerId, changes, inventory }) {
@@ -213,16 +233,7 @@ export function sqlEntriesStore(database: SqlDatabase): EntriesStore {
         .where("type_id", "=", typeId)
         .where("entry_id", "=", entryId)
         .executeTakeFirst();
-      if (!r) return null;
-      const summary: InventorySummary = {
-        specVersion: r.spec_version,
-        title: r.title,
-        version: r.version,
-        endpoints: Number(r.endpoints),
-        paths: Number(r.paths),
-        tags: JSON.parse(r.tags),
-      };
-      return summary;
+      return r ? toInventorySummary(r) : null;
     },
 
     async listOperations({ typeId, entryId, offset, limit }) {

@@ -1,14 +1,13 @@
 // Full-text search at scale. Ranking BM25 costs one score per matching row, and an OR of common words
 // matches a large share of a big brain (at 1M edges, "likes" alone matched 300k rows), so ranking every
 // match cannot stay under recall's budget. Above RANK_BUDGET matches, the rows holding every query word
-// that occurs in the brain are ranked first (budget per engine below); when those give `limit` visible hits they are the answer,
-// else the search falls back to ranking every match (exact, as below the budget).
+// that occurs in the brain are ranked first; when those give `limit` visible hits they are the answer,
+// else the search falls back to ranking every match (exact, as below the budget). SQLite's search uses it;
+// PostgreSQL's bounds its work its own way (memory-search-pg.ts).
 import { type Kysely, type RawBuilder, sql } from "kysely";
 
 /** Matching rows above which ranking all of them is replaced by ranking the rows that hold every word. */
 export const RANK_BUDGET = 20_000;
-/** PostgreSQL's BM25 in SQL costs about 70 µs per candidate (EXPLAIN ANALYZE), FTS5's bm25() far less. */
-export const PG_RANK_BUDGET = 2_000;
 
 /** How many rows `where` matches, counted up to `cap + 1` only (a streamed index scan, never a full count). */
 async function countUpTo(db: Kysely<any>, from: RawBuilder<unknown>, where: RawBuilder<unknown>, cap: number): Promise<number> {

@@ -1,0 +1,194 @@
+// An extraction's commit on the SQL memory store: all-or-nothing in one transaction, idempotent (the
+// episode row is locked and checked first, so a re-run job writes nothing twice) and optimistic on the
+// brain's version (a commit that expected an older version rolls back as a conflict).
+import type { CommitResult, EntityRecord, ExtractionCommit } from "@mountkit/memory";
+import { sql } from "kysely";
+import { indexText, insertEdges, searchPlaceholder } from "./memory-index.js";
+import { type Db, type MemoryStoreContext, num } from "./memory-rows.js";
+
+/** Thrown inside a commit's transaction to roll it back when the brain moved past `expectVersion`. */
+class CommitConflict extends Error {}
+
+const entityText = (e: Pick<EntityRecord, "name" | "aliases">) => [e.name, ...e.aliases].join(" \n ");
+
+/** MemoryStore.commitExtraction: one transaction, a version conflict answered as `conflict`. */
+export async function commitExtraction(ctx: MemoryStoreContext, c: ExtractionCommit): Promise<CommitResult> {
+  return ctx.db
+    .transaction()
+    .execute(async (trx) => commitIn(ctx, trx, c))
+    .catch((e) => {
+      if (e instanceof CommitConflict) return { committed: false, reason: "conflict" } as const;
+      throw e;
+    });
+}
+
+/** One extraction commit inside `trx` (see MemoryStore.commitExtraction). */
+async function commitIn(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit): Promise<CommitResult> {
+  const refused = await claimEpisode(ctx, trx, c);
+  if (refused) return refused;
+  await checkReferences(trx, c);
+  await writeEntities(ctx, trx, c);
+  await invalidateEdges(trx, c);
+  await insertEdges(ctx, trx, c.brainId, c.createEdges);
+  if (c.playbook) await addToPlaybook(ctx, trx, c, c.playbook);
+  await trx
+    .updateTable("memory_episodes")
+    .set({
+      status: "done",
+      error: null,
+      entity_ids: JSON.stringify(c.entityIds),
+      edge_ids: JSON.stringify(c.edgeIds),
+      processed_at: c.now,
+    })
+    .where("brain_id", "=", c.brainId)
+    .where("id", "=", c.episodeId)
+    .execute();
+  return { committed: true } as const;
+}
+
+/**
+ * Locks the episode and bumps the brain's version; the refusal when the episode is gone or done, and a
+ * `CommitConflict` thrown when the brain moved past `expectVersion`.
+ */
+async function claimEpisode(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit): Promise<CommitResult | null> {
+  // the lock makes a second run of the same job wait here and then see `done`
+  let q = trx.selectFrom("memory_episodes").select("status").where("brain_id", "=", c.brainId).where("id", "=", c.episodeId);
+  if (ctx.pg) q = q.forUpdate();
+  const episode = await q.executeTakeFirst();
+  if (!episode) return { committed: false, reason: "episode_not_found" } as const;
+  if (episode.status === "done") return { committed: false, reason: "already_done" } as const;
+  // every commit of the brain bumps its version; the row lock serialises the brain's commits on
+  // PostgreSQL (SQLite's write lock already does), so the previous version is exact
+  const bumped = await sql<{ version: number }>`
+    insert into memory_brain_versions (brain_id, version) values (${c.brainId}, 1)
+    on conflict (brain_id) do update set version = memory_brain_versions.version + 1
+    returning version`.execute(trx);
+  if (c.expectVersion !== undefined && num(bumped.rows[0]!.version) - 1 !== c.expectVersion) throw new CommitConflict();
+  return null;
+}
+
+/** Throws when the commit updates or links an entity, or invalidates an edge, that the brain does not hold. */
+async function checkReferences(trx: Db, c: ExtractionCommit): Promise<void> {
+  const created = new Set(c.createEntities.map((e) => e.id));
+  const referenced = [...c.updateEntities.map((u) => u.id), ...c.createEdges.flatMap((e) => [e.source, e.target])].filter(
+    (id) => !created.has(id),
+  );
+  const knownEntities = await existingIds(trx, "memory_entities", c.brainId, referenced);
+  for (const u of c.updateEntities) if (!knownEntities.has(u.id)) throw new Error(`unknown entity ${u.id}`);
+  for (const e of c.createEdges) {
+    const known = (id: string) => created.has(id) || knownEntities.has(id);
+    if (!known(e.source) || !known(e.target)) throw new Error(`edge ${e.id} references an unknown entity`);
+  }
+  const knownEdges = await existingIds(
+    trx,
+    "memory_edges",
+    c.brainId,
+    c.invalidate.map((i) => i.id),
+  );
+  for (const inv of c.invalidate) if (!knownEdges.has(inv.id)) throw new Error(`unknown edge ${inv.id}`);
+}
+
+async function existingIds(trx: Db, from: string, brainId: string, ids: string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  const rows = await trx
+    .selectFrom(from)
+    .select("id")
+    .where("brain_id", "=", brainId)
+    .where("id", "in", [...new Set(ids)])
+    .execute();
+  return new Set(rows.map((r) => r.id as string));
+}
+
+/** Inserts the created entities and updates the changed ones, with their index text and keys. */
+async function writeEntities(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit): Promise<void> {
+  for (const e of c.createEntities) {
+    await trx
+      .insertInto("memory_entities")
+      .values({
+        brain_id: e.brainId,
+        id: e.id,
+        name: e.name,
+        kind: e.kind,
+        aliases: JSON.stringify(e.aliases),
+        keys: JSON.stringify(e.keys),
+        created_at: e.createdAt,
+        updated_at: e.updatedAt,
+        ...searchPlaceholder(ctx.pg),
+      })
+      .execute();
+    await indexText(ctx, trx, "entities", c.brainId, e.id, entityText(e));
+    await insertEntityKeys(trx, c.brainId, e.id, e.keys);
+  }
+  for (const u of c.updateEntities) {
+    await trx
+      .updateTable("memory_entities")
+      .set({ name: u.name, kind: u.kind, aliases: JSON.stringify(u.aliases), keys: JSON.stringify(u.keys), updated_at: u.updatedAt })
+      .where("brain_id", "=", c.brainId)
+      .where("id", "=", u.id)
+      .execute();
+    await indexText(ctx, trx, "entities", c.brainId, u.id, entityText(u), true);
+    await insertEntityKeys(trx, c.brainId, u.id, u.keys);
+  }
+}
+
+async function insertEntityKeys(trx: Db, brainId: string, entityId: string, keys: string[]) {
+  if (!keys.length) return;
+  await trx
+    .insertInto("memory_entity_keys")
+    .values([...new Set(keys)].map((key) => ({ brain_id: brainId, key, entity_id: entityId })))
+    .onConflict((oc) => oc.columns(["brain_id", "key", "entity_id"]).doNothing())
+    .execute();
+}
+
+/** Closes the commit's invalidated edges (an earlier `t_invalid` already set is kept). */
+async function invalidateEdges(trx: Db, c: ExtractionCommit): Promise<void> {
+  for (const inv of c.invalidate) {
+    await trx
+      .updateTable("memory_edges")
+      .set({
+        t_invalid:
+          inv.tInvalid === null
+            ? sql`t_invalid`
+            : sql`case when t_invalid is null or t_invalid > ${inv.tInvalid} then ${inv.tInvalid} else t_invalid end`,
+        t_expired: inv.tExpired,
+        invalidation_reason: inv.reason,
+        invalidated_by: inv.invalidatedBy,
+      })
+      .where("brain_id", "=", c.brainId)
+      .where("id", "=", inv.id)
+      .where("t_expired", "is", null)
+      .execute();
+  }
+}
+
+/** Adds the episode to the playbook, creating it first when new (the row is locked on PostgreSQL). */
+async function addToPlaybook(
+  ctx: MemoryStoreContext,
+  trx: Db,
+  c: ExtractionCommit,
+  playbook: NonNullable<ExtractionCommit["playbook"]>,
+): Promise<void> {
+  await trx
+    .insertInto("memory_playbooks")
+    .values({
+      brain_id: c.brainId,
+      slug: playbook.slug,
+      title: playbook.title,
+      episode_ids: "[]",
+      created_at: c.now,
+      updated_at: c.now,
+    })
+    .onConflict((oc) => oc.columns(["brain_id", "slug"]).doNothing())
+    .execute();
+  let pq = trx.selectFrom("memory_playbooks").select("episode_ids").where("brain_id", "=", c.brainId).where("slug", "=", playbook.slug);
+  if (ctx.pg) pq = pq.forUpdate();
+  const p = await pq.executeTakeFirstOrThrow();
+  const episodeIds: string[] = JSON.parse(p.episode_ids);
+  if (!episodeIds.includes(c.episodeId)) episodeIds.push(c.episodeId);
+  await trx
+    .updateTable("memory_playbooks")
+    .set({ episode_ids: JSON.stringify(episodeIds), updated_at: c.now })
+    .where("brain_id", "=", c.brainId)
+    .where("slug", "=", playbook.slug)
+    .execute();
+}

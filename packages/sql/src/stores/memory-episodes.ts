@@ -1,0 +1,77 @@
+// Episodes of the SQL memory store. An episode and its extraction job are inserted in one transaction, so
+// an accepted episode is always extracted, even after a crash; a conversation's turn is indexed with its
+// neighbours (memory-context.ts).
+import type { MemoryStore } from "@mountkit/memory";
+import { insertJob } from "../core/jobs.js";
+import { episodeConversation, indexEpisodeInContext } from "./memory-context.js";
+import { indexText, searchPlaceholder } from "./memory-index.js";
+import { page, rowsById } from "./memory-reads.js";
+import { EPISODE_COLS, type MemoryStoreContext, toEpisode } from "./memory-rows.js";
+import { searchMemory } from "./memory-search.js";
+
+type EpisodeMethods = Pick<
+  MemoryStore,
+  "createEpisode" | "getEpisode" | "getEpisodes" | "listEpisodes" | "setEpisodeStatus" | "searchEpisodes"
+>;
+
+export function episodeMethods(ctx: MemoryStoreContext): EpisodeMethods {
+  const { db, pg } = ctx;
+  const episodes = rowsById(db, "memory_episodes", EPISODE_COLS, toEpisode);
+  return {
+    async createEpisode({ episode, job }) {
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto("memory_episodes")
+          .values({
+            brain_id: episode.brainId,
+            id: episode.id,
+            content: episode.content,
+            metadata: JSON.stringify(episode.metadata),
+            occurred_at: episode.occurredAt,
+            created_at: episode.createdAt,
+            status: episode.status,
+            error: episode.error,
+            entity_ids: JSON.stringify(episode.entityIds),
+            edge_ids: JSON.stringify(episode.edgeIds),
+            processed_at: episode.processedAt,
+            conversation: episodeConversation(episode),
+            ...searchPlaceholder(pg),
+          })
+          .execute();
+        // a conversation's turn is indexed with its neighbours, as on the in-memory store (memory-context.ts)
+        await indexEpisodeInContext(trx, pg, episode, (t, brainId, id, text, replace) =>
+          indexText(ctx, t, "episodes", brainId, id, text, replace),
+        );
+        await insertJob(trx, {
+          id: job.id,
+          queue: job.queue,
+          payload: job.payload,
+          maxAttempts: job.maxAttempts,
+          groupKey: job.groupKey,
+          now: episode.createdAt,
+        });
+      });
+    },
+    async getEpisode({ brainId, id }) {
+      return episodes.one(brainId, id);
+    },
+    async getEpisodes({ brainId, ids }) {
+      return episodes.many(brainId, ids);
+    },
+    async listEpisodes({ brainId, limit, after }) {
+      return page(db, "memory_episodes", "created_at", "id", brainId, limit, after, toEpisode);
+    },
+    async setEpisodeStatus({ brainId, id, status, error, now }) {
+      await db
+        .updateTable("memory_episodes")
+        .set(status === "failed" ? { status, error: error ?? "extraction failed", processed_at: now } : { status, error: null })
+        .where("brain_id", "=", brainId)
+        .where("id", "=", id)
+        .where("status", "<>", "done")
+        .execute();
+    },
+    async searchEpisodes({ brainId, query, limit, asOf, knownAt }) {
+      return searchMemory(ctx.search, "episodes", brainId, query, limit, { asOf, knownAt }, toEpisode);
+    },
+  };
+}

@@ -1,0 +1,155 @@
+// Entities and edges of the SQL memory store: reads by id, key and entity, pages, full-text search, and
+// an edge's invalidation. Edges are read bi-temporally (`visible` in memory-rows.ts); their insertion
+// order is the `ord` column on PostgreSQL, the rowid on SQLite.
+import type { MemoryStore } from "@mountkit/memory";
+import { type RawBuilder, sql } from "kysely";
+import { page, rowsById } from "./memory-reads.js";
+import { type At, cols, EDGE_COLS, ENTITY_COLS, type MemoryStoreContext, type Row, toEdge, toEntity, visible } from "./memory-rows.js";
+import { searchMemory } from "./memory-search.js";
+
+type EntityMethods = Pick<MemoryStore, "getEntity" | "getEntities" | "listEntities" | "findEntitiesByKeys" | "searchEntities">;
+type EdgeMethods = Pick<
+  MemoryStore,
+  "getEdge" | "getEdges" | "listEdges" | "findCurrentEdges" | "edgesOfEntities" | "edgesOfEpisodes" | "searchEdges" | "invalidateEdge"
+>;
+
+export function entityMethods(ctx: MemoryStoreContext): EntityMethods {
+  const { db } = ctx;
+  const entities = rowsById(db, "memory_entities", ENTITY_COLS, toEntity);
+  return {
+    async getEntity({ brainId, id }) {
+      return entities.one(brainId, id);
+    },
+    async getEntities({ brainId, ids }) {
+      return entities.many(brainId, ids);
+    },
+    async listEntities({ brainId, limit, after }) {
+      return page(db, "memory_entities", "created_at", "id", brainId, limit, after, toEntity);
+    },
+    async findEntitiesByKeys({ brainId, keys, limit }) {
+      if (!keys.length || limit <= 0) return [];
+      const rows = await db
+        .selectFrom("memory_entity_keys as k")
+        .innerJoin("memory_entities as e", (j) => j.onRef("e.brain_id", "=", "k.brain_id").onRef("e.id", "=", "k.entity_id"))
+        .select(["k.key", "k.entity_id", "e.created_at"])
+        .where("k.brain_id", "=", brainId)
+        .where("k.key", "in", [...new Set(keys)])
+        .orderBy("e.created_at")
+        .orderBy("k.entity_id")
+        .execute();
+      // the order the keys were asked in, then the entities' age: the most specific key's entity first
+      const ids: string[] = [];
+      for (const key of keys) for (const r of rows) if (r.key === key && !ids.includes(r.entity_id)) ids.push(r.entity_id);
+      return entities.many(brainId, ids.slice(0, limit));
+    },
+    async searchEntities({ brainId, query, limit }) {
+      return searchMemory(ctx.search, "entities", brainId, query, limit, null, toEntity);
+    },
+  };
+}
+
+export function edgeMethods(ctx: MemoryStoreContext): EdgeMethods {
+  const { db } = ctx;
+  /** Insertion order of edges. */
+  const edgeOrder = ctx.pg ? "ord" : "rowid";
+  const edgesById = rowsById(db, "memory_edges", EDGE_COLS, toEdge);
+  const selectEdges = (brainId: string) =>
+    db
+      .selectFrom("memory_edges as t")
+      .select(EDGE_COLS.map((c) => `t.${c}` as const))
+      .where("t.brain_id", "=", brainId);
+  return {
+    async getEdge({ brainId, id }) {
+      return edgesById.one(brainId, id);
+    },
+    async getEdges({ brainId, ids }) {
+      return edgesById.many(brainId, ids);
+    },
+    async listEdges({ brainId, limit, after, entityId, at }) {
+      const where = edgeListFilter(entityId, at);
+      return page(db, "memory_edges", "t_ingested", "id", brainId, limit, after, toEdge, where);
+    },
+    async findCurrentEdges({ brainId, source, relation }) {
+      let q = selectEdges(brainId).where("t.source", "=", source).where("t.t_expired", "is", null);
+      if (relation) q = q.where("t.relation", "=", relation);
+      return (await q.orderBy(`t.${edgeOrder}`).execute()).map(toEdge);
+    },
+    async edgesOfEntities(input) {
+      return edgesOfEntities(ctx, input);
+    },
+    async edgesOfEpisodes({ brainId, episodeIds }) {
+      if (!episodeIds.length) return [];
+      const rows = await selectEdges(brainId)
+        .where("t.episode_id", "in", [...new Set(episodeIds)])
+        .orderBy(`t.${edgeOrder}`)
+        .execute();
+      const rank = new Map(episodeIds.map((id, i) => [id, i] as const));
+      const edges = rows.map(toEdge);
+      // stable sort: episodes in the order asked, each episode's edges in insertion order
+      return edges.sort((a, b) => rank.get(a.episodeId)! - rank.get(b.episodeId)!);
+    },
+    async searchEdges({ brainId, query, limit, asOf, knownAt }) {
+      return searchMemory(ctx.search, "edges", brainId, query, limit, { asOf, knownAt }, toEdge);
+    },
+    async invalidateEdge({ brainId, id, tInvalid, tExpired, reason, invalidatedBy }) {
+      const row = await db
+        .updateTable("memory_edges")
+        .set({ t_invalid: tInvalid, t_expired: tExpired, invalidation_reason: reason, invalidated_by: invalidatedBy })
+        .where("brain_id", "=", brainId)
+        .where("id", "=", id)
+        .where((eb) => eb.or([eb("t_invalid", "is", null), eb("t_invalid", ">", tInvalid)]))
+        .where("t_expired", "is", null)
+        .returning(EDGE_COLS)
+        .executeTakeFirst();
+      if (row) return { ok: true, edge: toEdge(row) };
+      const exists = await db
+        .selectFrom("memory_edges")
+        .select("id")
+        .where("brain_id", "=", brainId)
+        .where("id", "=", id)
+        .executeTakeFirst();
+      return { ok: false, reason: exists ? "already_invalid" : "not_found" };
+    },
+  };
+}
+
+/** MemoryStore.edgesOfEntities: the newest `limit` edges touching any of the entities, visible at the point. */
+async function edgesOfEntities(
+  ctx: MemoryStoreContext,
+  { brainId, entityIds, asOf, knownAt, limit }: Parameters<MemoryStore["edgesOfEntities"]>[0],
+) {
+  if (!entityIds.length || limit <= 0) return [];
+  const ids = [...new Set(entityIds)];
+  // Each entity's newest `limit` visible edges, per side, come from an index in that order (migration
+  // 10: brain_id, source|target, coalesce(t_valid, t_ingested) desc, id), so a scan stops after `limit`
+  // visible rows instead of sorting every edge of a popular entity; the merged lists hold the overall
+  // newest `limit`. An edge between two of the entities comes once, from its source side. SQLite is
+  // told the index: without statistics its planner took memory_edges_newest for the t_ingested bound
+  // and sorted the brain's edges (EXPLAIN QUERY PLAN: SEARCH t USING INDEX memory_edges_newest
+  // (brain_id=? AND t_ingested<?), USE TEMP B-TREE FOR ORDER BY).
+  const list = sql.join(ids);
+  const newest = (side: "source" | "target", id: string) => sql`
+    select * from (
+      select t.id, coalesce(t.t_valid, t.t_ingested) as at from memory_edges t${ctx.pg ? sql`` : sql` indexed by ${sql.raw(`memory_edges_${side}_recent`)}`}
+      where t.brain_id = ${brainId} and t.${sql.raw(side)} = ${id} and ${visible.edges({ asOf, knownAt })}
+      ${side === "target" ? sql`and t.source not in (${list})` : sql``}
+      order by coalesce(t.t_valid, t.t_ingested) desc, t.id
+      limit ${limit}
+    ) x`;
+  const lists = ids.flatMap((id) => [newest("source", id), newest("target", id)]);
+  const r = await sql<Row>`
+    select ${cols("edges")}
+    from (${sql.join(lists, sql` union all `)}) h cross join memory_edges t
+    where t.brain_id = ${brainId} and t.id = h.id
+    order by h.at desc, t.id
+    limit ${limit}`.execute(ctx.db);
+  const rows = r.rows;
+  return rows.map(toEdge);
+}
+
+/** The filters of `listEdges` on alias `t`: edges touching `entityId`, visible at `at` (both optional). */
+function edgeListFilter(entityId: string | undefined, at: At | undefined): RawBuilder<unknown> | undefined {
+  const touching = entityId === undefined ? undefined : sql`(t.source = ${entityId} or t.target = ${entityId})`;
+  if (!at) return touching;
+  return touching ? sql`${touching} and ${visible.edges(at)}` : visible.edges(at);
+}

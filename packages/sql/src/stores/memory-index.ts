@@ -1,0 +1,74 @@
+// Full-text index writes of the SQL memory store: a row's analysed text goes to its `search` tsvector on
+// PostgreSQL, to the brain's FTS5 table on SQLite (memory-fts.ts), in the transaction that writes the row.
+import { type EdgeRecord, searchTerms } from "@mountkit/memory";
+import { sql } from "kysely";
+import { type Db, type Kind, type MemoryStoreContext, table } from "./memory-rows.js";
+
+/** Writes a row's analysed text to the full-text index (the row must exist in this transaction). */
+export async function indexText(ctx: MemoryStoreContext, trx: Db, kind: Kind, brainId: string, id: string, text: string, replace = false) {
+  const terms = searchTerms(text);
+  if (ctx.pg) {
+    await sql`update ${sql.table(table(kind))} set search = to_tsvector('simple', ${terms.join(" ")}), n_terms = ${terms.length} where brain_id = ${brainId} and id = ${id}`.execute(
+      trx,
+    );
+    return;
+  }
+  const fts = sql.table(await ctx.ftsByBrain.ensure(trx, kind, brainId));
+  const rowid = sql`(select rowid from ${sql.table(table(kind))} where brain_id = ${brainId} and id = ${id})`;
+  if (replace) await sql`delete from ${fts} where rowid = ${rowid}`.execute(trx);
+  await sql`insert into ${fts} (rowid, terms) values (${rowid}, ${terms.join(" ")})`.execute(trx);
+}
+
+/** Columns PostgreSQL requires on insert before `indexText` fills them. */
+export const searchPlaceholder = (pg: boolean) => (pg ? { search: sql`''::tsvector`, n_terms: 0 } : {});
+
+function edgeRow(e: EdgeRecord, pg: boolean) {
+  return {
+    brain_id: e.brainId,
+    id: e.id,
+    source: e.source,
+    target: e.target,
+    relation: e.relation,
+    fact: e.fact,
+    t_valid: e.tValid,
+    t_invalid: e.tInvalid,
+    t_ingested: e.tIngested,
+    t_expired: e.tExpired,
+    episode_id: e.episodeId,
+    invalidation_reason: e.invalidationReason,
+    invalidated_by: e.invalidatedBy,
+    ...searchPlaceholder(pg),
+  };
+}
+
+/**
+ * Inserts a commit's edges with their full-text rows in a few multi-row statements (one round trip per
+ * chunk, not two per edge): PostgreSQL computes the tsvector in the insert, SQLite fills the brain's
+ * FTS5 table from the inserted rows' rowids. The text indexed is what `indexText` would write.
+ */
+export async function insertEdges(ctx: MemoryStoreContext, trx: Db, brainId: string, edges: EdgeRecord[]) {
+  if (!edges.length) return;
+  const { pg } = ctx;
+  // 13 columns plus the text: well under SQLite's 32,766 and PostgreSQL's 65,535 parameters per chunk
+  const CHUNK = 200;
+  const fts = pg ? null : sql.table(await ctx.ftsByBrain.ensure(trx, "edges", brainId));
+  for (let i = 0; i < edges.length; i += CHUNK) {
+    const chunk = edges.slice(i, i + CHUNK);
+    const terms = chunk.map((e) => searchTerms(e.fact));
+    await trx
+      .insertInto("memory_edges")
+      .values(
+        chunk.map((e, k) => ({
+          ...edgeRow(e, pg),
+          ...(pg ? { search: sql`to_tsvector('simple', ${terms[k]!.join(" ")})`, n_terms: terms[k]!.length } : {}),
+        })),
+      )
+      .execute();
+    if (fts) {
+      const rows = sql.join(chunk.map((e, k) => sql`(${e.id}, ${terms[k]!.join(" ")})`));
+      await sql`insert into ${fts} (rowid, terms)
+        select t.rowid, v.column2 from (values ${rows}) v cross join memory_edges t
+        where t.brain_id = ${brainId} and t.id = v.column1`.execute(trx);
+    }
+  }
+}
