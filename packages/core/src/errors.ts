@@ -52,19 +52,31 @@ export function defineErrors<const T extends Record<string, { status: number; me
   };
 }
 
-/** Errors the dispatcher itself raises, before any service code runs. */
-export const coreError = defineErrors({
+/**
+ * The codes every service shares with the dispatcher, with their status and default message. A
+ * service's own table may restate one to give it another message.
+ */
+export const commonErrors = {
+  invalid_request: { status: 400, message: "invalid request" },
+  unauthorized: { status: 401, message: "unauthorized" },
   not_found: { status: 404, message: "not found" },
+  too_many_requests: { status: 429, message: "too many requests" },
+  internal: { status: 500, message: "internal error" },
+} as const;
+
+/** `defineErrors` over `commonErrors` plus a service's own codes: one helper for every service's table. */
+export function defineServiceErrors<const T extends Record<string, { status: number; message: string }>>(table: T) {
+  return defineErrors({ ...commonErrors, ...table });
+}
+
+/** Errors the dispatcher itself raises, before any service code runs. */
+export const coreError = defineServiceErrors({
   method_not_allowed: { status: 405, message: "method not allowed" },
   invalid_json: { status: 400, message: "request body is not valid JSON" },
-  invalid_request: { status: 400, message: "invalid request" },
   malformed_url: { status: 400, message: "malformed URL: a path segment is not valid percent-encoding" },
   unsupported_media_type: { status: 415, message: "unsupported content type" },
   payload_too_large: { status: 413, message: "request body too large" },
   request_timeout: { status: 408, message: "request body not received in time" },
-  too_many_requests: { status: 429, message: "too many requests" },
-  unauthorized: { status: 401, message: "unauthorized" },
-  internal: { status: 500, message: "internal error" },
   service_unavailable: { status: 503, message: "service unavailable" },
 });
 

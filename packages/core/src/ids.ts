@@ -1,5 +1,5 @@
 // Id generation, injected so tests can make ids deterministic.
-import { customAlphabet, nanoid } from "nanoid";
+import { customAlphabet } from "nanoid";
 
 export type IdGenerator = (prefix?: string) => string;
 
@@ -17,4 +17,3 @@ export function sequentialIds(start = 1): IdGenerator {
   };
 }
 
-export { nanoid };

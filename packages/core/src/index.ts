@@ -1,24 +1,48 @@
-// @mountkit/core: the framework-agnostic kernel every service and adapter builds on.
-export * from "./body.js";
-export * from "./backoff.js";
-export * from "./bus.js";
-export * from "./clock.js";
-export * from "./cors.js";
-export * from "./cursor.js";
-export * from "./errors.js";
-export * from "./fetch.js";
-export * from "./http.js";
-export * from "./ids.js";
-export * from "./limiter.js";
-export * from "./limits.js";
-export * from "./logger.js";
-export * from "./nulls.js";
-export * from "./openapi.js";
-export * from "./page.js";
-export * from "./queue.js";
-export * from "./route.js";
-export * from "./router.js";
-export * from "./service.js";
-export * from "./sse.js";
-export * from "./testing.js";
-export * from "./text.js";
+// @mountkit/core: the framework-agnostic kernel every service builds on. The root holds what a service and its
+// host use; adapters take `@mountkit/core/adapter`, queues and limits `/jobs`, store suites `/testing`.
+export { type Clock, iso, type ManualClock, manualClock, systemClock } from "./clock.js";
+export type { CorsOptions } from "./cors.js";
+export { decodeCursor, encodeCursor, isCursorId, isCursorInstant, isCursorInteger } from "./cursor.js";
+export {
+  commonErrors,
+  coreError,
+  defineErrors,
+  defineServiceErrors,
+  ErrorBodySchema,
+  errorBody,
+  isKitError,
+  KitError,
+  type KitErrorInit,
+} from "./errors.js";
+export { type FetchHandler, type FetchHandlerOptions, toFetchHandler } from "./fetch.js";
+export type { KitRequest, KitResponse } from "./http.js";
+export { type IdGenerator, randomIds, sequentialIds } from "./ids.js";
+export { consoleLogger, kitLogger, type Logger, type LogLevel, silentLogger } from "./logger.js";
+export { type BuildOpenApiOptions, buildOpenApi, nullableOptionals, type OpenApiDocument, toYaml } from "./openapi.js";
+export { type PageOptions, pageRoutes } from "./page.js";
+export {
+  documented,
+  type EmptyResult,
+  empty,
+  type Handler,
+  type HandlerResult,
+  type HeaderDoc,
+  type HttpMethod,
+  type JsonResult,
+  json,
+  type Middleware,
+  type MiddlewareDoc,
+  type RequestContext,
+  type ResponseDoc,
+  type Route,
+  type RouteDef,
+  route,
+  type SseResult,
+  sse,
+  type TextResult,
+  text,
+} from "./route.js";
+export { defineService, issuesToDetails, type Service, type ServiceDefinition } from "./service.js";
+export { type Channel, channel, type SseEvent } from "./sse.js";
+export { NUL_MESSAGE } from "./text.js";
+export { constantTimeEqual } from "./util/constant-time.js";

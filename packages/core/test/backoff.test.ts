@@ -1,6 +1,7 @@
 // Full-jitter backoff: the delay is drawn between 0 and the exponential cap, from the injected random source.
 import { describe, expect, it } from "vitest";
-import { createQueue, exponentialCap, fullJitter, type JobStore, manualClock, memoryJobStore } from "../src/index.js";
+import { manualClock } from "../src/index.js";
+import { createQueue, exponentialCap, fullJitter, type JobStore, memoryJobStore } from "../src/jobs.js";
 
 describe("full jitter", () => {
   it("spans 0 to the cap, following the random source", () => {

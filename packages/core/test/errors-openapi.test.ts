@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { buildOpenApi, defineErrors, isKitError, json, KitError, route, toYaml, withMountPrefix } from "../src/index.js";
+import { withMountPrefix } from "../src/adapter.js";
+import { buildOpenApi, defineErrors, isKitError, json, KitError, route, toYaml } from "../src/index.js";
 
 describe("KitError", () => {
   it("is recognised by its global brand, not by instanceof", () => {

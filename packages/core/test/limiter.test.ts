@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { memoryQuotaCounter, memoryRateLimiter, utcDay } from "../src/index.js";
+import { memoryQuotaCounter, memoryRateLimiter, utcDay } from "../src/jobs.js";
 
 describe("sliding-log rate limiter", () => {
   it("never admits more than the limit in any window, even across a second boundary", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { groupedClaimCases } from "../../../test/job-groups.js";
-import { createQueue, createWorker, type Job, manualClock, memoryJobStore } from "../src/index.js";
+import { manualClock } from "../src/index.js";
+import { createQueue, createWorker, type Job, memoryJobStore } from "../src/jobs.js";
 
 describe("queue", () => {
   it("retries a failing handler with backoff, then succeeds", async () => {

@@ -1,6 +1,7 @@
 // Routing on the raw request target: `..`, `%2e%2e`, `\` and `//` are never resolved (issue #10, break 5).
 import { describe, expect, it } from "vitest";
-import { defineService, json, route, targetPath, targetQuery, toFetchHandler, withRawTarget } from "../src/index.js";
+import { targetPath, targetQuery, withRawTarget } from "../src/adapter.js";
+import { defineService, json, route, toFetchHandler } from "../src/index.js";
 
 const make = (name: string, mount: string) =>
   defineService({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compileRoutes, json, route } from "../src/index.js";
+import { json, route } from "../src/index.js";
+import { compileRoutes } from "../src/router.js";
 
 const h = () => json(200, {});
 const match = compileRoutes([

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { coreError, consoleLogger, defineService, dispatch, json, type KitRequest, type Logger, route } from "../src/index.js";
+import { dispatch } from "../src/adapter.js";
+import { coreError, consoleLogger, defineService, json, type KitRequest, type Logger, route } from "../src/index.js";
 
 function request(path: string, method = "GET", headers: Record<string, string> = {}): KitRequest {
   return {

@@ -1,7 +1,8 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { channel, defineService, encodeSseEvent, route, sse, sseFrames, toFetchHandler } from "../src/index.js";
+import { channel, defineService, route, sse, toFetchHandler } from "../src/index.js";
+import { encodeSseEvent, sseFrames } from "../src/sse.js";
 
 // a full collection on demand, without starting the test process with --expose-gc
 setFlagsFromString("--expose-gc");

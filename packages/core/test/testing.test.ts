@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { skipLookup } from "../src/index.js";
+import { skipLookup } from "../src/testing.js";
 
 describe("skipLookup", () => {
   it("writes the reason into a skipped test's title and leaves the others alone", () => {

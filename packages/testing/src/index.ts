@@ -2,4 +2,4 @@
 // Each suite lives beside its interface (`@mountkit/<service>/testing`); this package gathers them.
 export { type DescribeSupportStoreOptions, describeSupportStore } from "@mountkit/support/testing";
 export { type DescribeOptions as DescribeMemoryStoreOptions, describeMemoryStore } from "@mountkit/memory/testing";
-export * from "@mountkit/entries/testing";
+export { type DescribeEntriesStoreOptions, describeEntriesStore, type EntriesStoreTarget } from "@mountkit/entries/testing";

@@ -1,0 +1,24 @@
+// @mountkit/core/jobs: the queue, rate-limit, quota and pub-sub interfaces with their in-memory versions,
+// which SQL stores implement and services take as options.
+export { exponentialCap, fullJitter, type RandomSource } from "./backoff.js";
+export { memoryPubSub, type PubSub, type Unsubscribe } from "./bus.js";
+export {
+  memoryQuotaCounter,
+  memoryRateLimiter,
+  type QuotaCounter,
+  type RateDecision,
+  type RateLimiter,
+  slidingLogDecision,
+  utcDay,
+} from "./limiter.js";
+export {
+  createQueue,
+  createWorker,
+  type EnqueueInput,
+  type Job,
+  type JobStore,
+  memoryJobStore,
+  type Queue,
+  type Worker,
+  type WorkerOptions,
+} from "./queue.js";
