@@ -1,8 +1,9 @@
 // Express middleware: glue over the Node bridge. Unowned paths fall through to the host's next handler.
 import type { Server } from "node:http";
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from "express";
-import { hostParserError, type Service } from "@mountkit/core";
-import { closeStreamsOnClose, createNodeHandler, type NodeBridgeOptions } from "@mountkit/node";
+import type { Service } from "@mountkit/core";
+import { hostParserError } from "@mountkit/core/adapter";
+import { closeStreamsOnClose, createNodeHandler, hostErrorResponse, type NodeBridgeOptions, serviceList } from "@mountkit/node";
 
 /** What `mountkit()` returns: pass it to `app.use`; `attach(server)` wires shutdown. */
 export type MountkitMiddleware = [RequestHandler, ErrorRequestHandler] & {
@@ -21,7 +22,7 @@ export type MountkitMiddleware = [RequestHandler, ErrorRequestHandler] & {
  * size limit) on the kit's paths with the service's own error body instead of Express's HTML page.
  */
 export function mountkit(services: Service | readonly Service[], options: NodeBridgeOptions = {}): MountkitMiddleware {
-  const list = Array.isArray(services) ? services : [services as Service];
+  const list = serviceList(services);
   const handle = createNodeHandler(list, options);
   const middleware: RequestHandler = (req: Request, res: Response, next: NextFunction) => {
     // inside app.use("/prefix", ...) Express has already stripped the prefix from req.url
@@ -31,18 +32,9 @@ export function mountkit(services: Service | readonly Service[], options: NodeBr
   };
   const onHostError: ErrorRequestHandler = (err, req, res, next) => {
     const kitErr = hostParserError(err);
-    if (!kitErr || res.headersSent) return next(err);
-    const path = (req.url ?? "/").split("?")[0]!;
-    const headers: Record<string, string | undefined> = {};
-    for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(", ") : v;
-    for (const s of list) {
-      const k = s.errorResponse({ method: req.method, path, headers }, kitErr);
-      if (k) {
-        res.writeHead(k.status, k.headers).end(k.body);
-        return;
-      }
-    }
-    next(err);
+    const k = kitErr && !res.headersSent ? hostErrorResponse(list, req, kitErr) : null;
+    if (k) res.writeHead(k.status, k.headers).end(k.body);
+    else next(err);
   };
   const handlers: [RequestHandler, ErrorRequestHandler] = [middleware, onHostError];
   return Object.assign(handlers, {

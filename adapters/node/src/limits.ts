@@ -1,5 +1,7 @@
-// Connection-level limits for a node:http server: the timeouts and caps a stalled or flooding client runs into.
+// The limits a stalled or flooding client runs into: the kit's own on the bridge (body deadline, open streams,
+// slow stream readers), and the connection-level ones of a node:http server (timeouts, connection cap).
 import type { Server } from "node:http";
+import type { StreamGate } from "@mountkit/core/adapter";
 
 export interface ServerLimits {
   /** Time to receive the request headers (slowloris). Node's default is 60 s. */
@@ -49,4 +51,22 @@ export function applyServerLimits<S extends Server>(server: S, overrides: Partia
   server.setTimeout(l.timeout);
   server.maxConnections = l.maxConnections;
   return server;
+}
+
+export interface NodeBridgeOptions {
+  /**
+   * Bytes an SSE response may have queued in memory for a slow client before the client is dropped
+   * (a stalled client must not hold memory forever). Default 1 MiB.
+   */
+  maxStreamBuffer?: number;
+  /** How long to wait for `drain` on a stream before dropping the client. Default 30 s. */
+  drainTimeoutMs?: number;
+  /**
+   * How long a request body may take to arrive once a route reads it. Past it the route answers 408
+   * and the connection closes, so a stalled upload frees its socket even on a host's server that sets
+   * no timeouts. Default 30 s.
+   */
+  bodyTimeoutMs?: number;
+  /** Open SSE streams at once, a number or a `StreamGate` shared with other mounts; then 503. Default 5,000. */
+  maxStreams?: number | StreamGate;
 }
