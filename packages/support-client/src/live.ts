@@ -46,115 +46,130 @@ const fromServer = (c: Comment): DisplayComment => {
   };
 };
 
+/** One live view's working parts, shared by the functions below. */
+interface Live {
+  client: SupportClient;
+  conversationId: string;
+  state: LiveState;
+  /** Messages not yet confirmed by the server, by clientMessageId. */
+  drafts: Map<string, string>;
+  changed(): void;
+}
+
+/** Inserts or settles a server comment; a pending one with the same clientMessageId becomes it. */
+function upsert(l: Live, c: DisplayComment) {
+  const { state } = l;
+  const byId = state.comments.findIndex((x) => x.id === c.id);
+  if (byId !== -1) {
+    state.comments[byId] = c;
+    return;
+  }
+  const byClient = c.clientMessageId ? state.comments.findIndex((x) => x.clientMessageId === c.clientMessageId) : -1;
+  if (byClient !== -1) state.comments[byClient] = c;
+  else state.comments.push(c);
+  if (c.clientMessageId) l.drafts.delete(c.clientMessageId);
+}
+
+async function refresh(l: Live) {
+  const { state } = l;
+  const d = await l.client.get(l.conversationId);
+  const local = state.comments.filter((c) => c.status !== "sent");
+  state.issue = { ...d.issue, text: displayBody(d.issue.body) };
+  state.comments = d.comments.map(fromServer);
+  for (const c of local) if (!state.comments.some((x) => x.clientMessageId === c.clientMessageId)) state.comments.push(c);
+  l.changed();
+}
+
+/** Applies a stream event to the state; false when it changed nothing. */
+function applyEvent(l: Live, e: StreamEvent): boolean {
+  const { state } = l;
+  switch (e.type) {
+    case "new_comment":
+    case "comment_edited": {
+      if (!e.data?.id) return false;
+      // the first message is the issue body (the detail shows it there, not as a comment)
+      const isIssueBody =
+        state.issue !== undefined && e.data.createdAt === state.issue.createdAt && !state.comments.some((c) => c.id === e.data.id);
+      if (isIssueBody) {
+        if (e.type === "comment_edited") state.issue = { ...state.issue!, body: e.data.body ?? "", text: displayBody(e.data.body) };
+      } else upsert(l, fromServer(e.data));
+      return true;
+    }
+    case "comment_deleted":
+      state.comments = state.comments.filter((c) => c.id !== e.data?.id);
+      return true;
+    case "state_update":
+      if (state.issue && e.data?.state) state.issue = { ...state.issue, state: e.data.state };
+      return true;
+    case "labels_changed":
+      if (state.issue && e.data?.labels)
+        state.issue = { ...state.issue, labels: e.data.labels, ...(e.data.status ? { status: e.data.status } : {}) };
+      return true;
+    case "issue_deleted":
+      state.deleted = true;
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Posts a draft; settles its comment on the answer, or marks it failed. */
+async function post(l: Live, cid: string): Promise<DisplayComment> {
+  const { state } = l;
+  const message = l.drafts.get(cid) ?? "";
+  try {
+    const r = await l.client.send(l.conversationId, message, cid);
+    const settled: DisplayComment = state.comments.find((c) => c.id === r.id || c.clientMessageId === cid) ?? {
+      id: r.id,
+      clientMessageId: cid,
+      text: message,
+      author: "Customer",
+      createdAt: r.createdAt,
+      isCustomer: true,
+      status: "sent",
+    };
+    if (settled.status !== "sent") Object.assign(settled, { id: r.id, createdAt: r.createdAt, status: "sent" as const });
+    if (!state.comments.includes(settled)) state.comments.push(settled);
+    l.drafts.delete(cid);
+    l.changed();
+    return settled;
+  } catch (e) {
+    const mine = state.comments.find((c) => c.clientMessageId === cid);
+    if (mine && mine.status === "pending") mine.status = "failed";
+    l.changed();
+    throw e;
+  }
+}
+
 export function liveConversation(
   client: SupportClient,
   conversationId: string,
   options: { onChange?(state: LiveState): void; onEvent?(e: StreamEvent): void } = {},
 ): LiveConversation {
   const state: LiveState = { issue: undefined, comments: [], deleted: false };
-  const drafts = new Map<string, string>();
-  const changed = () => options.onChange?.(state);
-
-  /** Inserts or settles a server comment; a pending one with the same clientMessageId becomes it. */
-  function upsert(c: DisplayComment) {
-    const byId = state.comments.findIndex((x) => x.id === c.id);
-    if (byId !== -1) {
-      state.comments[byId] = c;
-      return;
-    }
-    const byClient = c.clientMessageId ? state.comments.findIndex((x) => x.clientMessageId === c.clientMessageId) : -1;
-    if (byClient !== -1) state.comments[byClient] = c;
-    else state.comments.push(c);
-    if (c.clientMessageId) drafts.delete(c.clientMessageId);
-  }
-
-  async function refresh() {
-    const d = await client.get(conversationId);
-    const local = state.comments.filter((c) => c.status !== "sent");
-    state.issue = { ...d.issue, text: displayBody(d.issue.body) };
-    state.comments = d.comments.map(fromServer);
-    for (const c of local) if (!state.comments.some((x) => x.clientMessageId === c.clientMessageId)) state.comments.push(c);
-    changed();
-  }
-
-  function onEvent(e: StreamEvent) {
-    options.onEvent?.(e);
-    switch (e.type) {
-      case "new_comment":
-      case "comment_edited": {
-        if (!e.data?.id) return;
-        // the first message is the issue body (the detail shows it there, not as a comment)
-        const isIssueBody =
-          state.issue !== undefined && e.data.createdAt === state.issue.createdAt && !state.comments.some((c) => c.id === e.data.id);
-        if (isIssueBody) {
-          if (e.type === "comment_edited") state.issue = { ...state.issue!, body: e.data.body ?? "", text: displayBody(e.data.body) };
-        } else upsert(fromServer(e.data));
-        break;
-      }
-      case "comment_deleted":
-        state.comments = state.comments.filter((c) => c.id !== e.data?.id);
-        break;
-      case "state_update":
-        if (state.issue && e.data?.state) state.issue = { ...state.issue, state: e.data.state };
-        break;
-      case "labels_changed":
-        if (state.issue && e.data?.labels)
-          state.issue = { ...state.issue, labels: e.data.labels, ...(e.data.status ? { status: e.data.status } : {}) };
-        break;
-      case "issue_deleted":
-        state.deleted = true;
-        break;
-      default:
-        return;
-    }
-    changed();
-  }
-
-  const ready = refresh().catch(() => {});
+  const l: Live = { client, conversationId, state, drafts: new Map(), changed: () => options.onChange?.(state) };
+  const ready = refresh(l).catch(() => {});
 
   const sub = client.subscribe(conversationId, {
-    onEvent,
-    onCatchUp: () => refresh().catch(() => {}),
+    onEvent(e) {
+      options.onEvent?.(e);
+      if (applyEvent(l, e)) l.changed();
+    },
+    onCatchUp: () => refresh(l).catch(() => {}),
     onEnd: (reason) => {
       if (reason !== "closed") {
         state.deleted = true;
-        changed();
+        l.changed();
       }
     },
   });
-
-  async function post(cid: string): Promise<DisplayComment> {
-    const message = drafts.get(cid) ?? "";
-    try {
-      const r = await client.send(conversationId, message, cid);
-      const settled: DisplayComment = state.comments.find((c) => c.id === r.id || c.clientMessageId === cid) ?? {
-        id: r.id,
-        clientMessageId: cid,
-        text: message,
-        author: "Customer",
-        createdAt: r.createdAt,
-        isCustomer: true,
-        status: "sent",
-      };
-      if (settled.status !== "sent") Object.assign(settled, { id: r.id, createdAt: r.createdAt, status: "sent" as const });
-      if (!state.comments.includes(settled)) state.comments.push(settled);
-      drafts.delete(cid);
-      changed();
-      return settled;
-    } catch (e) {
-      const mine = state.comments.find((c) => c.clientMessageId === cid);
-      if (mine && mine.status === "pending") mine.status = "failed";
-      changed();
-      throw e;
-    }
-  }
 
   return {
     state,
     async send(message) {
       await ready;
       const cid = newClientMessageId();
-      drafts.set(cid, message);
+      l.drafts.set(cid, message);
       state.comments.push({
         id: cid,
         clientMessageId: cid,
@@ -164,17 +179,17 @@ export function liveConversation(
         isCustomer: true,
         status: "pending",
       });
-      changed();
-      return post(cid);
+      l.changed();
+      return post(l, cid);
     },
     async retry(cid) {
       const mine = state.comments.find((c) => c.clientMessageId === cid);
       if (!mine || mine.status !== "failed") throw new Error(`no failed message ${cid}`);
       mine.status = "pending";
-      changed();
-      return post(cid);
+      l.changed();
+      return post(l, cid);
     },
-    refresh,
+    refresh: () => refresh(l),
     close: () => sub.close(),
   };
 }

@@ -1,15 +1,11 @@
 // The support service's error codes; its wire body is the kit's one body `{ error, details?, requestId }` (CONTRACT §0).
-import { defineErrors, ErrorBodySchema } from "@mountkit/core";
+import { defineServiceErrors, ErrorBodySchema } from "@mountkit/core";
 
-export const supportError = defineErrors({
-  invalid_request: { status: 400, message: "invalid request" },
-  unauthorized: { status: 401, message: "unauthorized" },
-  not_found: { status: 404, message: "not found" },
+export const supportError = defineServiceErrors({
   product_not_found: { status: 404, message: "product not found" },
   conversation_not_found: { status: 404, message: "conversation not found" },
   message_not_found: { status: 404, message: "message not found" },
   conversation_closed: { status: 409, message: "conversation is closed" },
-  too_many_requests: { status: 429, message: "too many requests" },
   too_many_streams: { status: 429, message: "too many concurrent streams for this customer" },
   not_supported: { status: 501, message: "not supported by this product's backend" },
   backend_unavailable: { status: 502, message: "support backend unavailable" },

@@ -1,5 +1,6 @@
 // @mountkit/support: customer-support conversations (public API + SSE, Support SPI, agent side).
-
+// The conformance suite is on `@mountkit/support/testing`, the wire types shared with the client on `/wire`.
+export type { SupportApi } from "./api.js";
 export { type GithubBackend, type GithubBackendOptions, githubBackend } from "./backends/github/backend.js";
 export { verifyGithubSignature } from "./backends/github/webhook.js";
 export { type SlackBackend, type SlackBackendOptions, slackBackend, verifySlackSignature } from "./backends/slack.js";
@@ -22,14 +23,18 @@ export { type CloseAction, isOpen, STATUSES, type State, type Status, stateOf } 
 export type { Comment, ConversationView, Issue, Summary } from "./domain/wire.js";
 export { supportError } from "./errors.js";
 export { CUSTOMER_ID } from "./routes/schemas.js";
-export {
-  createSupportService,
-  INBOX_PATH,
-  SUPPORT_MOUNTS,
-  type SupportApi,
-  type SupportService,
-  type SupportServiceOptions,
-} from "./service.js";
+export { createSupportService, INBOX_PATH, SUPPORT_MOUNTS, type SupportService, type SupportServiceOptions } from "./service.js";
 export { memorySupportStore } from "./store/memory.js";
-export type * from "./store/types.js";
-export { METADATA_MARK } from "./store/types.js";
+export {
+  type AppendMessageResult,
+  type ConversationPatch,
+  type ConversationRecord,
+  type EventInput,
+  type EventRecord,
+  type ListConversationsQuery,
+  METADATA_MARK,
+  type MessageRecord,
+  type SupportStore,
+  type WriteFailure,
+  type WriteResult,
+} from "./store/types.js";

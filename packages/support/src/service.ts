@@ -1,4 +1,5 @@
 // createSupportService: interfaces A (/api/conversations), B (/care) and the agent side (/agent) on one store.
+// It only assembles: the typed api (`api.ts`), the route tables (`routes/*`), their documents and the pruning timer.
 import {
   buildOpenApi,
   type Clock,
@@ -9,27 +10,19 @@ import {
   json,
   kitLogger,
   type Logger,
-  memoryJobStore,
-  memoryPubSub,
-  memoryRateLimiter,
   type OpenApiDocument,
-  type PubSub,
   pageRoutes,
-  type RateLimiter,
   type Route,
   randomIds,
   route,
   type Service,
   systemClock,
 } from "@mountkit/core";
-import type { CustomerScope } from "./domain/backend.js";
-import { type Conversations, createConversations } from "./domain/conversations.js";
-import { withMetadata } from "./domain/metadata.js";
+import { memoryJobStore, memoryPubSub, memoryRateLimiter, type PubSub, type RateLimiter } from "@mountkit/core/jobs";
+import { createSupportApi, type SupportApi } from "./api.js";
+import { createConversations } from "./domain/conversations.js";
 import { type ProductConfig, type ProductLimits, type ProductRegistry, productRegistry } from "./domain/products.js";
-import { type CloseAction, closeMessage } from "./domain/status.js";
-import { subjectOr } from "./domain/subject.js";
-import { issueDetail } from "./domain/wire.js";
-import { ErrorSchema, supportError } from "./errors.js";
+import { ErrorSchema } from "./errors.js";
 import type { SupportContext } from "./http/context.js";
 import { agentRoutes } from "./routes/agent.js";
 import { publicRoutes } from "./routes/public.js";
@@ -38,6 +31,8 @@ import { webhookRoutes } from "./routes/webhooks.js";
 import { memorySupportStore } from "./store/memory.js";
 import type { SupportStore } from "./store/types.js";
 import { createStreamHub, type StreamHub } from "./stream/hub.js";
+
+export type { SupportApi };
 
 export interface SupportServiceOptions {
   /** Products served; a bare string is a built-in product with default limits. */
@@ -85,22 +80,6 @@ export interface SupportServiceOptions {
   pruneIntervalMs?: number;
 }
 
-export interface SupportApi {
-  createConversation(
-    input: CustomerScope & { message: string; subject?: string; clientMessageId?: string },
-  ): Promise<{ conversationId: string; createdAt: string }>;
-  listConversations(
-    input: CustomerScope,
-  ): Promise<{ conversations: Awaited<ReturnType<SupportContext["conversations"]["backend"]["listConversations"]>> }>;
-  getConversation(input: CustomerScope & { conversationId: string }): Promise<ReturnType<typeof issueDetail>>;
-  postMessage(
-    input: CustomerScope & { conversationId: string; message: string; clientMessageId?: string },
-  ): Promise<{ id: string; createdAt: string }>;
-  closeConversation(input: CustomerScope & { conversationId: string; action: CloseAction }): Promise<{ success: true; message: string }>;
-  /** Agent operations (no HTTP auth in-process). */
-  agent: Omit<Conversations, "backend">;
-}
-
 export interface SupportService extends Service {
   api: SupportApi;
   store: SupportStore;
@@ -141,30 +120,31 @@ function publicCors(service: "*" | readonly string[] | undefined, products: read
 }
 const HOUR = 3_600_000;
 
-export function createSupportService(options: SupportServiceOptions): SupportService {
+/** The service's parts, built from its options before any route. */
+function supportContext(options: SupportServiceOptions): SupportContext & { configs: ProductConfig[] } {
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
   const logger = kitLogger(options.logger);
   const store = options.store ?? memorySupportStore();
   const bus = options.bus ?? memoryPubSub();
-  const limiter = options.limiter ?? memoryRateLimiter();
-  const retention = Math.max(HOUR, options.eventRetentionMs ?? HOUR);
-
   const conversations = createConversations({ store, bus, clock, ids, logger });
   const configs = options.products.map((p) => (typeof p === "string" ? { slug: p } : p));
   const products = productRegistry(configs, conversations.backend, options.limits);
   const jobs = store.jobs ?? memoryJobStore();
   for (const p of products.list()) if (!p.builtin) p.backend.attach?.({ productSlug: p.slug, store, bus, clock, ids, logger, jobs });
   const hub = createStreamHub({ store, bus, logger, clock });
-  const basePath = (options.basePath ?? "").replace(/\/+$/, "");
-  const cx: SupportContext = {
-    basePath,
+  if (options.spiProduct !== undefined && !products.get(options.spiProduct))
+    throw new Error(`spiProduct ${options.spiProduct} is not a configured product`);
+  return {
+    configs,
+    basePath: (options.basePath ?? "").replace(/\/+$/, ""),
+    api: createSupportApi({ products, conversations }),
     store,
     conversations,
     products,
     hub,
     bus,
-    limiter,
+    limiter: options.limiter ?? memoryRateLimiter(),
     clock,
     ids,
     logger,
@@ -174,33 +154,51 @@ export function createSupportService(options: SupportServiceOptions): SupportSer
     heartbeatMs: options.heartbeatMs ?? 15_000,
     streamsByCustomer: new Map(),
   };
-  if (options.spiProduct !== undefined && !products.get(options.spiProduct))
-    throw new Error(`spiProduct ${options.spiProduct} is not a configured product`);
+}
 
+const securitySchemes = {
+  spiBearer: { type: "http", scheme: "bearer", description: "SUPPORT_SPI_TOKEN" },
+  agentBearer: { type: "http", scheme: "bearer", description: "SUPPORT_AGENT_TOKEN" },
+};
+
+/** One interface's OpenAPI document, built on first request; `servers` is where the host mounted the service. */
+function docRoute(basePath: string, path: string, title: string, routes: Route[]): Route {
+  let doc: OpenApiDocument | undefined;
+  return route({
+    method: "GET",
+    path,
+    internal: true,
+    handler: (ctx) => {
+      doc ??= buildOpenApi({ title, version: "1.0.0", routes, basePath, errorSchema: ErrorSchema, securitySchemes });
+      // paths carry the basePath; `servers` is where the host mounted the service
+      return json(200, { ...doc, servers: [{ url: ctx.mountPath || "/" }] });
+    },
+  });
+}
+
+/** Interfaces A, B and the agent side, each with its document, plus the optional widget script and inbox page. */
+function supportRoutes(cx: SupportContext, options: SupportServiceOptions): Route[] {
   const a = publicRoutes(cx);
   const b = spiRoutes(cx);
   const agent = [...agentRoutes(cx), ...webhookRoutes(cx)];
-  const securitySchemes = {
-    spiBearer: { type: "http", scheme: "bearer", description: "SUPPORT_SPI_TOKEN" },
-    agentBearer: { type: "http", scheme: "bearer", description: "SUPPORT_AGENT_TOKEN" },
-  };
-  const docs = new Map<string, OpenApiDocument>();
-  const docRoute = (path: string, title: string, routes: Route[]) =>
-    route({
-      method: "GET",
-      path,
-      internal: true,
-      handler: (ctx) => {
-        let doc = docs.get(path);
-        if (!doc) {
-          doc = buildOpenApi({ title, version: "1.0.0", routes, basePath, errorSchema: ErrorSchema, securitySchemes });
-          docs.set(path, doc);
-        }
-        // paths carry the basePath; `servers` is where the host mounted the service
-        return json(200, { ...doc, servers: [{ url: ctx.mountPath || "/" }] });
-      },
-    });
+  return [
+    ...a,
+    ...b,
+    ...agent,
+    docRoute(cx.basePath, "/api/conversations/openapi.json", "Support conversations: public API", a),
+    docRoute(cx.basePath, "/care/openapi.json", "Support SPI", b),
+    docRoute(cx.basePath, "/agent/openapi.json", "Support agent API", agent),
+    ...(options.widgetScript === undefined ? [] : [widgetRoute(options.widgetScript)]),
+    ...(options.inboxScript === undefined
+      ? []
+      : pageRoutes({ path: INBOX_PATH, title: "Support inbox", element: "mountkit-inbox", script: options.inboxScript })),
+  ];
+}
 
+/** Event and webhook-delivery pruning: `pruneEvents` for the host, and a timer (unref'd) unless disabled. */
+function pruning(cx: SupportContext, options: SupportServiceOptions) {
+  const { store, clock, logger } = cx;
+  const retention = Math.max(HOUR, options.eventRetentionMs ?? HOUR);
   const pruneEvents = () => store.pruneEvents({ before: iso(clock.now() - retention) });
   // a delivery id is remembered for a week: GitHub's UI can redeliver an old delivery by hand
   const pruneDeliveries = () => store.pruneDeliveries({ before: iso(clock.now() - 7 * 24 * HOUR) });
@@ -213,108 +211,33 @@ export function createSupportService(options: SupportServiceOptions): SupportSer
         }, pruneEvery)
       : undefined;
   (timer as { unref?: () => void } | undefined)?.unref?.();
+  return { pruneEvents, stop: () => timer && clearInterval(timer) };
+}
 
+export function createSupportService(options: SupportServiceOptions): SupportService {
+  const { configs, ...cx } = supportContext(options);
+  const { store, products, hub, clock, logger, ids } = cx;
+  const routes = supportRoutes(cx, options);
+  const prune = pruning(cx, options);
   const service = defineService({
     name: "support",
     title: "mountkit support",
     version: "1.0.0",
     description: "Customer-support conversations: public API (A), Support SPI (B), agent side.",
     mounts: SUPPORT_MOUNTS,
-    routes: [
-      ...a,
-      ...b,
-      ...agent,
-      docRoute("/api/conversations/openapi.json", "Support conversations: public API", a),
-      docRoute("/care/openapi.json", "Support SPI", b),
-      docRoute("/agent/openapi.json", "Support agent API", agent),
-      ...(options.widgetScript === undefined ? [] : [widgetRoute(options.widgetScript)]),
-      ...(options.inboxScript === undefined
-        ? []
-        : pageRoutes({ path: INBOX_PATH, title: "Support inbox", element: "mountkit-inbox", script: options.inboxScript })),
-    ],
+    routes,
     securitySchemes,
-    basePath,
+    basePath: cx.basePath,
     bodyLimit: options.bodyLimit ?? 64 * 1024,
     cors: publicCors(options.corsOrigins, configs),
     clock,
     logger,
     ids,
     async dispose() {
-      if (timer) clearInterval(timer);
+      prune.stop();
       hub.close();
       for (const p of products.list()) if (!p.builtin) await p.backend.dispose?.();
     },
   });
-
-  const api: SupportApi = {
-    async createConversation(input) {
-      const p = products.require(input.productSlug);
-      return p.backend.createConversation({
-        productSlug: p.slug,
-        customerId: input.customerId,
-        subject: subjectOr(input.subject, input.message),
-        body: withMetadata(
-          input.message,
-          input.clientMessageId
-            ? { customerId: input.customerId, clientMessageId: input.clientMessageId }
-            : { customerId: input.customerId },
-        ),
-        clientMessageId: input.clientMessageId ?? null,
-      });
-    },
-    async listConversations(input) {
-      const p = products.get(input.productSlug);
-      return { conversations: p ? await p.backend.listConversations({ productSlug: p.slug, customerId: input.customerId }) : [] };
-    },
-    async getConversation(input) {
-      const p = products.require(input.productSlug);
-      const v = await p.backend.getConversation({
-        productSlug: p.slug,
-        customerId: input.customerId,
-        conversationId: input.conversationId,
-      });
-      if (!v) throw supportError("conversation_not_found");
-      return issueDetail(v);
-    },
-    async postMessage(input) {
-      const p = products.require(input.productSlug);
-      const r = await p.backend.postMessage({
-        productSlug: p.slug,
-        customerId: input.customerId,
-        conversationId: input.conversationId,
-        body: withMetadata(
-          input.message,
-          input.clientMessageId
-            ? { customerId: input.customerId, clientMessageId: input.clientMessageId }
-            : { customerId: input.customerId },
-        ),
-        clientMessageId: input.clientMessageId ?? null,
-      });
-      return { id: r.id, createdAt: r.createdAt };
-    },
-    async closeConversation(input) {
-      const p = products.require(input.productSlug);
-      const { status } = await p.backend.closeConversation({
-        productSlug: p.slug,
-        customerId: input.customerId,
-        conversationId: input.conversationId,
-        action: input.action,
-      });
-      return { success: true, message: closeMessage(status) };
-    },
-    agent: {
-      get: conversations.get,
-      agentList: conversations.agentList,
-      agentDetail: conversations.agentDetail,
-      reply: conversations.reply,
-      editMessage: conversations.editMessage,
-      deleteMessage: conversations.deleteMessage,
-      setLabels: conversations.setLabels,
-      setAssignee: conversations.setAssignee,
-      setStatus: conversations.setStatus,
-      remove: conversations.remove,
-    },
-  };
-
-  return Object.assign(service, { api, store, products, hub, pruneEvents });
+  return Object.assign(service, { api: cx.api, store, products, hub, pruneEvents: prune.pruneEvents });
 }

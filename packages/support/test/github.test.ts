@@ -2,7 +2,7 @@
 // writes, signed webhooks become stream events (once per delivery), rate limits pause and serialise writes,
 // and the reconciliation poll catches what a lost webhook missed.
 import { createHmac } from "node:crypto";
-import { memoryPubSub, type PubSub } from "@mountkit/core";
+import { memoryPubSub, type PubSub } from "@mountkit/core/jobs";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createSupportService, githubBackend, memorySupportStore, parseMetadata, type SupportStore, stripMetadata } from "../src/index.js";
 import { type FakeGithubOptions, fakeGithub } from "./fakes/github.js";

@@ -1,6 +1,7 @@
 // Service-level behaviour without sockets: resync after pruning, the sliding-window rate limit, delivery
 // across instances sharing a store and bus, stream slots, and the in-process api.
-import { manualClock, memoryPubSub, type PubSub, sequentialIds } from "@mountkit/core";
+import { manualClock, sequentialIds } from "@mountkit/core";
+import { memoryPubSub, type PubSub } from "@mountkit/core/jobs";
 import { afterEach, describe, expect, it } from "vitest";
 import { createSupportService, memorySupportStore, type SupportService } from "../src/index.js";
 

@@ -1,7 +1,7 @@
 // Streams for products served through the SPI client: a second service instance is the remote; one poller
 // per conversation per process diffs its detail into the local log (replay, backoff, shared pollers).
 
-import { memoryPubSub } from "@mountkit/core";
+import { memoryPubSub } from "@mountkit/core/jobs";
 import { afterEach, describe, expect, it } from "vitest";
 import { createSupportService, memorySupportStore, type SupportService, spiBackend } from "../src/index.js";
 import { call, openStream, until } from "./fakes/streams.js";

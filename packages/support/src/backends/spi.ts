@@ -3,14 +3,13 @@
 // Interface B has no event stream: while customers watch a conversation, one poller per conversation per
 // process diffs the remote detail against a mirror in the local store, whose event log the streams follow.
 
-import type { BackendContext, CustomerBackend } from "../domain/backend.js";
+import type { CustomerBackend } from "../domain/backend.js";
 import { pageOf } from "../domain/cursor.js";
 import { parseMetadata } from "../domain/metadata.js";
-import { createMirror, type Mirror, type MirrorSnapshot } from "../domain/mirror.js";
-import { isStatus, type Status, wireLabels } from "../domain/status.js";
-import type { Comment, ConversationView, Summary } from "../domain/wire.js";
+import { createMirror } from "../domain/mirror.js";
 import { supportError } from "../errors.js";
-import { fetchJson } from "./rest.js";
+import { spiRemote, toSummary } from "./spi/remote.js";
+import { openMirrored, poke, type SpiState, stop } from "./spi/watch.js";
 
 export interface SpiBackendOptions {
   /** The remote's base address (or a function giving it); requests go to `${baseUrl}/care/conversations...`. */
@@ -26,220 +25,40 @@ export interface SpiBackendOptions {
   maxPollIntervalMs?: number;
 }
 
-interface Poller {
-  mirrorId: string;
-  remoteId: string;
-  customerId: string;
-  refs: number;
-  delay: number;
-  timer?: ReturnType<typeof setTimeout>;
-  /** The poll in progress, so a poke waits for it instead of overlapping. */
-  running?: Promise<void>;
-  stopped: boolean;
-}
-
-interface Reply {
-  status: number;
-  body: unknown;
-}
-
-const asStatus = (s: unknown): Status => (typeof s === "string" && isStatus(s) ? s : "new");
-
-function toSummary(raw: unknown): Summary {
-  const r = raw as Record<string, unknown>;
-  const status = asStatus(r.status);
-  return {
-    id: String(r.id),
-    subject: String(r.subject ?? ""),
-    status,
-    isOpen: typeof r.isOpen === "boolean" ? r.isOpen : status !== "resolved" && status !== "closed",
-    createdAt: String(r.createdAt),
-    updatedAt: String(r.updatedAt ?? r.createdAt),
-  };
-}
-
-function toComment(raw: unknown): Comment {
-  const m = raw as Record<string, unknown>;
-  return {
-    id: String(m.id),
-    body: typeof m.body === "string" ? m.body : null,
-    author: String(m.author ?? ""),
-    createdAt: String(m.createdAt),
-    isCustomer: m.isCustomer === true,
-  };
-}
-
 export function spiBackend(options: SpiBackendOptions): CustomerBackend {
   const pollEvery = options.pollIntervalMs ?? 5000;
-  const maxPollEvery = Math.max(pollEvery, options.maxPollIntervalMs ?? 60_000);
-  let at: { cx: BackendContext; mirror: Mirror; prefix: string } | undefined;
-  const pollers = new Map<string, Poller>();
-  const attached = () => {
-    if (!at) throw new Error("spi backend used before a support service attached it");
-    return at;
+  const s: SpiState = {
+    remote: spiRemote(options),
+    pollEvery,
+    maxPollEvery: Math.max(pollEvery, options.maxPollIntervalMs ?? 60_000),
+    pollers: new Map(),
   };
-  // mirrored ids are namespaced by product, so a remote id can never meet a local conversation's id
-  const mirrorIdOf = (remoteId: string) => `${attached().prefix}${remoteId}`;
-  const snapshotOf = (mirrorId: string, v: ConversationView): MirrorSnapshot => ({
-    state: { subject: v.subject, status: v.status },
-    messages: v.messages.map((m) => ({
-      id: `${mirrorId}~${m.id}`,
-      body: m.body,
-      author: m.author,
-      isCustomer: m.isCustomer,
-      dedupKey: `#spi/${m.id}`,
-      createdAt: m.createdAt,
-    })),
-  });
-  const base = () =>
-    `${(typeof options.baseUrl === "function" ? options.baseUrl() : options.baseUrl).replace(/\/+$/, "")}/care/conversations`;
-  const doFetch = options.fetch ?? fetch;
-  const timeoutMs = options.timeoutMs ?? 10_000;
-
-  async function call(method: string, path: string, init: { query?: Record<string, string>; body?: unknown } = {}): Promise<Reply> {
-    const url = new URL(base() + path);
-    for (const [k, v] of Object.entries(init.query ?? {})) url.searchParams.set(k, v);
-    const res = await fetchJson(doFetch, url, {
-      method,
-      headers: { authorization: `Bearer ${options.token}` },
-      body: init.body,
-      timeoutMs,
-    });
-    const body = res.json;
-    if (res.status >= 200 && res.status < 300) return { status: res.status, body };
-    if (res.status === 404) throw supportError("conversation_not_found");
-    if (res.status === 409) throw supportError("conversation_closed");
-    if (res.status === 429) throw supportError("too_many_requests", { headers: { "retry-after": res.headers.get("retry-after") ?? "1" } });
-    throw supportError("backend_unavailable", { message: `support backend answered ${res.status}` });
-  }
-
-  async function detail(customerId: string, conversationId: string): Promise<ConversationView | null> {
-    try {
-      const r = await call("GET", `/${encodeURIComponent(conversationId)}`, { query: { customerId } });
-      const raw = r.body as Record<string, unknown>;
-      const s = toSummary(raw);
-      const messages = Array.isArray(raw.messages) ? raw.messages.map(toComment) : [];
-      return { ...s, labels: wireLabels(s.status, []), messages };
-    } catch (e) {
-      if ((e as { code?: string }).code === "conversation_not_found") return null;
-      throw e;
-    }
-  }
-
-  async function poll(p: Poller) {
-    const { mirror, cx } = attached();
-    try {
-      const v = await detail(p.customerId, p.remoteId);
-      if (p.stopped) return;
-      if (!v) {
-        // gone remotely (deleted, or no longer this customer's): streams get issue_deleted and end
-        await mirror.remove(p.mirrorId);
-        stop(p);
-        return;
-      }
-      await mirror.sync(p.mirrorId, snapshotOf(p.mirrorId, v));
-      p.delay = pollEvery;
-    } catch (error) {
-      p.delay = Math.min(maxPollEvery, p.delay * 2);
-      cx.logger.warn("support: polling the remote SPI failed", { conversationId: p.remoteId, retryInMs: p.delay, error });
-    }
-  }
-
-  function schedule(p: Poller) {
-    if (p.stopped) return;
-    p.timer = setTimeout(() => {
-      p.timer = undefined;
-      void runPoll(p).then(() => schedule(p));
-    }, p.delay);
-    (p.timer as { unref?: () => void }).unref?.();
-  }
-
-  function runPoll(p: Poller): Promise<void> {
-    p.running ??= poll(p).finally(() => {
-      p.running = undefined;
-    });
-    return p.running;
-  }
-
-  function stop(p: Poller) {
-    p.stopped = true;
-    if (p.timer) clearTimeout(p.timer);
-    pollers.delete(p.mirrorId);
-  }
-
-  /** Polls at once (after the customer's own write) so the echo reaches the streams without waiting. */
-  function poke(remoteId: string) {
-    if (!at) return;
-    const p = pollers.get(mirrorIdOf(remoteId));
-    if (p) void (p.running ?? Promise.resolve()).then(() => runPoll(p));
-  }
+  const { call, detail } = s.remote;
 
   return {
     kind: "spi",
 
     attach(cx) {
-      if (at) throw new Error("an spi backend serves one product of one service");
-      at = {
+      if (s.at) throw new Error("an spi backend serves one product of one service");
+      const prefix = `spi_${cx.productSlug}~`;
+      s.at = {
         cx,
-        prefix: `spi_${cx.productSlug}~`,
+        prefix,
         mirror: createMirror({
           store: cx.store,
           bus: cx.bus,
           clock: cx.clock,
           logger: cx.logger,
-          publicConversationId: (id) => id.slice(at!.prefix.length),
+          publicConversationId: (id) => id.slice(prefix.length),
           publicMessageId: (id, conversationId) => id.slice(conversationId.length + 1),
         }),
       };
     },
 
-    async openStream({ productSlug, customerId, conversationId }) {
-      const { mirror, cx } = attached();
-      const v = await detail(customerId, conversationId);
-      if (!v) return null;
-      const mirrorId = mirrorIdOf(conversationId);
-      const existing = await cx.store.getConversation({ id: mirrorId });
-      if (existing && (existing.deletedAt || existing.customerId !== customerId || existing.productSlug !== productSlug)) return null;
-      const snap = snapshotOf(mirrorId, v);
-      if (existing) await mirror.sync(mirrorId, snap);
-      else
-        await mirror.create({
-          conversation: {
-            id: mirrorId,
-            productSlug,
-            customerId,
-            subject: v.subject,
-            status: v.status,
-            labels: [],
-            assignee: null,
-            createdAt: v.createdAt,
-            updatedAt: v.updatedAt,
-          },
-          messages: snap.messages,
-        });
-      const c = await mirror.get(mirrorId);
-      if (!c) return null;
-      let p = pollers.get(mirrorId);
-      if (!p) {
-        p = { mirrorId, remoteId: conversationId, customerId, refs: 0, delay: pollEvery, stopped: false };
-        pollers.set(mirrorId, p);
-        schedule(p);
-      }
-      p.refs++;
-      const poller = p;
-      let released = false;
-      return {
-        conversation: c,
-        release() {
-          if (released) return;
-          released = true;
-          if (--poller.refs <= 0) stop(poller);
-        },
-      };
-    },
+    openStream: (input) => openMirrored(s, input),
 
     async dispose() {
-      for (const p of [...pollers.values()]) stop(p);
+      for (const p of [...s.pollers.values()]) stop(s, p);
     },
 
     async createConversation({ customerId, subject, body }) {
@@ -266,7 +85,7 @@ export function spiBackend(options: SpiBackendOptions): CustomerBackend {
         if (dup) return { id: dup.id, createdAt: dup.createdAt, deduplicated: true };
       }
       const r = await call("POST", `/${encodeURIComponent(conversationId)}/messages`, { body: { customerId, conversationId, body } });
-      poke(conversationId);
+      poke(s, conversationId);
       const v = r.body as { messageId: string; createdAt: string };
       return { id: String(v.messageId), createdAt: String(v.createdAt), deduplicated: false };
     },
@@ -276,7 +95,7 @@ export function spiBackend(options: SpiBackendOptions): CustomerBackend {
       if (!before) throw supportError("conversation_not_found");
       if (!before.isOpen) return { status: before.status };
       await call("POST", `/${encodeURIComponent(conversationId)}/close`, { body: { customerId, conversationId, action } });
-      poke(conversationId);
+      poke(s, conversationId);
       return { status: action === "resolve" ? "resolved" : "closed" };
     },
   };

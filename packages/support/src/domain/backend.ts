@@ -1,7 +1,8 @@
 // What a product's backend must do for the customer-facing interfaces (A and B). The built-in backend
 // is the service's own store; `spiBackend`, `githubBackend` and `slackBackend` keep the conversation elsewhere
 // and mirror it into the store's event log so streams work the same way.
-import type { Clock, IdGenerator, JobStore, Logger, PubSub } from "@mountkit/core";
+import type { Clock, IdGenerator, Logger } from "@mountkit/core";
+import type { JobStore, PubSub } from "@mountkit/core/jobs";
 import type { ConversationRecord, SupportStore } from "../store/types.js";
 import type { ConversationPage } from "./cursor.js";
 import type { CloseAction, Status } from "./status.js";

@@ -1,34 +1,10 @@
 // Conversation events: the types the stream carries, their data, and the ids-only bus notification.
 import type { EventInput } from "../store/types.js";
+import { EVENT_TYPES, type EventDataMap, type EventType } from "../wire.js";
 import type { State, Status } from "./status.js";
 import type { Comment } from "./wire.js";
 
-export const EVENT_TYPES = [
-  "connected",
-  "new_comment",
-  "comment_edited",
-  "comment_deleted",
-  "state_update",
-  "labels_changed",
-  "assignee_changed",
-  "issue_deleted",
-  "resync",
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-
-/** The `data` of each event type on the wire; `connected` and `resync` carry none. support-client's
- * `StreamEvent` mirrors this (it cannot import the server), and a type test keeps the two in step. */
-export interface EventDataMap {
-  connected: undefined;
-  new_comment: Comment;
-  comment_edited: Comment & { updatedAt: string };
-  comment_deleted: { id: string };
-  state_update: { state: State; status: Status };
-  labels_changed: { labels: string[]; status: Status };
-  assignee_changed: { assignee: string | null };
-  issue_deleted: { id: string };
-  resync: undefined;
-}
+export { EVENT_TYPES, type EventDataMap, type EventType };
 
 const event = <T extends EventType>(type: T, data: EventDataMap[T], createdAt: string): EventInput => ({ type, data, createdAt });
 

@@ -2,7 +2,8 @@
 // Each change seen there becomes a conditional store write that appends the same events the built-in backend
 // emits, so replay, `Last-Event-ID` and cross-process delivery work unchanged; concurrent observers of one
 // change (webhook and poll, two processes) collapse into one write because every write checks `lastSeq`.
-import { type Clock, iso, type Logger, type PubSub } from "@mountkit/core";
+import { type Clock, iso, type Logger } from "@mountkit/core";
+import type { PubSub } from "@mountkit/core/jobs";
 import type { ConversationPatch, ConversationRecord, EventInput, MessageRecord, SupportStore, WriteFailure } from "../store/types.js";
 import type { CustomerScope } from "./backend.js";
 import { conversationTopic, ev } from "./events.js";
@@ -79,129 +80,134 @@ export interface MirrorOptions {
 
 const sameLabels = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
-export function createMirror(o: MirrorOptions): Mirror {
-  const { store, bus, clock, logger } = o;
-  const convId = o.publicConversationId ?? ((id: string) => id);
-  const msgId = o.publicMessageId ?? ((id: string) => id);
-  const now = () => iso(clock.now());
-  const wire = (m: Omit<MessageRecord, "seq">): Comment => ({ ...comment({ ...m, seq: 0 }), id: msgId(m.id, m.conversationId) });
+/** What the mirror's operations share: the store, the bus notice, the clock and the public ids. */
+interface MirrorCx {
+  store: SupportStore;
+  bus: PubSub;
+  logger: Logger;
+  now(): string;
+  convId(storedId: string): string;
+  msgId(storedId: string, conversationId: string): string;
+}
 
-  function notify(conversationId: string, seqs: number[]) {
-    const seq = seqs[seqs.length - 1];
-    if (seq === undefined) return;
-    bus
-      .publish(conversationTopic(conversationId), { conversationId, seq })
-      .catch((error) => logger.warn("support: publish failed", { conversationId, error }));
-  }
+/** The stored form of a mirrored message: its dedup key is kept as the `clientMessageId`. */
+const recordOf = (conversationId: string, m: MirrorMessage) => ({
+  id: m.id,
+  conversationId,
+  body: m.body,
+  author: m.author,
+  isCustomer: m.isCustomer,
+  clientMessageId: m.dedupKey,
+  createdAt: m.createdAt,
+  updatedAt: m.createdAt,
+});
 
-  async function live(id: string): Promise<ConversationRecord | null> {
-    const c = await store.getConversation({ id });
-    return c && !c.deletedAt ? c : null;
-  }
+const wire = (x: MirrorCx, m: Omit<MessageRecord, "seq">): Comment => ({
+  ...comment({ ...m, seq: 0 }),
+  id: x.msgId(m.id, m.conversationId),
+});
 
-  /** Decide-and-write with a retry on a concurrent change; null when the mirror is gone or nothing changes. */
-  async function mutate<R extends { ok: true; seqs: number[] }>(
-    id: string,
-    write: (c: ConversationRecord) => Promise<R | WriteFailure | null>,
-  ): Promise<R | null> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const c = await live(id);
-      if (!c) return null;
-      const r = await write(c);
-      if (r === null) return null;
-      if (r.ok) {
-        notify(id, r.seqs);
-        return r;
-      }
-      if (r.reason === "not_found") return null;
+function notify(x: MirrorCx, conversationId: string, seqs: number[]) {
+  const seq = seqs[seqs.length - 1];
+  if (seq === undefined) return;
+  x.bus
+    .publish(conversationTopic(conversationId), { conversationId, seq })
+    .catch((error) => x.logger.warn("support: publish failed", { conversationId, error }));
+}
+
+async function live(x: MirrorCx, id: string): Promise<ConversationRecord | null> {
+  const c = await x.store.getConversation({ id });
+  return c && !c.deletedAt ? c : null;
+}
+
+/** Decide-and-write with a retry on a concurrent change; null when the mirror is gone or nothing changes. */
+async function mutate<R extends { ok: true; seqs: number[] }>(
+  x: MirrorCx,
+  id: string,
+  write: (c: ConversationRecord) => Promise<R | WriteFailure | null>,
+): Promise<R | null> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const c = await live(x, id);
+    if (!c) return null;
+    const r = await write(c);
+    if (r === null) return null;
+    if (r.ok) {
+      notify(x, id, r.seqs);
+      return r;
     }
-    throw new Error("support: too many concurrent writes on one mirrored conversation");
+    if (r.reason === "not_found") return null;
   }
+  throw new Error("support: too many concurrent writes on one mirrored conversation");
+}
 
-  /** Patch and events that take `c` to `state`. */
-  function stateChange(c: ConversationRecord, state: MirrorState, at: string): { patch: ConversationPatch; events: EventInput[] } {
-    const patch: ConversationPatch = {};
-    const events: EventInput[] = [];
-    const status = state.status ?? c.status;
-    const labels = state.labels ?? c.labels;
-    const fx = statusChangeEffects(c.status, status);
-    if (fx.stateFlipped) events.push(ev.stateUpdate(stateOf(status), status, at));
-    if (fx.labelsChanged) patch.status = status;
-    if (!sameLabels(labels, c.labels)) patch.labels = labels;
-    if (fx.labelsChanged || patch.labels) events.push(ev.labelsChanged(wireLabels(status, labels), status, at));
-    if (state.assignee !== undefined && state.assignee !== c.assignee) {
-      patch.assignee = state.assignee;
-      events.push(ev.assigneeChanged(state.assignee, at));
-    }
-    if (state.subject !== undefined && state.subject !== c.subject) patch.subject = state.subject;
-    if (Object.keys(patch).length) patch.updatedAt = at;
-    return { patch, events };
+/** Patch and events that take `c` to `state`. */
+function stateChange(c: ConversationRecord, state: MirrorState, at: string): { patch: ConversationPatch; events: EventInput[] } {
+  const patch: ConversationPatch = {};
+  const events: EventInput[] = [];
+  const status = state.status ?? c.status;
+  const labels = state.labels ?? c.labels;
+  const fx = statusChangeEffects(c.status, status);
+  if (fx.stateFlipped) events.push(ev.stateUpdate(stateOf(status), status, at));
+  if (fx.labelsChanged) patch.status = status;
+  if (!sameLabels(labels, c.labels)) patch.labels = labels;
+  if (fx.labelsChanged || patch.labels) events.push(ev.labelsChanged(wireLabels(status, labels), status, at));
+  if (state.assignee !== undefined && state.assignee !== c.assignee) {
+    patch.assignee = state.assignee;
+    events.push(ev.assigneeChanged(state.assignee, at));
   }
+  if (state.subject !== undefined && state.subject !== c.subject) patch.subject = state.subject;
+  if (Object.keys(patch).length) patch.updatedAt = at;
+  return { patch, events };
+}
 
-  const mirror: Mirror = {
-    async create({ conversation, messages }) {
-      const existing = await store.getConversation({ id: conversation.id });
-      if (existing) return existing;
-      const [first, ...rest] = messages;
-      if (!first) throw new Error("a mirrored conversation needs its first message");
-      const record = (m: MirrorMessage) => ({
-        id: m.id,
-        conversationId: conversation.id,
-        body: m.body,
-        author: m.author,
-        isCustomer: m.isCustomer,
-        clientMessageId: m.dedupKey,
-        createdAt: m.createdAt,
-        updatedAt: m.createdAt,
-      });
-      try {
-        await store.createConversation({
-          conversation: { ...conversation, firstMessageId: first.id },
-          message: record(first),
-          events: [],
-        });
-      } catch (error) {
-        // another observer created it first: theirs is as good as ours
-        const raced = await store.getConversation({ id: conversation.id });
-        if (raced) return raced;
-        throw error;
-      }
-      for (const m of rest) {
-        const c = await store.getConversation({ id: conversation.id });
-        if (!c) break;
-        await store.appendMessage({ conversationId: c.id, expectedSeq: c.lastSeq, message: record(m), patch: {}, events: [] });
-      }
-      return (await store.getConversation({ id: conversation.id }))!;
-    },
+/** The baseline: the conversation and its messages as the remote has them, with no events. */
+async function createMirrored(x: MirrorCx, { conversation, messages }: Parameters<Mirror["create"]>[0]): Promise<ConversationRecord> {
+  const { store } = x;
+  const existing = await store.getConversation({ id: conversation.id });
+  if (existing) return existing;
+  const [first, ...rest] = messages;
+  if (!first) throw new Error("a mirrored conversation needs its first message");
+  try {
+    await store.createConversation({
+      conversation: { ...conversation, firstMessageId: first.id },
+      message: recordOf(conversation.id, first),
+      events: [],
+    });
+  } catch (error) {
+    // another observer created it first: theirs is as good as ours
+    const raced = await store.getConversation({ id: conversation.id });
+    if (raced) return raced;
+    throw error;
+  }
+  for (const m of rest) {
+    const c = await store.getConversation({ id: conversation.id });
+    if (!c) break;
+    await store.appendMessage({ conversationId: c.id, expectedSeq: c.lastSeq, message: recordOf(c.id, m), patch: {}, events: [] });
+  }
+  return (await store.getConversation({ id: conversation.id }))!;
+}
 
-    get: live,
-
+/** Message changes seen on the remote: added (once per dedup key), edited, removed. */
+function messageChanges(x: MirrorCx): Pick<Mirror, "addMessage" | "editMessage" | "removeMessage"> {
+  const { store } = x;
+  return {
     async addMessage(conversationId, m, status) {
       let duplicate: MessageRecord | undefined;
-      const r = await mutate(conversationId, async (c) => {
+      const r = await mutate(x, conversationId, async (c) => {
         const known = await store.getMessage({ conversationId, id: m.id });
         if (known) {
           duplicate = known;
           return null;
         }
-        const at = now();
-        const message = {
-          id: m.id,
-          conversationId,
-          body: m.body,
-          author: m.author,
-          isCustomer: m.isCustomer,
-          clientMessageId: m.dedupKey,
-          createdAt: m.createdAt,
-          updatedAt: m.createdAt,
-        };
+        const at = x.now();
+        const message = recordOf(conversationId, m);
         const s = stateChange(c, { status: status ? status(c.status) : c.status }, at);
         const w = await store.appendMessage({
           conversationId,
           expectedSeq: c.lastSeq,
           message,
           patch: { ...s.patch, updatedAt: at },
-          events: [ev.newComment(wire(message), at), ...s.events],
+          events: [ev.newComment(wire(x, message), at), ...s.events],
         });
         if (!w.ok && w.reason === "duplicate") {
           duplicate = w.message;
@@ -214,10 +220,10 @@ export function createMirror(o: MirrorOptions): Mirror {
     },
 
     async editMessage(conversationId, messageId, body) {
-      const r = await mutate(conversationId, async (c) => {
+      const r = await mutate(x, conversationId, async (c) => {
         const m = await store.getMessage({ conversationId, id: messageId });
         if (!m || m.body === body) return null;
-        const at = now();
+        const at = x.now();
         return store.updateMessage({
           conversationId,
           expectedSeq: c.lastSeq,
@@ -225,31 +231,37 @@ export function createMirror(o: MirrorOptions): Mirror {
           body,
           updatedAt: at,
           patch: { updatedAt: at },
-          events: [ev.commentEdited({ ...wire({ ...m, body }), updatedAt: at }, at)],
+          events: [ev.commentEdited({ ...wire(x, { ...m, body }), updatedAt: at }, at)],
         });
       });
       return r !== null;
     },
 
     async removeMessage(conversationId, messageId) {
-      const r = await mutate(conversationId, async (c) => {
+      const r = await mutate(x, conversationId, async (c) => {
         if (messageId === c.firstMessageId || !(await store.getMessage({ conversationId, id: messageId }))) return null;
-        const at = now();
+        const at = x.now();
         return store.deleteMessage({
           conversationId,
           expectedSeq: c.lastSeq,
           messageId,
           patch: { updatedAt: at },
-          events: [ev.commentDeleted(msgId(messageId, conversationId), at)],
+          events: [ev.commentDeleted(x.msgId(messageId, conversationId), at)],
         });
       });
       return r !== null;
     },
+  };
+}
 
+/** Conversation changes seen on the remote: its state, and its removal. */
+function conversationChanges(x: MirrorCx): Pick<Mirror, "setState" | "remove"> {
+  const { store } = x;
+  return {
     async setState(conversationId, state) {
       let unchanged: ConversationRecord | null = null;
-      const r = await mutate(conversationId, async (c) => {
-        const s = stateChange(c, state, now());
+      const r = await mutate(x, conversationId, async (c) => {
+        const s = stateChange(c, state, x.now());
         if (!Object.keys(s.patch).length) {
           unchanged = c;
           return null;
@@ -260,20 +272,53 @@ export function createMirror(o: MirrorOptions): Mirror {
     },
 
     async remove(conversationId) {
-      const r = await mutate(conversationId, async (c) => {
-        const at = now();
+      const r = await mutate(x, conversationId, async (c) => {
+        const at = x.now();
         return store.deleteConversation({
           conversationId,
           expectedSeq: c.lastSeq,
           deletedAt: at,
-          events: [ev.issueDeleted(convId(conversationId), at)],
+          events: [ev.issueDeleted(x.convId(conversationId), at)],
         });
       });
       return r !== null;
     },
+  };
+}
+
+/** Brings the mirror to a full remote snapshot through the mirror's own single changes. */
+async function syncTo(mirror: Mirror, stored: MessageRecord[], conversationId: string, snapshot: MirrorSnapshot) {
+  const byId = new Map(stored.map((m) => [m.id, m]));
+  const seen = new Set<string>();
+  for (const m of [...snapshot.messages].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0))) {
+    seen.add(m.id);
+    const had = byId.get(m.id);
+    if (!had) {
+      if (!(await mirror.addMessage(conversationId, m))) return;
+    } else if (had.body !== m.body) await mirror.editMessage(conversationId, m.id, m.body);
+  }
+  for (const m of stored) if (!seen.has(m.id)) await mirror.removeMessage(conversationId, m.id);
+  await mirror.setState(conversationId, snapshot.state);
+}
+
+export function createMirror(o: MirrorOptions): Mirror {
+  const { store, clock } = o;
+  const x: MirrorCx = {
+    store,
+    bus: o.bus,
+    logger: o.logger,
+    now: () => iso(clock.now()),
+    convId: o.publicConversationId ?? ((id: string) => id),
+    msgId: o.publicMessageId ?? ((id: string) => id),
+  };
+  const mirror: Mirror = {
+    create: (input) => createMirrored(x, input),
+    get: (id) => live(x, id),
+    ...messageChanges(x),
+    ...conversationChanges(x),
 
     async viewFor(scope, conversationId) {
-      const c = await live(conversationId);
+      const c = await live(x, conversationId);
       if (!c || c.productSlug !== scope.productSlug || c.customerId !== scope.customerId) return null;
       return view(c, await store.listMessages({ conversationId }));
     },
@@ -285,18 +330,7 @@ export function createMirror(o: MirrorOptions): Mirror {
     },
 
     async sync(conversationId, snapshot) {
-      const stored = await store.listMessages({ conversationId });
-      const byId = new Map(stored.map((m) => [m.id, m]));
-      const seen = new Set<string>();
-      for (const m of [...snapshot.messages].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0))) {
-        seen.add(m.id);
-        const had = byId.get(m.id);
-        if (!had) {
-          if (!(await mirror.addMessage(conversationId, m))) return;
-        } else if (had.body !== m.body) await mirror.editMessage(conversationId, m.id, m.body);
-      }
-      for (const m of stored) if (!seen.has(m.id)) await mirror.removeMessage(conversationId, m.id);
-      await mirror.setState(conversationId, snapshot.state);
+      await syncTo(mirror, await store.listMessages({ conversationId }), conversationId, snapshot);
     },
   };
   return mirror;

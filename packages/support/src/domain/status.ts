@@ -1,7 +1,7 @@
 // The status machine of a conversation (seed "States and transitions" + CONTRACT.md §3).
-export const STATUSES = ["new", "waiting-for-agent", "waiting-for-customer", "resolved", "closed"] as const;
-export type Status = (typeof STATUSES)[number];
-export type State = "open" | "closed";
+import { STATUSES, type State, type Status } from "../wire.js";
+
+export { STATUSES, type State, type Status };
 export type CloseAction = "resolve" | "close";
 
 export const OPEN_STATUSES: readonly Status[] = ["new", "waiting-for-agent", "waiting-for-customer"];

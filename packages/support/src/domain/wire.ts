@@ -1,34 +1,9 @@
 // Records to wire shapes: summaries, comments, interface A's `{issue, comments}`, interface B and agent details.
 import type { ConversationRecord, MessageRecord } from "../store/types.js";
-import { isOpen, type Status, stateOf, wireLabels } from "./status.js";
+import type { Comment, Issue, Summary } from "../wire.js";
+import { isOpen, stateOf, wireLabels } from "./status.js";
 
-export interface Summary {
-  id: string;
-  subject: string;
-  status: Status;
-  isOpen: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Comment {
-  id: string;
-  body: string | null;
-  author: string;
-  createdAt: string;
-  isCustomer: boolean;
-}
-
-export interface Issue {
-  id: string;
-  title: string;
-  body: string;
-  state: "open" | "closed";
-  status: Status;
-  labels: string[];
-  createdAt: string;
-  updatedAt: string;
-}
+export type { Comment, Issue, Summary };
 
 /** The backend-neutral view of one conversation that every interface renders from. */
 export interface ConversationView extends Summary {

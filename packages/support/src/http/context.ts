@@ -1,5 +1,7 @@
-// What the route modules share: the domain, the product registry, live delivery and the limits.
-import type { Clock, IdGenerator, Logger, PubSub, RateLimiter } from "@mountkit/core";
+// What the route modules share: the typed api, the domain, the product registry, live delivery and the limits.
+import type { Clock, IdGenerator, Logger } from "@mountkit/core";
+import type { PubSub, RateLimiter } from "@mountkit/core/jobs";
+import type { SupportApi } from "../api.js";
 import type { Conversations } from "../domain/conversations.js";
 import type { Product, ProductRegistry } from "../domain/products.js";
 import { supportError } from "../errors.js";
@@ -9,6 +11,8 @@ import type { StreamHub } from "../stream/hub.js";
 export interface SupportContext {
   /** The service's own prefix; links it writes start with it (a framework's mount prefix is added by the adapter). */
   basePath: string;
+  /** What the routes call once their guard has passed. */
+  api: SupportApi;
   store: SupportStore;
   conversations: Conversations;
   products: ProductRegistry;

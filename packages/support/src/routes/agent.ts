@@ -1,6 +1,6 @@
 // The agent side under /agent (bearer SUPPORT_AGENT_TOKEN): work a product's conversations across
 // customers. Every change emits its event to the customer's open streams.
-import { channel, empty, json, type Route, route, type SseEvent, sse } from "@mountkit/core";
+import { channel, empty, json, type Middleware, type Route, route, type SseEvent, sse } from "@mountkit/core";
 import * as z from "zod";
 import { decodeConversationCursor, encodeConversationCursor } from "../domain/cursor.js";
 import { isNotice, productTopic } from "../domain/events.js";
@@ -56,224 +56,277 @@ function parseStatuses(raw: string | undefined): Status[] | undefined {
   return list as Status[];
 }
 
-export function agentRoutes(cx: SupportContext): Route[] {
-  const use = [bearer(cx.agentToken, "support-agent")];
-  const elsewhere = () =>
-    supportError("not_supported", { message: "this product's conversations are worked on in its backend (GitHub, Slack, a remote SPI)" });
+const err = (description: string) => ({ description });
+/** What every agent call can answer; a body route also `withBody`. */
+const auth = {
+  400: err("Invalid path, query or body"),
+  401: err("Bad or missing bearer token"),
+  404: err("Conversation not found"),
+  501: err("The product's conversations are worked on in its backend"),
+};
+const withBody = { ...auth, 413: err("Request body over 64 KiB"), 415: err("Request body is not JSON") };
+
+const elsewhere = () =>
+  supportError("not_supported", { message: "this product's conversations are worked on in its backend (GitHub, Slack, a remote SPI)" });
+
+/** What the agent routes share: the context, the bearer guard and the route fields every one repeats. */
+interface AgentCx {
+  cx: SupportContext;
+  common: { tags: string[]; security: string[]; use: Middleware[] };
   /** Mirrored conversations change only through their backend: a write here would be overwritten. */
-  const onThisSide = async (id: string) => {
-    const c = await cx.conversations.get(id);
-    if (c && !cx.products.get(c.productSlug)?.builtin) throw elsewhere();
+  onThisSide(id: string): Promise<void>;
+}
+
+function agentCx(cx: SupportContext): AgentCx {
+  return {
+    cx,
+    common: { tags, security, use: [bearer(cx.agentToken, "support-agent")] },
+    async onThisSide(id) {
+      const c = await cx.api.agent.get(id);
+      if (c && !cx.products.get(c.productSlug)?.builtin) throw elsewhere();
+    },
   };
-  const common = { tags, security, use };
-  const err = (description: string) => ({ description });
-  /** What every agent call can answer; a body route also `withBody`. */
-  const auth = {
-    400: err("Invalid path, query or body"),
-    401: err("Bad or missing bearer token"),
-    404: err("Conversation not found"),
-    501: err("The product's conversations are worked on in its backend"),
-  };
-  const withBody = { ...auth, 413: err("Request body over 64 KiB"), 415: err("Request body is not JSON") };
+}
+
+/** A product's change notices as SSE: `connected`, then `conversation_changed` per notice on the bus. */
+function productNotices(cx: SupportContext, productSlug: string, signal: AbortSignal) {
+  const stamp = () => new Date(cx.clock.now()).toISOString();
+  let unsubscribe = () => {};
+  // overflowing (a client that stopped reading) closes the stream: the client reconnects and relists
+  const events = channel<SseEvent>({ signal, maxBuffered: 1000, onClose: () => unsubscribe() });
+  events.push({ data: JSON.stringify({ type: "connected", createdAt: stamp() }) });
+  if (!events.closed)
+    unsubscribe = cx.bus.subscribe(productTopic(productSlug), (m) => {
+      if (!isNotice(m)) return;
+      const data = { conversationId: m.conversationId, seq: m.seq };
+      events.push({ data: JSON.stringify({ type: "conversation_changed", data, createdAt: stamp() }) });
+    });
+  return sse(events, { retryMs: 1000, heartbeatMs: cx.heartbeatMs });
+}
+
+const listRoute = ({ cx, common }: AgentCx) =>
+  route({
+    ...common,
+    method: "GET",
+    path: BASE,
+    operationId: "agentListConversations",
+    summary: "A product's conversations across customers, most recent activity first; filter by status, label, assignee, search text",
+    query: ListQuery,
+    responses: {
+      200: { description: "OK", schema: z.object({ items: z.array(AgentSummarySchema), next: z.string().nullable() }) },
+      ...auth,
+      400: err("Invalid query: status, cursor or limit"),
+      404: err("No product for the slug"),
+    },
+    async handler({ query }) {
+      const product = cx.products.require(query.productSlug);
+      if (!product.builtin) throw elsewhere();
+      const after = query.cursor ? decodeConversationCursor(query.cursor) : undefined;
+      const rows = await cx.api.agent.agentList({
+        productSlug: product.slug,
+        statuses: parseStatuses(query.status),
+        assignee: query.assignee,
+        label: query.label,
+        ...(query.q ? { q: query.q } : {}),
+        after,
+        limit: query.limit + 1,
+      });
+      const items = rows.slice(0, query.limit);
+      const last = items[items.length - 1];
+      return json(200, { items, next: rows.length > query.limit && last ? encodeConversationCursor(last) : null });
+    },
+  });
+
+const labelsRoute = ({ cx, common, onThisSide }: AgentCx) =>
+  route({
+    ...common,
+    method: "PUT",
+    path: `${BASE}/:id/labels`,
+    operationId: "agentSetLabels",
+    summary: "Replace the agent labels (the status label is kept)",
+    params: IdParam,
+    body: z.object({ labels: z.array(Label).max(32) }),
+    responses: { 200: { description: "OK", schema: z.object({ labels: z.array(z.string()) }) }, ...withBody },
+    async handler({ params, body }) {
+      await onThisSide(params.id);
+      return json(200, { labels: await cx.api.agent.setLabels(params.id, body.labels) });
+    },
+  });
+
+const productStreamRoute = ({ cx, common }: AgentCx) =>
+  route({
+    ...common,
+    method: "GET",
+    path: `${BASE}/stream`,
+    operationId: "agentStreamProduct",
+    summary: "Server-Sent Events: a notice per change of any of a product's conversations (an inbox's live list)",
+    description:
+      "`connected` first, then `conversation_changed` with `{ conversationId, seq }` for every new conversation, message, edit, status, label or assignee change. Notices carry no id and are not replayed: a client that (re)connects reads the list again.",
+    query: InboxStreamQuery,
+    responses: {
+      200: { description: "Event stream", contentType: "text/event-stream", schema: StreamEventSchema },
+      ...auth,
+      400: err("Missing or invalid productSlug"),
+      404: err("No product for the slug"),
+    },
+    handler({ query, signal }) {
+      const product = cx.products.require(query.productSlug);
+      if (!product.builtin) throw elsewhere();
+      return productNotices(cx, product.slug, signal);
+    },
+  });
+
+const assigneeRoute = ({ cx, common, onThisSide }: AgentCx) =>
+  route({
+    ...common,
+    method: "PUT",
+    path: `${BASE}/:id/assignee`,
+    operationId: "agentSetAssignee",
+    params: IdParam,
+    body: z.object({ assignee: z.string().min(1).max(200).nullable() }),
+    responses: { 200: { description: "OK", schema: z.object({ assignee: z.string().nullable() }) }, ...withBody },
+    async handler({ params, body }) {
+      await onThisSide(params.id);
+      return json(200, { assignee: await cx.api.agent.setAssignee(params.id, body.assignee) });
+    },
+  });
+
+const conversationStreamRoute = ({ cx, common, onThisSide }: AgentCx) =>
+  route({
+    ...common,
+    method: "GET",
+    path: `${BASE}/:id/stream`,
+    operationId: "agentStreamConversation",
+    summary: "Server-Sent Events of one conversation, as interface A's stream (replay after Last-Event-ID)",
+    description:
+      "The same frames as `GET /api/conversations/{id}/stream`: `connected`, then the events after `Last-Event-ID` (header, or the `lastEventId` query) and live ones; `resync` when the id was never issued or the events are gone.",
+    params: IdParam,
+    query: StreamQuery,
+    responses: { 200: { description: "Event stream", contentType: "text/event-stream", schema: StreamEventSchema }, ...auth },
+    async handler({ params, query, headers, signal }) {
+      await onThisSide(params.id);
+      const c = await cx.api.agent.get(params.id);
+      if (!c) throw supportError("conversation_not_found");
+      return conversationEvents(cx, {
+        conversation: c,
+        lastEventId: parseLastEventId(headers["last-event-id"], query.lastEventId),
+        signal,
+      });
+    },
+  });
+
+const statusRoute = ({ cx, common, onThisSide }: AgentCx) =>
+  route({
+    ...common,
+    method: "PUT",
+    path: `${BASE}/:id/status`,
+    operationId: "agentSetStatus",
+    params: IdParam,
+    body: z.object({ status: StatusSchema }),
+    responses: { 200: { description: "OK", schema: SummarySchema }, ...withBody },
+    async handler({ params, body }) {
+      await onThisSide(params.id);
+      return json(200, await cx.api.agent.setStatus(params.id, body.status));
+    },
+  });
+
+const getRoute = ({ cx, common, onThisSide }: AgentCx) =>
+  route({
+    ...common,
+    method: "GET",
+    path: `${BASE}/:id`,
+    operationId: "agentGetConversation",
+    params: IdParam,
+    responses: { 200: { description: "OK", schema: AgentDetailSchema }, ...auth },
+    async handler({ params }) {
+      await onThisSide(params.id);
+      const d = await cx.api.agent.agentDetail(params.id);
+      if (!d) throw supportError("conversation_not_found");
+      const { firstMessageId: _, ...rest } = d;
+      return json(200, rest);
+    },
+  });
+
+const replyRoute = ({ cx, common, onThisSide }: AgentCx) =>
+  route({
+    ...common,
+    method: "POST",
+    path: `${BASE}/:id/messages`,
+    operationId: "agentReply",
+    summary: "Reply as an agent (status becomes waiting-for-customer)",
+    params: IdParam,
+    body: z.object({ body: MessageBody, author: z.string().min(1).max(200) }),
+    responses: { 200: { description: "Posted", schema: z.object({ id: z.string(), createdAt: Timestamp }) }, ...withBody },
+    async handler({ params, body }) {
+      await onThisSide(params.id);
+      const c = await cx.api.agent.reply(params.id, body);
+      return json(200, { id: c.id, createdAt: c.createdAt });
+    },
+  });
+
+const editRoute = ({ cx, common, onThisSide }: AgentCx) =>
+  route({
+    ...common,
+    method: "PATCH",
+    path: `${BASE}/:id/messages/:messageId`,
+    operationId: "agentEditMessage",
+    params: MessageIdParams,
+    body: z.object({ body: MessageBody }),
+    responses: {
+      200: { description: "Edited", schema: CommentSchema.extend({ updatedAt: Timestamp }) },
+      ...withBody,
+      404: err("Conversation or message not found"),
+    },
+    async handler({ params, body }) {
+      await onThisSide(params.id);
+      return json(200, await cx.api.agent.editMessage(params.id, params.messageId, body.body));
+    },
+  });
+
+const deleteMessageRoute = ({ cx, common, onThisSide }: AgentCx) =>
+  route({
+    ...common,
+    method: "DELETE",
+    path: `${BASE}/:id/messages/:messageId`,
+    operationId: "agentDeleteMessage",
+    params: MessageIdParams,
+    responses: { 204: { description: "Deleted" }, ...auth, 404: err("Conversation or message not found") },
+    async handler({ params }) {
+      await onThisSide(params.id);
+      await cx.api.agent.deleteMessage(params.id, params.messageId);
+      return empty(204);
+    },
+  });
+
+const deleteRoute = ({ cx, common, onThisSide }: AgentCx) =>
+  route({
+    ...common,
+    method: "DELETE",
+    path: `${BASE}/:id`,
+    operationId: "agentDeleteConversation",
+    summary: "Delete a conversation: its streams get issue_deleted and end",
+    params: IdParam,
+    responses: { 204: { description: "Deleted" }, ...auth },
+    async handler({ params }) {
+      await onThisSide(params.id);
+      await cx.api.agent.remove(params.id);
+      return empty(204);
+    },
+  });
+
+export function agentRoutes(cx: SupportContext): Route[] {
+  const a = agentCx(cx);
   return [
-    route({
-      ...common,
-      method: "GET",
-      path: BASE,
-      operationId: "agentListConversations",
-      summary: "A product's conversations across customers, most recent activity first; filter by status, label, assignee, search text",
-      query: ListQuery,
-      responses: {
-        200: { description: "OK", schema: z.object({ items: z.array(AgentSummarySchema), next: z.string().nullable() }) },
-        ...auth,
-        400: err("Invalid query: status, cursor or limit"),
-        404: err("No product for the slug"),
-      },
-      async handler({ query }) {
-        const product = cx.products.require(query.productSlug);
-        if (!product.builtin) throw elsewhere();
-        const after = query.cursor ? decodeConversationCursor(query.cursor) : undefined;
-        const rows = await cx.conversations.agentList({
-          productSlug: product.slug,
-          statuses: parseStatuses(query.status),
-          assignee: query.assignee,
-          label: query.label,
-          ...(query.q ? { q: query.q } : {}),
-          after,
-          limit: query.limit + 1,
-        });
-        const items = rows.slice(0, query.limit);
-        const last = items[items.length - 1];
-        return json(200, { items, next: rows.length > query.limit && last ? encodeConversationCursor(last) : null });
-      },
-    }),
-    route({
-      ...common,
-      method: "GET",
-      path: `${BASE}/stream`,
-      operationId: "agentStreamProduct",
-      summary: "Server-Sent Events: a notice per change of any of a product's conversations (an inbox's live list)",
-      description:
-        "`connected` first, then `conversation_changed` with `{ conversationId, seq }` for every new conversation, message, edit, status, label or assignee change. Notices carry no id and are not replayed: a client that (re)connects reads the list again.",
-      query: InboxStreamQuery,
-      responses: {
-        200: { description: "Event stream", contentType: "text/event-stream", schema: StreamEventSchema },
-        ...auth,
-        400: err("Missing or invalid productSlug"),
-        404: err("No product for the slug"),
-      },
-      handler({ query, signal }) {
-        const product = cx.products.require(query.productSlug);
-        if (!product.builtin) throw elsewhere();
-        const stamp = () => new Date(cx.clock.now()).toISOString();
-        let unsubscribe = () => {};
-        // overflowing (a client that stopped reading) closes the stream: the client reconnects and relists
-        const events = channel<SseEvent>({ signal, maxBuffered: 1000, onClose: () => unsubscribe() });
-        events.push({ data: JSON.stringify({ type: "connected", createdAt: stamp() }) });
-        if (!events.closed)
-          unsubscribe = cx.bus.subscribe(productTopic(product.slug), (m) => {
-            if (!isNotice(m)) return;
-            const data = { conversationId: m.conversationId, seq: m.seq };
-            events.push({ data: JSON.stringify({ type: "conversation_changed", data, createdAt: stamp() }) });
-          });
-        return sse(events, { retryMs: 1000, heartbeatMs: cx.heartbeatMs });
-      },
-    }),
-    route({
-      ...common,
-      method: "GET",
-      path: `${BASE}/:id/stream`,
-      operationId: "agentStreamConversation",
-      summary: "Server-Sent Events of one conversation, as interface A's stream (replay after Last-Event-ID)",
-      description:
-        "The same frames as `GET /api/conversations/{id}/stream`: `connected`, then the events after `Last-Event-ID` (header, or the `lastEventId` query) and live ones; `resync` when the id was never issued or the events are gone.",
-      params: IdParam,
-      query: StreamQuery,
-      responses: { 200: { description: "Event stream", contentType: "text/event-stream", schema: StreamEventSchema }, ...auth },
-      async handler({ params, query, headers, signal }) {
-        await onThisSide(params.id);
-        const c = await cx.conversations.get(params.id);
-        if (!c) throw supportError("conversation_not_found");
-        return conversationEvents(cx, {
-          conversation: c,
-          lastEventId: parseLastEventId(headers["last-event-id"], query.lastEventId),
-          signal,
-        });
-      },
-    }),
-    route({
-      ...common,
-      method: "GET",
-      path: `${BASE}/:id`,
-      operationId: "agentGetConversation",
-      params: IdParam,
-      responses: { 200: { description: "OK", schema: AgentDetailSchema }, ...auth },
-      async handler({ params }) {
-        await onThisSide(params.id);
-        const d = await cx.conversations.agentDetail(params.id);
-        if (!d) throw supportError("conversation_not_found");
-        const { firstMessageId: _, ...rest } = d;
-        return json(200, rest);
-      },
-    }),
-    route({
-      ...common,
-      method: "POST",
-      path: `${BASE}/:id/messages`,
-      operationId: "agentReply",
-      summary: "Reply as an agent (status becomes waiting-for-customer)",
-      params: IdParam,
-      body: z.object({ body: MessageBody, author: z.string().min(1).max(200) }),
-      responses: { 200: { description: "Posted", schema: z.object({ id: z.string(), createdAt: Timestamp }) }, ...withBody },
-      async handler({ params, body }) {
-        await onThisSide(params.id);
-        const c = await cx.conversations.reply(params.id, body);
-        return json(200, { id: c.id, createdAt: c.createdAt });
-      },
-    }),
-    route({
-      ...common,
-      method: "PATCH",
-      path: `${BASE}/:id/messages/:messageId`,
-      operationId: "agentEditMessage",
-      params: MessageIdParams,
-      body: z.object({ body: MessageBody }),
-      responses: {
-        200: { description: "Edited", schema: CommentSchema.extend({ updatedAt: Timestamp }) },
-        ...withBody,
-        404: err("Conversation or message not found"),
-      },
-      async handler({ params, body }) {
-        await onThisSide(params.id);
-        return json(200, await cx.conversations.editMessage(params.id, params.messageId, body.body));
-      },
-    }),
-    route({
-      ...common,
-      method: "DELETE",
-      path: `${BASE}/:id/messages/:messageId`,
-      operationId: "agentDeleteMessage",
-      params: MessageIdParams,
-      responses: { 204: { description: "Deleted" }, ...auth, 404: err("Conversation or message not found") },
-      async handler({ params }) {
-        await onThisSide(params.id);
-        await cx.conversations.deleteMessage(params.id, params.messageId);
-        return empty(204);
-      },
-    }),
-    route({
-      ...common,
-      method: "PUT",
-      path: `${BASE}/:id/labels`,
-      operationId: "agentSetLabels",
-      summary: "Replace the agent labels (the status label is kept)",
-      params: IdParam,
-      body: z.object({ labels: z.array(Label).max(32) }),
-      responses: { 200: { description: "OK", schema: z.object({ labels: z.array(z.string()) }) }, ...withBody },
-      async handler({ params, body }) {
-        await onThisSide(params.id);
-        return json(200, { labels: await cx.conversations.setLabels(params.id, body.labels) });
-      },
-    }),
-    route({
-      ...common,
-      method: "PUT",
-      path: `${BASE}/:id/assignee`,
-      operationId: "agentSetAssignee",
-      params: IdParam,
-      body: z.object({ assignee: z.string().min(1).max(200).nullable() }),
-      responses: { 200: { description: "OK", schema: z.object({ assignee: z.string().nullable() }) }, ...withBody },
-      async handler({ params, body }) {
-        await onThisSide(params.id);
-        return json(200, { assignee: await cx.conversations.setAssignee(params.id, body.assignee) });
-      },
-    }),
-    route({
-      ...common,
-      method: "PUT",
-      path: `${BASE}/:id/status`,
-      operationId: "agentSetStatus",
-      params: IdParam,
-      body: z.object({ status: StatusSchema }),
-      responses: { 200: { description: "OK", schema: SummarySchema }, ...withBody },
-      async handler({ params, body }) {
-        await onThisSide(params.id);
-        return json(200, await cx.conversations.setStatus(params.id, body.status));
-      },
-    }),
-    route({
-      ...common,
-      method: "DELETE",
-      path: `${BASE}/:id`,
-      operationId: "agentDeleteConversation",
-      summary: "Delete a conversation: its streams get issue_deleted and end",
-      params: IdParam,
-      responses: { 204: { description: "Deleted" }, ...auth },
-      async handler({ params }) {
-        await onThisSide(params.id);
-        await cx.conversations.remove(params.id);
-        return empty(204);
-      },
-    }),
-  ];
+    listRoute,
+    productStreamRoute,
+    conversationStreamRoute,
+    getRoute,
+    replyRoute,
+    editRoute,
+    deleteMessageRoute,
+    labelsRoute,
+    assigneeRoute,
+    statusRoute,
+    deleteRoute,
+  ].map((make) => make(a));
 }

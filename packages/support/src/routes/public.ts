@@ -1,12 +1,9 @@
 // Interface A: the public conversation API under /api/conversations (no tokens; identity is customerId).
 import { json, type Route, route } from "@mountkit/core";
 import * as z from "zod";
-import type { LocalStream } from "../domain/backend.js";
+import type { CustomerScope, LocalStream } from "../domain/backend.js";
 import { decodeConversationCursor, encodeConversationCursor } from "../domain/cursor.js";
-import { withMetadata } from "../domain/metadata.js";
-import { closeMessage } from "../domain/status.js";
-import { subjectOr } from "../domain/subject.js";
-import { issueDetail } from "../domain/wire.js";
+import type { Product } from "../domain/products.js";
 import { supportError } from "../errors.js";
 import { admit, type SupportContext } from "../http/context.js";
 import { openStream, parseLastEventId } from "../stream/open.js";
@@ -64,237 +61,222 @@ const nextLink = {
     schema: { type: "string", pattern: '^<[^>]+>; rel="next"$' },
   },
 };
+const Posted = z.object({ id: z.string(), createdAt: Timestamp });
+const Closed = z.object({ success: z.literal(true), message: z.string() });
 const StreamQuery = CustomerQuery.extend({
   lastEventId: z.string().optional().describe("Replay events after this id (same as the Last-Event-ID header)"),
 });
 
-/** The hidden block every customer message is stored with. */
-const metaFor = (customerId: string, clientMessageId: string | undefined): Record<string, string> =>
-  clientMessageId ? { customerId, clientMessageId } : { customerId };
+/** The guard of every call but the stream: the product (404 when unknown), then the rate limits. */
+async function admitted(cx: SupportContext, scope: CustomerScope): Promise<void> {
+  await admit(cx, cx.products.require(scope.productSlug), scope.customerId);
+}
+
+/**
+ * What a call on the conversation in the path declares beside its documents: method, path and id parameter,
+ * and the handler: the guard on the caller's scope (a GET's query, else the body), then the api call.
+ */
+function onConversation<I extends CustomerScope>(
+  cx: SupportContext,
+  method: "GET" | "POST",
+  suffix: string,
+  call: (input: I & { conversationId: string }) => Promise<unknown>,
+) {
+  return {
+    method,
+    path: `${BASE}/:id${suffix}`,
+    tags,
+    params: IdParam,
+    async handler({ params, query, body }: { params: { id: string }; query: unknown; body: unknown }) {
+      // validated against the route's own query or body schema before the handler runs
+      const scope = (method === "GET" ? query : body) as I;
+      await admitted(cx, scope);
+      return json(200, await call({ ...scope, conversationId: params.id }));
+    },
+  };
+}
+
+const createRoute = (cx: SupportContext) =>
+  route({
+    method: "POST",
+    path: BASE,
+    operationId: "createConversation",
+    summary: "Create a conversation with its first message",
+    tags,
+    body: CreateBody,
+    responses: {
+      200: { description: "Created", schema: z.object({ conversationId: z.string(), createdAt: Timestamp }) },
+      400: err("Missing or invalid productSlug, customerId or message"),
+      404: err("No product for the slug"),
+      ...bodyErrors,
+      ...limited,
+    },
+    async handler({ body }) {
+      await admitted(cx, body);
+      return json(200, await cx.api.createConversation(body));
+    },
+  });
+
+const listRoute = (cx: SupportContext) =>
+  route({
+    method: "GET",
+    path: `${BASE}/list`,
+    operationId: "listConversations",
+    summary: "The customer's conversations, open and closed, most recent activity first, a page at a time",
+    description:
+      "Pages of `limit` conversations (default 50, at most 200). When more follow, the `Link` header carries the next page's URL (`<URL>; rel=\"next\"`); the body keeps the seed's shape.",
+    tags,
+    query: ListQuery,
+    responses: {
+      200: { description: "OK", schema: z.object({ conversations: z.array(SummarySchema) }), headers: nextLink },
+      400: err("Missing parameters, a limit outside 1..200 or a cursor this API did not write"),
+      ...limited,
+    },
+    async handler({ query }) {
+      const after = query.cursor ? decodeConversationCursor(query.cursor) : undefined;
+      const product = cx.products.get(query.productSlug);
+      if (!product) return json(200, { conversations: [] });
+      await admit(cx, product, query.customerId);
+      const { conversations: rows } = await cx.api.listConversations({
+        productSlug: query.productSlug,
+        customerId: query.customerId,
+        after,
+        limit: query.limit + 1,
+      });
+      const conversations = rows.slice(0, query.limit);
+      const last = conversations[conversations.length - 1];
+      if (rows.length <= query.limit || !last) return json(200, { conversations });
+      const next = new URLSearchParams({ productSlug: query.productSlug, customerId: query.customerId, limit: String(query.limit) });
+      next.set("cursor", encodeConversationCursor(last));
+      return json(200, { conversations }, { link: `<${cx.basePath}${BASE}/list?${next}>; rel="next"` });
+    },
+  });
+
+const findRoute = (cx: SupportContext) =>
+  route({
+    method: "GET",
+    path: `${BASE}/find`,
+    operationId: "findConversation",
+    summary: "The customer's first open conversation (else the most recent one)",
+    description: "Reads at most two conversations from the backend, however many the customer has.",
+    tags,
+    query: CustomerQuery,
+    responses: {
+      200: {
+        description: "OK",
+        schema: z.union([z.object({ found: z.literal(true), conversationId: z.string() }), z.object({ found: z.literal(false) })]),
+      },
+      400: err("Missing parameters"),
+      404: err("Product not found"),
+      ...limited,
+    },
+    async handler({ query }) {
+      await admitted(cx, query);
+      return json(200, await cx.api.findConversation(query));
+    },
+  });
+
+const getRoute = (cx: SupportContext) =>
+  route({
+    ...onConversation(cx, "GET", "", cx.api.getConversation),
+    operationId: "getConversation",
+    summary: "Conversation detail: the issue (first message) and later comments",
+    query: CustomerQuery,
+    responses: {
+      200: { description: "OK", schema: z.object({ issue: IssueSchema, comments: z.array(CommentSchema) }) },
+      400: err("Missing productSlug or customerId"),
+      404: err("Conversation not found or not this customer's"),
+      ...limited,
+    },
+  });
+
+const postRoute = (cx: SupportContext) =>
+  route({
+    ...onConversation(cx, "POST", "/messages", cx.api.postMessage),
+    operationId: "postMessage",
+    summary: "Post a customer message (deduplicated on clientMessageId)",
+    body: PostBody,
+    responses: {
+      200: { description: "Posted, or the original of a repeated clientMessageId", schema: Posted },
+      400: err("Missing message, productSlug or customerId"),
+      404: err("Conversation not found"),
+      409: err("Conversation is closed"),
+      ...bodyErrors,
+      ...limited,
+    },
+  });
+
+const closeRoute = (cx: SupportContext) =>
+  route({
+    ...onConversation(cx, "POST", "/close", cx.api.closeConversation),
+    operationId: "closeConversation",
+    summary: "Resolve or close a conversation",
+    body: CloseBody,
+    responses: {
+      200: {
+        description: "Done; on an already resolved or closed conversation nothing changes and the message names that state",
+        schema: Closed,
+      },
+      400: err("Missing parameters or action not resolve/close"),
+      404: err("Conversation not found"),
+      ...bodyErrors,
+      ...limited,
+    },
+  });
+
+/**
+ * The local conversation a customer's stream follows, checked against the customer; a built-in product is
+ * admitted after the check, another backend's before it opens (opening may call out).
+ */
+async function streamSource(cx: SupportContext, product: Product, customerId: string, conversationId: string): Promise<LocalStream> {
+  const scope = { productSlug: product.slug, customerId, conversationId };
+  let local: LocalStream | null;
+  if (product.builtin) {
+    const c = await cx.conversations.get(conversationId);
+    local = c && c.productSlug === product.slug && c.customerId === customerId ? { conversation: c } : null;
+  } else if (product.backend.openStream) {
+    await admit(cx, product, customerId);
+    local = await product.backend.openStream(scope);
+  } else {
+    if (!(await product.backend.getConversation(scope))) throw supportError("conversation_not_found");
+    throw supportError("not_supported", { message: "live events are not available for this product's backend" });
+  }
+  if (!local) throw supportError("conversation_not_found");
+  if (product.builtin) await admit(cx, product, customerId);
+  return local;
+}
+
+const streamRoute = (cx: SupportContext) =>
+  route({
+    method: "GET",
+    path: `${BASE}/:id/stream`,
+    operationId: "streamConversation",
+    summary:
+      "Server-Sent Events: connected, new_comment, comment_edited, comment_deleted, state_update, labels_changed, assignee_changed, issue_deleted, resync",
+    tags,
+    params: IdParam,
+    query: StreamQuery,
+    responses: {
+      200: { description: "Event stream", contentType: "text/event-stream", schema: StreamEventSchema },
+      400: err("Missing productSlug or customerId"),
+      404: err("Conversation not found"),
+      ...rateLimited("Rate limit or concurrent-stream limit exceeded"),
+      501: err("This product's backend has no live events"),
+    },
+    async handler({ params, query, headers, signal }) {
+      const product = cx.products.require(query.productSlug);
+      const local = await streamSource(cx, product, query.customerId, params.id);
+      return openStream(cx, {
+        product,
+        conversation: local.conversation,
+        release: local.release,
+        customerId: query.customerId,
+        lastEventId: parseLastEventId(headers["last-event-id"], query.lastEventId),
+        signal,
+      });
+    },
+  });
 
 export function publicRoutes(cx: SupportContext): Route[] {
-  return [
-    route({
-      method: "POST",
-      path: BASE,
-      operationId: "createConversation",
-      summary: "Create a conversation with its first message",
-      tags,
-      body: CreateBody,
-      responses: {
-        200: { description: "Created", schema: z.object({ conversationId: z.string(), createdAt: Timestamp }) },
-        400: err("Missing or invalid productSlug, customerId or message"),
-        404: err("No product for the slug"),
-        ...bodyErrors,
-        ...limited,
-      },
-      async handler({ body }) {
-        const product = cx.products.require(body.productSlug);
-        await admit(cx, product, body.customerId);
-        const r = await product.backend.createConversation({
-          productSlug: product.slug,
-          customerId: body.customerId,
-          subject: subjectOr(body.subject, body.message),
-          body: withMetadata(body.message, metaFor(body.customerId, body.clientMessageId)),
-          clientMessageId: body.clientMessageId ?? null,
-        });
-        return json(200, { conversationId: r.conversationId, createdAt: r.createdAt });
-      },
-    }),
-
-    route({
-      method: "GET",
-      path: `${BASE}/list`,
-      operationId: "listConversations",
-      summary: "The customer's conversations, open and closed, most recent activity first, a page at a time",
-      description:
-        "Pages of `limit` conversations (default 50, at most 200). When more follow, the `Link` header carries the next page's URL (`<URL>; rel=\"next\"`); the body keeps the seed's shape.",
-      tags,
-      query: ListQuery,
-      responses: {
-        200: { description: "OK", schema: z.object({ conversations: z.array(SummarySchema) }), headers: nextLink },
-        400: err("Missing parameters, a limit outside 1..200 or a cursor this API did not write"),
-        ...limited,
-      },
-      async handler({ query }) {
-        const after = query.cursor ? decodeConversationCursor(query.cursor) : undefined;
-        const product = cx.products.get(query.productSlug);
-        if (!product) return json(200, { conversations: [] });
-        await admit(cx, product, query.customerId);
-        const rows = await product.backend.listConversations({
-          productSlug: product.slug,
-          customerId: query.customerId,
-          after,
-          limit: query.limit + 1,
-        });
-        const conversations = rows.slice(0, query.limit);
-        const last = conversations[conversations.length - 1];
-        if (rows.length <= query.limit || !last) return json(200, { conversations });
-        const next = new URLSearchParams({ productSlug: query.productSlug, customerId: query.customerId, limit: String(query.limit) });
-        next.set("cursor", encodeConversationCursor(last));
-        return json(200, { conversations }, { link: `<${cx.basePath}${BASE}/list?${next}>; rel="next"` });
-      },
-    }),
-
-    route({
-      method: "GET",
-      path: `${BASE}/find`,
-      operationId: "findConversation",
-      summary: "The customer's first open conversation (else the most recent one)",
-      description: "Reads at most two conversations from the backend, however many the customer has.",
-      tags,
-      query: CustomerQuery,
-      responses: {
-        200: {
-          description: "OK",
-          schema: z.union([z.object({ found: z.literal(true), conversationId: z.string() }), z.object({ found: z.literal(false) })]),
-        },
-        400: err("Missing parameters"),
-        404: err("Product not found"),
-        ...limited,
-      },
-      async handler({ query }) {
-        const product = cx.products.require(query.productSlug);
-        await admit(cx, product, query.customerId);
-        const scope = { productSlug: product.slug, customerId: query.customerId };
-        const [open] = await product.backend.listConversations({ ...scope, openOnly: true, limit: 1 });
-        const hit = open ?? (await product.backend.listConversations({ ...scope, limit: 1 }))[0];
-        return json(200, hit ? { found: true, conversationId: hit.id } : { found: false });
-      },
-    }),
-
-    route({
-      method: "GET",
-      path: `${BASE}/:id`,
-      operationId: "getConversation",
-      summary: "Conversation detail: the issue (first message) and later comments",
-      tags,
-      params: IdParam,
-      query: CustomerQuery,
-      responses: {
-        200: { description: "OK", schema: z.object({ issue: IssueSchema, comments: z.array(CommentSchema) }) },
-        400: err("Missing productSlug or customerId"),
-        404: err("Conversation not found or not this customer's"),
-        ...limited,
-      },
-      async handler({ params, query }) {
-        const product = cx.products.require(query.productSlug);
-        await admit(cx, product, query.customerId);
-        const v = await product.backend.getConversation({
-          productSlug: product.slug,
-          customerId: query.customerId,
-          conversationId: params.id,
-        });
-        if (!v) throw supportError("conversation_not_found");
-        return json(200, issueDetail(v));
-      },
-    }),
-
-    route({
-      method: "POST",
-      path: `${BASE}/:id/messages`,
-      operationId: "postMessage",
-      summary: "Post a customer message (deduplicated on clientMessageId)",
-      tags,
-      params: IdParam,
-      body: PostBody,
-      responses: {
-        200: {
-          description: "Posted, or the original of a repeated clientMessageId",
-          schema: z.object({ id: z.string(), createdAt: Timestamp }),
-        },
-        400: err("Missing message, productSlug or customerId"),
-        404: err("Conversation not found"),
-        409: err("Conversation is closed"),
-        ...bodyErrors,
-        ...limited,
-      },
-      async handler({ params, body }) {
-        const product = cx.products.require(body.productSlug);
-        await admit(cx, product, body.customerId);
-        const r = await product.backend.postMessage({
-          productSlug: product.slug,
-          customerId: body.customerId,
-          conversationId: params.id,
-          body: withMetadata(body.message, metaFor(body.customerId, body.clientMessageId)),
-          clientMessageId: body.clientMessageId ?? null,
-        });
-        return json(200, { id: r.id, createdAt: r.createdAt });
-      },
-    }),
-
-    route({
-      method: "POST",
-      path: `${BASE}/:id/close`,
-      operationId: "closeConversation",
-      summary: "Resolve or close a conversation",
-      tags,
-      params: IdParam,
-      body: CloseBody,
-      responses: {
-        200: {
-          description: "Done; on an already resolved or closed conversation nothing changes and the message names that state",
-          schema: z.object({ success: z.literal(true), message: z.string() }),
-        },
-        400: err("Missing parameters or action not resolve/close"),
-        404: err("Conversation not found"),
-        ...bodyErrors,
-        ...limited,
-      },
-      async handler({ params, body }) {
-        const product = cx.products.require(body.productSlug);
-        await admit(cx, product, body.customerId);
-        const { status } = await product.backend.closeConversation({
-          productSlug: product.slug,
-          customerId: body.customerId,
-          conversationId: params.id,
-          action: body.action,
-        });
-        return json(200, { success: true, message: closeMessage(status) });
-      },
-    }),
-
-    route({
-      method: "GET",
-      path: `${BASE}/:id/stream`,
-      operationId: "streamConversation",
-      summary:
-        "Server-Sent Events: connected, new_comment, comment_edited, comment_deleted, state_update, labels_changed, assignee_changed, issue_deleted, resync",
-      tags,
-      params: IdParam,
-      query: StreamQuery,
-      responses: {
-        200: { description: "Event stream", contentType: "text/event-stream", schema: StreamEventSchema },
-        400: err("Missing productSlug or customerId"),
-        404: err("Conversation not found"),
-        ...rateLimited("Rate limit or concurrent-stream limit exceeded"),
-        501: err("This product's backend has no live events"),
-      },
-      async handler({ params, query, headers, signal }) {
-        const product = cx.products.require(query.productSlug);
-        const scope = { productSlug: product.slug, customerId: query.customerId, conversationId: params.id };
-        let local: LocalStream | null;
-        if (product.builtin) {
-          const c = await cx.conversations.get(params.id);
-          local = c && c.productSlug === product.slug && c.customerId === query.customerId ? { conversation: c } : null;
-        } else if (product.backend.openStream) {
-          await admit(cx, product, query.customerId);
-          local = await product.backend.openStream(scope);
-        } else {
-          if (!(await product.backend.getConversation(scope))) throw supportError("conversation_not_found");
-          throw supportError("not_supported", { message: "live events are not available for this product's backend" });
-        }
-        if (!local) throw supportError("conversation_not_found");
-        if (product.builtin) await admit(cx, product, query.customerId);
-        return openStream(cx, {
-          product,
-          conversation: local.conversation,
-          release: local.release,
-          customerId: query.customerId,
-          lastEventId: parseLastEventId(headers["last-event-id"], query.lastEventId),
-          signal,
-        });
-      },
-    }),
-  ];
+  return [createRoute, listRoute, findRoute, getRoute, postRoute, closeRoute, streamRoute].map((make) => make(cx));
 }

@@ -1,8 +1,9 @@
 // Interface B: the Support SPI under /care, bearer-protected, over the same store as interface A.
 // The product is the one this service was configured to expose there (inferred from the mount).
-import { empty, json, type Route, route } from "@mountkit/core";
+import { empty, json, type Middleware, type Route, route } from "@mountkit/core";
 import * as z from "zod";
 import { parseMetadata } from "../domain/metadata.js";
+import type { Product } from "../domain/products.js";
 import { subjectOr } from "../domain/subject.js";
 import { spiDetail } from "../domain/wire.js";
 import { supportError } from "../errors.js";
@@ -48,136 +49,158 @@ function clientMessageIdOf(body: string, customerId: string): string | null {
   return meta?.clientMessageId && meta.customerId === customerId ? meta.clientMessageId : null;
 }
 
-export function spiRoutes(cx: SupportContext): Route[] {
-  const use = [bearer(cx.spiToken, "support-spi")];
-  const product = async () => {
-    const p = cx.spiProduct === undefined ? undefined : cx.products.get(cx.spiProduct);
-    if (!p) throw supportError("product_not_found", { message: "no product is served on this SPI" });
-    await admit(cx, p);
-    return p;
+/** What the SPI routes share: the bearer guard and route fields, and the product served here (admitted). */
+interface SpiCx {
+  common: { tags: string[]; security: string[]; use: Middleware[] };
+  product(): Promise<Product>;
+}
+
+function spiCx(cx: SupportContext): SpiCx {
+  return {
+    common: { tags, security, use: [bearer(cx.spiToken, "support-spi")] },
+    async product() {
+      const p = cx.spiProduct === undefined ? undefined : cx.products.get(cx.spiProduct);
+      if (!p) throw supportError("product_not_found", { message: "no product is served on this SPI" });
+      await admit(cx, p);
+      return p;
+    },
   };
-  const common = { tags, security, use };
-  return [
-    route({
-      ...common,
-      method: "GET",
-      path: BASE,
-      operationId: "spiListConversations",
-      summary: "The customer's conversations",
-      query: ListQuery,
-      responses: {
-        200: { description: "OK", schema: z.object({ conversations: z.array(SummarySchema) }) },
-        400: err("Missing or invalid customerId"),
-        ...common4xx,
-      },
-      async handler({ query }) {
-        const p = await product();
-        return json(200, { conversations: await p.backend.listConversations({ productSlug: p.slug, customerId: query.customerId }) });
-      },
-    }),
-    route({
-      ...common,
-      method: "POST",
-      path: BASE,
-      operationId: "spiCreateConversation",
-      summary: "Create a conversation",
-      body: CreateBody,
-      responses: {
-        200: { description: "Created", schema: z.object({ conversationId: z.string(), createdAt: Timestamp }) },
-        400: err("Invalid body"),
-        ...common4xx,
-        ...bodyErrors,
-      },
-      async handler({ body }) {
-        const p = await product();
-        const r = await p.backend.createConversation({
-          productSlug: p.slug,
-          customerId: body.customerId,
-          subject: subjectOr(body.subject, body.body ?? ""),
-          body: body.body ?? "",
-          clientMessageId: clientMessageIdOf(body.body ?? "", body.customerId),
-        });
-        return json(200, r);
-      },
-    }),
-    route({
-      ...common,
-      method: "GET",
-      path: `${BASE}/:id`,
-      operationId: "spiGetConversation",
-      summary: "Conversation detail with every message",
-      params: IdParam,
-      query: ListQuery,
-      responses: {
-        200: { description: "OK", schema: SpiDetailSchema },
-        400: err("Missing or invalid customerId, or an id over 200 characters"),
-        ...common4xx,
-        404: err("Not found or not this customer's"),
-      },
-      async handler({ params, query }) {
-        const p = await product();
-        const v = await p.backend.getConversation({ productSlug: p.slug, customerId: query.customerId, conversationId: params.id });
-        if (!v) throw supportError("conversation_not_found");
-        return json(200, spiDetail(v));
-      },
-    }),
-    route({
-      ...common,
-      method: "POST",
-      path: `${BASE}/:id/messages`,
-      operationId: "spiPostMessage",
-      summary: "Post a customer message",
-      params: IdParam,
-      body: PostBody,
-      responses: {
-        200: { description: "Posted", schema: z.object({ messageId: z.string(), createdAt: Timestamp }) },
-        400: err("Invalid body, or conversationId differs from the path"),
-        ...common4xx,
-        404: err("Not found or not this customer's"),
-        409: err("Conversation is closed"),
-        ...bodyErrors,
-      },
-      async handler({ params, body }) {
-        if (body.conversationId !== params.id)
-          throw supportError("invalid_request", { message: "conversationId in the body differs from the path" });
-        const p = await product();
-        const r = await p.backend.postMessage({
-          productSlug: p.slug,
-          customerId: body.customerId,
-          conversationId: params.id,
-          body: body.body ?? "",
-          clientMessageId: clientMessageIdOf(body.body ?? "", body.customerId),
-        });
-        return json(200, { messageId: r.id, createdAt: r.createdAt });
-      },
-    }),
-    route({
-      ...common,
-      method: "POST",
-      path: `${BASE}/:id/close`,
-      operationId: "spiCloseConversation",
-      summary: "Resolve or close a conversation",
-      params: IdParam,
-      body: CloseBody,
-      responses: {
-        204: { description: "Done; an already resolved or closed conversation is left as it is" },
-        400: err("Invalid body, or conversationId differs from the path"),
-        ...common4xx,
-        404: err("Not found or not this customer's"),
-        ...bodyErrors,
-      },
-      async handler({ params, body }) {
-        if (body.conversationId !== params.id)
-          throw supportError("invalid_request", { message: "conversationId in the body differs from the path" });
-        const p = await product();
-        await p.backend.closeConversation({
-          productSlug: p.slug,
-          customerId: body.customerId,
-          conversationId: params.id,
-          action: body.action,
-        });
-        return empty(204);
-      },
-    }),
-  ];
+}
+
+/** Method, path and id parameter of a write on the conversation in the path: `POST /:id/<action>`. */
+const onConversation = (action: string) => ({ method: "POST" as const, path: `${BASE}/:id/${action}`, params: IdParam });
+
+/** B names the conversation in the body too; it must be the one in the path. */
+function samePath(body: { conversationId: string }, id: string) {
+  if (body.conversationId !== id) throw supportError("invalid_request", { message: "conversationId in the body differs from the path" });
+}
+
+const listRoute = ({ common, product }: SpiCx) =>
+  route({
+    ...common,
+    method: "GET",
+    path: BASE,
+    operationId: "spiListConversations",
+    summary: "The customer's conversations",
+    query: ListQuery,
+    responses: {
+      200: { description: "OK", schema: z.object({ conversations: z.array(SummarySchema) }) },
+      400: err("Missing or invalid customerId"),
+      ...common4xx,
+    },
+    async handler({ query }) {
+      const p = await product();
+      return json(200, { conversations: await p.backend.listConversations({ productSlug: p.slug, customerId: query.customerId }) });
+    },
+  });
+
+const createRoute = ({ common, product }: SpiCx) =>
+  route({
+    ...common,
+    method: "POST",
+    path: BASE,
+    operationId: "spiCreateConversation",
+    summary: "Create a conversation",
+    body: CreateBody,
+    responses: {
+      200: { description: "Created", schema: z.object({ conversationId: z.string(), createdAt: Timestamp }) },
+      400: err("Invalid body"),
+      ...common4xx,
+      ...bodyErrors,
+    },
+    async handler({ body }) {
+      const p = await product();
+      const r = await p.backend.createConversation({
+        productSlug: p.slug,
+        customerId: body.customerId,
+        subject: subjectOr(body.subject, body.body ?? ""),
+        body: body.body ?? "",
+        clientMessageId: clientMessageIdOf(body.body ?? "", body.customerId),
+      });
+      return json(200, r);
+    },
+  });
+
+const getRoute = ({ common, product }: SpiCx) =>
+  route({
+    ...common,
+    method: "GET",
+    path: `${BASE}/:id`,
+    operationId: "spiGetConversation",
+    summary: "Conversation detail with every message",
+    params: IdParam,
+    query: ListQuery,
+    responses: {
+      200: { description: "OK", schema: SpiDetailSchema },
+      400: err("Missing or invalid customerId, or an id over 200 characters"),
+      ...common4xx,
+      404: err("Not found or not this customer's"),
+    },
+    async handler({ params, query }) {
+      const p = await product();
+      const v = await p.backend.getConversation({ productSlug: p.slug, customerId: query.customerId, conversationId: params.id });
+      if (!v) throw supportError("conversation_not_found");
+      return json(200, spiDetail(v));
+    },
+  });
+
+const postRoute = ({ common, product }: SpiCx) =>
+  route({
+    ...common,
+    ...onConversation("messages"),
+    operationId: "spiPostMessage",
+    summary: "Post a customer message",
+    body: PostBody,
+    responses: {
+      200: { description: "Posted", schema: z.object({ messageId: z.string(), createdAt: Timestamp }) },
+      400: err("Invalid body, or conversationId differs from the path"),
+      ...common4xx,
+      404: err("Not found or not this customer's"),
+      409: err("Conversation is closed"),
+      ...bodyErrors,
+    },
+    async handler({ params, body }) {
+      samePath(body, params.id);
+      const p = await product();
+      const r = await p.backend.postMessage({
+        productSlug: p.slug,
+        customerId: body.customerId,
+        conversationId: params.id,
+        body: body.body ?? "",
+        clientMessageId: clientMessageIdOf(body.body ?? "", body.customerId),
+      });
+      return json(200, { messageId: r.id, createdAt: r.createdAt });
+    },
+  });
+
+const closeRoute = ({ common, product }: SpiCx) =>
+  route({
+    ...common,
+    ...onConversation("close"),
+    operationId: "spiCloseConversation",
+    summary: "Resolve or close a conversation",
+    body: CloseBody,
+    responses: {
+      204: { description: "Done; an already resolved or closed conversation is left as it is" },
+      400: err("Invalid body, or conversationId differs from the path"),
+      ...common4xx,
+      404: err("Not found or not this customer's"),
+      ...bodyErrors,
+    },
+    async handler({ params, body }) {
+      samePath(body, params.id);
+      const p = await product();
+      await p.backend.closeConversation({
+        productSlug: p.slug,
+        customerId: body.customerId,
+        conversationId: params.id,
+        action: body.action,
+      });
+      return empty(204);
+    },
+  });
+
+export function spiRoutes(cx: SupportContext): Route[] {
+  const b = spiCx(cx);
+  return [listRoute, createRoute, getRoute, postRoute, closeRoute].map((make) => make(b));
 }

@@ -1,5 +1,5 @@
 // In-memory SupportStore: every operation runs synchronously inside one call, so each is atomic.
-import { memoryJobStore } from "@mountkit/core";
+import { memoryJobStore } from "@mountkit/core/jobs";
 import {
   type AppendMessageResult,
   type ConversationPatch,
@@ -37,37 +37,36 @@ function matches(c: ConversationRecord, messages: MessageRecord[], q: string): b
   return messages.some((m) => m.body !== null && fold(m.body.split(METADATA_MARK)[0]!).includes(needle));
 }
 
-export function memorySupportStore(): SupportStore {
-  const rows = new Map<string, Row>();
-  /** `source \u0000 deliveryId` -> receivedAt. */
-  const deliveries = new Map<string, string>();
-  const deliveryKey = (source: string, id: string) => `${source}\u0000${id}`;
-  const jobs = memoryJobStore();
+type Rows = Map<string, Row>;
 
-  function append(row: Row, events: EventInput[]): number[] {
-    const seqs: number[] = [];
-    for (const e of events) {
-      const seq = ++row.conversation.lastSeq;
-      row.events.push({ conversationId: row.conversation.id, seq, type: e.type, data: copy(e.data ?? null), createdAt: e.createdAt });
-      seqs.push(seq);
-    }
-    return seqs;
+function append(row: Row, events: EventInput[]): number[] {
+  const seqs: number[] = [];
+  for (const e of events) {
+    const seq = ++row.conversation.lastSeq;
+    row.events.push({ conversationId: row.conversation.id, seq, type: e.type, data: copy(e.data ?? null), createdAt: e.createdAt });
+    seqs.push(seq);
   }
+  return seqs;
+}
 
-  function apply(row: Row, patch: ConversationPatch) {
-    for (const [k, v] of Object.entries(patch)) {
-      if (v !== undefined) (row.conversation as unknown as Record<string, unknown>)[k] = copy(v);
-    }
+function apply(row: Row, patch: ConversationPatch) {
+  for (const [k, v] of Object.entries(patch)) {
+    if (v !== undefined) (row.conversation as unknown as Record<string, unknown>)[k] = copy(v);
   }
+}
 
-  /** The live row when the write may go ahead, else why not. */
-  function writable(conversationId: string, expectedSeq: number): Row | { ok: false; reason: "not_found" | "conflict" } {
-    const row = rows.get(conversationId);
-    if (!row || row.conversation.deletedAt) return { ok: false, reason: "not_found" };
-    if (row.conversation.lastSeq !== expectedSeq) return { ok: false, reason: "conflict" };
-    return row;
-  }
+/** The live row when the write may go ahead, else why not. */
+function writable(rows: Rows, conversationId: string, expectedSeq: number): Row | { ok: false; reason: "not_found" | "conflict" } {
+  const row = rows.get(conversationId);
+  if (!row || row.conversation.deletedAt) return { ok: false, reason: "not_found" };
+  if (row.conversation.lastSeq !== expectedSeq) return { ok: false, reason: "conflict" };
+  return row;
+}
 
+/** Creating a conversation and reading conversations and messages. */
+function conversationReads(
+  rows: Rows,
+): Pick<SupportStore, "createConversation" | "getConversation" | "listConversations" | "listMessages" | "getMessage"> {
   return {
     async createConversation({ conversation, message, events }) {
       if (rows.has(conversation.id)) throw new Error(`conversation ${conversation.id} exists`);
@@ -119,14 +118,21 @@ export function memorySupportStore(): SupportStore {
       const m = row.messages.find((x) => x.id === id);
       return m ? copy(m) : null;
     },
+  };
+}
 
+/** The conditional writes: each checks `expectedSeq` and appends its events in the same call. */
+function conditionalWrites(
+  rows: Rows,
+): Pick<SupportStore, "appendMessage" | "updateConversation" | "updateMessage" | "deleteMessage" | "deleteConversation"> {
+  return {
     async appendMessage({ conversationId, expectedSeq, message, patch, events }): Promise<AppendMessageResult> {
       const existing = rows.get(conversationId);
       if (existing && !existing.conversation.deletedAt && message.clientMessageId !== null) {
         const dup = existing.byClientId.get(message.clientMessageId);
         if (dup) return { ok: false, reason: "duplicate", message: copy(dup) };
       }
-      const row = writable(conversationId, expectedSeq);
+      const row = writable(rows, conversationId, expectedSeq);
       if ("ok" in row) return row;
       const seqs = append(row, events);
       apply(row, patch);
@@ -137,7 +143,7 @@ export function memorySupportStore(): SupportStore {
     },
 
     async updateConversation({ conversationId, expectedSeq, patch, events }): Promise<WriteResult> {
-      const row = writable(conversationId, expectedSeq);
+      const row = writable(rows, conversationId, expectedSeq);
       if ("ok" in row) return row;
       apply(row, patch);
       const seqs = append(row, events);
@@ -145,7 +151,7 @@ export function memorySupportStore(): SupportStore {
     },
 
     async updateMessage({ conversationId, expectedSeq, messageId, body, updatedAt, patch, events }) {
-      const row = writable(conversationId, expectedSeq);
+      const row = writable(rows, conversationId, expectedSeq);
       if ("ok" in row) return row;
       const m = row.messages.find((x) => x.id === messageId);
       if (!m) return { ok: false, reason: "not_found" };
@@ -157,7 +163,7 @@ export function memorySupportStore(): SupportStore {
     },
 
     async deleteMessage({ conversationId, expectedSeq, messageId, patch, events }) {
-      const row = writable(conversationId, expectedSeq);
+      const row = writable(rows, conversationId, expectedSeq);
       if ("ok" in row) return row;
       const i = row.messages.findIndex((x) => x.id === messageId);
       if (i === -1) return { ok: false, reason: "not_found" };
@@ -169,7 +175,7 @@ export function memorySupportStore(): SupportStore {
     },
 
     async deleteConversation({ conversationId, expectedSeq, deletedAt, events }) {
-      const row = writable(conversationId, expectedSeq);
+      const row = writable(rows, conversationId, expectedSeq);
       if ("ok" in row) return row;
       const seqs = append(row, events);
       row.conversation.deletedAt = deletedAt;
@@ -177,7 +183,12 @@ export function memorySupportStore(): SupportStore {
       row.byClientId.clear();
       return { ok: true, conversation: copy(row.conversation), seqs };
     },
+  };
+}
 
+/** Each conversation's event log: reads after a seq, and pruning by age. */
+function eventLog(rows: Rows): Pick<SupportStore, "readEvents" | "pruneEvents"> {
+  return {
     async readEvents({ conversationId, afterSeq, limit }) {
       const row = rows.get(conversationId);
       if (!row) return { events: [], prunedThrough: 0 };
@@ -200,9 +211,15 @@ export function memorySupportStore(): SupportStore {
       }
       return n;
     },
+  };
+}
 
-    jobs,
-
+/** Webhook deliveries seen, so each is processed once. */
+function deliveryClaims(): Pick<SupportStore, "claimDelivery" | "releaseDelivery" | "pruneDeliveries"> {
+  /** `source \u0000 deliveryId` -> receivedAt. */
+  const deliveries = new Map<string, string>();
+  const deliveryKey = (source: string, id: string) => `${source}\u0000${id}`;
+  return {
     async claimDelivery({ source, deliveryId, receivedAt }) {
       const key = deliveryKey(source, deliveryId);
       if (deliveries.has(key)) return false;
@@ -224,5 +241,16 @@ export function memorySupportStore(): SupportStore {
       }
       return n;
     },
+  };
+}
+
+export function memorySupportStore(): SupportStore {
+  const rows: Rows = new Map();
+  return {
+    ...conversationReads(rows),
+    ...conditionalWrites(rows),
+    ...eventLog(rows),
+    jobs: memoryJobStore(),
+    ...deliveryClaims(),
   };
 }

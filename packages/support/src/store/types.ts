@@ -1,6 +1,6 @@
 // The support store interface: plain JSON records, explicit ordering, atomic operations the domain needs.
 // Implemented in memory here (memory.ts) and in SQL elsewhere; every implementation runs `describeSupportStore`.
-import type { JobStore } from "@mountkit/core";
+import type { JobStore } from "@mountkit/core/jobs";
 import type { Status } from "../domain/status.js";
 
 /** Where a stored body's hidden metadata block starts: search reads a body up to the first one. */

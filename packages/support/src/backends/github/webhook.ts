@@ -1,11 +1,10 @@
 // GitHub webhook receiver: verifies `X-Hub-Signature-256` over the raw body in constant time, processes each
 // `X-GitHub-Delivery` once, and turns issue and comment activity into mirror changes (and so stream events).
-import { iso } from "@mountkit/core";
+import { constantTimeEqual, iso } from "@mountkit/core";
 import type { BackendContext, WebhookReceiver } from "../../domain/backend.js";
 import type { Mirror } from "../../domain/mirror.js";
 import { isOpen, isStatus } from "../../domain/status.js";
 import { supportError } from "../../errors.js";
-import { constantTimeEqual } from "../../http/auth.js";
 import { hmacSha256Hex } from "../rest.js";
 import { agentLabels, assigneeOf, commentMessage, type GhComment, type GhIds, type GhIssue, issueMessage, statusOf } from "./mapping.js";
 

@@ -1,0 +1,117 @@
+// The service's operations as typed in-process calls: interface A's customer calls and the agent side. The
+// routes call them after their guard (rate limits, bearer token); hosts and tests call them without HTTP.
+import type { CustomerScope } from "./domain/backend.js";
+import type { Conversations } from "./domain/conversations.js";
+import type { ConversationPage } from "./domain/cursor.js";
+import { withMetadata } from "./domain/metadata.js";
+import type { ProductRegistry } from "./domain/products.js";
+import { type CloseAction, closeMessage } from "./domain/status.js";
+import { subjectOr } from "./domain/subject.js";
+import { issueDetail, type Summary } from "./domain/wire.js";
+import { supportError } from "./errors.js";
+
+export interface SupportApiDeps {
+  products: ProductRegistry;
+  conversations: Conversations;
+}
+
+export interface SupportApi {
+  createConversation(
+    input: CustomerScope & { message: string; subject?: string; clientMessageId?: string },
+  ): Promise<{ conversationId: string; createdAt: string }>;
+  /** Most recent activity first; one page when `limit` (and `after`) are given, else all. An unknown product has none. */
+  listConversations(input: CustomerScope & Pick<ConversationPage, "after" | "limit">): Promise<{ conversations: Summary[] }>;
+  /** The customer's first open conversation, else the most recent one. */
+  findConversation(input: CustomerScope): Promise<{ found: true; conversationId: string } | { found: false }>;
+  getConversation(input: CustomerScope & { conversationId: string }): Promise<ReturnType<typeof issueDetail>>;
+  postMessage(
+    input: CustomerScope & { conversationId: string; message: string; clientMessageId?: string },
+  ): Promise<{ id: string; createdAt: string }>;
+  closeConversation(input: CustomerScope & { conversationId: string; action: CloseAction }): Promise<{ success: true; message: string }>;
+  /** Agent operations (no HTTP auth in-process). */
+  agent: Omit<Conversations, "backend">;
+}
+
+/** The hidden block every customer message is stored with. */
+const customerBody = (message: string, customerId: string, clientMessageId: string | undefined): string =>
+  withMetadata(message, clientMessageId ? { customerId, clientMessageId } : { customerId });
+
+/** Interface A's calls, each on the backend of the product it names. */
+function customerApi({ products }: SupportApiDeps): Omit<SupportApi, "agent"> {
+  return {
+    async createConversation(input) {
+      const p = products.require(input.productSlug);
+      const r = await p.backend.createConversation({
+        productSlug: p.slug,
+        customerId: input.customerId,
+        subject: subjectOr(input.subject, input.message),
+        body: customerBody(input.message, input.customerId, input.clientMessageId),
+        clientMessageId: input.clientMessageId ?? null,
+      });
+      return { conversationId: r.conversationId, createdAt: r.createdAt };
+    },
+    async listConversations(input) {
+      const p = products.get(input.productSlug);
+      if (!p) return { conversations: [] };
+      const page = { after: input.after, limit: input.limit };
+      return { conversations: await p.backend.listConversations({ productSlug: p.slug, customerId: input.customerId, ...page }) };
+    },
+    async findConversation(input) {
+      const p = products.require(input.productSlug);
+      const scope = { productSlug: p.slug, customerId: input.customerId };
+      const [open] = await p.backend.listConversations({ ...scope, openOnly: true, limit: 1 });
+      const hit = open ?? (await p.backend.listConversations({ ...scope, limit: 1 }))[0];
+      return hit ? { found: true, conversationId: hit.id } : { found: false };
+    },
+    async getConversation(input) {
+      const p = products.require(input.productSlug);
+      const v = await p.backend.getConversation({
+        productSlug: p.slug,
+        customerId: input.customerId,
+        conversationId: input.conversationId,
+      });
+      if (!v) throw supportError("conversation_not_found");
+      return issueDetail(v);
+    },
+    async postMessage(input) {
+      const p = products.require(input.productSlug);
+      const r = await p.backend.postMessage({
+        productSlug: p.slug,
+        customerId: input.customerId,
+        conversationId: input.conversationId,
+        body: customerBody(input.message, input.customerId, input.clientMessageId),
+        clientMessageId: input.clientMessageId ?? null,
+      });
+      return { id: r.id, createdAt: r.createdAt };
+    },
+    async closeConversation(input) {
+      const p = products.require(input.productSlug);
+      const { status } = await p.backend.closeConversation({
+        productSlug: p.slug,
+        customerId: input.customerId,
+        conversationId: input.conversationId,
+        action: input.action,
+      });
+      return { success: true, message: closeMessage(status) };
+    },
+  };
+}
+
+export function createSupportApi(deps: SupportApiDeps): SupportApi {
+  const { conversations: c } = deps;
+  return {
+    ...customerApi(deps),
+    agent: {
+      get: c.get,
+      agentList: c.agentList,
+      agentDetail: c.agentDetail,
+      reply: c.reply,
+      editMessage: c.editMessage,
+      deleteMessage: c.deleteMessage,
+      setLabels: c.setLabels,
+      setAssignee: c.setAssignee,
+      setStatus: c.setStatus,
+      remove: c.remove,
+    },
+  };
+}

@@ -1,0 +1,107 @@
+// The built-in backend: customer conversations kept in the service's own store. Every change is a
+// conditional store write that appends its events, then an ids-only notice on the bus.
+import { supportError } from "../errors.js";
+import type { ConversationRecord } from "../store/types.js";
+import type { CustomerBackend, CustomerScope } from "./backend.js";
+import { appendWithStatus, CUSTOMER_AUTHOR, mutate, newMessage, notify, type StoreCx, statusEvents } from "./conversation-writes.js";
+import { storePage } from "./cursor.js";
+import { ev } from "./events.js";
+import { type CloseAction, onClose, onCustomerMessage, openedConversation, type Status } from "./status.js";
+import { comment, summary, view } from "./wire.js";
+
+/** The conversation when it is this customer's and not deleted, else `conversation_not_found`. */
+async function owned(x: StoreCx, scope: CustomerScope, id: string): Promise<ConversationRecord> {
+  const c = await x.store.getConversation({ id });
+  if (!c || c.deletedAt || c.productSlug !== scope.productSlug || c.customerId !== scope.customerId)
+    throw supportError("conversation_not_found");
+  return c;
+}
+
+const createConversation =
+  (x: StoreCx): CustomerBackend["createConversation"] =>
+  async ({ productSlug, customerId, subject, body, clientMessageId }) => {
+    const at = x.now();
+    const id = x.ids("conv");
+    const message = newMessage(x, id, { body, author: CUSTOMER_AUTHOR, isCustomer: true, clientMessageId }, at);
+    const { conversation, seqs } = await x.store.createConversation({
+      conversation: { ...openedConversation({ id, productSlug, customerId, subject, at }), firstMessageId: message.id },
+      message,
+      events: [ev.newComment(comment({ ...message, seq: 0 }), at)],
+    });
+    // no stream of it exists yet, but an inbox lists it
+    notify(x, conversation, seqs);
+    return { conversationId: conversation.id, createdAt: conversation.createdAt };
+  };
+
+const postMessage =
+  (x: StoreCx): CustomerBackend["postMessage"] =>
+  async ({ conversationId, body, clientMessageId, ...scope }) => {
+    let duplicate: { id: string; createdAt: string } | undefined;
+    const r = await mutate(
+      x,
+      () => owned(x, scope, conversationId),
+      async (c) => {
+        const t = onCustomerMessage(c.status);
+        if (!t.ok) {
+          // a retry of a message that got in before the close still answers the original
+          if (clientMessageId !== null) {
+            const dup = (await x.store.listMessages({ conversationId })).find((m) => m.clientMessageId === clientMessageId);
+            if (dup) {
+              duplicate = dup;
+              return null;
+            }
+          }
+          throw supportError("conversation_closed");
+        }
+        const at = x.now();
+        const message = newMessage(x, conversationId, { body, author: CUSTOMER_AUTHOR, isCustomer: true, clientMessageId }, at);
+        const w = await appendWithStatus(x, c, message, t.next, at);
+        if (!w.ok && w.reason === "duplicate") {
+          duplicate = w.message;
+          return null;
+        }
+        return w;
+      },
+    );
+    if (duplicate) return { id: duplicate.id, createdAt: duplicate.createdAt, deduplicated: true };
+    if (!r) throw new Error("unreachable");
+    return { id: r.message.id, createdAt: r.message.createdAt, deduplicated: false };
+  };
+
+const closeConversation =
+  (x: StoreCx): CustomerBackend["closeConversation"] =>
+  async ({ conversationId, action, ...scope }) => {
+    let status: Status | undefined;
+    await mutate(
+      x,
+      () => owned(x, scope, conversationId),
+      (c) => {
+        const t = onClose(c.status, action as CloseAction);
+        status = t.ok ? t.next : c.status;
+        if (!t.ok || t.next === c.status) return null;
+        const s = statusEvents(c, t.next, x.now());
+        return x.store.updateConversation({ conversationId, expectedSeq: c.lastSeq, patch: s.patch, events: s.events });
+      },
+    );
+    return { status: status! };
+  };
+
+export function builtinBackend(x: StoreCx): CustomerBackend {
+  return {
+    kind: "builtin",
+    createConversation: createConversation(x),
+
+    async listConversations(scope) {
+      return (await x.store.listConversations(storePage(scope))).map(summary);
+    },
+
+    async getConversation({ conversationId, ...scope }) {
+      const c = await x.store.getConversation({ id: conversationId });
+      if (!c || c.deletedAt || c.productSlug !== scope.productSlug || c.customerId !== scope.customerId) return null;
+      return view(c, await x.store.listMessages({ conversationId }));
+    },
+
+    postMessage: postMessage(x),
+    closeConversation: closeConversation(x),
+  };
+}
