@@ -38,23 +38,43 @@ export interface PageInput {
 /** Lines per section of a playbook's content, and its most recent episodes read to write it. */
 const PLAYBOOK_LINES = 200;
 
+/** What every group of calls shares. */
+interface ApiContext {
+  deps: MemoryApiDeps;
+  store: MemoryStore;
+  clock: Clock;
+  ids: IdGenerator;
+}
+
 export function createMemoryApi(deps: MemoryApiDeps) {
-  const { store, clock, ids } = deps;
-  const notFound = (what: string, id: string) => memoryError("not_found", { message: `${what} not found`, details: { id } });
+  const ctx: ApiContext = { deps, store: deps.store, clock: deps.clock, ids: deps.ids };
+  return {
+    ...episodeCalls(ctx),
+    ...recallCalls(ctx),
+    ...edgeCalls(ctx),
+    ...entityCalls(ctx),
+    ...playbookCalls(ctx),
+  };
+}
 
-  async function listPage<T, J>(
-    page: PageInput,
-    fetchPage: (
-      after: ReturnType<typeof decodeCursor>,
-      limit: number,
-    ) => Promise<{ items: T[]; next: { createdAt: number; id: string } | null }>,
-    toJson: (t: T) => J,
-  ) {
-    const after = decodeCursor(page.cursor);
-    const r = await fetchPage(after, page.limit ?? 20);
-    return { items: r.items.map(toJson), next: encodeCursor(r.next) };
-  }
+export type MemoryApi = ReturnType<typeof createMemoryApi>;
 
+const notFound = (what: string, id: string) => memoryError("not_found", { message: `${what} not found`, details: { id } });
+
+async function listPage<T, J>(
+  page: PageInput,
+  fetchPage: (
+    after: ReturnType<typeof decodeCursor>,
+    limit: number,
+  ) => Promise<{ items: T[]; next: { createdAt: number; id: string } | null }>,
+  toJson: (t: T) => J,
+) {
+  const after = decodeCursor(page.cursor);
+  const r = await fetchPage(after, page.limit ?? 20);
+  return { items: r.items.map(toJson), next: encodeCursor(r.next) };
+}
+
+function episodeCalls({ deps, store, clock, ids }: ApiContext) {
   return {
     async createEpisode(brainId: string, input: CreateEpisodeInput) {
       const now = clock.now();
@@ -93,7 +113,11 @@ export function createMemoryApi(deps: MemoryApiDeps) {
 
     listEpisodes: (brainId: string, page: PageInput = {}) =>
       listPage(page, (after, limit) => store.listEpisodes({ brainId, limit, after }), episodeJson),
+  };
+}
 
+function recallCalls({ deps, store, clock }: ApiContext) {
+  return {
     /** `asOf` (valid time) and `knownAt` (transaction time) default to now, independently (CONTRACT §2). */
     async recall(brainId: string, input: { query: string; asOf?: number; knownAt?: number; limit?: number }) {
       const now = clock.now();
@@ -118,7 +142,11 @@ export function createMemoryApi(deps: MemoryApiDeps) {
         })),
       };
     },
+  };
+}
 
+function edgeCalls({ store, clock }: ApiContext) {
+  return {
     async getEdge(brainId: string, id: string) {
       const e = await store.getEdge({ brainId, id });
       if (!e) throw notFound("edge", id);
@@ -156,7 +184,11 @@ export function createMemoryApi(deps: MemoryApiDeps) {
       }
       return edgeJson(r.edge);
     },
+  };
+}
 
+function entityCalls({ store, clock }: ApiContext) {
+  return {
     async getEntity(brainId: string, id: string, options: { edges?: number } = {}) {
       const e = await store.getEntity({ brainId, id });
       if (!e) throw notFound("entity", id);
@@ -167,7 +199,11 @@ export function createMemoryApi(deps: MemoryApiDeps) {
 
     listEntities: (brainId: string, page: PageInput = {}) =>
       listPage(page, (after, limit) => store.listEntities({ brainId, limit, after }), entityJson),
+  };
+}
 
+function playbookCalls({ store, clock }: ApiContext) {
+  return {
     async getPlaybook(brainId: string, slug: string) {
       const p = await store.getPlaybook({ brainId, slug });
       if (!p) throw notFound("playbook", slug);
@@ -201,5 +237,3 @@ export function createMemoryApi(deps: MemoryApiDeps) {
       listPage(page, (after, limit) => store.listPlaybooks({ brainId, limit, after }), playbookSummaryJson),
   };
 }
-
-export type MemoryApi = ReturnType<typeof createMemoryApi>;

@@ -1,6 +1,7 @@
 // `mountkit-memory keys create|revoke|list`: API-key administration against any MemoryStore.
 // The store comes from a module exporting `openMemoryStore(env): Promise<{ store, close? }>`, named by
-// --store-module or MEMORY_STORE_MODULE (the SQL package provides one); hosts can call runCli directly.
+// --store-module or MEMORY_STORE_MODULE (the SQL package provides one); hosts can call runCli directly
+// (`@mountkit/memory/cli`: Node only, so it stays off the root entry).
 import { pathToFileURL } from "node:url";
 import { createApiKey, revokeApiKey } from "./auth/keys.js";
 import type { MemoryStore } from "./store/types.js";

@@ -1,14 +1,29 @@
 // @mountkit/memory: agent memory service with offline extraction and bi-temporal recall.
+// Runs on any fetch runtime: Node-only pieces live on subpaths (`/cli`: the keys CLI; `/testing`: the store suite).
 export { createMemoryApi, type MemoryApi } from "./api.js";
 export { brainForKey, createApiKey, generateApiKey, hashApiKey, parseKeyList, revokeApiKey } from "./auth/keys.js";
+// conversation context of episodes (a turn indexed with its neighbours), for SQL stores to index alike
+export { CONTEXT_TURNS, conversationKey, searchableText } from "./domain/conversation.js";
 export { canonicalRelation, isSingleValued, normaliseRelation } from "./domain/relations.js";
-export * from "./domain/types.js";
+export {
+  type ApiKeyRecord,
+  type BrainRecord,
+  type EdgeRecord,
+  type EntityKind,
+  type EntityRecord,
+  type EpisodeRecord,
+  type EpisodeStatus,
+  edgeVisibleAt,
+  episodeVisibleAt,
+  type Page,
+  type PageAfter,
+  type PlaybookRecord,
+} from "./domain/types.js";
 export { parseInstant } from "./domain/wire.js";
-export { type Embedder, openAiEmbedder, type OpenAiEmbedderOptions } from "./embeddings.js";
-export { type CliIo, runCli } from "./cli.js";
+export { type Embedder, type OpenAiEmbedderOptions, openAiEmbedder } from "./embeddings.js";
 export { memoryError } from "./errors.js";
-export { openAiExtractor, type OpenAiExtractorOptions } from "./extractors/openai.js";
 export { nlpExtractor } from "./extractors/nlp-extractor.js";
+export { type OpenAiExtractorOptions, openAiExtractor } from "./extractors/openai.js";
 export { ruleBasedExtractor } from "./extractors/rule-based.js";
 export type { ExtractedEntity, ExtractedFact, ExtractionInput, Extractor } from "./extractors/types.js";
 export { EXTRACTION_QUEUE, type ExtractionPayload } from "./pipeline/run.js";
@@ -17,8 +32,17 @@ export { DEFAULT_WEIGHTS, type RecallWeights } from "./retrieval/recall.js";
 export { createMemoryService, EXPLORER_PATH, type MemoryService, type MemoryServiceOptions } from "./service.js";
 export { memoryMemoryStore } from "./store/memory.js";
 export { memoryQuotaHolds } from "./store/memory-quota.js";
-export type * from "./store/types.js";
+export type {
+  BitemporalPoint,
+  CommitResult,
+  EdgeInvalidation,
+  EpisodeJob,
+  ExtractionCommit,
+  InvalidateResult,
+  ListInput,
+  MemoryStore,
+  QuotaHolds,
+  SearchHit,
+} from "./store/types.js";
 // the analyser behind full-text search, for SQL stores that index the same terms natively
 export { terms as searchTerms } from "./text/tokenize.js";
-// conversation context of episodes (a turn indexed with its neighbours), for SQL stores to index alike
-export { CONTEXT_TURNS, conversationKey, searchableText } from "./domain/conversation.js";

@@ -2,8 +2,8 @@
 // holds a unit while it runs; a call finding every remaining unit held by calls in flight waits for
 // their outcome instead of answering 429, so a failing call never makes a good one fail. A plain
 // QuotaCounter (a host's own) reserves before running and refunds failures.
-import { randomUUID } from "node:crypto";
-import { type Clock, documented, iso, type Middleware, type QuotaCounter, utcDay } from "@mountkit/core";
+import { type Clock, documented, iso, type Middleware } from "@mountkit/core";
+import { type QuotaCounter, utcDay } from "@mountkit/core/jobs";
 import { memoryError } from "./errors.js";
 import type { QuotaHolds } from "./store/types.js";
 
@@ -37,7 +37,7 @@ export function dailyQuota(options: { counter: QuotaCounter; holds?: QuotaHolds;
       });
 
     if (holds) {
-      const id = randomUUID();
+      const id = globalThis.crypto.randomUUID();
       const started = Date.now();
       for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
         const h = await holds.hold({ key, period: day, limit, id, now: clock.now(), ttlMs: HOLD_TTL_MS });

@@ -1,18 +1,16 @@
 // createMemoryService: the memory API as a mountable service plus its extraction worker.
 import {
   type Clock,
-  createWorker,
   defineService,
   type IdGenerator,
   kitLogger,
   type Logger,
   pageRoutes,
-  type QuotaCounter,
   randomIds,
   type Service,
   systemClock,
-  type Worker,
 } from "@mountkit/core";
+import { createWorker, type QuotaCounter, type Worker } from "@mountkit/core/jobs";
 import { createMemoryApi, type MemoryApi } from "./api.js";
 import { createApiKey, revokeApiKey } from "./auth/keys.js";
 import { requireApiKey } from "./auth/middleware.js";

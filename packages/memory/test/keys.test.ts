@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { brainForKey, createApiKey, hashApiKey, memoryMemoryStore, parseKeyList, revokeApiKey, runCli } from "../src/index.js";
+import { runCli } from "../src/cli.js";
+import { brainForKey, createApiKey, hashApiKey, memoryMemoryStore, parseKeyList, revokeApiKey } from "../src/index.js";
 
 describe("api keys", () => {
   it("stores only a hash; one key authorises one brain; revocation stops it", async () => {

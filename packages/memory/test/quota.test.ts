@@ -35,7 +35,7 @@ describe("daily quota holds", () => {
   });
 
   it("a host's own counter keeps reserve-and-refund: failures are free", async () => {
-    const { memoryQuotaCounter } = await import("@mountkit/core");
+    const { memoryQuotaCounter } = await import("@mountkit/core/jobs");
     const memory = createMemoryService({ quota: memoryQuotaCounter(), dailyQuota: 2, worker: { start: false } });
     try {
       const { key } = await memory.keys.create({ brainId: "b" });

@@ -1,17 +1,24 @@
 // API keys: one key authorises exactly one brain. Only a SHA-256 hash is stored; the secret is shown
 // once at creation. Hosts create and revoke keys through these functions or the CLI.
-import { createHash, randomBytes } from "node:crypto";
 import { type Clock, type IdGenerator, randomIds, systemClock } from "@mountkit/core";
 import type { ApiKeyRecord } from "../domain/types.js";
 import type { MemoryStore } from "../store/types.js";
+import { sha256Hex } from "./sha256.js";
 
 const KEY_PREFIX = "mk_";
 const BRAIN_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
-export const hashApiKey = (key: string): string => createHash("sha256").update(key, "utf8").digest("hex");
+export const hashApiKey = (key: string): string => sha256Hex(key);
+
+/** Unpadded base64url, as Node's `Buffer#toString("base64url")` writes it. */
+const base64url = (bytes: Uint8Array): string =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 
 /** A new random secret: `mk_` + 43 URL-safe characters (256 bits). */
-export const generateApiKey = (): string => `${KEY_PREFIX}${randomBytes(32).toString("base64url")}`;
+export const generateApiKey = (): string => `${KEY_PREFIX}${base64url(globalThis.crypto.getRandomValues(new Uint8Array(32)))}`;
 
 export interface KeyDeps {
   clock?: Clock;

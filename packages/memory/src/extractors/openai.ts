@@ -1,6 +1,7 @@
 // Extractor over any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, llama.cpp, Ollama...)
 // with JSON-schema structured output. Two calls per episode, as the pipeline's stages 1 and 3.
-import { exponentialCap, fullJitter, iso, type RandomSource } from "@mountkit/core";
+import { iso } from "@mountkit/core";
+import { exponentialCap, fullJitter, type RandomSource } from "@mountkit/core/jobs";
 import type { EntityKind } from "../domain/types.js";
 import type { ExtractedEntity, ExtractedFact, ExtractionInput, Extractor } from "./types.js";
 

@@ -2,7 +2,7 @@
 // are resolved and committed one at a time so two concurrent episodes never create the same entity:
 // the queue runs one job per brain across processes (group key), an in-process lock covers stores
 // without group keys, and the commit is optimistic on the brain's version (resolved again on conflict).
-import type { Job } from "@mountkit/core";
+import type { Job } from "@mountkit/core/jobs";
 import type { Embedder } from "../embeddings.js";
 import { commit, indexVectors } from "./commit.js";
 import type { EpisodeRun, PipelineDeps } from "./context.js";

@@ -2,8 +2,8 @@
 import { json, route } from "@mountkit/core";
 import * as z from "zod";
 import { brainOf } from "../auth/middleware.js";
-import { errors, type RouteDeps, SECURITY } from "./common.js";
-import { EdgeSchema, EpisodeSchema, IdParams, InvalidateBody, instant, PageQuery, page } from "./schemas.js";
+import { errors, getRoute, listRoute, type RouteDeps, SECURITY } from "./common.js";
+import { EdgeSchema, EpisodeSchema, IdParams, InvalidateBody, instant, PageQuery } from "./schemas.js";
 
 const ListEdgesQuery = PageQuery.extend({
   entityId: z.string().max(128).optional().describe("Only edges touching this entity"),
@@ -20,31 +20,20 @@ const ListEdgesQuery = PageQuery.extend({
 });
 
 export const edgeRoutes = ({ api, guard }: RouteDeps) => [
-  route({
-    method: "GET",
-    path: "/v1/edges",
-    operationId: "listEdges",
+  listRoute({ api, guard }, "edges", {
     summary: "List edges, most recently ingested first",
     description:
       "Without `asOf` and `knownAt`, every edge ever recorded (the whole history). With either, only the edges visible at that bi-temporal point, the other axis defaulting to now.",
-    tags: ["edges"],
-    security: SECURITY,
-    use: guard,
     query: ListEdgesQuery,
-    responses: { 200: { description: "A page of edges", schema: page(EdgeSchema) }, ...errors(400) },
-    handler: async (ctx) => json(200, await api.listEdges(brainOf(ctx.state), ctx.query)),
+    item: EdgeSchema,
   }),
-  route({
-    method: "GET",
+  getRoute(guard, "edges", {
     path: "/v1/edges/:id",
     operationId: "getEdge",
     summary: "An edge with both time ranges and its source episode",
-    tags: ["edges"],
-    security: SECURITY,
-    use: guard,
     params: IdParams,
-    responses: { 200: { description: "The edge", schema: EdgeSchema.extend({ episode: EpisodeSchema.nullable() }) }, ...errors(404) },
-    handler: async (ctx) => json(200, await api.getEdge(brainOf(ctx.state), ctx.params.id)),
+    ok: { description: "The edge", schema: EdgeSchema.extend({ episode: EpisodeSchema.nullable() }) },
+    get: (brainId, { id }) => api.getEdge(brainId, id),
   }),
   route({
     method: "POST",

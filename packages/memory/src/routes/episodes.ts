@@ -1,8 +1,8 @@
 // POST/GET /v1/episodes: store an episode (202, extraction queued) and read its status.
 import { json, route } from "@mountkit/core";
 import { brainOf } from "../auth/middleware.js";
-import { type RouteDeps, errors, SECURITY } from "./common.js";
-import { CreateEpisodeBody, EpisodeSchema, IdParams, PageQuery, page } from "./schemas.js";
+import { errors, getRoute, listRoute, type RouteDeps, SECURITY } from "./common.js";
+import { CreateEpisodeBody, EpisodeSchema, IdParams } from "./schemas.js";
 
 export const episodeRoutes = ({ api, guard, basePath }: RouteDeps) => [
   route({
@@ -34,28 +34,13 @@ export const episodeRoutes = ({ api, guard, basePath }: RouteDeps) => [
       return json(202, ep, { location: `${basePath}/v1/episodes/${encodeURIComponent(ep.id)}` });
     },
   }),
-  route({
-    method: "GET",
-    path: "/v1/episodes",
-    operationId: "listEpisodes",
-    summary: "List episodes, newest first",
-    tags: ["episodes"],
-    security: SECURITY,
-    use: guard,
-    query: PageQuery,
-    responses: { 200: { description: "A page of episodes", schema: page(EpisodeSchema) }, ...errors(400) },
-    handler: async (ctx) => json(200, await api.listEpisodes(brainOf(ctx.state), ctx.query)),
-  }),
-  route({
-    method: "GET",
+  listRoute({ api, guard }, "episodes", { summary: "List episodes, newest first", item: EpisodeSchema }),
+  getRoute(guard, "episodes", {
     path: "/v1/episodes/:id",
     operationId: "getEpisode",
     summary: "An episode with its extraction status and results",
-    tags: ["episodes"],
-    security: SECURITY,
-    use: guard,
     params: IdParams,
-    responses: { 200: { description: "The episode", schema: EpisodeSchema }, ...errors(404) },
-    handler: async (ctx) => json(200, await api.getEpisode(brainOf(ctx.state), ctx.params.id)),
+    ok: { description: "The episode", schema: EpisodeSchema },
+    get: (brainId, { id }) => api.getEpisode(brainId, id),
   }),
 ];

@@ -1,9 +1,7 @@
 // Playbooks: agent-readable summaries of the facts from episodes tagged `metadata.playbook`.
-import { json, route } from "@mountkit/core";
 import * as z from "zod";
-import { brainOf } from "../auth/middleware.js";
-import { type RouteDeps, errors, SECURITY } from "./common.js";
-import { PageQuery, PlaybookSchema, page, SlugParams } from "./schemas.js";
+import { getRoute, listRoute, type RouteDeps } from "./common.js";
+import { PlaybookSchema, SlugParams } from "./schemas.js";
 
 const PlaybookSummary = z.object({
   slug: z.string(),
@@ -14,28 +12,13 @@ const PlaybookSummary = z.object({
 });
 
 export const playbookRoutes = ({ api, guard }: RouteDeps) => [
-  route({
-    method: "GET",
-    path: "/v1/playbooks",
-    operationId: "listPlaybooks",
-    summary: "List playbooks, most recently updated first",
-    tags: ["playbooks"],
-    security: SECURITY,
-    use: guard,
-    query: PageQuery,
-    responses: { 200: { description: "A page of playbooks", schema: page(PlaybookSummary) }, ...errors(400) },
-    handler: async (ctx) => json(200, await api.listPlaybooks(brainOf(ctx.state), ctx.query)),
-  }),
-  route({
-    method: "GET",
+  listRoute({ api, guard }, "playbooks", { summary: "List playbooks, most recently updated first", item: PlaybookSummary }),
+  getRoute(guard, "playbooks", {
     path: "/v1/playbooks/:slug",
     operationId: "getPlaybook",
     summary: "A playbook: markdown summary of its currently valid facts",
-    tags: ["playbooks"],
-    security: SECURITY,
-    use: guard,
     params: SlugParams,
-    responses: { 200: { description: "The playbook", schema: PlaybookSchema }, ...errors(404) },
-    handler: async (ctx) => json(200, await api.getPlaybook(brainOf(ctx.state), ctx.params.slug)),
+    ok: { description: "The playbook", schema: PlaybookSchema },
+    get: (brainId, { slug }) => api.getPlaybook(brainId, slug),
   }),
 ];

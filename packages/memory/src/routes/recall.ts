@@ -1,7 +1,7 @@
 // POST /v1/recall: hybrid, bi-temporal retrieval of facts and their source episodes.
 import { json, route } from "@mountkit/core";
 import { brainOf } from "../auth/middleware.js";
-import { type RouteDeps, errors, SECURITY } from "./common.js";
+import { errors, type RouteDeps, SECURITY } from "./common.js";
 import { RecallBody, RecallSchema } from "./schemas.js";
 
 export const recallRoutes = ({ api, guard }: RouteDeps) => [

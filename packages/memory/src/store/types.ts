@@ -2,7 +2,7 @@
 // JSON with epoch-ms times; listings are keyset-paginated newest first. A SQL store implements the
 // search operations natively (SQLite FTS5, PostgreSQL tsvector) and runs `createEpisode` and
 // `commitExtraction` in one transaction each.
-import type { JobStore, QuotaCounter } from "@mountkit/core";
+import type { JobStore, QuotaCounter } from "@mountkit/core/jobs";
 import type {
   ApiKeyRecord,
   BrainRecord,

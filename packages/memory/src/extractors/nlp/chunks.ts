@@ -183,13 +183,10 @@ export function chunk(input: Token[]): Chunk[] {
   const tokens = repair(input);
   const out: Chunk[] = [];
   let k = 0;
-  const at = (n: number) => tokens[n];
   while (k < tokens.length) {
     const t = tokens[k]!;
     if (t.date) {
-      const span: Token[] = [];
-      while (k < tokens.length && tokens[k]!.date) span.push(tokens[k++]!);
-      out.push({ type: "date", tokens: span });
+      k = readDate(tokens, k, out);
       continue;
     }
     // relative pronoun right after a noun phrase: "a painter who loves camping"
@@ -204,7 +201,7 @@ export function chunk(input: Token[]): Chunk[] {
     if (
       t.pos === "PRON" &&
       PERSONAL.has(t.lower) &&
-      !(t.lower === "her" && at(k + 1) && startsNp(at(k + 1)!) && at(k + 1)!.pos !== "PRON")
+      !(t.lower === "her" && tokens[k + 1] && startsNp(tokens[k + 1]!) && tokens[k + 1]!.pos !== "PRON")
     ) {
       out.push(makeNp([t], null));
       k++;
@@ -213,131 +210,164 @@ export function chunk(input: Token[]): Chunk[] {
     const prevVerb = out[out.length - 1]?.type === "vg" ? (out[out.length - 1] as VerbGroup) : null;
     const gerundObject = t.pos === "VERB" && t.lower.endsWith("ing") && prevVerb !== null && prevVerb.main !== null;
     if (startsNp(t) && (t.pos !== "VERB" || gerundObject)) {
-      let span: Token[] = [];
-      let possessor: NounPhrase | null = null;
-      while (k < tokens.length) {
-        const n = tokens[k]!;
-        if (n.date) break;
-        if (n.pos === "PART" && (n.lower === "'s" || n.lower === "’s" || n.lower === "'")) {
-          if (span.length) possessor = makeNp(span, possessor);
-          span = [];
-          k++;
-          continue;
-        }
-        if (n.pos === "PRON" && POSSESSIVE.has(n.lower) && !span.length) {
-          possessor = makeNp([n], null);
-          k++;
-          continue;
-        }
-        const inside =
-          NOMINAL.has(n.pos) ||
-          n.pos === "ADJ" ||
-          (n.pos === "DET" && !span.length) ||
-          // the lite tagger's misses inside a phrase: "the new flow" (ADV), "the Pro plan" (X)
-          (n.pos === "X" && /^\p{Lu}/u.test(n.text)) ||
-          (n.pos === "ADV" && span[span.length - 1]?.pos === "DET" && /^(NOUN|PROPN|ADJ|VERB)$/.test(tokens[k + 1]?.pos ?? "")) ||
-          (n.pos === "VERB" && n.lower.endsWith("ing") && (!span.length || NOMINAL.has(tokens[k + 1]?.pos ?? ""))) ||
-          (n.text === "-" && span.length > 0 && at(k + 1) !== undefined && /^[\p{L}\p{N}]/u.test(at(k + 1)!.text)) ||
-          (span.length > 0 && span[span.length - 1]!.text === "-");
-        if (!inside) break;
-        span.push(n);
-        k++;
-      }
-      if (!span.length && possessor) {
-        // "her" alone after all: an object pronoun
-        out.push(possessor);
-        continue;
-      }
-      const last = span[span.length - 1];
-      if (last && last.pos === "ADJ" && !span.some((x) => NOMINAL.has(x.pos)) && !possessor) {
-        out.push({ type: "adj", tokens: span, text: phraseText(span.filter((x) => x.pos !== "DET")) });
-        continue;
-      }
-      if (!span.length) {
-        k++;
-        continue;
-      }
-      // a lone article before a date ("on the last day of the month"): the date is the phrase
-      if (span.length === 1 && span[0]!.pos === "DET" && !possessor) continue;
-      out.push(makeNp(span, possessor));
+      k = readNounPhrase(tokens, k, out);
       continue;
     }
     if (t.pos === "AUX" || t.pos === "VERB" || (t.pos === "PART" && NEGATION.has(t.lower))) {
-      const span: Token[] = [];
-      const chain: string[] = [];
-      let main: Token | null = null;
-      while (k < tokens.length) {
-        const n = tokens[k]!;
-        if (n.date) break;
-        if (n.pos === "AUX" || (n.pos === "PART" && NEGATION.has(n.lower))) {
-          if (main) break;
-        } else if (n.pos === "VERB") {
-          // a second verb right after a main verb is its object ("loves camping"), unless after "to"
-          if (main && !(span[span.length - 1]?.lower === "to")) break;
-          if (main) chain.push(main.lemma);
-          main = n;
-        } else if (n.pos === "ADV" && !main && tokens[k + 1] && (tokens[k + 1]!.pos === "VERB" || tokens[k + 1]!.pos === "AUX")) {
-          // "has recently moved"
-        } else if (n.lower === "to" && main && tokens[k + 1]?.pos === "VERB") {
-          // "wants to learn"
-        } else if (n.lower === "never" || n.lower === "not") {
-          // negation inside the group
-        } else break;
-        span.push(n);
-        k++;
-      }
-      if (!span.length) {
-        out.push({ type: "stop", token: t });
-        k++;
-        continue;
-      }
-      let particle: string | null = null;
-      const p = tokens[k];
-      if (main && p && (p.pos === "ADP" || p.pos === "ADV") && PARTICLES.has(p.lower)) {
-        const after = tokens[k + 1];
-        // "go out on Tuesdays", "set up the runner": a particle; "went on holiday" stays a preposition
-        if (p.pos === "ADV" || (after && (after.pos === "ADP" || after.pos === "DET"))) {
-          particle = p.lower;
-          span.push(p);
-          k++;
-        }
-      }
-      const be = span.some((x) => x.lemma === "be" && x.pos === "AUX");
-      // a bare "has"/"have" is the main verb of possession
-      if (!main) {
-        const have = [...span].reverse().find((x) => x.lemma === "have" || x.lemma === "do");
-        if (have && !be) main = have;
-      }
-      out.push({
-        type: "vg",
-        tokens: span,
-        main,
-        chain,
-        be,
-        negated: span.some((x) => NEGATION.has(x.lower)),
-        passive: be && main !== null && isParticiple(main) && main.lemma !== "be",
-        particle,
-      });
+      k = readVerbGroup(tokens, k, out);
       continue;
     }
-    if (
-      t.pos === "ADP" ||
-      (t.pos === "SCONJ" && /^(since|until|till|because|while|after|before|as|like)$/.test(t.lower)) ||
-      t.lower === "to"
-    ) {
-      out.push({ type: "prep", token: t });
-    } else if (t.pos === "CCONJ") out.push({ type: "conj", token: t });
-    else if (t.text === ",") out.push({ type: "comma", token: t });
-    else if (t.pos === "PUNCT" || t.pos === "SCONJ") out.push({ type: "stop", token: t });
-    // adverbs, interjections and symbols carry no argument: skip them
+    pushWord(t, out);
     k++;
   }
-  // a sentence-initial plural noun the tagger read as a verb: "Deploys go out on Tuesdays"
+  nounForLeadingVerb(out);
+  mergeNamed(out);
+  return out;
+}
+
+// The readers below take the position of the token that opens their chunk, push what they read onto
+// `out` and return the position after it: one pass over the sentence, no token copied twice.
+
+/** A run of date tokens becomes one date chunk. */
+function readDate(tokens: Token[], k: number, out: Chunk[]): number {
+  const span: Token[] = [];
+  while (k < tokens.length && tokens[k]!.date) span.push(tokens[k++]!);
+  out.push({ type: "date", tokens: span });
+  return k;
+}
+
+/** A noun phrase with its possessors ("Liam's favourite band", "my sister"), or an adjective phrase. */
+function readNounPhrase(tokens: Token[], k: number, out: Chunk[]): number {
+  let span: Token[] = [];
+  let possessor: NounPhrase | null = null;
+  while (k < tokens.length) {
+    const n = tokens[k]!;
+    if (n.date) break;
+    if (n.pos === "PART" && (n.lower === "'s" || n.lower === "’s" || n.lower === "'")) {
+      if (span.length) possessor = makeNp(span, possessor);
+      span = [];
+      k++;
+      continue;
+    }
+    if (n.pos === "PRON" && POSSESSIVE.has(n.lower) && !span.length) {
+      possessor = makeNp([n], null);
+      k++;
+      continue;
+    }
+    const inside =
+      NOMINAL.has(n.pos) ||
+      n.pos === "ADJ" ||
+      (n.pos === "DET" && !span.length) ||
+      // the lite tagger's misses inside a phrase: "the new flow" (ADV), "the Pro plan" (X)
+      (n.pos === "X" && /^\p{Lu}/u.test(n.text)) ||
+      (n.pos === "ADV" && span[span.length - 1]?.pos === "DET" && /^(NOUN|PROPN|ADJ|VERB)$/.test(tokens[k + 1]?.pos ?? "")) ||
+      (n.pos === "VERB" && n.lower.endsWith("ing") && (!span.length || NOMINAL.has(tokens[k + 1]?.pos ?? ""))) ||
+      (n.text === "-" && span.length > 0 && tokens[k + 1] !== undefined && /^[\p{L}\p{N}]/u.test(tokens[k + 1]!.text)) ||
+      (span.length > 0 && span[span.length - 1]!.text === "-");
+    if (!inside) break;
+    span.push(n);
+    k++;
+  }
+  if (!span.length && possessor) {
+    // "her" alone after all: an object pronoun
+    out.push(possessor);
+    return k;
+  }
+  const last = span[span.length - 1];
+  if (last && last.pos === "ADJ" && !span.some((x) => NOMINAL.has(x.pos)) && !possessor) {
+    out.push({ type: "adj", tokens: span, text: phraseText(span.filter((x) => x.pos !== "DET")) });
+    return k;
+  }
+  if (!span.length) return k + 1;
+  // a lone article before a date ("on the last day of the month"): the date is the phrase
+  if (span.length === 1 && span[0]!.pos === "DET" && !possessor) return k;
+  out.push(makeNp(span, possessor));
+  return k;
+}
+
+/** Auxiliaries, negation, the main verb, a "to"-complement chain and a particle; a stop when none of them is there. */
+function readVerbGroup(tokens: Token[], k: number, out: Chunk[]): number {
+  const t = tokens[k]!;
+  const span: Token[] = [];
+  const chain: string[] = [];
+  let main: Token | null = null;
+  while (k < tokens.length) {
+    const n = tokens[k]!;
+    if (n.date) break;
+    if (n.pos === "AUX" || (n.pos === "PART" && NEGATION.has(n.lower))) {
+      if (main) break;
+    } else if (n.pos === "VERB") {
+      // a second verb right after a main verb is its object ("loves camping"), unless after "to"
+      if (main && !(span[span.length - 1]?.lower === "to")) break;
+      if (main) chain.push(main.lemma);
+      main = n;
+    } else if (n.pos === "ADV" && !main && tokens[k + 1] && (tokens[k + 1]!.pos === "VERB" || tokens[k + 1]!.pos === "AUX")) {
+      // "has recently moved"
+    } else if (n.lower === "to" && main && tokens[k + 1]?.pos === "VERB") {
+      // "wants to learn"
+    } else if (n.lower === "never" || n.lower === "not") {
+      // negation inside the group
+    } else break;
+    span.push(n);
+    k++;
+  }
+  if (!span.length) {
+    out.push({ type: "stop", token: t });
+    return k + 1;
+  }
+  let particle: string | null = null;
+  const p = tokens[k];
+  if (main && p && (p.pos === "ADP" || p.pos === "ADV") && PARTICLES.has(p.lower)) {
+    const after = tokens[k + 1];
+    // "go out on Tuesdays", "set up the runner": a particle; "went on holiday" stays a preposition
+    if (p.pos === "ADV" || (after && (after.pos === "ADP" || after.pos === "DET"))) {
+      particle = p.lower;
+      span.push(p);
+      k++;
+    }
+  }
+  const be = span.some((x) => x.lemma === "be" && x.pos === "AUX");
+  // a bare "has"/"have" is the main verb of possession
+  if (!main) {
+    const have = [...span].reverse().find((x) => x.lemma === "have" || x.lemma === "do");
+    if (have && !be) main = have;
+  }
+  out.push({
+    type: "vg",
+    tokens: span,
+    main,
+    chain,
+    be,
+    negated: span.some((x) => NEGATION.has(x.lower)),
+    passive: be && main !== null && isParticiple(main) && main.lemma !== "be",
+    particle,
+  });
+  return k;
+}
+
+/** Prepositions, connectives, commas and stops; adverbs, interjections and symbols carry no argument and are skipped. */
+function pushWord(t: Token, out: Chunk[]): void {
+  if (
+    t.pos === "ADP" ||
+    (t.pos === "SCONJ" && /^(since|until|till|because|while|after|before|as|like)$/.test(t.lower)) ||
+    t.lower === "to"
+  ) {
+    out.push({ type: "prep", token: t });
+  } else if (t.pos === "CCONJ") out.push({ type: "conj", token: t });
+  else if (t.text === ",") out.push({ type: "comma", token: t });
+  else if (t.pos === "PUNCT" || t.pos === "SCONJ") out.push({ type: "stop", token: t });
+}
+
+/** A sentence-initial plural noun the tagger read as a verb: "Deploys go out on Tuesdays". */
+function nounForLeadingVerb(out: Chunk[]): void {
   const first = out[0];
   if (first?.type === "vg" && first.tokens.length === 1 && first.main?.pos === "VERB" && out[1]?.type === "vg") {
     out[0] = { ...makeNp(first.tokens, null), proper: false };
   }
-  // "a dog named Biscuit": the name is the thing, the common noun describes it
+}
+
+/** "a dog named Biscuit": the name is the thing, the common noun describes it. */
+function mergeNamed(out: Chunk[]): void {
   for (let n = 0; n + 2 < out.length; n++) {
     const a = out[n]!;
     const v = out[n + 1]!;
@@ -354,5 +384,4 @@ export function chunk(input: Token[]): Chunk[] {
       out.splice(n, 3, { ...b, tokens: [...a.tokens, ...v.tokens, ...b.tokens], possessor: a.possessor, describedAs: a.text });
     }
   }
-  return out;
 }

@@ -1,0 +1,95 @@
+// Conformance: an extraction commit writes everything at once, once, and only against the brain version it read.
+
+import { expect } from "vitest";
+import { nameKeys } from "../text/names.js";
+import { addEpisode, commitOf, DAY, edge, entity, episode, type StoreTest, seeded, T0, uid } from "./fixtures.js";
+
+export function commitTests(test: StoreTest): void {
+  test("commitExtraction writes everything, marks the episode done and is idempotent", async (store) => {
+    const { brainId, ep, alice, e1 } = await seeded(store);
+    const done = await store.getEpisode({ brainId, id: ep.id });
+    expect(done).toMatchObject({ status: "done", edgeIds: [e1.id] });
+    expect(done!.entityIds).toContain(alice.id);
+    const again = await store.commitExtraction(
+      commitOf(ep, { createEntities: [entity(brainId, "Bob")], createEdges: [edge(brainId, ep.id, alice.id, alice.id)] }),
+    );
+    expect(again).toEqual({ committed: false, reason: "already_done" });
+    expect((await store.listEntities({ brainId, limit: 100 })).items).toHaveLength(2);
+    expect((await store.listEdges({ brainId, limit: 100 })).items).toHaveLength(1);
+  });
+
+  test("commitExtraction is optimistic on the brain version: a commit resolved against an older one writes nothing", async (store) => {
+    if (!store.brainVersion) return;
+    const brainId = uid("brain");
+    expect(await store.brainVersion({ brainId })).toBe(0);
+    const [ep1, ep2, ep3] = [episode(brainId), episode(brainId), episode(brainId)];
+    for (const ep of [ep1, ep2, ep3])
+      await store.createEpisode({
+        episode: ep,
+        job: { id: uid("job"), queue: uid("q"), payload: { brainId, episodeId: ep.id }, maxAttempts: 3 },
+      });
+    const first = entity(brainId, "Alice Moreau");
+    const twin = entity(brainId, "Alice Moreau");
+    expect(await store.commitExtraction(commitOf(ep1, { createEntities: [first], expectVersion: 0 }))).toEqual({ committed: true });
+    expect(await store.brainVersion({ brainId })).toBe(1);
+    // ep2 was resolved before ep1 landed: it would create Alice again
+    expect(await store.commitExtraction(commitOf(ep2, { createEntities: [twin], expectVersion: 0 }))).toEqual({
+      committed: false,
+      reason: "conflict",
+    });
+    expect((await store.listEntities({ brainId, limit: 10 })).items.map((e) => e.id)).toEqual([first.id]);
+    expect(await store.getEpisode({ brainId, id: ep2.id })).toMatchObject({ status: "queued" });
+    expect(await store.brainVersion({ brainId })).toBe(1);
+    expect(await store.commitExtraction(commitOf(ep2, { expectVersion: 1 }))).toEqual({ committed: true });
+    // without expectVersion there is no check, and the version still moves
+    expect(await store.commitExtraction(commitOf(ep3))).toEqual({ committed: true });
+    expect(await store.brainVersion({ brainId })).toBe(3);
+    expect(await store.brainVersion({ brainId: uid("brain") })).toBe(0);
+  });
+
+  test("commitExtraction on an unknown episode commits nothing", async (store) => {
+    const brainId = uid("brain");
+    const r = await store.commitExtraction(commitOf(episode(brainId), { createEntities: [entity(brainId, "Zed")] }));
+    expect(r).toEqual({ committed: false, reason: "episode_not_found" });
+    expect((await store.listEntities({ brainId, limit: 10 })).items).toEqual([]);
+  });
+
+  test("commitExtraction invalidates, updates entities and feeds playbooks", async (store) => {
+    const { brainId, alice, paris, e1 } = await seeded(store);
+    const ep2 = episode(brainId, { createdAt: T0 + DAY, content: "Alice moved to Berlin", metadata: { playbook: "alice" } });
+    await addEpisode(store, ep2);
+    const berlin = entity(brainId, "Berlin", { kind: "place" });
+    const e2 = edge(brainId, ep2.id, alice.id, berlin.id, { fact: "Alice moved to Berlin", tValid: T0 + DAY, tIngested: T0 + DAY });
+    await store.commitExtraction(
+      commitOf(ep2, {
+        now: T0 + DAY,
+        createEntities: [berlin],
+        updateEntities: [
+          {
+            id: alice.id,
+            name: "Alice Moreau",
+            kind: "person",
+            aliases: ["Alice", "A. Moreau"],
+            keys: nameKeys(["Alice Moreau", "Alice", "A. Moreau"]),
+            updatedAt: T0 + DAY,
+          },
+        ],
+        createEdges: [e2],
+        invalidate: [{ id: e1.id, tInvalid: T0 + DAY, tExpired: T0 + DAY, reason: `superseded by edge ${e2.id}`, invalidatedBy: e2.id }],
+        entityIds: [alice.id, berlin.id],
+        edgeIds: [e2.id],
+        playbook: { slug: "alice", title: "Alice" },
+      }),
+    );
+    const old = await store.getEdge({ brainId, id: e1.id });
+    expect(old).toMatchObject({ tInvalid: T0 + DAY, tExpired: T0 + DAY, invalidatedBy: e2.id });
+    expect((await store.getEntity({ brainId, id: alice.id }))!.aliases).toContain("A. Moreau");
+    expect((await store.findEntitiesByKeys({ brainId, keys: ["a moreau"], limit: 5 })).map((e) => e.id)).toEqual([alice.id]);
+    expect(await store.findCurrentEdges({ brainId, source: alice.id, relation: "lives_in" })).toHaveLength(1);
+    const pb = await store.getPlaybook({ brainId, slug: "alice" });
+    expect(pb).toMatchObject({ slug: "alice", title: "Alice", episodeIds: [ep2.id] });
+    expect((await store.edgesOfEpisodes({ brainId, episodeIds: [ep2.id] })).map((e) => e.id)).toEqual([e2.id]);
+    expect((await store.listPlaybooks({ brainId, limit: 10 })).items.map((p) => p.slug)).toEqual(["alice"]);
+    expect(paris.id).toBeTruthy();
+  });
+}

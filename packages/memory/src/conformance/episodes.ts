@@ -1,0 +1,77 @@
+// Conformance: episodes stored with their extraction job, their status, and text the store may refuse.
+import { refusedOrAnswered } from "@mountkit/core/testing";
+import { expect } from "vitest";
+import { addEpisode, episode, type StoreTest, seeded, T0, uid } from "./fixtures.js";
+
+export function episodeTests(test: StoreTest): void {
+  test("creates an episode and its job atomically; the job is claimable once", async (store) => {
+    const brainId = uid("brain");
+    const ep = episode(brainId);
+    const queue = uid("q");
+    await store.createEpisode({ episode: ep, job: { id: uid("job"), queue, payload: { brainId, episodeId: ep.id }, maxAttempts: 3 } });
+    expect(await store.getEpisode({ brainId, id: ep.id })).toMatchObject({ id: ep.id, status: "queued", metadata: { source: "test" } });
+    const claimed = await store.jobs.claim({ queue, limit: 10, now: T0 + 1, leaseMs: 60_000 });
+    expect(claimed).toHaveLength(1);
+    expect(claimed[0]!.payload).toEqual({ brainId, episodeId: ep.id });
+    expect(await store.jobs.claim({ queue, limit: 10, now: T0 + 2, leaseMs: 60_000 })).toHaveLength(0);
+    await store.jobs.complete({ id: claimed[0]!.id, now: T0 + 3 });
+    expect((await store.jobs.counts(queue)).done).toBe(1);
+  });
+
+  test("keeps an episode job's group key: one job per brain runs at a time, brains in parallel", async (store) => {
+    const queue = uid("q");
+    const [b1, b2] = [uid("brain"), uid("brain")];
+    const jobIds: string[] = [];
+    for (const brainId of [b1, b1, b2]) {
+      const ep = episode(brainId);
+      const id = uid("job");
+      jobIds.push(id);
+      await store.createEpisode({
+        episode: ep,
+        job: { id, queue, payload: { brainId, episodeId: ep.id }, maxAttempts: 3, groupKey: brainId },
+      });
+    }
+    const first = await store.jobs.claim({ queue, limit: 10, now: T0 + 1, leaseMs: 60_000 });
+    expect(first.map((j) => j.groupKey).sort()).toEqual([b1, b2].sort());
+    expect(await store.jobs.claim({ queue, limit: 10, now: T0 + 2, leaseMs: 60_000 })).toEqual([]);
+    const held = first.find((j) => j.groupKey === b1)!;
+    await store.jobs.complete({ id: held.id, now: T0 + 3 });
+    const next = await store.jobs.claim({ queue, limit: 10, now: T0 + 4, leaseMs: 60_000 });
+    expect(next).toMatchObject([{ groupKey: b1 }]);
+    expect(new Set([...first, ...next].map((j) => j.id))).toEqual(new Set(jobIds));
+  });
+
+  test("setEpisodeStatus moves queued -> processing -> failed but never leaves done", async (store) => {
+    const { brainId, ep } = await seeded(store);
+    await store.setEpisodeStatus({ brainId, id: ep.id, status: "failed", error: "late", now: T0 });
+    expect((await store.getEpisode({ brainId, id: ep.id }))!.status).toBe("done");
+    const ep2 = episode(brainId);
+    await addEpisode(store, ep2);
+    await store.setEpisodeStatus({ brainId, id: ep2.id, status: "processing", now: T0 });
+    expect((await store.getEpisode({ brainId, id: ep2.id }))!.status).toBe("processing");
+    await store.setEpisodeStatus({ brainId, id: ep2.id, status: "failed", error: "boom", now: T0 });
+    expect(await store.getEpisode({ brainId, id: ep2.id })).toMatchObject({ status: "failed", error: "boom" });
+  });
+
+  test("text holding NUL is refused with a 400 or kept exactly; lookups by such text find nothing", async (store) => {
+    const brainId = uid("brain");
+    await store.createBrain({ brain: { id: brainId, name: brainId, createdAt: T0 } });
+    const ep = episode(brainId, { content: "Alice\u0000 lives in Paris.", metadata: { note: "n\u0000", "k\u0000": 1 } });
+    const created = await refusedOrAnswered(() =>
+      store.createEpisode({
+        episode: ep,
+        job: { id: uid("job"), queue: "memory.extract", payload: { brainId, episodeId: ep.id }, maxAttempts: 3 },
+      }),
+    );
+    if (!created.refused) expect(await store.getEpisode({ brainId, id: ep.id })).toEqual(ep);
+    for (const op of <Array<() => Promise<unknown>>>[
+      () => store.getEpisode({ brainId, id: "ep\u0000" }),
+      () => store.getEpisode({ brainId: "brain\u0000", id: ep.id }),
+      () => store.getEntity({ brainId, id: "ent\u0000" }),
+      () => store.getEdge({ brainId, id: "edge\u0000" }),
+    ]) {
+      const r = await refusedOrAnswered(op);
+      if (!r.refused) expect(r.value).toBeNull();
+    }
+  });
+}

@@ -1,0 +1,83 @@
+// The in-memory store's episodes: each stored with its extraction job, indexed for full-text search
+// with its conversation's neighbouring turns (domain/conversation.ts).
+import { CONTEXT_TURNS, conversationKey, searchableText } from "../domain/conversation.js";
+import { type EpisodeRecord, episodeVisibleAt } from "../domain/types.js";
+import { type BrainData, brainData, cloneEpisode, type MemoryState, one, paginate, some } from "./memory-data.js";
+import type { MemoryStore } from "./types.js";
+
+type EpisodeMethods = Pick<
+  MemoryStore,
+  "createEpisode" | "getEpisode" | "getEpisodes" | "listEpisodes" | "setEpisodeStatus" | "searchEpisodes"
+>;
+
+/** Indexes a new turn with the turns before it, and the turn before it again with this one after it. */
+function indexEpisode(d: BrainData, episode: EpisodeRecord): void {
+  // turns of one conversation are indexed with the turns before them (domain/conversation.ts)
+  const conversation = conversationKey(episode.metadata);
+  const tail = conversation ? (d.conversationTail.get(conversation) ?? []) : [];
+  d.episodeText.add(
+    episode.id,
+    searchableText(
+      episode.content,
+      tail.slice(0, CONTEXT_TURNS).map((t) => t.content),
+    ),
+  );
+  // the turn before this one is indexed again with this one after it (an answer completes its question)
+  if (tail.length) {
+    const prev = tail[0]!;
+    d.episodeText.add(
+      prev.id,
+      searchableText(
+        prev.content,
+        tail.slice(1, CONTEXT_TURNS + 1).map((t) => t.content),
+        [episode.content],
+      ),
+    );
+  }
+  if (conversation)
+    d.conversationTail.set(conversation, [{ id: episode.id, content: episode.content }, ...tail].slice(0, CONTEXT_TURNS + 1));
+}
+
+export function episodeMethods(state: MemoryState): EpisodeMethods {
+  const { data, jobs } = state;
+  return {
+    async createEpisode({ episode, job }) {
+      const d = brainData(state, episode.brainId);
+      if (d.episodes.has(episode.id)) throw new Error(`duplicate episode ${episode.id}`);
+      d.episodes.set(episode.id, cloneEpisode(episode));
+      indexEpisode(d, episode);
+      await jobs.enqueue({
+        id: job.id,
+        queue: job.queue,
+        payload: job.payload,
+        maxAttempts: job.maxAttempts,
+        groupKey: job.groupKey,
+        now: episode.createdAt,
+      });
+    },
+    async getEpisode({ brainId, id }) {
+      return one(data.get(brainId)?.episodes, id, cloneEpisode);
+    },
+    async getEpisodes({ brainId, ids }) {
+      return some(data.get(brainId)?.episodes, ids, cloneEpisode);
+    },
+    async listEpisodes({ brainId, limit, after }) {
+      const d = data.get(brainId);
+      return paginate(d?.episodes.values() ?? [], (e) => e, limit, after, cloneEpisode);
+    },
+    async setEpisodeStatus({ brainId, id, status, error, now }) {
+      const e = data.get(brainId)?.episodes.get(id);
+      if (!e || e.status === "done") return;
+      e.status = status;
+      e.error = status === "failed" ? (error ?? "extraction failed") : null;
+      if (status === "failed") e.processedAt = now;
+    },
+    async searchEpisodes({ brainId, query, limit, asOf, knownAt }) {
+      const d = data.get(brainId);
+      if (!d) return [];
+      return d.episodeText
+        .search(query, { limit, accept: (id) => episodeVisibleAt(d.episodes.get(id)!, asOf, knownAt) })
+        .map((h) => ({ item: cloneEpisode(d.episodes.get(h.item)!), score: h.score }));
+    },
+  };
+}

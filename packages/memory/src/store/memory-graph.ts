@@ -1,0 +1,101 @@
+// The in-memory store's graph reads: entities by id, key and words; edges by id, entity, episode and
+// words, each filtered to a bi-temporal point where asked; and the one edge write outside a commit.
+import { type EdgeRecord, edgeVisibleAt } from "../domain/types.js";
+import { topK } from "../retrieval/topk.js";
+import { cloneEdge, cloneEntity, type MemoryState, one, paginate, some } from "./memory-data.js";
+import type { MemoryStore, SearchHit } from "./types.js";
+
+type EntityMethods = Pick<MemoryStore, "getEntity" | "getEntities" | "listEntities" | "findEntitiesByKeys" | "searchEntities">;
+type EdgeMethods = Pick<
+  MemoryStore,
+  "getEdge" | "getEdges" | "listEdges" | "findCurrentEdges" | "edgesOfEntities" | "edgesOfEpisodes" | "searchEdges" | "invalidateEdge"
+>;
+
+export function entityMethods({ data }: MemoryState): EntityMethods {
+  return {
+    async getEntity({ brainId, id }) {
+      return one(data.get(brainId)?.entities, id, cloneEntity);
+    },
+    async getEntities({ brainId, ids }) {
+      return some(data.get(brainId)?.entities, ids, cloneEntity);
+    },
+    async listEntities({ brainId, limit, after }) {
+      return paginate(data.get(brainId)?.entities.values() ?? [], (e) => e, limit, after, cloneEntity);
+    },
+    async findEntitiesByKeys({ brainId, keys, limit }) {
+      const d = data.get(brainId);
+      if (!d) return [];
+      const ids = new Set<string>();
+      for (const k of keys) for (const id of d.entityKeys.get(k) ?? []) ids.add(id);
+      return [...ids].slice(0, limit).map((id) => cloneEntity(d.entities.get(id)!));
+    },
+    async searchEntities({ brainId, query, limit }) {
+      const d = data.get(brainId);
+      if (!d) return [];
+      return d.entityText.search(query, { limit }).map((h) => ({ item: cloneEntity(d.entities.get(h.item)!), score: h.score }));
+    },
+  };
+}
+
+export function edgeMethods({ data }: MemoryState): EdgeMethods {
+  return {
+    async getEdge({ brainId, id }) {
+      return one(data.get(brainId)?.edges, id, cloneEdge);
+    },
+    async getEdges({ brainId, ids }) {
+      return some(data.get(brainId)?.edges, ids, cloneEdge);
+    },
+    async listEdges({ brainId, limit, after, entityId, at }) {
+      const d = data.get(brainId);
+      if (!d) return { items: [], next: null };
+      const all = entityId ? [...(d.edgesByEntity.get(entityId) ?? [])].map((id) => d.edges.get(id)!) : [...d.edges.values()];
+      const pool = at ? all.filter((e) => edgeVisibleAt(e, at.asOf, at.knownAt ?? at.asOf)) : all;
+      return paginate(pool, (e) => ({ createdAt: e.tIngested, id: e.id }), limit, after, cloneEdge);
+    },
+    async findCurrentEdges({ brainId, source, relation }) {
+      const d = data.get(brainId);
+      if (!d) return [];
+      return [...(d.edgesBySource.get(source) ?? [])]
+        .map((id) => d.edges.get(id)!)
+        .filter((e) => e.tExpired === null && (!relation || e.relation === relation))
+        .map(cloneEdge);
+    },
+    async edgesOfEntities({ brainId, entityIds, asOf, knownAt, limit }) {
+      const d = data.get(brainId);
+      if (!d) return [];
+      const seen = new Set<string>();
+      const out: Array<SearchHit<EdgeRecord>> = [];
+      for (const entityId of entityIds) {
+        for (const id of d.edgesByEntity.get(entityId) ?? []) {
+          if (seen.has(id)) continue;
+          seen.add(id);
+          const e = d.edges.get(id)!;
+          if (edgeVisibleAt(e, asOf, knownAt)) out.push({ item: e, score: e.tValid ?? e.tIngested });
+        }
+      }
+      return topK(out, limit).map((h) => cloneEdge(h.item));
+    },
+    async edgesOfEpisodes({ brainId, episodeIds }) {
+      const d = data.get(brainId);
+      if (!d) return [];
+      return episodeIds.flatMap((ep) => (d.edgesByEpisode.get(ep) ?? []).map((id) => cloneEdge(d.edges.get(id)!)));
+    },
+    async searchEdges({ brainId, query, limit, asOf, knownAt }) {
+      const d = data.get(brainId);
+      if (!d) return [];
+      return d.edgeText
+        .search(query, { limit, accept: (id) => edgeVisibleAt(d.edges.get(id)!, asOf, knownAt) })
+        .map((h) => ({ item: cloneEdge(d.edges.get(h.item)!), score: h.score }));
+    },
+    async invalidateEdge({ brainId, id, tInvalid, tExpired, reason, invalidatedBy }) {
+      const e = data.get(brainId)?.edges.get(id);
+      if (!e) return { ok: false, reason: "not_found" };
+      if ((e.tInvalid !== null && e.tInvalid <= tInvalid) || e.tExpired !== null) return { ok: false, reason: "already_invalid" };
+      e.tInvalid = tInvalid;
+      e.tExpired = tExpired;
+      e.invalidationReason = reason;
+      e.invalidatedBy = invalidatedBy;
+      return { ok: true, edge: cloneEdge(e) };
+    },
+  };
+}
