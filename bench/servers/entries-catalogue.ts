@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { resourceUsage } from "node:process";
 import { validate as readmeValidate } from "@readme/openapi-parser";
-import { specPool, validateSpec } from "@mountkit/entries";
+import { specPool, validateSpec } from "@mountkit/entries/node";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { load as loadYaml } from "js-yaml";
 

@@ -28,144 +28,178 @@ export interface OperationsTable {
   failed(message: string): void;
 }
 
-export function operationsTable(o: {
+interface TableOptions {
   title: string;
   total: number;
   query: URLSearchParams;
   announce(text: string): void;
   onState(query: Record<string, string | undefined>): void;
-}): OperationsTable {
-  const all: Operation[] = [];
-  let state: TableState = stateFromQuery(o.query);
-  let limit = SLICE;
-  let loading = true;
+}
 
-  const filter = h("input", {
-    type: "search",
-    name: "filter",
-    value: state.filter,
-    autocomplete: "off",
-    placeholder: "path, operation id or summary",
-  });
-  const method = h("select", { name: "method" });
-  const count = h("p", { class: "count", id: "ops-count" });
-  const caption = h("caption", { class: "sr-only" });
-  const body = h("tbody");
-  const more = h("button", { type: "button", class: "secondary", hidden: true }, "Show more rows");
-  const headers = COLUMNS.map((c) => {
+/** One table's state and elements, shared by the functions below. */
+interface Table {
+  o: TableOptions;
+  all: Operation[];
+  state: TableState;
+  /** Rows shown: grows by SLICE with "Show more rows". */
+  limit: number;
+  loading: boolean;
+  filter: HTMLInputElement;
+  method: HTMLSelectElement;
+  count: HTMLElement;
+  caption: HTMLElement;
+  body: HTMLElement;
+  more: HTMLButtonElement;
+  headers: Array<{ key: SortKey; th: HTMLElement }>;
+}
+
+/** The column headers: a click sorts by that column, ascending first, again to reverse. */
+function sortHeaders(t: Table) {
+  return COLUMNS.map((c) => {
     const button = h("button", { type: "button" }, c.label);
     const th = h("th", { scope: "col" }, button);
     button.addEventListener("click", () => {
-      state = { ...state, sort: c.key, dir: state.sort === c.key && state.dir === "asc" ? "desc" : "asc" };
-      render(true);
+      t.state = { ...t.state, sort: c.key, dir: t.state.sort === c.key && t.state.dir === "asc" ? "desc" : "asc" };
+      render(t, true);
     });
     return { key: c.key, th };
   });
+}
 
-  const fillMethods = () => {
-    const present = methodsOf(all);
-    if (state.method && !present.includes(state.method)) present.push(state.method);
-    const current = [...method.options].map((x) => x.value).join(",");
-    if (current === ["", ...present].join(",")) return;
-    method.replaceChildren(
-      h("option", { value: "" }, "All methods"),
-      ...present.map((m) => h("option", { value: m, selected: m === state.method }, m)),
-    );
-  };
+/** The method choices: those present, plus the one asked for in the query even before it arrives. */
+function fillMethods(t: Table) {
+  const present = methodsOf(t.all);
+  if (t.state.method && !present.includes(t.state.method)) present.push(t.state.method);
+  const current = [...t.method.options].map((x) => x.value).join(",");
+  if (current === ["", ...present].join(",")) return;
+  t.method.replaceChildren(
+    h("option", { value: "" }, "All methods"),
+    ...present.map((m) => h("option", { value: m, selected: m === t.state.method }, m)),
+  );
+}
 
-  const render = (announce: boolean) => {
-    const rows = applyTable(all, state);
-    body.replaceChildren(
-      ...rows
-        .slice(0, limit)
-        .map((op) =>
-          h(
-            "tr",
-            {},
-            h("td", {}, methodBadge(op.method)),
-            h("td", { class: "path" }, breakable(op.path)),
-            h("td", { class: "opid" }, op.operationId ?? ""),
-            h("td", { class: "summary" }, op.summary ?? ""),
-          ),
-        ),
-    );
-    more.hidden = rows.length <= limit;
-    for (const { key, th } of headers) {
-      if (key === state.sort) th.setAttribute("aria-sort", state.dir === "asc" ? "ascending" : "descending");
-      else th.removeAttribute("aria-sort");
-    }
-    const sortLabel = COLUMNS.find((c) => c.key === state.sort)!.label.toLowerCase();
-    caption.textContent = `Operations of ${o.title || "this API"}, sorted by ${sortLabel}, ${state.dir === "asc" ? "ascending" : "descending"}`;
-    const progress = loading ? ` (loading: ${fmtNumber(all.length)} of ${fmtNumber(o.total)})` : "";
-    const text = `Showing ${fmtNumber(Math.min(rows.length, limit))} of ${fmtNumber(rows.length)} matching operations, ${fmtNumber(all.length)} in all${progress}.`;
-    count.textContent = text;
-    if (announce) o.announce(`${fmtNumber(rows.length)} matching operations, sorted by ${sortLabel}`);
-    o.onState(stateToQuery(state));
-  };
+const row = (op: Operation) =>
+  h(
+    "tr",
+    {},
+    h("td", {}, methodBadge(op.method)),
+    h("td", { class: "path" }, breakable(op.path)),
+    h("td", { class: "opid" }, op.operationId ?? ""),
+    h("td", { class: "summary" }, op.summary ?? ""),
+  );
 
+function render(t: Table, announce: boolean) {
+  const { state, limit, all, o } = t;
+  const rows = applyTable(all, state);
+  t.body.replaceChildren(...rows.slice(0, limit).map(row));
+  t.more.hidden = rows.length <= limit;
+  for (const { key, th } of t.headers) {
+    if (key === state.sort) th.setAttribute("aria-sort", state.dir === "asc" ? "ascending" : "descending");
+    else th.removeAttribute("aria-sort");
+  }
+  const sortLabel = COLUMNS.find((c) => c.key === state.sort)!.label.toLowerCase();
+  t.caption.textContent = `Operations of ${o.title || "this API"}, sorted by ${sortLabel}, ${state.dir === "asc" ? "ascending" : "descending"}`;
+  const progress = t.loading ? ` (loading: ${fmtNumber(all.length)} of ${fmtNumber(o.total)})` : "";
+  const text = `Showing ${fmtNumber(Math.min(rows.length, limit))} of ${fmtNumber(rows.length)} matching operations, ${fmtNumber(all.length)} in all${progress}.`;
+  t.count.textContent = text;
+  if (announce) o.announce(`${fmtNumber(rows.length)} matching operations, sorted by ${sortLabel}`);
+  o.onState(stateToQuery(state));
+}
+
+/** The filter box, the method choice and "Show more rows". */
+function wireControls(t: Table) {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  filter.addEventListener("input", () => {
+  t.filter.addEventListener("input", () => {
     clearTimeout(timer);
     // typing re-filters after a short pause, so a long table does not redraw on every key
     timer = setTimeout(() => {
-      state = { ...state, filter: filter.value };
-      limit = SLICE;
-      render(true);
+      t.state = { ...t.state, filter: t.filter.value };
+      t.limit = SLICE;
+      render(t, true);
     }, 150);
   });
-  method.addEventListener("change", () => {
-    state = { ...state, method: method.value };
-    limit = SLICE;
-    render(true);
+  t.method.addEventListener("change", () => {
+    t.state = { ...t.state, method: t.method.value };
+    t.limit = SLICE;
+    render(t, true);
   });
-  more.addEventListener("click", () => {
-    limit += SLICE;
-    render(false);
+  t.more.addEventListener("click", () => {
+    t.limit += SLICE;
+    render(t, false);
   });
+}
 
-  const element = h(
+function layout(t: Table): HTMLElement {
+  return h(
     "div",
     { class: "ops-table" },
     h("h4", { id: "ops-title" }, "Operations"),
-    h("div", { class: "controls" }, h("label", {}, "Filter operations", filter), h("label", {}, "Method", method)),
-    count,
+    h("div", { class: "controls" }, h("label", {}, "Filter operations", t.filter), h("label", {}, "Method", t.method)),
+    t.count,
     h(
       "div",
       { class: "scroll", role: "region", "aria-labelledby": "ops-count", tabindex: "0" },
       h(
         "table",
         { class: "ops" },
-        caption,
+        t.caption,
         h(
           "thead",
           {},
           h(
             "tr",
             {},
-            headers.map((x) => x.th),
+            t.headers.map((x) => x.th),
           ),
         ),
-        body,
+        t.body,
       ),
     ),
-    more,
+    t.more,
   );
-  fillMethods();
+}
+
+export function operationsTable(o: TableOptions): OperationsTable {
+  const state = stateFromQuery(o.query);
+  const t: Table = {
+    o,
+    all: [],
+    state,
+    limit: SLICE,
+    loading: true,
+    filter: h("input", {
+      type: "search",
+      name: "filter",
+      value: state.filter,
+      autocomplete: "off",
+      placeholder: "path, operation id or summary",
+    }),
+    method: h("select", { name: "method" }),
+    count: h("p", { class: "count", id: "ops-count" }),
+    caption: h("caption", { class: "sr-only" }),
+    body: h("tbody"),
+    more: h("button", { type: "button", class: "secondary", hidden: true }, "Show more rows"),
+    headers: [],
+  };
+  t.headers = sortHeaders(t);
+  wireControls(t);
+  const element = layout(t);
+  fillMethods(t);
 
   return {
     element,
     add(operations) {
-      all.push(...operations);
-      fillMethods();
-      render(false);
+      t.all.push(...operations);
+      fillMethods(t);
+      render(t, false);
     },
     done() {
-      loading = false;
-      render(true);
+      t.loading = false;
+      render(t, true);
     },
     failed(message) {
-      loading = false;
-      render(false);
+      t.loading = false;
+      render(t, false);
       element.append(h("p", { class: "alert", role: "alert" }, `Could not load every operation: ${message}`));
     },
   };

@@ -1,19 +1,16 @@
 // The entries service's error codes; its wire body is the kit's one body `{ error, details?, requestId }`.
-import { defineErrors, ErrorBodySchema } from "@mountkit/core";
+import { defineServiceErrors, ErrorBodySchema } from "@mountkit/core";
 
-export const entriesError = defineErrors({
-  invalid_request: { status: 400, message: "invalid request" },
+export const entriesError = defineServiceErrors({
   invalid_cursor: { status: 400, message: "invalid cursor" },
   unauthorized: { status: 401, message: "missing or invalid authentication token" },
   forbidden: { status: 403, message: "only the entry's owner may change it" },
-  not_found: { status: 404, message: "not found" },
   unknown_type: { status: 404, message: "unknown type" },
   validation_failed: { status: 422, message: "customData failed validation against the type's schema" },
   spec_refused: { status: 422, message: "specUrl refused" },
   spec_unavailable: { status: 422, message: "specUrl could not be fetched" },
   spec_invalid: { status: 422, message: "the OpenAPI document failed validation" },
   validator_unavailable: { status: 503, message: "the OpenAPI validation address is unavailable" },
-  internal: { status: 500, message: "internal error" },
 });
 
 export const errorSchema = ErrorBodySchema;

@@ -1,24 +1,74 @@
 // @mountkit/entries: the typed-entry catalogue service (type registry, JWT auth, per-type OpenAPI, validation, inventories).
-export * from "./auth/dev.js";
-export * from "./auth/firebase.js";
-export * from "./auth/jwt.js";
-export * from "./auth/middleware.js";
-export * from "./auth/verifier.js";
-export * from "./domain/entries.js";
-export * from "./errors.js";
-export * from "./fetch/address-policy.js";
-export * from "./fetch/safe-fetch.js";
-export * from "./inventory/catalogue.js";
-export * from "./openapi/client.js";
-export * from "./openapi/limits.js";
-export * from "./openapi/parse.js";
-export * from "./openapi/pool.js";
-export * from "./openapi/type-document.js";
-export * from "./openapi/validate.js";
-export * from "./service.js";
-export * from "./store/memory.js";
-export * from "./store/types.js";
-export * from "./types/apis.js";
-export * from "./types/countries.js";
-export * from "./types/registry.js";
-export * from "./types/schema.js";
+// This root reaches no `node:` module, so it loads on fetch runtimes; Node-only pieces are on `@mountkit/entries/node`.
+export type { EntriesApi } from "./api.js";
+export { DEV_ISSUER, devAuth } from "./auth/dev.js";
+export { FIREBASE_JWKS_URL, firebaseIssuer, firebaseVerifier } from "./auth/firebase.js";
+export { ASYMMETRIC_ALGORITHMS, type JwtVerifierOptions, jwtVerifier, MIN_HS256_SECRET_BYTES, signHs256 } from "./auth/jwt.js";
+export { AuthError, type Principal, type TokenVerifier } from "./auth/verifier.js";
+export type { AnyEntryTypes, EntriesDomain, EntryInput, EntryPatch, InventoryPage, Page } from "./domain/entries.js";
+export { entriesError, errorSchema, type Issue } from "./errors.js";
+export { type AddressVerdict, checkAddress } from "./fetch/address-policy.js";
+export {
+  DEFAULT_MAX_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  type FetchedDocument,
+  type ResolvedAddress,
+  type SafeFetchOptions,
+  SpecFetchError,
+} from "./fetch/policy.js";
+export { catalogue, type Inventory } from "./inventory/catalogue.js";
+export {
+  type RemoteValidationClientOptions,
+  remoteValidationClient,
+  sameAddress,
+  VALIDATE_PATH,
+  type ValidateRequest,
+  type ValidationClient,
+  ValidatorUnavailableError,
+  validationAddress,
+  validationClient,
+} from "./openapi/client.js";
+export { DEFAULT_SPEC_LIMITS, type SpecLimits } from "./openapi/limits.js";
+export { type CheckOptions, type ParsedSpec, type ParseOutcome, parseSpec, type SpecFormat, type SpecIssue } from "./openapi/parse.js";
+export { type PoolValidateRequest, type SpecPool, SpecPoolBusyError, type SpecPoolOptions } from "./openapi/pool-types.js";
+export { type TypeDocumentOptions, typeDocument } from "./openapi/type-document.js";
+export type { ValidateSpecOptions, ValidationAnswer, ValidationOutcome } from "./openapi/validate.js";
+export {
+  createEntriesService,
+  ENTRIES_CATALOGUE_PATH,
+  ENTRIES_MOUNTS,
+  type EntriesService,
+  type EntriesServiceOptions,
+} from "./service.js";
+export { memoryEntriesStore } from "./store/memory.js";
+export type { EntriesStore, Entry, EntryPosition, InventoryInput, InventorySummary, Operation } from "./store/types.js";
+export { type ApisCustomData, apisCustomData } from "./types/apis.js";
+export { type CountriesCustomData, countriesCustomData, flagOf } from "./types/countries.js";
+export {
+  type AnyEntryTypeDefinitions,
+  type BuiltinEntryTypes,
+  builtinTypes,
+  type CustomDataOf,
+  defineType,
+  type EntryType,
+  type EntryTypeDefinition,
+  type EntryTypesOf,
+  entryType,
+  type Preparation,
+  type PrepareContext,
+  TYPE_ID,
+  type TypeRegistry,
+  typeRegistry,
+} from "./types/registry.js";
+export {
+  fromEffect,
+  fromJsonSchema,
+  fromStandardSchema,
+  fromZod,
+  type JsonSchema,
+  type SchemaInput,
+  type TypeSchema,
+  toTypeSchema,
+  type ValidationIssue,
+  type ValidationResult,
+} from "./types/schema.js";

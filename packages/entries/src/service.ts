@@ -10,22 +10,22 @@ import {
   type Service,
   systemClock,
 } from "@mountkit/core";
+import { specRuntime } from "#spec-runtime";
+import { createEntriesApi, type EntriesApi } from "./api.js";
 import { requireAuth } from "./auth/middleware.js";
 import type { TokenVerifier } from "./auth/verifier.js";
 import type { AnyEntryTypes } from "./domain/entries.js";
-import { type EntriesDomain, entriesDomain } from "./domain/entries.js";
 import { entriesError } from "./errors.js";
-import type { SafeFetchOptions } from "./fetch/safe-fetch.js";
-import { apisPrepare, sameOriginFetcher } from "./inventory/apis-hook.js";
+import type { SafeFetchOptions } from "./fetch/policy.js";
+import { sameOriginFetcher } from "./fetch/same-origin.js";
+import { apisPrepare } from "./inventory/apis-hook.js";
 import { type ValidateRequest, validationAddress, validationClient } from "./openapi/client.js";
-import { type SpecPoolOptions, specPool } from "./openapi/pool.js";
-import { typeDocument } from "./openapi/type-document.js";
+import type { SpecPool, SpecPoolOptions } from "./openapi/pool-types.js";
 import type { ValidationOutcome } from "./openapi/validate.js";
 import { dataRoutes } from "./routes/data.js";
 import { inventoryRoutes } from "./routes/inventory.js";
-import { LIMITS } from "./routes/schemas.js";
 import { typeRoutes } from "./routes/types.js";
-import { answerFor, validateRoutes } from "./routes/validate.js";
+import { validateRoutes } from "./routes/validate.js";
 import { memoryEntriesStore } from "./store/memory.js";
 import type { EntriesStore } from "./store/types.js";
 import {
@@ -58,7 +58,10 @@ export interface EntriesServiceOptions<T extends AnyEntryTypeDefinitions = reado
   specFetch?: SafeFetchOptions;
   /** `apis` specs fetched and catalogued at once (each may hold tens of MB while processed); default 4. */
   maxConcurrentSpecs?: number;
-  /** The worker pool that parses, validates and catalogues specs off the event loop: threads, queue, time, memory, limits. */
+  /**
+   * The worker pool that parses, validates and catalogues specs off the event loop: threads, queue, time, memory, limits.
+   * Node only: on fetch runtimes (Workers) there is no in-process validator, so set `validator.url` to a kit on Node.
+   */
   validation?: SpecPoolOptions;
   /** Body limit of entry routes; default 1 MiB. */
   bodyLimit?: number;
@@ -75,13 +78,7 @@ export interface EntriesServiceOptions<T extends AnyEntryTypeDefinitions = reado
   logger?: Logger;
 }
 
-/** `M`: typeId -> customData type (`EntryTypesOf<...>`); the default is untyped. */
-export interface EntriesApi<M extends object = AnyEntryTypes> extends EntriesDomain<M> {
-  /** The validation address, in process. */
-  validateOpenApi(body: Uint8Array | string, options?: { baseUrl?: string }): ReturnType<typeof answerFor>;
-  /** The OpenAPI document of one type (throws a 404 KitError for an unknown type). */
-  typeDocument(typeId: string): Record<string, unknown>;
-}
+export type { EntriesApi } from "./api.js";
 
 export interface EntriesService<M extends object = AnyEntryTypes> extends Service {
   /** Typed by the types given at creation; a type registered later through `types.register` needs `api as EntriesApi`. */
@@ -94,16 +91,8 @@ export const ENTRIES_MOUNTS = ["/api/v1/types", "/api/dev/validate-openapi"];
 /** Where the API catalogue page is served when the host opts in (`catalogueScript`); beside the validation address. */
 export const ENTRIES_CATALOGUE_PATH = "/api/dev/catalogue/";
 
-export function createEntriesService<const T extends AnyEntryTypeDefinitions = []>(
-  o: EntriesServiceOptions<T>,
-): EntriesService<EntryTypesOf<T>> {
-  const basePath = (o.basePath ?? "").replace(/\/+$/, "");
-  const store = o.store ?? memoryEntriesStore();
-  const clock = o.clock ?? systemClock;
-  const ids = o.ids ?? randomIds;
-  const fetchOptions: SafeFetchOptions = o.specFetch ?? {};
-
-  const pool = specPool(o.validation);
+/** The validation address's client: in process on the spec pool, or the remote `validator.url`. */
+function validation(o: EntriesServiceOptions<AnyEntryTypeDefinitions>, basePath: string, pool: SpecPool, fetchOptions: SafeFetchOptions) {
   const local = async (req: ValidateRequest): Promise<ValidationOutcome> =>
     pool.validate(req.body, {
       baseUrl: req.baseUrl,
@@ -119,30 +108,25 @@ export function createEntriesService<const T extends AnyEntryTypeDefinitions = [
       return self ? validationAddress(`${self.replace(/\/+$/, "")}${basePath}`) : undefined;
     },
   });
+  return { local, client };
+}
 
+export function createEntriesService<const T extends AnyEntryTypeDefinitions = []>(
+  o: EntriesServiceOptions<T>,
+): EntriesService<EntryTypesOf<T>> {
+  const basePath = (o.basePath ?? "").replace(/\/+$/, "");
+  const store = o.store ?? memoryEntriesStore();
+  const clock = o.clock ?? systemClock;
+  const ids = o.ids ?? randomIds;
+  const fetchOptions: SafeFetchOptions = o.specFetch ?? {};
+  const pool = specRuntime.specPool(o.validation);
+  const { local, client } = validation(o, basePath, pool, fetchOptions);
   const types = typeRegistry([
     builtinTypes.apis(apisPrepare({ client, fetch: fetchOptions, local, maxConcurrent: o.maxConcurrentSpecs })),
     builtinTypes.countries(),
     ...(o.types ?? []),
   ]);
-  const domain = entriesDomain({ store, types, clock, ids });
-
-  const documents = new Map<string, Record<string, unknown>>();
-  let documentsVersion = types.version;
-  const document = (typeId: string) => {
-    if (documentsVersion !== types.version) {
-      documents.clear();
-      documentsVersion = types.version;
-    }
-    const type = types.get(typeId);
-    if (!type) throw entriesError("unknown_type", { message: `unknown type ${typeId}` });
-    let doc = documents.get(typeId);
-    if (!doc) {
-      doc = typeDocument(type, { basePath, inventory: type.prepare !== undefined, limits: LIMITS });
-      documents.set(typeId, doc);
-    }
-    return doc;
-  };
+  const api = createEntriesApi({ store, types, clock, ids, basePath, fetch: fetchOptions, pool });
 
   // Runs before auth and body parsing: an unknown type is a 404 whatever the request carries.
   const knownType: Middleware = async (ctx, next) => {
@@ -165,10 +149,10 @@ export function createEntriesService<const T extends AnyEntryTypeDefinitions = [
     logger: o.logger,
     securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
     routes: [
-      ...typeRoutes({ types, document, knownType }),
-      ...dataRoutes({ domain, auth, knownType, basePath }),
-      ...inventoryRoutes({ domain, knownType }),
-      ...validateRoutes({ fetch: fetchOptions, bodyLimit: o.validateBodyLimit ?? 25 * 1024 * 1024, pool }),
+      ...typeRoutes({ api, types, knownType }),
+      ...dataRoutes({ api, auth, knownType, basePath }),
+      ...inventoryRoutes({ api, knownType }),
+      ...validateRoutes({ api, bodyLimit: o.validateBodyLimit ?? 25 * 1024 * 1024 }),
       ...(o.catalogueScript === undefined
         ? []
         : pageRoutes({ path: ENTRIES_CATALOGUE_PATH, title: "API catalogue", element: "mountkit-catalogue", script: o.catalogueScript })),
@@ -178,13 +162,6 @@ export function createEntriesService<const T extends AnyEntryTypeDefinitions = [
       await store.close?.();
     },
   });
-
-  const api: EntriesApi = {
-    ...domain,
-    validateOpenApi: (body, options = {}) =>
-      answerFor(typeof body === "string" ? new TextEncoder().encode(body) : body, { baseUrl: options.baseUrl, fetch: fetchOptions, pool }),
-    typeDocument: document,
-  };
   // the domain checks types at run time; the static map only narrows what callers may pass
   return Object.assign(service, { api: api as unknown as EntriesApi<EntryTypesOf<T>>, types, store });
 }

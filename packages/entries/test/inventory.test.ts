@@ -1,7 +1,8 @@
 // Inventories of real-world-sized specs (generated: hundreds of operations, $ref-heavy), exact counts and order.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { catalogue, parseSpec, safeFetch, validateSpec } from "@mountkit/entries";
+import { catalogue, parseSpec } from "@mountkit/entries";
+import { safeFetch, validateSpec } from "@mountkit/entries/node";
 import { dump } from "js-yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type GeneratedOperation, generateSpec } from "./fixtures/spec-generator.js";

@@ -1,6 +1,7 @@
 // Resource limits and version reading of the validation address's parser: YAML alias bombs, deep nesting, numeric versions.
 import { describe, expect, it } from "vitest";
-import { parseSpec, validateSpec } from "@mountkit/entries";
+import { parseSpec } from "@mountkit/entries";
+import { validateSpec } from "@mountkit/entries/node";
 import { aliasBomb, deepJsonSpec } from "./fixtures/hostile-specs.js";
 
 const errorsOf = async (text: string) => {

@@ -3,7 +3,7 @@
 
 import { readdirSync, readFileSync } from "node:fs";
 import { getPriority } from "node:os";
-import { specPool } from "@mountkit/entries";
+import { specPool } from "@mountkit/entries/node";
 import { describe, expect, it } from "vitest";
 
 const doc = Buffer.from(

@@ -3,7 +3,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type SpecIssue, validateSpec } from "@mountkit/entries";
+import type { SpecIssue } from "@mountkit/entries";
+import { validateSpec } from "@mountkit/entries/node";
 import { describe, expect, it } from "vitest";
 
 const issuesOf = async (text: string) => {

@@ -2,7 +2,8 @@
 import { createServer, type Server } from "node:http";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkAddress, SpecFetchError, safeFetch } from "@mountkit/entries";
+import { checkAddress, SpecFetchError } from "@mountkit/entries";
+import { safeFetch } from "@mountkit/entries/node";
 
 async function refusal(url: string, options: Parameters<typeof safeFetch>[1] = {}): Promise<string> {
   try {

@@ -5,7 +5,7 @@ import { isKitError } from "@mountkit/core";
 import { createEntriesService, jwtVerifier } from "@mountkit/entries";
 import { validate as independentValidate } from "@readme/openapi-parser";
 import { describe, expect, it } from "vitest";
-import { semaphore } from "../src/inventory/apis-hook.js";
+import { semaphore } from "../src/inventory/semaphore.js";
 import { japan } from "./fixtures/countries.js";
 
 const service = createEntriesService({ auth: jwtVerifier({ secret: "service-test-secret-service-test-secret-1" }) });

@@ -1,35 +1,16 @@
 // The `apis` submission step: fetch specUrl safely, have the validation address judge it, catalogue it.
+
+import { specRuntime } from "#spec-runtime";
 import { entriesError } from "../errors.js";
-import { type SafeFetchOptions, SpecFetchError, safeFetch } from "../fetch/safe-fetch.js";
+import { type SafeFetchOptions, SpecFetchError } from "../fetch/policy.js";
 import { type ValidateRequest, type ValidationClient, ValidatorUnavailableError } from "../openapi/client.js";
-import { SpecPoolBusyError } from "../openapi/pool.js";
+import { SpecPoolBusyError } from "../openapi/pool-types.js";
 import type { ValidationOutcome } from "../openapi/validate.js";
 import type { ApisCustomData } from "../types/apis.js";
 import type { EntryType, Preparation } from "../types/registry.js";
+import { semaphore } from "./semaphore.js";
 
 const SPEC_PATH = "customData.specUrl";
-
-/** Same-origin fetch for external `$ref` documents, under the same policy as specUrl itself. */
-export function sameOriginFetcher(fetchOptions: SafeFetchOptions) {
-  return async (url: URL) => (await safeFetch(url, fetchOptions)).body;
-}
-
-/** A counting semaphore: at most `n` holders at once, the rest wait in arrival order. */
-export function semaphore(n: number) {
-  let active = 0;
-  const waiting: Array<() => void> = [];
-  return async <T>(fn: () => Promise<T>): Promise<T> => {
-    if (active >= n) await new Promise<void>((r) => waiting.push(r));
-    else active++;
-    try {
-      return await fn();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else active--;
-    }
-  };
-}
 
 interface PrepareDeps {
   client: ValidationClient;
@@ -47,9 +28,9 @@ export function apisPrepare(deps: PrepareDeps & { maxConcurrent?: number }): Non
 async function prepareOne(deps: PrepareDeps, customData: unknown, ctx: { signal: AbortSignal }): Promise<Preparation> {
   const { specUrl } = customData as ApisCustomData;
   const fetchOptions = { ...deps.fetch, signal: ctx.signal };
-  let fetched: Awaited<ReturnType<typeof safeFetch>>;
+  let fetched: Awaited<ReturnType<typeof specRuntime.safeFetch>>;
   try {
-    fetched = await safeFetch(specUrl, fetchOptions);
+    fetched = await specRuntime.safeFetch(specUrl, fetchOptions);
   } catch (e) {
     if (!(e instanceof SpecFetchError)) throw e;
     const code = e.kind === "refused" ? "spec_refused" : "spec_unavailable";

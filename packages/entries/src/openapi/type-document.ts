@@ -44,13 +44,23 @@ const json = (schema: unknown) => ({ "application/json": { schema } });
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const resp = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
-export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<string, unknown> {
-  const P = pascal(type.id);
-  const schemas: Record<string, unknown> = {};
-  const { $schema: _d, ...raw } = type.schema.jsonSchema;
-  // one customData schema for requests and entries alike (clients share the type): its optional members take null as absent
-  const customData = nullableOptionals(hoistDefs(raw, `${P}CustomData_`, schemas)) as JsonSchema;
-  const L = o.limits;
+type Limits = TypeDocumentOptions["limits"];
+
+/** What every part of one type's document is built from. */
+interface DocumentContext {
+  type: EntryType;
+  /** The type id in PascalCase: the prefix of its schema names and operation ids. */
+  P: string;
+  /** `/api/v1/types/<id>` */
+  base: string;
+  limits: Limits;
+  /** The 503 of a type with a catalogue step (it calls the validation address); none otherwise. */
+  unavailable: Array<[string, string]>;
+}
+
+/** The entry schemas of one type: input, patch, entry and list, all sharing its customData schema. */
+function entrySchemas(c: DocumentContext, customData: JsonSchema): Record<string, unknown> {
+  const { P, limits: L } = c;
   const tags = {
     type: "array",
     maxItems: L.tags,
@@ -62,86 +72,96 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
     name: { type: "string", minLength: 1, maxLength: L.name, description: "Display name of the entry." },
     description: { type: "string", minLength: 1, maxLength: L.description, description: "Detailed description." },
   };
-
-  // requests: an optional field sent as `null` is treated as absent (CONTRACT §0), at every depth
-  schemas[`${P}EntryInput`] = nullableOptionals({
-    type: "object",
-    description: NULL_NOTE,
-    required: ["name", "description", "customData"],
-    properties: { ...common, customData, tags },
-  });
-  schemas[`${P}EntryPatch`] = nullableOptionals({
-    type: "object",
-    minProperties: 1,
-    description: `Fields to replace; \`customData\`, when given, replaces the whole object and is validated again. ${NULL_NOTE}`,
-    properties: { ...common, customData, tags },
-  });
-  schemas[`${P}Entry`] = {
-    type: "object",
-    required: ["id", "typeId", "ownerId", "name", "description", "customData", "tags", "dateCreated", "dateModified"],
-    properties: {
-      id: { type: "string", description: "Generated identifier." },
-      typeId: { type: "string", const: type.id },
-      ownerId: { type: "string", description: "`sub` of the token that created the entry." },
-      ...common,
-      customData,
-      tags: {
-        ...tags,
-        maxItems: L.tags + 3,
-        description: "The submitted tags, then the ones a catalogue adds (`api`, `openapi`, `v<version>`).",
+  return {
+    // requests: an optional field sent as `null` is treated as absent (CONTRACT §0), at every depth
+    [`${P}EntryInput`]: nullableOptionals({
+      type: "object",
+      description: NULL_NOTE,
+      required: ["name", "description", "customData"],
+      properties: { ...common, customData, tags },
+    }),
+    [`${P}EntryPatch`]: nullableOptionals({
+      type: "object",
+      minProperties: 1,
+      description: `Fields to replace; \`customData\`, when given, replaces the whole object and is validated again. ${NULL_NOTE}`,
+      properties: { ...common, customData, tags },
+    }),
+    [`${P}Entry`]: {
+      type: "object",
+      required: ["id", "typeId", "ownerId", "name", "description", "customData", "tags", "dateCreated", "dateModified"],
+      properties: {
+        id: { type: "string", description: "Generated identifier." },
+        typeId: { type: "string", const: c.type.id },
+        ownerId: { type: "string", description: "`sub` of the token that created the entry." },
+        ...common,
+        customData,
+        tags: {
+          ...tags,
+          maxItems: L.tags + 3,
+          description: "The submitted tags, then the ones a catalogue adds (`api`, `openapi`, `v<version>`).",
+        },
+        dateCreated: { type: "integer", format: "int64", description: "Epoch milliseconds." },
+        dateModified: { type: "integer", format: "int64", description: "Epoch milliseconds." },
       },
-      dateCreated: { type: "integer", format: "int64", description: "Epoch milliseconds." },
-      dateModified: { type: "integer", format: "int64", description: "Epoch milliseconds." },
+    },
+    [`${P}EntryList`]: {
+      type: "object",
+      required: ["items", "next"],
+      properties: {
+        items: { type: "array", items: ref(`${P}Entry`) },
+        next: { type: ["string", "null"], description: "Cursor of the next page; null on the last page." },
+      },
     },
   };
-  schemas[`${P}EntryList`] = {
-    type: "object",
-    required: ["items", "next"],
-    properties: {
-      items: { type: "array", items: ref(`${P}Entry`) },
-      next: { type: ["string", "null"], description: "Cursor of the next page; null on the last page." },
-    },
-  };
+}
+
+/** The error bodies, the same in every type's document. */
+function errorSchemas(): Record<string, unknown> {
   const requestId = { type: "string", description: "Equals the `X-Request-Id` response header." };
-  schemas.Error = {
-    type: "object",
-    required: ["error", "requestId"],
-    properties: {
-      error: { type: "string" },
-      details: { description: "Machine-readable detail; its shape depends on the error." },
-      requestId,
-    },
-  };
-  schemas.Issue = {
-    type: "object",
-    required: ["path", "message"],
-    properties: { path: { type: "string", examples: ["customData.contact.email"] }, message: { type: "string" } },
-  };
-  schemas.ValidationError = {
-    type: "object",
-    required: ["error", "details", "requestId"],
-    properties: { error: { type: "string" }, details: { type: "array", items: ref("Issue") }, requestId },
-  };
-  schemas.BadRequestError = {
-    type: "object",
-    required: ["error", "requestId"],
-    properties: {
-      error: { type: "string" },
-      details: {
-        type: "array",
-        items: ref("Issue"),
-        description: "Every failing field; for a body that is not JSON, one item with an empty path and the parser's reason.",
+  return {
+    Error: {
+      type: "object",
+      required: ["error", "requestId"],
+      properties: {
+        error: { type: "string" },
+        details: { description: "Machine-readable detail; its shape depends on the error." },
+        requestId,
       },
-      requestId,
+    },
+    Issue: {
+      type: "object",
+      required: ["path", "message"],
+      properties: { path: { type: "string", examples: ["customData.contact.email"] }, message: { type: "string" } },
+    },
+    ValidationError: {
+      type: "object",
+      required: ["error", "details", "requestId"],
+      properties: { error: { type: "string" }, details: { type: "array", items: ref("Issue") }, requestId },
+    },
+    BadRequestError: {
+      type: "object",
+      required: ["error", "requestId"],
+      properties: {
+        error: { type: "string" },
+        details: {
+          type: "array",
+          items: ref("Issue"),
+          description: "Every failing field; for a body that is not JSON, one item with an empty path and the parser's reason.",
+        },
+        requestId,
+      },
+    },
+    InternalError: {
+      type: "object",
+      required: ["error", "requestId"],
+      properties: { error: { type: "string", const: "internal error" }, requestId },
     },
   };
-  schemas.InternalError = {
-    type: "object",
-    required: ["error", "requestId"],
-    properties: { error: { type: "string", const: "internal error" }, requestId },
-  };
+}
 
-  const responses: Record<string, unknown> = {
+/** The error responses the operations refer to. */
+function sharedResponses(): Record<string, unknown> {
+  return {
     BadRequest: {
       description: "Body not JSON, not an object, or a common field missing, of the wrong type or out of its limits.",
       content: json(ref("BadRequestError")),
@@ -166,135 +186,136 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
     },
     InternalError: { description: "Server processing error.", content: json(ref("InternalError")) },
   };
+}
 
-  const base = `/api/v1/types/${type.id}`;
-  const idParam = { name: "id", in: "path", required: true, schema: { type: "string" }, description: "Entry id." };
-  const cursorParam = {
-    name: "cursor",
-    in: "query",
-    required: false,
-    schema: { type: "string" },
-    description: "`next` of the previous page.",
-  };
-  const errors = (...names: Array<[string, string]>) => Object.fromEntries(names.map(([status, name]) => [status, resp(name)]));
-  const secured = [{ bearerAuth: [] }];
-  // only a type with a catalogue step calls the validation address
-  const unavailable: Array<[string, string]> = o.inventory ? [["503", "ServiceUnavailable"]] : [];
+const errors = (...names: Array<[string, string]>) => Object.fromEntries(names.map(([status, name]) => [status, resp(name)]));
+// built per document, so that no two documents share (and a host editing one cannot change the other)
+const secured = () => [{ bearerAuth: [] }];
+const idParam = () => ({ name: "id", in: "path", required: true, schema: { type: "string" }, description: "Entry id." });
+const cursorParam = () => ({
+  name: "cursor",
+  in: "query",
+  required: false,
+  schema: { type: "string" },
+  description: "`next` of the previous page.",
+});
 
-  const paths: Record<string, unknown> = {
-    [`${base}/data`]: {
-      post: {
-        operationId: `create${P}Entry`,
-        summary: `Submit a ${type.id} entry`,
-        tags: [P],
-        security: secured,
-        requestBody: { required: true, content: json({ ...(schemas[`${P}EntryInput`] as object) }) },
-        responses: {
-          "201": {
-            description: "Created.",
-            headers: {
-              Location: {
-                description: "Path of the created entry, mount prefix included.",
-                required: true,
-                schema: { type: "string", format: "uri-reference" },
-              },
+/** `POST` and `GET .../data`: submit and list. `input` is the request schema, inlined for client generators. */
+function collectionPath(c: DocumentContext, input: unknown) {
+  const { P, type, limits: L } = c;
+  return {
+    post: {
+      operationId: `create${P}Entry`,
+      summary: `Submit a ${type.id} entry`,
+      tags: [P],
+      security: secured(),
+      requestBody: { required: true, content: json({ ...(input as object) }) },
+      responses: {
+        "201": {
+          description: "Created.",
+          headers: {
+            Location: {
+              description: "Path of the created entry, mount prefix included.",
+              required: true,
+              schema: { type: "string", format: "uri-reference" },
             },
-            content: json(ref(`${P}Entry`)),
           },
-          ...errors(
-            ["400", "BadRequest"],
-            ["401", "Unauthorized"],
-            ["413", "PayloadTooLarge"],
-            ["415", "UnsupportedMediaType"],
-            ["422", "Unprocessable"],
-            ["500", "InternalError"],
-            ...unavailable,
-          ),
+          content: json(ref(`${P}Entry`)),
         },
-      },
-      get: {
-        operationId: `list${P}Entries`,
-        summary: `List ${type.id} entries, newest first`,
-        tags: [P],
-        parameters: [
-          cursorParam,
-          { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: L.listMax, default: 20 } },
-          { name: "tag", in: "query", required: false, schema: { type: "string" }, description: "Only entries with this tag." },
-          { name: "ownerId", in: "query", required: false, schema: { type: "string" }, description: "Only entries of this owner." },
-          {
-            name: "q",
-            in: "query",
-            required: false,
-            schema: { type: "string", minLength: 1, maxLength: L.query },
-            description: "Only entries whose name or description contains this text (ASCII letters match either case).",
-          },
-        ],
-        responses: {
-          "200": { description: "A page of entries.", content: json(ref(`${P}EntryList`)) },
-          ...errors(["400", "BadRequest"], ["500", "InternalError"]),
-        },
+        ...errors(
+          ["400", "BadRequest"],
+          ["401", "Unauthorized"],
+          ["413", "PayloadTooLarge"],
+          ["415", "UnsupportedMediaType"],
+          ["422", "Unprocessable"],
+          ["500", "InternalError"],
+          ...c.unavailable,
+        ),
       },
     },
-    [`${base}/data/{id}`]: {
-      parameters: [idParam],
-      get: {
-        operationId: `get${P}Entry`,
-        summary: `Get a ${type.id} entry`,
-        tags: [P],
-        responses: {
-          "200": { description: "The entry.", content: json(ref(`${P}Entry`)) },
-          ...errors(["400", "BadRequest"], ["404", "NotFound"], ["500", "InternalError"]),
+    get: {
+      operationId: `list${P}Entries`,
+      summary: `List ${type.id} entries, newest first`,
+      tags: [P],
+      parameters: [
+        cursorParam(),
+        { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: L.listMax, default: 20 } },
+        { name: "tag", in: "query", required: false, schema: { type: "string" }, description: "Only entries with this tag." },
+        { name: "ownerId", in: "query", required: false, schema: { type: "string" }, description: "Only entries of this owner." },
+        {
+          name: "q",
+          in: "query",
+          required: false,
+          schema: { type: "string", minLength: 1, maxLength: L.query },
+          description: "Only entries whose name or description contains this text (ASCII letters match either case).",
         },
-      },
-      patch: {
-        operationId: `update${P}Entry`,
-        summary: `Change a ${type.id} entry (owner only)`,
-        tags: [P],
-        security: secured,
-        requestBody: { required: true, content: json(ref(`${P}EntryPatch`)) },
-        responses: {
-          "200": { description: "The updated entry; `dateModified` moved.", content: json(ref(`${P}Entry`)) },
-          ...errors(
-            ["400", "BadRequest"],
-            ["401", "Unauthorized"],
-            ["403", "Forbidden"],
-            ["404", "NotFound"],
-            ["413", "PayloadTooLarge"],
-            ["415", "UnsupportedMediaType"],
-            ["422", "Unprocessable"],
-            ["500", "InternalError"],
-            ...unavailable,
-          ),
-        },
-      },
-      delete: {
-        operationId: `delete${P}Entry`,
-        summary: `Delete a ${type.id} entry (owner only)`,
-        tags: [P],
-        security: secured,
-        responses: {
-          "204": { description: "Deleted." },
-          ...errors(["400", "BadRequest"], ["401", "Unauthorized"], ["403", "Forbidden"], ["404", "NotFound"], ["500", "InternalError"]),
-        },
-      },
-    },
-    [`${base}/openapi.json`]: {
-      get: {
-        operationId: `get${P}OpenApi`,
-        summary: "This document",
-        tags: [P],
-        responses: { "200": { description: "OpenAPI 3.1 document.", content: json({ type: "object" }) } },
+      ],
+      responses: {
+        "200": { description: "A page of entries.", content: json(ref(`${P}EntryList`)) },
+        ...errors(["400", "BadRequest"], ["500", "InternalError"]),
       },
     },
   };
+}
 
-  if (o.inventory) {
-    schemas.Operation = {
+/** `GET`, `PATCH` and `DELETE .../data/{id}`. */
+function itemPath(c: DocumentContext) {
+  const { P, type } = c;
+  return {
+    parameters: [idParam()],
+    get: {
+      operationId: `get${P}Entry`,
+      summary: `Get a ${type.id} entry`,
+      tags: [P],
+      responses: {
+        "200": { description: "The entry.", content: json(ref(`${P}Entry`)) },
+        ...errors(["400", "BadRequest"], ["404", "NotFound"], ["500", "InternalError"]),
+      },
+    },
+    patch: {
+      operationId: `update${P}Entry`,
+      summary: `Change a ${type.id} entry (owner only)`,
+      tags: [P],
+      security: secured(),
+      requestBody: { required: true, content: json(ref(`${P}EntryPatch`)) },
+      responses: {
+        "200": { description: "The updated entry; `dateModified` moved.", content: json(ref(`${P}Entry`)) },
+        ...errors(
+          ["400", "BadRequest"],
+          ["401", "Unauthorized"],
+          ["403", "Forbidden"],
+          ["404", "NotFound"],
+          ["413", "PayloadTooLarge"],
+          ["415", "UnsupportedMediaType"],
+          ["422", "Unprocessable"],
+          ["500", "InternalError"],
+          ...c.unavailable,
+        ),
+      },
+    },
+    delete: {
+      operationId: `delete${P}Entry`,
+      summary: `Delete a ${type.id} entry (owner only)`,
+      tags: [P],
+      security: secured(),
+      responses: {
+        "204": { description: "Deleted." },
+        ...errors(["400", "BadRequest"], ["401", "Unauthorized"], ["403", "Forbidden"], ["404", "NotFound"], ["500", "InternalError"]),
+      },
+    },
+  };
+}
+
+/** The inventory of a type with a catalogue step: its schemas and its path. */
+function inventoryPart(c: DocumentContext) {
+  const { P, limits: L } = c;
+  const schemas = {
+    Operation: {
       type: "object",
       required: ["method", "path"],
       properties: { method: { type: "string" }, path: { type: "string" }, operationId: { type: "string" }, summary: { type: "string" } },
-    };
-    schemas.Inventory = {
+    },
+    Inventory: {
       type: "object",
       required: ["version", "endpoints", "paths", "tags", "operations", "next"],
       properties: {
@@ -307,23 +328,54 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
         operations: { type: "array", items: ref("Operation") },
         next: { type: ["string", "null"] },
       },
-    };
-    paths[`${base}/data/{id}/inventory`] = {
-      parameters: [idParam],
-      get: {
-        operationId: `get${P}Inventory`,
-        summary: "The catalogued API: version, counts and a page of operations",
-        tags: [P],
-        parameters: [
-          cursorParam,
-          { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: L.operationsMax, default: 100 } },
-        ],
-        responses: {
-          "200": { description: "Inventory.", content: json(ref("Inventory")) },
-          ...errors(["400", "BadRequest"], ["404", "NotFound"], ["500", "InternalError"]),
-        },
+    },
+  };
+  const path = {
+    parameters: [idParam()],
+    get: {
+      operationId: `get${P}Inventory`,
+      summary: "The catalogued API: version, counts and a page of operations",
+      tags: [P],
+      parameters: [
+        cursorParam(),
+        { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: L.operationsMax, default: 100 } },
+      ],
+      responses: {
+        "200": { description: "Inventory.", content: json(ref("Inventory")) },
+        ...errors(["400", "BadRequest"], ["404", "NotFound"], ["500", "InternalError"]),
       },
-    };
+    },
+  };
+  return { schemas, path };
+}
+
+export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<string, unknown> {
+  const P = pascal(type.id);
+  const base = `/api/v1/types/${type.id}`;
+  // only a type with a catalogue step calls the validation address
+  const c: DocumentContext = { type, P, base, limits: o.limits, unavailable: o.inventory ? [["503", "ServiceUnavailable"]] : [] };
+  const schemas: Record<string, unknown> = {};
+  const { $schema: _d, ...raw } = type.schema.jsonSchema;
+  // one customData schema for requests and entries alike (clients share the type): its optional members take null as absent
+  const customData = nullableOptionals(hoistDefs(raw, `${P}CustomData_`, schemas)) as JsonSchema;
+  Object.assign(schemas, entrySchemas(c, customData), errorSchemas());
+  const responses = sharedResponses();
+  const paths: Record<string, unknown> = {
+    [`${base}/data`]: collectionPath(c, schemas[`${P}EntryInput`]),
+    [`${base}/data/{id}`]: itemPath(c),
+    [`${base}/openapi.json`]: {
+      get: {
+        operationId: `get${P}OpenApi`,
+        summary: "This document",
+        tags: [P],
+        responses: { "200": { description: "OpenAPI 3.1 document.", content: json({ type: "object" }) } },
+      },
+    },
+  };
+  if (o.inventory) {
+    const inventory = inventoryPart(c);
+    Object.assign(schemas, inventory.schemas);
+    paths[`${base}/data/{id}/inventory`] = inventory.path;
   }
 
   withRequestIdHeaders(paths, responses);

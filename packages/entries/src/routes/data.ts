@@ -1,40 +1,44 @@
 // `/api/v1/types/:typeId/data...`: submit, list, get, change and delete entries.
-import { empty, json, type Middleware, route } from "@mountkit/core";
+import { empty, json, type Middleware, type RequestContext, type Route, type RouteDef, route } from "@mountkit/core";
 import * as z from "zod";
+import type { EntriesApi } from "../api.js";
 import { principalOf } from "../auth/middleware.js";
-import type { EntriesDomain } from "../domain/entries.js";
 import { errorSchema } from "../errors.js";
 import { badRequestBody, entry, entryInput, entryParams, entryPatch, listQuery, typeParams, validationErrorBody } from "./schemas.js";
 
-export function dataRoutes(o: { domain: EntriesDomain; auth: Middleware; knownType: Middleware; basePath: string }) {
-  const { domain } = o;
+/** A write's author and the request's signal and id, handed to the type's hook. */
+const writer = (ctx: RequestContext<any, any, any>) => ({ ownerId: principalOf(ctx).sub, signal: ctx.signal, requestId: ctx.requestId });
+
+export function dataRoutes(o: { api: EntriesApi; auth: Middleware; knownType: Middleware; basePath: string }) {
+  const { api } = o;
   const tags = ["entries"];
+  const notFound = { description: "Not found", schema: errorSchema };
+  const notOwner = { description: "Not the owner", schema: errorSchema };
+  // an unknown type is a 404 before the token is even read
+  const owned = { tags, security: ["bearerAuth"], use: [o.knownType, o.auth] };
+  /** A write of customData by its author: the type's schema may refuse it (422). */
+  const authorWrite = <P extends z.ZodType, B extends z.ZodType>(def: Omit<RouteDef<P, undefined, B>, keyof typeof owned>): Route =>
+    route<P, undefined, B>({
+      ...def,
+      ...owned,
+      responses: { ...def.responses, 422: { description: "customData failed validation", schema: validationErrorBody } },
+    });
   return [
-    route({
+    authorWrite({
       method: "POST",
       path: "/api/v1/types/:typeId/data",
       operationId: "createEntry",
       summary: "Submit an entry",
-      tags,
       params: typeParams,
       body: entryInput,
-      security: ["bearerAuth"],
-      use: [o.knownType, o.auth],
       responses: {
         201: { description: "Created", schema: entry },
         400: { description: "Invalid body: not JSON, not an object, or a field fails its schema", schema: badRequestBody },
         401: { description: "Missing or invalid token", schema: errorSchema },
         404: { description: "Unknown type", schema: errorSchema },
-        422: { description: "customData failed validation", schema: validationErrorBody },
       },
       async handler(ctx) {
-        const saved = await domain.submit({
-          typeId: ctx.params.typeId,
-          ownerId: principalOf(ctx).sub,
-          entry: ctx.body,
-          signal: ctx.signal,
-          requestId: ctx.requestId,
-        });
+        const saved = await api.submit({ typeId: ctx.params.typeId, entry: ctx.body, ...writer(ctx) });
         const location = `${o.basePath}/api/v1/types/${encodeURIComponent(saved.typeId)}/data/${encodeURIComponent(saved.id)}`;
         return json(201, saved, { location });
       },
@@ -50,7 +54,7 @@ export function dataRoutes(o: { domain: EntriesDomain; auth: Middleware; knownTy
       use: [o.knownType],
       responses: { 200: { description: "A page", schema: z.object({ items: z.array(entry), next: z.string().nullable() }) } },
       async handler(ctx) {
-        return json(200, await domain.list({ typeId: ctx.params.typeId, ...ctx.query }));
+        return json(200, await api.list({ typeId: ctx.params.typeId, ...ctx.query }));
       },
     }),
     route({
@@ -61,36 +65,21 @@ export function dataRoutes(o: { domain: EntriesDomain; auth: Middleware; knownTy
       tags,
       params: entryParams,
       use: [o.knownType],
-      responses: { 200: { description: "The entry", schema: entry }, 404: { description: "Not found", schema: errorSchema } },
+      responses: { 200: { description: "The entry", schema: entry }, 404: notFound },
       async handler(ctx) {
-        return json(200, await domain.get(ctx.params));
+        return json(200, await api.get(ctx.params));
       },
     }),
-    route({
+    authorWrite({
       method: "PATCH",
       path: "/api/v1/types/:typeId/data/:id",
       operationId: "updateEntry",
       summary: "Change an entry (owner only)",
-      tags,
       params: entryParams,
       body: entryPatch,
-      security: ["bearerAuth"],
-      use: [o.knownType, o.auth],
-      responses: {
-        200: { description: "Updated", schema: entry },
-        403: { description: "Not the owner", schema: errorSchema },
-        404: { description: "Not found", schema: errorSchema },
-        422: { description: "customData failed validation", schema: validationErrorBody },
-      },
+      responses: { 200: { description: "Updated", schema: entry }, 403: notOwner, 404: notFound },
       async handler(ctx) {
-        const updated = await domain.update({
-          ...ctx.params,
-          ownerId: principalOf(ctx).sub,
-          patch: ctx.body,
-          signal: ctx.signal,
-          requestId: ctx.requestId,
-        });
-        return json(200, updated);
+        return json(200, await api.update({ ...ctx.params, patch: ctx.body, ...writer(ctx) }));
       },
     }),
     route({
@@ -98,13 +87,11 @@ export function dataRoutes(o: { domain: EntriesDomain; auth: Middleware; knownTy
       path: "/api/v1/types/:typeId/data/:id",
       operationId: "deleteEntry",
       summary: "Delete an entry (owner only)",
-      tags,
       params: entryParams,
-      security: ["bearerAuth"],
-      use: [o.knownType, o.auth],
-      responses: { 204: { description: "Deleted" }, 403: { description: "Not the owner", schema: errorSchema } },
+      ...owned,
+      responses: { 204: { description: "Deleted" }, 403: notOwner },
       async handler(ctx) {
-        await domain.remove({ ...ctx.params, ownerId: principalOf(ctx).sub });
+        await api.remove({ ...ctx.params, ownerId: principalOf(ctx).sub });
         return empty(204);
       },
     }),

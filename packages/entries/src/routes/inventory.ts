@@ -1,13 +1,13 @@
 // `/api/v1/types/:typeId/data/:id/inventory`: what cataloguing an entry's spec found, operations paginated.
 import { json, type Middleware, route } from "@mountkit/core";
 import * as z from "zod";
-import type { EntriesDomain } from "../domain/entries.js";
+import type { EntriesApi } from "../api.js";
 import { errorSchema } from "../errors.js";
 import { entryParams, pageQuery } from "./schemas.js";
 
 const operation = z.object({ method: z.string(), path: z.string(), operationId: z.string().optional(), summary: z.string().optional() });
 
-export function inventoryRoutes(o: { domain: EntriesDomain; knownType: Middleware }) {
+export function inventoryRoutes(o: { api: EntriesApi; knownType: Middleware }) {
   return [
     route({
       method: "GET",
@@ -35,7 +35,7 @@ export function inventoryRoutes(o: { domain: EntriesDomain; knownType: Middlewar
         404: { description: "No such entry or no inventory", schema: errorSchema },
       },
       async handler(ctx) {
-        return json(200, await o.domain.inventory({ ...ctx.params, ...ctx.query }));
+        return json(200, await o.api.inventory({ ...ctx.params, ...ctx.query }));
       },
     }),
   ];

@@ -1,10 +1,11 @@
 // `/api/v1/types` and `/api/v1/types/:typeId/openapi.json`: the registry, and each type's own OpenAPI document.
 import { json, type Middleware, route } from "@mountkit/core";
 import * as z from "zod";
+import type { EntriesApi } from "../api.js";
 import type { TypeRegistry } from "../types/registry.js";
 import { typeParams } from "./schemas.js";
 
-export function typeRoutes(o: { types: TypeRegistry; document: (typeId: string) => Record<string, unknown>; knownType: Middleware }) {
+export function typeRoutes(o: { api: EntriesApi; types: TypeRegistry; knownType: Middleware }) {
   return [
     route({
       method: "GET",
@@ -51,7 +52,7 @@ export function typeRoutes(o: { types: TypeRegistry; document: (typeId: string) 
       responses: { 200: { description: "OpenAPI document" } },
       handler(ctx) {
         // `servers` is where this request found the service: the host's mount prefix and the basePath
-        const doc = { ...o.document(ctx.params.typeId), servers: [{ url: ctx.baseUrl || "/" }] };
+        const doc = { ...o.api.typeDocument(ctx.params.typeId), servers: [{ url: ctx.baseUrl || "/" }] };
         return json(200, doc, { "cache-control": "no-cache" });
       },
     }),

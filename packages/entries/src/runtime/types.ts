@@ -1,0 +1,11 @@
+// What validating and fetching specs needs from the runtime (`#spec-runtime` resolves to `node.ts` on Node,
+// `fetch.ts` elsewhere): the validation pool and the outbound fetch of user-chosen URLs.
+import type { FetchedDocument, SafeFetchOptions } from "../fetch/policy.js";
+import type { SpecPool, SpecPoolOptions } from "../openapi/pool-types.js";
+
+export interface SpecRuntime {
+  /** Parses, validates and catalogues spec documents. */
+  specPool(options?: SpecPoolOptions): SpecPool;
+  /** GETs a user-chosen URL under the spec-fetch policy; throws SpecFetchError, never returns a non-2xx answer. */
+  safeFetch(input: string | URL, options?: SafeFetchOptions): Promise<FetchedDocument>;
+}
