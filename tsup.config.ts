@@ -2,12 +2,30 @@ import { defineConfig } from "tsup";
 
 // One build for every workspace package: ESM + .d.ts into each package's dist/. Every bare import stays
 // external so packages never bundle each other (they resolve through the workspace at run time).
-const packages: Array<{ dir: string; entries?: Record<string, string> }> = [
-  { dir: "packages/core", entries: { "browser-bundle": "src/browser-bundle.ts", dom: "src/dom.ts" } },
-  { dir: "packages/entries", entries: { testing: "src/testing.ts", cli: "src/cli.ts", "spec-worker": "src/openapi/worker.ts" } },
+// `inline`: bare imports bundled into the package after all, with the source file their types come from.
+const packages: Array<{ dir: string; entries?: Record<string, string>; inline?: Record<string, string> }> = [
+  {
+    dir: "packages/core",
+    entries: { adapter: "src/adapter.ts", jobs: "src/jobs.ts", testing: "src/testing.ts", "browser-bundle": "src/browser-bundle.ts", dom: "src/dom.ts" },
+  },
+  {
+    dir: "packages/entries",
+    entries: {
+      testing: "src/testing.ts",
+      cli: "src/cli.ts",
+      "spec-worker": "src/openapi/worker.ts",
+      node: "src/node.ts",
+      // the package's `#spec-runtime` and `#platform` imports: `node` on Node, the other on fetch runtimes (package.json "imports")
+      "runtime-node": "src/runtime/node.ts",
+      "runtime-fetch": "src/runtime/fetch.ts",
+      "platform-node": "src/platform/node.ts",
+      "platform-fetch": "src/platform/fetch.ts",
+    },
+  },
   { dir: "packages/memory", entries: { testing: "src/testing.ts", cli: "src/cli.ts", "cli-bin": "src/cli-bin.ts" } },
-  { dir: "packages/support", entries: { testing: "src/testing.ts" } },
-  { dir: "packages/support-client" },
+  { dir: "packages/support", entries: { testing: "src/testing.ts", wire: "src/wire.ts" } },
+  // the browser client depends on no package: the wire types it shares with the server are inlined, .d.ts too
+  { dir: "packages/support-client", inline: { "@mountkit/support/wire": "./packages/support/src/wire.ts" } },
   { dir: "packages/support-widget" },
   { dir: "packages/memory-explorer" },
   { dir: "packages/support-inbox" },
@@ -42,12 +60,12 @@ export default defineConfig([
         format: ["esm"],
         target: "node20",
         platform: "node",
-        dts: true,
+        dts: p.inline ? { compilerOptions: { paths: Object.fromEntries(Object.entries(p.inline).map(([k, v]) => [k, [v]])) } } : true,
         sourcemap: true,
         // a package with a browser bundle shares dist/ with it: no clean, or the two builds race
         clean: !browserBundles.some((b) => b.dir === p.dir),
         skipNodeModulesBundle: true,
-        external: [/^[^./]/],
+        external: [p.inline ? new RegExp(`^(?!(${Object.keys(p.inline).join("|")})$)[^./]`) : /^[^./]/],
         silent: true,
       };
     }),

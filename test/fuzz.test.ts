@@ -1,6 +1,7 @@
 // Fuzzes every route of the three services, as the example server hosts them (SQLite and PostgreSQL), under
 // each adapter: the same hostile input must never answer 5xx on either store.
-import { type Route, type Service, silentLogger, targetPath } from "@mountkit/core";
+import { type Route, type Service, silentLogger } from "@mountkit/core";
+import { targetPath } from "@mountkit/core/adapter";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../examples/server/src/app.js";

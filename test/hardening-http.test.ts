@@ -1,7 +1,8 @@
 // Issue #10 breaks 2, 5, 6 and 7 under Express, Fastify and fetch on real sockets: stalled uploads, raw-path
 // routing, clients that stop reading an SSE stream, malformed Content-Type, and the connection and stream caps.
 import { connect, type Socket } from "node:net";
-import { defineService, type Route, route, type SseEvent, StreamGate, sse } from "@mountkit/core";
+import { defineService, type Route, route, type SseEvent, sse } from "@mountkit/core";
+import { StreamGate } from "@mountkit/core/adapter";
 import { createEntriesService, jwtVerifier } from "@mountkit/entries";
 import { createMemoryService } from "@mountkit/memory";
 import { createSupportService } from "@mountkit/support";

@@ -1,8 +1,8 @@
-// Cross-adapter HTTP matrix: the same suite against real Express, Fastify and fetch-on-node:http servers.
+// Cross-adapter HTTP matrix: the same suite against real Express, Fastify and fetch-on-node:http servers (./servers.ts).
 import type { Server } from "node:http";
 import type { Service } from "@mountkit/core";
 import { afterAll, beforeAll, describe } from "vitest";
-import { FRAMEWORKS, type Framework, type ListenOptions, listen, type Running } from "../examples/server/src/listen.js";
+import { FRAMEWORKS, type Framework, type ListenOptions, listen, type Running } from "./servers.js";
 
 export { FRAMEWORKS, type Framework };
 

@@ -11,7 +11,7 @@ import { silentLogger } from "@mountkit/core";
 import { type EntriesService, memoryEntriesStore, signHs256 } from "@mountkit/entries";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FRAMEWORKS, listen, type Running } from "../../examples/server/src/listen.js";
+import { FRAMEWORKS, listen, type Running } from "../servers.js";
 import { entriesFromEnv } from "../../examples/server/src/services/entries.js";
 import { call } from "../harness.js";
 import { findChromium, launchChromium, screenshots } from "./browser.js";

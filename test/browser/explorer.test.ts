@@ -4,7 +4,7 @@
 import type { Service } from "@mountkit/core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FRAMEWORKS, listen, type Running } from "../../examples/server/src/listen.js";
+import { FRAMEWORKS, listen, type Running } from "../servers.js";
 import { memoryFromEnv } from "../../examples/server/src/services/memory.js";
 import { call } from "../harness.js";
 import { findChromium, launchChromium, screenshots } from "./browser.js";

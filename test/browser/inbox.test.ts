@@ -5,7 +5,7 @@ import { loadavg } from "node:os";
 import { type Service, silentLogger } from "@mountkit/core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FRAMEWORKS, listen, type Running } from "../../examples/server/src/listen.js";
+import { FRAMEWORKS, listen, type Running } from "../servers.js";
 import { supportFromEnv } from "../../examples/server/src/services/support.js";
 import { call } from "../harness.js";
 import { accessibilityViolations, findChromium, launchChromium, screenshots, servePage } from "./browser.js";

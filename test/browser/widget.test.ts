@@ -4,7 +4,7 @@ import { createSupportService, type SupportService } from "@mountkit/support";
 import { supportWidgetScript } from "@mountkit/support-widget";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FRAMEWORKS, listen, type Running } from "../../examples/server/src/listen.js";
+import { FRAMEWORKS, listen, type Running } from "../servers.js";
 import { call } from "../harness.js";
 import { accessibilityViolations, findChromium, launchChromium, screenshots, servePage } from "./browser.js";
 

@@ -7,7 +7,7 @@ import { createMemoryService } from "@mountkit/memory";
 import { createSupportService } from "@mountkit/support";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listen, type Running } from "../../examples/server/src/listen.js";
+import { listen, type Running } from "../servers.js";
 
 const KEY = "mk_error_body_brain_0123456789";
 

@@ -143,7 +143,17 @@ const FULL = [
   "@mountkit/node",
 ];
 // @mountkit/testing is left out of require(): it imports vitest, which only runs inside a vitest run
-const REQUIRED = [...FULL, "@mountkit/sql/memory", "@mountkit/sql/support", "@mountkit/sql/entries"];
+const REQUIRED = [
+  ...FULL,
+  "@mountkit/sql/memory",
+  "@mountkit/sql/support",
+  "@mountkit/sql/entries",
+  "@mountkit/core/adapter",
+  "@mountkit/core/jobs",
+  "@mountkit/core/testing",
+  "@mountkit/memory/cli",
+  "@mountkit/support/wire",
+];
 
 interface Host {
   name: string;

@@ -2,7 +2,7 @@
 // services create by default (and the support rate limiter, and on PostgreSQL the event bus) becomes its
 // SQL counterpart on a fresh database of its own. MOUNTKIT_TEST_STORE=sqlite|postgres picks the engine.
 // The suites themselves are unchanged: they cannot tell which storage they run on.
-import type { PubSub, RateLimiter } from "@mountkit/core";
+import type { PubSub, RateLimiter } from "@mountkit/core/jobs";
 import { allMigrations, pgPubSub, type SqlDatabase, sqlEntriesStore, sqlMemoryStore, sqlRateLimiter, sqlSupportStore } from "@mountkit/sql";
 import pg from "pg";
 import { afterAll, vi } from "vitest";

@@ -1,11 +1,20 @@
-// Starts services on a real socket under one of the three adapters, with graceful shutdown.
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
+// Starts services on a real socket under one of the three adapters, with graceful shutdown: each adapter's own
+// lifecycle ends the kit's SSE streams, and connections still busy after the grace period are cut.
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { genericNotFound, type Logger, type Service, silentLogger } from "@mountkit/core";
+import { type Logger, type Service, silentLogger } from "@mountkit/core";
+import { genericNotFound } from "@mountkit/core/adapter";
 import { mountkit } from "@mountkit/express";
 import { mountkitFrameworkErrors, mountkitPlugin } from "@mountkit/fastify";
 import { createFetchServer } from "@mountkit/fetch";
-import { applyServerLimits, clientErrorHandler, type NodeBridgeOptions, type ServerLimits, serverOptions } from "@mountkit/node";
+import {
+  applyServerLimits,
+  clientErrorHandler,
+  closeStreamsOnClose,
+  type NodeBridgeOptions,
+  type ServerLimits,
+  serverOptions,
+} from "@mountkit/node";
 import express from "express";
 import Fastify from "fastify";
 
@@ -33,57 +42,64 @@ export interface Running {
   close(): Promise<void>;
 }
 
-function notFound(req: IncomingMessage, res: ServerResponse) {
-  const k = genericNotFound({ method: req.method ?? "GET", path: (req.url ?? "/").split("?")[0]! });
-  res.writeHead(k.status, k.headers).end(k.body);
+/** A host server and the call that shuts it down. */
+interface Host {
+  server: Server;
+  close(): Promise<void>;
 }
 
-async function build(
-  framework: Framework,
-  services: readonly Service[],
-  o: ListenOptions,
-): Promise<{ server: Server; ready: () => Promise<void> }> {
-  if (framework === "express") {
-    const app = express();
-    app.disable("x-powered-by");
-    if (o.hostJsonParser) app.use(express.json());
-    app.use(mountkit(services, o.bridge));
-    app.use((req, res) => notFound(req, res));
-    const { createServer } = await import("node:http");
-    return { server: createServer(serverOptions, app), ready: async () => {} };
-  }
-  if (framework === "fastify") {
-    const app = Fastify({
-      logger: false,
-      forceCloseConnections: false,
-      return503OnClosing: false,
-      frameworkErrors: mountkitFrameworkErrors(services),
-      clientErrorHandler: clientErrorHandler(),
-      http: serverOptions,
-    });
-    await app.register(mountkitPlugin, { ...o.bridge, services });
-    app.setNotFoundHandler((request, reply) => {
-      const k = genericNotFound({ method: request.method, path: request.url.split("?")[0]! });
-      reply.code(404).headers(k.headers).send(k.body);
-    });
-    await app.ready();
-    return { server: app.server, ready: async () => {} };
-  }
-  return { server: createFetchServer(services, { ...o.bridge, limits: o.limits }), ready: async () => {} };
+/** Express: `kit.attach(server)` makes `server.close()` end the kit's streams and each connection once it is done. */
+function expressHost(services: readonly Service[], o: ListenOptions): Host {
+  const app = express();
+  app.disable("x-powered-by");
+  if (o.hostJsonParser) app.use(express.json());
+  const kit = mountkit(services, o.bridge);
+  app.use(kit);
+  app.use((req, res) => {
+    const k = genericNotFound({ method: req.method, path: req.path });
+    res.writeHead(k.status, k.headers).end(k.body);
+  });
+  const server = kit.attach(createServer(serverOptions, app));
+  server.on("clientError", clientErrorHandler());
+  return { server, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+/** Fastify: `app.close()` runs the plugin's preClose, which ends its streams before the server closes. */
+async function fastifyHost(services: readonly Service[], o: ListenOptions): Promise<Host> {
+  // requests that arrive while closing are still served, as under the other hosts
+  const app = Fastify({
+    logger: false,
+    return503OnClosing: false,
+    forceCloseConnections: false,
+    http: serverOptions,
+    clientErrorHandler: clientErrorHandler(),
+    frameworkErrors: mountkitFrameworkErrors(services),
+  });
+  await app.register(mountkitPlugin, { ...o.bridge, services });
+  app.setNotFoundHandler((request, reply) => {
+    const k = genericNotFound({ method: request.method, path: request.url.split("?")[0]! });
+    reply.code(404).headers(k.headers).send(k.body);
+  });
+  await app.ready();
+  // connections busy when closing starts end once their response is out, instead of idling to the keep-alive timeout
+  closeStreamsOnClose(app.server);
+  return { server: app.server, close: () => app.close() };
+}
+
+/** fetch: `createFetchServer` applies the limits and makes its own `close()` end the streams. */
+function fetchHost(services: readonly Service[], o: ListenOptions): Host {
+  const server = createFetchServer(services, { ...o.bridge, limits: o.limits });
+  server.on("clientError", clientErrorHandler());
+  return { server, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
 export async function listen(framework: Framework, services: readonly Service[], o: ListenOptions = {}): Promise<Running> {
   const log = o.logger ?? silentLogger;
-  const { server } = await build(framework, services, o);
+  const host =
+    framework === "express" ? expressHost(services, o) : framework === "fastify" ? await fastifyHost(services, o) : fetchHost(services, o);
+  const { server } = host;
   // stalled or flooding clients run into these (issue #10, break 2); Fastify's own defaults set none
   applyServerLimits(server, o.limits);
-  // Node answers parser errors (431, malformed request lines) with an empty reply unless told otherwise
-  if (framework !== "fastify") server.on("clientError", clientErrorHandler());
-  const inFlight = new Set<ServerResponse>();
-  server.on("request", (_req: IncomingMessage, res: ServerResponse) => {
-    inFlight.add(res);
-    res.once("close", () => inFlight.delete(res));
-  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(o.port ?? 0, o.host ?? "127.0.0.1", () => {
@@ -92,27 +108,13 @@ export async function listen(framework: Framework, services: readonly Service[],
     });
   });
   const addr = server.address() as AddressInfo;
-  const host = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
-  const url = `http://${host}:${addr.port}`;
+  const url = `http://${addr.family === "IPv6" ? `[${addr.address}]` : addr.address}:${addr.port}`;
   let closing: Promise<void> | undefined;
-  return {
-    url,
-    server,
-    close() {
-      closing ??= (async () => {
-        const closed = new Promise<void>((r) => server.close(() => r()));
-        server.closeIdleConnections();
-        const isStream = (res: ServerResponse) => String(res.getHeader("content-type") ?? "").startsWith("text/event-stream");
-        // SSE streams never finish on their own: end them so clients reconnect elsewhere
-        for (const res of inFlight) if (isStream(res)) res.end();
-        const deadline = Date.now() + (o.shutdownGraceMs ?? 10_000);
-        while ([...inFlight].some((r) => !isStream(r)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-        for (const res of inFlight) if (isStream(res) && !res.writableEnded) res.end();
-        server.closeAllConnections();
-        await closed;
-        log.debug("server closed", { url });
-      })();
-      return closing;
-    },
+  const close = async () => {
+    const cut = setTimeout(() => server.closeAllConnections(), o.shutdownGraceMs ?? 10_000);
+    await host.close();
+    clearTimeout(cut);
+    log.debug("server closed", { url });
   };
+  return { url, server, close: () => (closing ??= close()) };
 }

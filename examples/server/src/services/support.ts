@@ -1,7 +1,8 @@
 // The support service from the environment (CONTRACT.md §0): SUPPORT_PRODUCTS, SUPPORT_RATE_LIMIT,
 // SUPPORT_CUSTOMER_RATE_LIMIT, SUPPORT_SPI_TOKEN, SUPPORT_AGENT_TOKEN; plus optional products on other backends (GitHub Issues, Slack,
 // a remote SPI), each added only when its variables are set. Store, bus and rate limiter come from the app.
-import type { Clock, Logger, PubSub, RateLimiter, Service } from "@mountkit/core";
+import type { Clock, Logger, Service } from "@mountkit/core";
+import type { PubSub, RateLimiter } from "@mountkit/core/jobs";
 import { createSupportService, githubBackend, type ProductConfig, type SupportStore, slackBackend, spiBackend } from "@mountkit/support";
 import { supportInboxScript } from "@mountkit/support-inbox";
 import { supportWidgetScript } from "@mountkit/support-widget";
