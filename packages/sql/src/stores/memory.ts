@@ -21,8 +21,9 @@ import { sqlVectors } from "./memory-vectors.js";
 
 export interface SqlMemoryStoreOptions {
   /**
-   * Matching rows past which full-text search ranks the rows holding every query word first
-   * (memory-search-scale.ts). Default per engine: RANK_BUDGET on SQLite, PG_RANK_BUDGET on PostgreSQL.
+   * Matching rows up to which full-text search ranks every match; past it the rows holding every query word
+   * go first (SQLite: memory-search-scale.ts, default RANK_BUDGET 20,000; PostgreSQL: memory-search-pg.ts,
+   * default 1,000, where the newest of them and the rare words' rows are ranked).
    */
   rankBudget?: number;
 }
