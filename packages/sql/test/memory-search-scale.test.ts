@@ -3,7 +3,9 @@
 // a tiny budget answers what a store ranking every match answers, on both engines.
 import { commitOf, edge, entity, episode } from "@mountkit/memory/testing";
 import { coreMigrations, memoryMigrations, sqlMemoryStore } from "@mountkit/sql";
-import { expect, it } from "vitest";
+import { analyzeIfStale } from "../src/stores/memory-search-pg.js";
+import { type Kysely, sql } from "kysely";
+import { expect, it, vi } from "vitest";
 import { forEachDatabase, useMigratedDatabase } from "../../../test/sql-targets.js";
 
 const T0 = Date.UTC(2024, 0, 1);
@@ -75,4 +77,28 @@ forEachDatabase("sqlMemoryStore full-text search past the rank budget", (dialect
     expect(common).toHaveLength(5);
     expect(common.every((id) => edges.slice(0, 40).some((e) => e.id === id))).toBe(true);
   });
+
+  // PostgreSQL only: its search plans lean on planner statistics (SQLite's FTS5 ranks without them)
+  if (dialect === "postgres")
+    it("a table that changed by more than a tenth since its last analyze is analyzed", async () => {
+      const store = sqlMemoryStore(use.db);
+      const brainId = `brain_${dialect}_stale`;
+      await brainWithFacts(
+        store,
+        brainId,
+        Array.from({ length: 1_500 }, (_, i) => ({ fact: `stale statistics row ${i}`, tValid: T0 })),
+      );
+      const db = use.db.kysely as Kysely<any>;
+      const lastAnalyze = async () =>
+        (await sql<{ at: Date | null }>`select last_analyze as at from pg_stat_user_tables where relname = 'memory_edges'`.execute(db))
+          .rows[0]?.at ?? null;
+      const before = await lastAnalyze();
+      // the server counts changes a moment after the commit: ask until it has
+      await vi.waitFor(async () => expect(await analyzeIfStale(db, "memory_edges")).toBe(true), { timeout: 15_000, interval: 200 });
+      const after = await lastAnalyze();
+      expect(after).not.toBeNull();
+      expect(after!.getTime()).toBeGreaterThan(before?.getTime() ?? 0);
+      // right after, nothing changed: no second analyze
+      expect(await analyzeIfStale(db, "memory_edges")).toBe(false);
+    });
 });
