@@ -12,7 +12,7 @@
 // - Only a candidate's query words are read from its tsvector (setweight + ts_filter), not the whole
 //   vector, so a long episode costs little more than a short fact.
 // - The plans lean on the planner's statistics, so a search starts a background ANALYZE of a table that
-//   changed by more than a tenth since its last one (at most once a minute per table).
+//   changed by more than a tenth since its last one (checked at most once every 5 s per table).
 import type { SearchHit } from "@mountkit/memory";
 import { type RawBuilder, sql } from "kysely";
 import { type At, cols, type Db, type Kind, type Row, table, visible } from "./memory-rows.js";
@@ -82,12 +82,12 @@ async function frequencies(db: Db, from: RawBuilder<unknown>, brainId: string, l
 /** When each table's statistics were last looked at, per database handle. */
 const checked = new WeakMap<Db, Map<string, number>>();
 /** How often a table's statistics are looked at. */
-export const STATISTICS_CHECK_MS = 60_000;
+export const STATISTICS_CHECK_MS = 5_000;
 
 /**
  * The plans here lean on the planner's statistics: frequent lexemes, and how many rows hold every word. After
  * a bulk import they are missing or stale until autovacuum's next analyze, and searches meanwhile pick slow
- * plans (p95 70 ms instead of 30 ms on a freshly loaded 100k-edge brain). At most once a minute per table, a
+ * plans (p95 70 ms instead of 30 ms on a freshly loaded 100k-edge brain). At most once every 5 s per table, a
  * search reads how much changed since the last analyze. Past a tenth of the table (autovacuum's own default)
  * and at least 1,000 rows, it starts an ANALYZE in the background and does not wait for it. ANALYZE blocks no
  * reads or writes. An error, such as a role that does not own the table, is ignored.
