@@ -124,9 +124,9 @@ export async function searchPg<T>(
   map: (r: Row) => T,
   options: PgSearchOptions = PG_SEARCH_DEFAULTS,
 ): Promise<Array<SearchHit<T>>> {
+  void refreshStatistics(root, table(kind));
   // The planner prefers a sequential scan when most rows match, but it then reads every row's tsvector
   // (a long episode's is TOASTed) where the GIN bitmap reads none: one transaction with sequential scans off
-  refreshStatistics(root, table(kind));
   return root.transaction().execute(async (db) => {
     await sql`set local enable_seqscan = off`.execute(db);
     return rankedHits(db, kind, brainId, text, limit, at, map, options);
