@@ -8,11 +8,15 @@ const CURSOR = /^[A-Za-z0-9_-]{1,1000}$/;
 const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder("utf-8", { fatal: true });
 
-export function encodeCursor(position: readonly (string | number)[]): string {
-  const bytes = utf8.encode(JSON.stringify(position));
+/** Unpadded base64url of `bytes`, as Node's `Buffer#toString("base64url")` writes it, on every runtime. */
+export function base64url(bytes: Uint8Array): string {
   let bin = "";
   for (const b of bytes) bin += String.fromCharCode(b);
   return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+export function encodeCursor(position: readonly (string | number)[]): string {
+  return base64url(utf8.encode(JSON.stringify(position)));
 }
 
 /** The position array inside a cursor, or null when the text is not a base64url JSON array. */

@@ -16,4 +16,3 @@ export function sequentialIds(start = 1): IdGenerator {
     return prefix ? `${prefix}_${id}` : id;
   };
 }
-

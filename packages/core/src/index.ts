@@ -2,7 +2,7 @@
 // host use; adapters take `@mountkit/core/adapter`, queues and limits `/jobs`, store suites `/testing`.
 export { type Clock, iso, type ManualClock, manualClock, systemClock } from "./clock.js";
 export type { CorsOptions } from "./cors.js";
-export { decodeCursor, encodeCursor, isCursorId, isCursorInstant, isCursorInteger } from "./cursor.js";
+export { base64url, decodeCursor, encodeCursor, isCursorId, isCursorInstant, isCursorInteger } from "./cursor.js";
 export {
   commonErrors,
   coreError,

@@ -1,21 +1,19 @@
 // API keys: one key authorises exactly one brain. Only a SHA-256 hash is stored; the secret is shown
 // once at creation. Hosts create and revoke keys through these functions or the CLI.
-import { type Clock, type IdGenerator, randomIds, systemClock } from "@mountkit/core";
+import { base64url, type Clock, type IdGenerator, randomIds, systemClock } from "@mountkit/core";
+import { sha256 } from "@noble/hashes/sha2";
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils";
 import type { ApiKeyRecord } from "../domain/types.js";
 import type { MemoryStore } from "../store/types.js";
-import { sha256Hex } from "./sha256.js";
 
 const KEY_PREFIX = "mk_";
 const BRAIN_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
-export const hashApiKey = (key: string): string => sha256Hex(key);
-
-/** Unpadded base64url, as Node's `Buffer#toString("base64url")` writes it. */
-const base64url = (bytes: Uint8Array): string =>
-  btoa(String.fromCharCode(...bytes))
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_")
-    .replace(/=+$/, "");
+/**
+ * Lower-case hex SHA-256 of the key's UTF-8 bytes, the same as node:crypto's, on every runtime and synchronously
+ * (Web Crypto's digest is async only, and key lookups are sync): @noble/hashes, audited and dependency-free.
+ */
+export const hashApiKey = (key: string): string => bytesToHex(sha256(utf8ToBytes(key)));
 
 /** A new random secret: `mk_` + 43 URL-safe characters (256 bits). */
 export const generateApiKey = (): string => `${KEY_PREFIX}${base64url(globalThis.crypto.getRandomValues(new Uint8Array(32)))}`;
