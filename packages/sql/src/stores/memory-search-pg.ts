@@ -16,6 +16,7 @@
 import type { SearchHit } from "@mountkit/memory";
 import { type RawBuilder, sql } from "kysely";
 import { type At, cols, type Db, type Kind, type Row, table, visible } from "./memory-rows.js";
+import { countUpTo } from "./memory-search-scale.js";
 
 /** Options of one search; the budgets have engine defaults. */
 export interface PgSearchOptions {
@@ -47,13 +48,9 @@ async function estimate(db: Db, from: RawBuilder<unknown>, brainId: string, lexe
   return Number(parsed?.[0]?.Plan?.["Plan Rows"] ?? 0);
 }
 
-/** Rows of the brain matching `where`, counted up to `cap + 1`. */
-async function countUpTo(db: Db, from: RawBuilder<unknown>, brainId: string, where: RawBuilder<unknown>, cap: number): Promise<number> {
-  const r = await sql<{
-    n: number;
-  }>`select count(*) as n from (select 1 from ${from} where t.brain_id = ${brainId} and (${where}) limit ${cap + 1}) c`.execute(db);
-  return Number(r.rows[0]?.n ?? 0);
-}
+/** Rows of the brain matching `where`, counted up to `cap + 1` (memory-search-scale.ts). */
+const countInBrain = (db: Db, from: RawBuilder<unknown>, brainId: string, where: RawBuilder<unknown>, cap: number) =>
+  countUpTo(db, from, sql`t.brain_id = ${brainId} and (${where})`, cap);
 
 interface Frequency {
   lexeme: string;
@@ -71,7 +68,7 @@ async function frequencies(db: Db, from: RawBuilder<unknown>, brainId: string, l
       out.push({ lexeme, df: guess, rare: false });
       continue;
     }
-    const n = await countUpTo(db, from, brainId, sql`t.search @@ ${tsq(lexeme)}`, budget);
+    const n = await countInBrain(db, from, brainId, sql`t.search @@ ${tsq(lexeme)}`, budget);
     if (n > budget) out.push({ lexeme, df: Math.max(guess, n), rare: false });
     else if (n > 0) out.push({ lexeme, df: n, rare: true });
   }
@@ -167,7 +164,7 @@ async function rankedHits<T>(
   // the words' matches together: their sum bounds it; when every word is rare the union is counted
   const within =
     total <= options.budget ||
-    (freq.every((f) => f.rare) && (await countUpTo(db, from, brainId, anyOf(words), options.budget)) <= options.budget);
+    (freq.every((f) => f.rare) && (await countInBrain(db, from, brainId, anyOf(words), options.budget)) <= options.budget);
   let rows: Row[];
   if (within) rows = await rank(ids(anyOf(words), null), null);
   else if (freq.length === 1) rows = await rank(ids(anyOf(words), pool), pool);

@@ -10,7 +10,7 @@ import { type Kysely, type RawBuilder, sql } from "kysely";
 export const RANK_BUDGET = 20_000;
 
 /** How many rows `where` matches, counted up to `cap + 1` only (a streamed index scan, never a full count). */
-async function countUpTo(db: Kysely<any>, from: RawBuilder<unknown>, where: RawBuilder<unknown>, cap: number): Promise<number> {
+export async function countUpTo(db: Kysely<any>, from: RawBuilder<unknown>, where: RawBuilder<unknown>, cap: number): Promise<number> {
   const r = await sql<{ n: number }>`select count(*) as n from (select 1 as one from ${from} where ${where} limit ${cap + 1}) c`.execute(
     db,
   );
