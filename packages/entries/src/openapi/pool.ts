@@ -1,6 +1,9 @@
 // Runs spec validation in a piscina worker pool: bounded threads, queue, memory and time per document, so no
 // posted or fetched document can hold the host's event loop (issue #10). Small anchor-free documents stay inline.
+import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { Piscina } from "piscina";
 import { DEFAULT_SPEC_LIMITS, limitMessages, mayHaveAnchors } from "./limits.js";
@@ -13,15 +16,40 @@ import type { FetchReply, WorkerTask } from "./worker.js";
 export { type PoolValidateRequest, type SpecPool, SpecPoolBusyError, type SpecPoolOptions } from "./pool-types.js";
 
 /**
- * The worker module next to this one: `worker.ts` when running from sources (vitest, tsx), `spec-worker.js` in the
- * tsup build, where this code sits in a file directly under dist/. Sources need tsx inside the worker: a worker thread
- * does not inherit a test runner's transform or conditions, so the loader is named explicitly, and `mountkit-source` so
- * the package's `#platform` import resolves to its sources.
+ * The worker module next to this one: `spec-worker.js` in the tsup build, where this code sits in a file directly
+ * under dist/. From sources (vitest, tsx) the worker is bundled once per process with esbuild (a dev dependency,
+ * loaded only here) into the package's node_modules/.cache, its dependencies left external so they resolve as
+ * usual. A worker thread inherits no test runner's transform; started with `--import tsx` instead, each worker ran
+ * its own module-hooks thread, and terminating a worker (time and heap caps) then tore down two isolates at once.
  */
+let sourceWorker: string | undefined;
 function workerFile(): { filename: string; execArgv: string[] } {
   const here = import.meta.url;
   if (!/\.[cm]?ts$/.test(new URL(here).pathname)) return { filename: new URL("./spec-worker.js", here).href, execArgv: [] };
-  return { filename: new URL("./worker.ts", here).href, execArgv: ["--conditions=mountkit-source", "--import", "tsx"] };
+  if (!sourceWorker) {
+    const esbuild = createRequire(here)("esbuild") as typeof import("esbuild");
+    const [bundle] = esbuild.buildSync({
+      entryPoints: [fileURLToPath(new URL("./worker.ts", here))],
+      write: false,
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      conditions: ["mountkit-source"],
+      packages: "external",
+      logLevel: "silent",
+    }).outputFiles;
+    // named by content: test processes running side by side share one file, written whole (rename) or not at all
+    const dir = fileURLToPath(new URL("../../node_modules/.cache/", here));
+    const file = `${dir}mountkit-spec-worker-${bundle!.hash.replace(/[^A-Za-z0-9]/g, "")}.mjs`;
+    if (!existsSync(file)) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(`${file}.${process.pid}`, bundle!.contents);
+      renameSync(`${file}.${process.pid}`, file);
+    }
+    sourceWorker = pathToFileURL(file).href;
+  }
+  return { filename: sourceWorker, execArgv: [] };
 }
 
 const invalid = (message: string): ValidationOutcome => ({ answer: { valid: false, errors: [{ path: "", message }] } });
