@@ -12,7 +12,7 @@ export interface TestDatabase {
   dialect: Dialect;
   /** What a process needs in its environment to reach this database (DATABASE_URL or DATA_DIR). */
   env: Record<string, string>;
-  open(options?: { migrations?: MigrationSet[] }): Promise<SqlDatabase>;
+  open(options?: { migrations?: MigrationSet[]; vectorIndex?: "auto" | "off" }): Promise<SqlDatabase>;
   drop(): Promise<void>;
 }
 
@@ -20,7 +20,29 @@ export function pgSkipReason(): string | null {
   if (process.env.MOUNTKIT_TEST_PG_URL) return null;
   const reason =
     process.env.MOUNTKIT_TEST_PG_SKIP ?? "MOUNTKIT_TEST_PG_URL is not set (is test/global-setup.ts in the vitest globalSetup?)";
-  if (process.env.CI === "true" || process.env.CI === "1") throw new Error(`CI=true requires PostgreSQL: ${reason}`);
+  if (ci()) throw new Error(`CI=true requires PostgreSQL: ${reason}`);
+  return reason;
+}
+
+const ci = () => process.env.CI === "true" || process.env.CI === "1";
+
+/**
+ * Why the pgvector suites cannot run here: no PostgreSQL cluster, or a server without the extension
+ * (scripts/install-pgvector.sh installs it; CI runs it). Under CI=true that is an error instead.
+ */
+export async function pgvectorSkipReason(): Promise<string | null> {
+  const noPg = pgSkipReason();
+  if (noPg) return noPg;
+  const client = new pg.Client({ connectionString: process.env.MOUNTKIT_TEST_PG_URL });
+  await client.connect();
+  try {
+    const r = await client.query("select default_version from pg_available_extensions where name = 'vector'");
+    if (r.rows.length) return null;
+  } finally {
+    await client.end();
+  }
+  const reason = "the test PostgreSQL server has no pgvector extension (bash scripts/install-pgvector.sh installs it)";
+  if (ci()) throw new Error(`CI=true requires pgvector: ${reason}`);
   return reason;
 }
 
@@ -32,7 +54,7 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
     return {
       dialect,
       env: { DATA_DIR: dataDir },
-      open: (o) => openDatabase({ dataDir, migrations: o?.migrations }),
+      open: (o) => openDatabase({ dataDir, migrations: o?.migrations, vectorIndex: o?.vectorIndex }),
       async drop() {
         rmSync(dataDir, { recursive: true, force: true });
       },
@@ -54,7 +76,7 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
   return {
     dialect,
     env: { DATABASE_URL: url },
-    open: (o) => openDatabase({ url, migrations: o?.migrations }),
+    open: (o) => openDatabase({ url, migrations: o?.migrations, vectorIndex: o?.vectorIndex }),
     async drop() {
       const c = new pg.Client({ connectionString: admin });
       await c.connect();

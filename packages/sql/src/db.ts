@@ -4,7 +4,15 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, PostgresDialect, SqliteDialect, SqliteDriver } from "kysely";
-import { loadPg, loadSqliteVec, openSqliteConnection, type PgModule, type PgPool, type SqliteDriverName } from "./drivers.js";
+import {
+  detectPgvector,
+  loadPg,
+  loadSqliteVec,
+  openSqliteConnection,
+  type PgModule,
+  type PgPool,
+  type SqliteDriverName,
+} from "./drivers.js";
 import { GuardedDialect } from "./guard.js";
 import { type MigrationSet, migrate } from "./migrate.js";
 
@@ -16,8 +24,11 @@ export interface SqlDatabase {
   readonly dialect: Dialect;
   /** The SQLite driver that was loaded; null on PostgreSQL. */
   readonly sqliteDriver: SqliteDriverName | null;
-  /** The vector index the memory store uses (sqlite-vec loaded on SQLite); null: vectors are scanned. */
-  readonly vectorIndex: "sqlite-vec" | null;
+  /**
+   * The vector index the memory store uses: sqlite-vec loaded on SQLite, the pgvector extension on
+   * PostgreSQL; null: vectors are scanned.
+   */
+  readonly vectorIndex: "sqlite-vec" | "pgvector" | null;
   /** The PostgreSQL pool (for LISTEN/NOTIFY); null on SQLite. */
   readonly pool: PgPool | null;
   /** The SQLite file or the PostgreSQL URL without its password, for logs. */
@@ -48,8 +59,10 @@ export interface OpenDatabaseOptions {
    */
   sqliteDriver?: SqliteDriverName | "auto";
   /**
-   * Vector index for the memory store's embeddings: `auto` (the default) loads sqlite-vec on SQLite when
-   * the package and the driver allow it; `off` keeps the portable scan (JSON vectors scored in process).
+   * Vector index for the memory store's embeddings. `auto` (the default) loads sqlite-vec on SQLite when
+   * the package and the driver allow it; on PostgreSQL it uses the pgvector extension (0.5+) when the
+   * database has it, or creates it when the server offers it and the role may (`create extension`).
+   * `off` keeps the portable scan (JSON vectors scored in process).
    */
   vectorIndex?: "auto" | "off";
   /** PostgreSQL pool size. Default 10. */
@@ -154,12 +167,13 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
   // an idle client losing its server must not crash the process; the next query gets a fresh client
   pool.on("error", () => {});
   const kysely = new Kysely<any>({ dialect: new GuardedDialect(new PostgresDialect({ pool })) });
+  const vectorIndex = options.vectorIndex !== "off" && (await detectPgvector(kysely)) ? "pgvector" : null;
   let closed = false;
   return {
     kysely,
     dialect: "postgres",
     sqliteDriver: null,
-    vectorIndex: null,
+    vectorIndex,
     pool,
     location: redact(url),
     async close() {

@@ -1,7 +1,7 @@
 // Database drivers are optional peers, imported only when a database of their kind is opened: a host on
 // PostgreSQL never loads a native SQLite addon, and one on SQLite never needs `pg` in its tree.
 import { createRequire } from "node:module";
-import type { SqliteDatabase, SqliteStatement } from "kysely";
+import { type Kysely, type SqliteDatabase, type SqliteStatement, sql } from "kysely";
 
 /** `better-sqlite3` (a native addon the host installs) or Node's built-in `node:sqlite` (22.13+). */
 export type SqliteDriverName = "better-sqlite3" | "node:sqlite";
@@ -168,6 +168,29 @@ export async function loadSqliteVec(raw: SqliteConnection): Promise<boolean> {
     raw.loadExtension(getLoadablePath());
     raw.prepare("select vec_version()").all([]);
     return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether the database has the pgvector extension (0.5+, the first with HNSW), creating it when the
+ * server offers it and the role may. False otherwise, and when the database cannot be asked: the memory
+ * store then scores vectors by a scan (the fallback).
+ */
+export async function detectPgvector(db: Kysely<any>): Promise<boolean> {
+  const installed = async () => {
+    const r = await sql<{ version: string }>`select extversion as version from pg_extension where extname = 'vector'`.execute(db);
+    const [major = 0, minor = 0] = (r.rows[0]?.version ?? "0.0").split(".").map(Number);
+    return major > 0 || minor >= 5;
+  };
+  try {
+    if (await installed()) return true;
+    const offered = await sql`select 1 from pg_available_extensions where name = 'vector'`.execute(db);
+    if (!offered.rows.length) return false;
+    // another process may create it at the same moment: its error is settled by looking again
+    await sql`create extension if not exists vector`.execute(db).catch(() => {});
+    return await installed();
   } catch {
     return false;
   }

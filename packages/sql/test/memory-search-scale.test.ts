@@ -3,7 +3,7 @@
 // a tiny budget answers what a store ranking every match answers, on both engines.
 import { commitOf, edge, entity, episode } from "@mountkit/memory/testing";
 import { coreMigrations, memoryMigrations, sqlMemoryStore } from "@mountkit/sql";
-import { analyzeIfStale } from "../src/stores/memory-search-pg.js";
+import { analyzeIfStale } from "../src/stores/pg-statistics.js";
 import { type Kysely, sql } from "kysely";
 import { expect, it, vi } from "vitest";
 import { forEachDatabase, useMigratedDatabase } from "../../../test/sql-targets.js";

@@ -1,13 +1,15 @@
 // The SQL memory store's vectors: sqlite-vec k-nearest where loaded and the scan fallback (vectorIndex
-// "off", and PostgreSQL) must rank the same items the same way; the conformance suite runs on both paths.
+// "off", and PostgreSQL without pgvector) must rank the same items the same way; pgvector's HNSW must find
+// the true nearest; the conformance suite runs on every path.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describeMemoryStore } from "@mountkit/memory/testing";
 import { coreMigrations, memoryMigrations, openDatabase, type SqlDatabase, sqlMemoryStore } from "@mountkit/sql";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { forEachDatabase, useMigratedDatabase } from "../../../test/sql-targets.js";
+import { createTestDatabase, forEachDatabase, pgvectorSkipReason, useMigratedDatabase } from "../../../test/sql-targets.js";
 
 const migrations = [coreMigrations, memoryMigrations];
 
@@ -84,17 +86,19 @@ describe("sqlMemoryStore vectors: sqlite-vec and the scan agree", () => {
   });
 });
 
-// PostgreSQL without pgvector scans: the conformance suite covers it through memory-store.test.ts; this
-// checks the scan and the SQLite index give the same ranking across engines too
+// PostgreSQL without pgvector scans: the conformance suite covers the default path through
+// memory-store.test.ts; this checks the scan and the SQLite index give the same ranking across engines too
 forEachDatabase(
-  "sqlMemoryStore vectors across engines",
+  "sqlMemoryStore vectors across engines (scan)",
   (dialect) => {
     const use = useMigratedDatabase(dialect, migrations);
     it("ranks like the sqlite-vec index", async () => {
+      const scanning = await use.target.open({ migrations, vectorIndex: "off" });
       const dir = mkdtempSync(join(tmpdir(), "mountkit-vec-x-"));
       const ref = await openDatabase({ dataDir: dir, migrations });
       try {
-        const stores = [sqlMemoryStore(use.db), sqlMemoryStore(ref)];
+        expect(scanning.vectorIndex).toBeNull();
+        const stores = [sqlMemoryStore(scanning), sqlMemoryStore(ref)];
         const data = vectors(300, 24, 5);
         for (const s of stores)
           await s.putEmbeddings!({ brainId: "x", items: data.map((vector, i) => ({ kind: "edge" as const, id: `e${i}`, vector })) });
@@ -103,6 +107,7 @@ forEachDatabase(
           expect(a!.map((h) => h.item)).toEqual(b!.map((h) => h.item));
         }
       } finally {
+        await scanning.close();
         await ref.close();
         rmSync(dir, { recursive: true, force: true });
       }
@@ -110,3 +115,152 @@ forEachDatabase(
   },
   ["postgres"],
 );
+
+const cosine = (a: number[], b: number[]) => {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return dot / Math.sqrt(na * nb);
+};
+
+/** The exact `limit` nearest of `data` (id `${prefix}${i}`) to `q`. */
+const exactTop = (data: number[][], q: number[], limit: number, prefix = "e") =>
+  data
+    .map((v, i) => ({ item: `${prefix}${i}`, score: cosine(v, q) }))
+    .sort((a, b) => b.score - a.score)
+    .slice(0, limit);
+
+const pgvectorSkip = await pgvectorSkipReason();
+if (pgvectorSkip) console.log(`[mountkit] skipping sqlMemoryStore vectors [pgvector]: ${pgvectorSkip}`);
+
+// pgvector: HNSW is approximate, so its answers are checked against the exact nearest (recall and scores),
+// never against another index's order
+(pgvectorSkip ? describe.skip : describe)(`sqlMemoryStore vectors [pgvector]${pgvectorSkip ? ` (skipped: ${pgvectorSkip})` : ""}`, () => {
+  const use = useMigratedDatabase("postgres", migrations);
+  const data = vectors(4000, 48, 21);
+  const brainOf = (i: number) => (i % 4 === 0 ? "small" : "big");
+
+  beforeAll(async () => {
+    const store = sqlMemoryStore(use.db);
+    for (let i = 0; i < data.length; i += 500)
+      await store.putEmbeddings!({
+        brainId: "big",
+        items: data
+          .slice(i, i + 500)
+          .map((vector, k) => ({ i: i + k, vector }))
+          .map(({ i, vector }) => ({ kind: "edge" as const, id: `e${i}`, vector, brain: brainOf(i) }))
+          .filter((it) => it.brain === "big")
+          .map(({ kind, id, vector }) => ({ kind, id, vector })),
+      });
+    await store.putEmbeddings!({
+      brainId: "small",
+      items: data.flatMap((vector, i) => (brainOf(i) === "small" ? [{ kind: "edge" as const, id: `e${i}`, vector }] : [])),
+    });
+  });
+
+  it("uses pgvector by default and keeps an HNSW index per kind and dimension", async () => {
+    expect(use.db.vectorIndex).toBe("pgvector");
+    const r = await sql<{ indexname: string; indexdef: string }>`
+      select indexname, indexdef from pg_indexes where tablename = 'memory_vectors' and indexdef like '%hnsw%'`.execute(use.db.kysely);
+    expect(r.rows.map((x) => x.indexname)).toEqual(["memory_vectors_edge_48_hnsw"]);
+    expect(r.rows[0]!.indexdef).toContain("vector_cosine_ops");
+  });
+
+  it("finds the true nearest of each brain (recall@20 >= 0.95), scores exact, never another brain's", async () => {
+    const store = sqlMemoryStore(use.db);
+    let found = 0;
+    let asked = 0;
+    for (const q of vectors(20, 48, 77))
+      for (const brainId of ["big", "small"]) {
+        const truth = data
+          .flatMap((v, i) => (brainOf(i) === brainId ? [{ item: `e${i}`, score: cosine(v, q) }] : []))
+          .sort((a, b) => b.score - a.score)
+          .slice(0, 20);
+        const hits = await store.searchVectors!({ brainId, kind: "edge", vector: q, limit: 20 });
+        expect(hits).toHaveLength(20);
+        for (const h of hits) {
+          const i = Number(h.item.slice(1));
+          expect(brainOf(i)).toBe(brainId);
+          expect(h.score).toBeCloseTo(cosine(data[i]!, q), 4);
+        }
+        for (let k = 1; k < hits.length; k++) expect(hits[k]!.score).toBeLessThanOrEqual(hits[k - 1]!.score);
+        const got = new Set(hits.map((h) => h.item));
+        found += truth.filter((h) => got.has(h.item)).length;
+        asked += truth.length;
+      }
+    expect(found / asked).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it("answers from the HNSW index (its scan count grows)", async () => {
+    const scans = async () => {
+      const r = await sql<{ n: number }>`
+        select coalesce(sum(idx_scan), 0)::int as n from pg_stat_user_indexes where indexrelname = 'memory_vectors_edge_48_hnsw'`.execute(
+        use.db.kysely,
+      );
+      return Number(r.rows[0]?.n ?? 0);
+    };
+    const before = await scans();
+    await sqlMemoryStore(use.db).searchVectors!({ brainId: "big", kind: "edge", vector: data[1]!, limit: 10 });
+    // statistics reach the view within about a second of the scanning transaction's end
+    const deadline = Date.now() + 10_000;
+    while ((await scans()) <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(await scans()).toBeGreaterThan(before);
+  });
+
+  it("indexes vectors recorded before pgvector was used, on the next open", async () => {
+    const scanning = await use.target.open({ migrations, vectorIndex: "off" });
+    const fresh = await createTestDatabase("postgres");
+    const before = await fresh.open({ migrations, vectorIndex: "off" });
+    try {
+      expect(scanning.vectorIndex).toBeNull();
+      const items = data.slice(0, 200).map((vector, i) => ({ kind: "episode" as const, id: `p${i}`, vector }));
+      await sqlMemoryStore(before).putEmbeddings!({ brainId: "b", items: [...items, { kind: "episode", id: "zero", vector: [0, 0, 0] }] });
+      const after = await fresh.open({ migrations });
+      try {
+        expect(after.vectorIndex).toBe("pgvector");
+        const q = vectors(1, 48, 5)[0]!;
+        const hits = await sqlMemoryStore(after).searchVectors!({ brainId: "b", kind: "episode", vector: q, limit: 5 });
+        expect(hits.map((h) => h.item)).toEqual(exactTop(data.slice(0, 200), q, 5, "p").map((h) => h.item));
+        const filled = await sql<{ n: number }>`select count(embedding)::int as n from memory_vectors`.execute(after.kysely);
+        expect(Number(filled.rows[0]!.n)).toBe(200);
+      } finally {
+        await after.close();
+      }
+    } finally {
+      await scanning.close();
+      await before.close();
+      await fresh.drop();
+    }
+  });
+
+  it("finds a vector after its dimension changes, only in the new dimension; zero vectors stay out", async () => {
+    const store = sqlMemoryStore(use.db);
+    await store.putEmbeddings!({ brainId: "d", items: [{ kind: "episode", id: "x", vector: [1, 0, 0] }] });
+    await store.putEmbeddings!({ brainId: "d", items: [{ kind: "episode", id: "x", vector: [0, 1, 0, 0] }] });
+    await store.putEmbeddings!({ brainId: "d", items: [{ kind: "episode", id: "z", vector: [0, 0, 0, 0] }] });
+    expect(await store.searchVectors!({ brainId: "d", kind: "episode", vector: [1, 0, 0], limit: 5 })).toEqual([]);
+    expect((await store.searchVectors!({ brainId: "d", kind: "episode", vector: [0, 1, 0, 0], limit: 5 })).map((h) => h.item)).toEqual(["x"]);
+  });
+
+  it("indexes 2,001-4,000 dimensions as halfvec and orders past 4,000 exactly", async () => {
+    const store = sqlMemoryStore(use.db);
+    for (const dims of [3000, 4100]) {
+      const big = vectors(40, dims, dims);
+      await store.putEmbeddings!({ brainId: `w${dims}`, items: big.map((vector, i) => ({ kind: "edge" as const, id: `e${i}`, vector })) });
+      const q = vectors(1, dims, 9)[0]!;
+      const hits = await store.searchVectors!({ brainId: `w${dims}`, kind: "edge", vector: q, limit: 5 });
+      expect(hits.map((h) => h.item)).toEqual(exactTop(big, q, 5).map((h) => h.item));
+      // halfvec keeps about three significant digits
+      for (const h of hits) expect(h.score).toBeCloseTo(cosine(big[Number(h.item.slice(1))]!, q), 2);
+    }
+    const r = await sql<{ indexname: string }>`select indexname from pg_indexes where tablename = 'memory_vectors' and indexdef like '%halfvec%'`.execute(
+      use.db.kysely,
+    );
+    expect(r.rows.map((x) => x.indexname)).toEqual(["memory_vectors_edge_3000_hnsw"]);
+  });
+});

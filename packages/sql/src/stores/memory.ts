@@ -39,7 +39,7 @@ export function sqlMemoryStore(database: SqlDatabase, options: SqlMemoryStoreOpt
   /** SQLite: one FTS5 table per brain and kind, so BM25 statistics are the brain's own. */
   const ftsByBrain = ftsTables(db);
   const ctx: MemoryStoreContext = { db, pg, ftsByBrain, search: { db, pg, ftsByBrain, rankBudget: options.rankBudget } };
-  /** Embeddings: sqlite-vec k-nearest where loaded, else a scan (memory-vectors.ts). */
+  /** Embeddings: k-nearest in sqlite-vec or pgvector where available, else a scan (memory-vectors.ts). */
   const vectors = sqlVectors(database);
 
   return {
