@@ -60,8 +60,9 @@ export interface OpenDatabaseOptions {
   sqliteDriver?: SqliteDriverName | "auto";
   /**
    * Vector index for the memory store's embeddings. `auto` (the default) loads sqlite-vec on SQLite when
-   * the package and the driver allow it; on PostgreSQL it uses the pgvector extension (0.5+) when the
-   * database has it, or creates it when the server offers it and the role may (`create extension`).
+   * the package and the driver allow it; on PostgreSQL it uses the pgvector extension (0.5+; HNSW indexes
+   * from 0.8) when the database has it, or creates it on the first vector when the server offers it and
+   * the role may (`create extension`).
    * `off` keeps the portable scan (JSON vectors scored in process).
    */
   vectorIndex?: "auto" | "off";

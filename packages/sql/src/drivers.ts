@@ -174,23 +174,17 @@ export async function loadSqliteVec(raw: SqliteConnection): Promise<boolean> {
 }
 
 /**
- * Whether the database has the pgvector extension (0.5+, the first with HNSW), creating it when the
- * server offers it and the role may. False otherwise, and when the database cannot be asked: the memory
- * store then scores vectors by a scan (the fallback).
+ * Whether the memory store may use pgvector (0.5+): installed in the database, or offered by the server
+ * (the store creates it on its first vector when the role may, and scans otherwise). False when the
+ * database cannot be asked: the memory store then scores vectors by a scan (the fallback).
  */
 export async function detectPgvector(db: Kysely<any>): Promise<boolean> {
-  const installed = async () => {
-    const r = await sql<{ version: string }>`select extversion as version from pg_extension where extname = 'vector'`.execute(db);
+  try {
+    const r = await sql<{ version: string | null }>`
+      select coalesce((select extversion from pg_extension where extname = 'vector'),
+                      (select default_version from pg_available_extensions where name = 'vector')) as version`.execute(db);
     const [major = 0, minor = 0] = (r.rows[0]?.version ?? "0.0").split(".").map(Number);
     return major > 0 || minor >= 5;
-  };
-  try {
-    if (await installed()) return true;
-    const offered = await sql`select 1 from pg_available_extensions where name = 'vector'`.execute(db);
-    if (!offered.rows.length) return false;
-    // another process may create it at the same moment: its error is settled by looking again
-    await sql`create extension if not exists vector`.execute(db).catch(() => {});
-    return await installed();
   } catch {
     return false;
   }

@@ -77,7 +77,6 @@ async function frequencies(db: Db, from: RawBuilder<unknown>, brainId: string, l
 }
 
 /** The best `limit` hits of the query lexemes among the brain's `kind` rows visible at `at`, best first. */
-/** When each table's statistics were last looked at, per database handle. */
 export async function searchPg<T>(
   root: Db,
   kind: Kind,

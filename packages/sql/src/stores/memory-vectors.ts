@@ -55,21 +55,29 @@ export function sqlVectors(database: SqlDatabase) {
       // the last vector given for an item wins, as if put one after the other
       const items = [...new Map(given.map((it) => [`${it.kind}:${it.id}`, it])).values()];
       if (!items.length) return;
-      await index?.prepare?.(items);
+      // an index that cannot be prepared (pgvector: a role that may not alter the table) leaves the record
+      // to be written alone; searches scan meanwhile
+      const prepared = await (index?.prepare?.(items) ?? Promise.resolve()).then(
+        () => true,
+        () => false,
+      );
       await db.transaction().execute(async (trx) => {
-        const replaced = (await index?.beforeWrite?.(trx, brainId, items)) ?? new Set<string>();
+        const replaced = (prepared && (await index?.beforeWrite?.(trx, brainId, items))) || new Set<string>();
         await trx
           .insertInto("memory_vectors")
           .values(items.map((it) => ({ brain_id: brainId, kind: it.kind, id: it.id, vector: JSON.stringify(it.vector) })))
           .onConflict((oc) => oc.columns(["brain_id", "kind", "id"]).doUpdateSet((eb) => ({ vector: eb.ref("excluded.vector") })))
           .execute();
-        await index?.afterWrite(trx, brainId, items, replaced);
+        if (prepared) await index?.afterWrite?.(trx, brainId, items, replaced);
       });
     },
 
     async search(brainId: string, kind: VectorKind, vector: number[], limit: number): Promise<Array<SearchHit<string>>> {
       if (limit <= 0) return [];
-      if (index && indexable(vector)) return (await index.search(brainId, kind, vector, limit)).sort(byScore);
+      if (index && indexable(vector)) {
+        const hits = await index.search(brainId, kind, vector, limit).catch(() => null);
+        if (hits) return hits.sort(byScore);
+      }
       return scan(brainId, kind, vector, limit);
     },
   };

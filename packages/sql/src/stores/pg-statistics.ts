@@ -3,6 +3,7 @@
 import { sql } from "kysely";
 import type { Db } from "./memory-rows.js";
 
+/** When each table's statistics were last looked at, per database handle. */
 const checked = new WeakMap<Db, Map<string, number>>();
 /** How often a table's statistics are looked at. */
 export const STATISTICS_CHECK_MS = 5_000;
