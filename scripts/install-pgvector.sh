@@ -22,15 +22,19 @@ major="$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-curl -fsSL --retry 3 -o pgvector.tar.gz \
-  "http://deb.debian.org/debian/pool/main/p/pgvector/pgvector_${PGVECTOR_VERSION}.orig.tar.gz"
+# the pool keeps a version while a Debian suite refers to it; the snapshot archive keeps it for good
+tarball="pgvector_${PGVECTOR_VERSION}.orig.tar.gz"
+for url in "http://deb.debian.org/debian/pool/main/p/pgvector/$tarball" \
+  "http://snapshot.debian.org/archive/debian/20241102T000000Z/pool/main/p/pgvector/$tarball"; do
+  if curl -fsSL --retry 3 --connect-timeout 20 --max-time 300 -o pgvector.tar.gz "$url"; then break; fi
+done
 echo "$PGVECTOR_SHA256  pgvector.tar.gz" | sha256sum -c --quiet -
 tar xzf pgvector.tar.gz
 
-# apt-get download verifies the package against the signed archive index; it runs as _apt, which must
-# be able to write the folder
-chmod 777 "$work"
-apt-get download -qq "postgresql-server-dev-$major"
+# apt-get download checks the package against the signed archive index (as root it warns that the
+# download is not sandboxed, which is expected here)
+timeout 300 apt-get download -qq "postgresql-server-dev-$major" 2>&1 | grep -v "unsandboxed" || true
+ls postgresql-server-dev-"$major"_*.deb >/dev/null
 dpkg-deb -x postgresql-server-dev-"$major"_*.deb headers
 server_headers="$work/headers/usr/include/postgresql/$major/server"
 

@@ -146,10 +146,10 @@ export function pgvectorIndex(db: Kysely<any>): VectorIndex {
     const column = cast ? sql`(embedding::${cast})` : sql`embedding`;
     const distance = sql`${column} operator(${s}.<=>) cast(${JSON.stringify(vector)} as ${cast ?? sql`${s}.vector`})`;
     return db.transaction().execute(async (trx) => {
-      if (cast) {
-        await sql`select set_config('hnsw.ef_search', ${String(efSearch(limit))}, true)`.execute(trx);
-        await sql`select set_config('hnsw.iterative_scan', 'relaxed_order', true)`.execute(trx);
-      }
+      if (cast)
+        await sql`select set_config('hnsw.ef_search', ${String(efSearch(limit))}, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)`.execute(
+          trx,
+        );
       const r = await sql<{ id: string; distance: number }>`
         select id, ${distance} as distance from memory_vectors
         where brain_id = ${brainId} and kind = ${sql.lit(kind)} and ${s}.vector_dims(embedding) = ${sql.lit(vector.length)}
