@@ -4,17 +4,10 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, PostgresDialect, SqliteDialect, SqliteDriver } from "kysely";
-import {
-  detectPgvector,
-  loadPg,
-  loadSqliteVec,
-  openSqliteConnection,
-  type PgModule,
-  type PgPool,
-  type SqliteDriverName,
-} from "./drivers.js";
+import { loadPg, loadSqliteVec, openSqliteConnection, type PgModule, type PgPool, type SqliteDriverName } from "./drivers.js";
 import { GuardedDialect } from "./guard.js";
 import { type MigrationSet, migrate } from "./migrate.js";
+import { detectPgvector } from "./stores/memory-vectors-pg.js";
 
 export type Dialect = "sqlite" | "postgres";
 

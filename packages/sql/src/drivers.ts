@@ -1,7 +1,7 @@
 // Database drivers are optional peers, imported only when a database of their kind is opened: a host on
 // PostgreSQL never loads a native SQLite addon, and one on SQLite never needs `pg` in its tree.
 import { createRequire } from "node:module";
-import { type Kysely, type SqliteDatabase, type SqliteStatement, sql } from "kysely";
+import type { SqliteDatabase, SqliteStatement } from "kysely";
 
 /** `better-sqlite3` (a native addon the host installs) or Node's built-in `node:sqlite` (22.13+). */
 export type SqliteDriverName = "better-sqlite3" | "node:sqlite";
@@ -168,23 +168,6 @@ export async function loadSqliteVec(raw: SqliteConnection): Promise<boolean> {
     raw.loadExtension(getLoadablePath());
     raw.prepare("select vec_version()").all([]);
     return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Whether the memory store may use pgvector (0.5+): installed in the database, or offered by the server
- * (the store creates it on its first vector when the role may, and scans otherwise). False when the
- * database cannot be asked: the memory store then scores vectors by a scan (the fallback).
- */
-export async function detectPgvector(db: Kysely<any>): Promise<boolean> {
-  try {
-    const r = await sql<{ version: string | null }>`
-      select coalesce((select extversion from pg_extension where extname = 'vector'),
-                      (select default_version from pg_available_extensions where name = 'vector')) as version`.execute(db);
-    const [major = 0, minor = 0] = (r.rows[0]?.version ?? "0.0").split(".").map(Number);
-    return major > 0 || minor >= 5;
   } catch {
     return false;
   }

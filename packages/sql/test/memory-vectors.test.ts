@@ -165,7 +165,9 @@ async function scansGrow(db: SqlDatabase, name: string, before: number) {
 }
 
 // pgvector: HNSW is approximate, so its answers are checked against the exact nearest (recall and scores),
-// never against another index's order
+// never against another index's order. Skipped only where the test PostgreSQL server has no pgvector (or
+// no cluster could start): the reason is printed above and is in the title. Under CI=true
+// pgvectorSkipReason() throws instead, and .ci/run installs pgvector, so CI always runs this suite.
 (pgvectorSkip ? describe.skip : describe)(`sqlMemoryStore vectors [pgvector]${pgvectorSkip ? ` (skipped: ${pgvectorSkip})` : ""}`, () => {
   const use = useMigratedDatabase("postgres", migrations);
   /** A second handle on the same database whose planner never sorts: every search reads the HNSW index. */

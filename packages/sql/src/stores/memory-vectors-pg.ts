@@ -18,13 +18,37 @@ import { type Kysely, type RawBuilder, sql } from "kysely";
 import { indexable, type VectorIndex, type VectorItem, type VectorKind } from "./memory-vectors-shared.js";
 import { refreshStatistics } from "./pg-statistics.js";
 
-interface Extension {
-  schema: string;
+interface Version {
   major: number;
   minor: number;
 }
 
-const atLeast = (ext: Extension, major: number, minor: number) => ext.major > major || (ext.major === major && ext.minor >= minor);
+interface Extension extends Version {
+  schema: string;
+}
+
+const parseVersion = (text: string): Version => {
+  const [major = 0, minor = 0] = text.split(".").map(Number);
+  return { major, minor };
+};
+
+const atLeast = (v: Version, major: number, minor: number) => v.major > major || (v.major === major && v.minor >= minor);
+
+/**
+ * Whether the memory store may use pgvector (0.5+): installed in the database, or offered by the server
+ * (the store creates it on its first vector when the role may, and scans otherwise). False when the
+ * database cannot be asked: the memory store then scores vectors by a scan (the fallback).
+ */
+export async function detectPgvector(db: Kysely<any>): Promise<boolean> {
+  try {
+    const r = await sql<{ version: string | null }>`
+      select coalesce((select extversion from pg_extension where extname = 'vector'),
+                      (select default_version from pg_available_extensions where name = 'vector')) as version`.execute(db);
+    return atLeast(parseVersion(r.rows[0]?.version ?? "0.0"), 0, 5);
+  } catch {
+    return false;
+  }
+}
 
 /** The cast the index and an indexed search use for `dims` dimensions; null: no index (exact order). */
 function castFor(ext: Extension, dims: number): RawBuilder<unknown> | null {
@@ -36,7 +60,7 @@ function castFor(ext: Extension, dims: number): RawBuilder<unknown> | null {
 }
 
 /** The HNSW index of `kind` vectors of `dims` dimensions. */
-export const hnswIndexName = (kind: VectorKind, dims: number) => `memory_vectors_${kind}_${dims}_hnsw`;
+const hnswIndexName = (kind: VectorKind, dims: number) => `memory_vectors_${kind}_${dims}_hnsw`;
 
 /** Candidates an HNSW search keeps (pgvector's default is 40): more finds more of the true nearest. */
 const efSearch = (limit: number) => Math.min(1000, Math.max(100, limit * 2));
@@ -87,8 +111,7 @@ async function setup(db: Kysely<any>): Promise<Extension> {
     row = (await read()).rows[0];
     if (!row) throw new Error("the pgvector extension is not installed in this database, and this role cannot create it");
   }
-  const [major = 0, minor = 0] = row.version.split(".").map(Number);
-  const ext = { schema: row.schema, major, minor };
+  const ext = { schema: row.schema, ...parseVersion(row.version) };
   const found = await sql<{ n: number }>`
     select count(*)::int as n from pg_trigger
     where tgrelid = to_regclass('memory_vectors') and tgname = 'memory_vectors_embedding'`.execute(db);

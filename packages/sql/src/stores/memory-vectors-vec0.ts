@@ -6,7 +6,7 @@ import { type Kysely, sql } from "kysely";
 import { indexable, type VectorIndex, type VectorItem, type VectorKind } from "./memory-vectors-shared.js";
 
 /** The vec0 table holding `kind` vectors of `dims` dimensions (cosine distance, partitioned by brain). */
-export const vecTableName = (kind: VectorKind, dims: number) => `memory_vec_${kind}_${dims}`;
+const vecTableName = (kind: VectorKind, dims: number) => `memory_vec_${kind}_${dims}`;
 
 export function vec0Index(db: Kysely<any>): VectorIndex {
   const known = new Set<string>();
