@@ -123,6 +123,9 @@ export async function seedEdges(
   for (const e of existing.items) entityIds.set(e.name, e.id);
   const PER_EPISODE = options.perEpisode ?? 5;
   for (let base = from; base < to; base += PER_EPISODE) {
+    // a host receives episodes through I/O, so the event loop turns between them; SQLite answers in
+    // microtasks, and without this turn the store's background work (vector cells) would wait for the load
+    await new Promise((resolve) => setImmediate(resolve));
     const id = `ep_seed_${base}`;
     const facts: Array<{ s: string; rel: string; t: string; fact: string }> = [];
     for (let k = 0; k < PER_EPISODE && base + k < to; k++) {

@@ -11,6 +11,7 @@ export { supportMigrations } from "./migrations/support.js";
 export { sqlSupportStore } from "./stores/support.js";
 export { memoryMigrations } from "./migrations/memory.js";
 export { type SqlMemoryStoreOptions, sqlMemoryStore } from "./stores/memory.js";
+export type { VectorCellOptions } from "./stores/memory-vectors-cells.js";
 export { sqlQuotaHolds } from "./stores/memory-quota.js";
 export { entriesMigrations } from "./migrations/entries.js";
 export { sqlEntriesStore } from "./stores/entries.js";

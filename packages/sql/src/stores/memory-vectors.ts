@@ -6,6 +6,7 @@
 import type { SearchHit } from "@mountkit/memory";
 import type { Kysely } from "kysely";
 import type { SqlDatabase } from "../db.js";
+import type { VectorCellOptions } from "./memory-vectors-cells.js";
 import { pgvectorIndex } from "./memory-vectors-pg.js";
 import { indexable, norm, type VectorIndex, type VectorItem, type VectorKind } from "./memory-vectors-shared.js";
 import { vec0Index } from "./memory-vectors-vec0.js";
@@ -23,16 +24,17 @@ function cosine(q: Float64Array, qn: number, v: number[]): number {
 
 const byScore = (a: SearchHit<string>, b: SearchHit<string>) => b.score - a.score || (a.item < b.item ? -1 : 1);
 
-function vectorIndex(database: SqlDatabase): VectorIndex | null {
+function vectorIndex(database: SqlDatabase, cells: VectorCellOptions): VectorIndex | null {
   const db = database.kysely as Kysely<any>;
-  if (database.vectorIndex === "sqlite-vec") return vec0Index(db);
+  if (database.vectorIndex === "sqlite-vec") return vec0Index(db, cells);
   if (database.vectorIndex === "pgvector") return pgvectorIndex(db);
   return null;
 }
 
-export function sqlVectors(database: SqlDatabase) {
+/** `cells`: when and how a large brain's sqlite-vec index is split into cells (memory-vectors-cells.ts). */
+export function sqlVectors(database: SqlDatabase, cells: VectorCellOptions = {}) {
   const db = database.kysely as Kysely<any>;
-  const index = vectorIndex(database);
+  const index = vectorIndex(database, cells);
 
   /** The fallback: every vector of the brain's kind, scored in process. */
   async function scan(brainId: string, kind: VectorKind, vector: number[], limit: number) {

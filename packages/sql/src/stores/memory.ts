@@ -18,6 +18,7 @@ import { sqlQuotaHolds } from "./memory-quota.js";
 import { page } from "./memory-reads.js";
 import { type Db, type MemoryStoreContext, num, toBrain, toKey, toPlaybook } from "./memory-rows.js";
 import { sqlVectors } from "./memory-vectors.js";
+import type { VectorCellOptions } from "./memory-vectors-cells.js";
 
 export interface SqlMemoryStoreOptions {
   /**
@@ -26,6 +27,12 @@ export interface SqlMemoryStoreOptions {
    * default 1,000, where the newest of them and the rare words' rows are ranked).
    */
   rankBudget?: number;
+  /**
+   * SQLite with sqlite-vec: a brain's vectors of one kind are searched exactly until there are `trainAt`
+   * (default 32,768); then they are split into `cells` (default 256) by k-means, and a search reads the
+   * `probes` (default 24) cells nearest the query (memory-vectors-cells.ts).
+   */
+  vectorCells?: VectorCellOptions;
 }
 
 type BrainMethods = Pick<
@@ -40,7 +47,7 @@ export function sqlMemoryStore(database: SqlDatabase, options: SqlMemoryStoreOpt
   const ftsByBrain = ftsTables(db);
   const ctx: MemoryStoreContext = { db, pg, ftsByBrain, search: { db, pg, ftsByBrain, rankBudget: options.rankBudget } };
   /** Embeddings: k-nearest in sqlite-vec or pgvector where available, else a scan (memory-vectors.ts). */
-  const vectors = sqlVectors(database);
+  const vectors = sqlVectors(database, options.vectorCells);
 
   return {
     jobs: sqlJobStore(database),
