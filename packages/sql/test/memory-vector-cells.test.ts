@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { coreMigrations, memoryMigrations, openDatabase, type SqlDatabase, sqlMemoryStore, type VectorCellOptions } from "@mountkit/sql";
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
+import { cosine } from "./vector-math.js";
 
 const migrations = [coreMigrations, memoryMigrations];
 const DIMS = 32;
@@ -29,18 +30,6 @@ function clustered(n: number, seed: number, centers = 40): number[][] {
   const middles = Array.from({ length: centers }, () => Array.from({ length: DIMS }, rc));
   return Array.from({ length: n }, () => middles[Math.floor((r() + 0.5) * centers)]!.map((x) => x + r() * 0.5));
 }
-
-const cosine = (a: number[], b: number[]) => {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return dot / Math.sqrt(na * nb);
-};
 
 const items = (data: number[][], prefix: string, from = 0) =>
   data.map((vector, i) => ({ kind: "edge" as const, id: `${prefix}${from + i}`, vector }));

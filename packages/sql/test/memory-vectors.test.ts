@@ -10,6 +10,7 @@ import { coreMigrations, memoryMigrations, openDatabase, type SqlDatabase, sqlMe
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, forEachDatabase, pgvectorSkipReason, useMigratedDatabase } from "../../../test/sql-targets.js";
+import { cosine } from "./vector-math.js";
 
 const migrations = [coreMigrations, memoryMigrations];
 
@@ -115,18 +116,6 @@ forEachDatabase(
   },
   ["postgres"],
 );
-
-const cosine = (a: number[], b: number[]) => {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return dot / Math.sqrt(na * nb);
-};
 
 /** The exact `limit` nearest of `data` (id `${prefix}${i}`) to `q`. */
 const exactTop = (data: number[][], q: number[], limit: number, prefix = "e") =>

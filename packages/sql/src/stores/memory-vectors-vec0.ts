@@ -32,11 +32,15 @@ const cellPartition = (brainId: string, cell: number) => `${brainId}\u001f${cell
 /** Rows moved from a brain's own partition to their cells per transaction. */
 const MOVE_BATCH = 2000;
 
-export function vec0Index(db: Kysely<any>, options: VectorCellOptions = {}): VectorIndex {
-  const known = new Set<string>();
+const cellKey = (brainId: string, kind: VectorKind, dims: number) => `${brainId}\u001f${kind}\u001f${dims}`;
+
+/**
+ * The cells of the brains of one vec0 index: their centroids, and the background check that trains a
+ * brain's cells once it is large enough and moves its rows out of its own partition.
+ */
+function vec0Cells(db: Kysely<any>, options: VectorCellOptions, exists: (name: string) => Promise<boolean>) {
   const trainAt = Math.max(1, options.trainAt ?? CELL_DEFAULTS.trainAt);
   const cellCount = Math.max(1, options.cells ?? CELL_DEFAULTS.cells);
-  const probes = Math.max(1, options.probes ?? CELL_DEFAULTS.probes);
   /** How many vectors this process puts in a brain's own partition between two counts of the brain. */
   const checkEvery = Math.max(1, Math.min(4096, Math.floor(trainAt / 8)));
   const cells = cellStore(db);
@@ -44,29 +48,11 @@ export function vec0Index(db: Kysely<any>, options: VectorCellOptions = {}): Vec
   const trained = new Map<string, Centroids>();
   /** Vectors put in a brain's own partition since its last check, by brain and kind. */
   const pending = new Map<string, number>();
-  /** Checks running (train, then move), by brain, kind and dimension; and those a search already asked for. */
+  /** Checks running (train, then move), by brain, kind and dimension. */
   const working = new Map<string, Promise<void>>();
-  const asked = new Set<string>();
-  const keyOf = (brainId: string, kind: VectorKind, dims: number) => `${brainId}\u001f${kind}\u001f${dims}`;
-
-  async function ensure(trx: Kysely<any>, name: string, dims: number) {
-    if (known.has(name)) return;
-    await sql`create virtual table if not exists ${sql.table(name)} using vec0(brain_id text partition key, embedding float[${sql.raw(String(dims))}] distance_metric=cosine)`.execute(
-      trx,
-    );
-    known.add(name);
-  }
-
-  async function exists(name: string): Promise<boolean> {
-    if (known.has(name)) return true;
-    const r = await sql<{ n: number }>`select count(*) as n from sqlite_master where type = 'table' and name = ${name}`.execute(db);
-    if (!Number(r.rows[0]?.n)) return false;
-    known.add(name);
-    return true;
-  }
 
   async function centroidsOf(trx: Kysely<any>, brainId: string, kind: VectorKind, dims: number) {
-    const key = keyOf(brainId, kind, dims);
+    const key = cellKey(brainId, kind, dims);
     const hit = trained.get(key);
     if (hit) return hit;
     const c = await cells.load(trx, brainId, kind, dims);
@@ -106,7 +92,7 @@ export function vec0Index(db: Kysely<any>, options: VectorCellOptions = {}): Vec
    * failure is dropped and the next check tries again.
    */
   function check(brainId: string, kind: VectorKind, dims: number) {
-    const key = keyOf(brainId, kind, dims);
+    const key = cellKey(brainId, kind, dims);
     if (working.has(key)) return;
     const run = (async () => {
       let c = await centroidsOf(db, brainId, kind, dims);
@@ -126,6 +112,43 @@ export function vec0Index(db: Kysely<any>, options: VectorCellOptions = {}): Vec
       .catch(() => undefined)
       .finally(() => working.delete(key));
     working.set(key, run);
+  }
+
+  return {
+    ensure: () => cells.ensure(),
+    centroidsOf,
+    check,
+    /** Counts a vector put in the brain's own partition; every `checkEvery` of them the brain is checked. */
+    unplaced(brainId: string, kind: VectorKind, dims: number) {
+      const counter = `${brainId}\u001f${kind}`;
+      const n = (pending.get(counter) ?? 0) + 1;
+      pending.set(counter, n >= checkEvery ? 0 : n);
+      if (n >= checkEvery) check(brainId, kind, dims);
+    },
+  };
+}
+
+export function vec0Index(db: Kysely<any>, options: VectorCellOptions = {}): VectorIndex {
+  const known = new Set<string>();
+  const probes = Math.max(1, options.probes ?? CELL_DEFAULTS.probes);
+  const cells = vec0Cells(db, options, (name) => exists(name));
+  /** Searches that already asked for a check, by brain, kind and dimension. */
+  const asked = new Set<string>();
+
+  async function ensure(trx: Kysely<any>, name: string, dims: number) {
+    if (known.has(name)) return;
+    await sql`create virtual table if not exists ${sql.table(name)} using vec0(brain_id text partition key, embedding float[${sql.raw(String(dims))}] distance_metric=cosine)`.execute(
+      trx,
+    );
+    known.add(name);
+  }
+
+  async function exists(name: string): Promise<boolean> {
+    if (known.has(name)) return true;
+    const r = await sql<{ n: number }>`select count(*) as n from sqlite_master where type = 'table' and name = ${name}`.execute(db);
+    if (!Number(r.rows[0]?.n)) return false;
+    known.add(name);
+    return true;
   }
 
   /** The rowids of `items` already recorded (by the primary key: one kind at a time, ids in chunks). */
@@ -178,8 +201,8 @@ export function vec0Index(db: Kysely<any>, options: VectorCellOptions = {}): Vec
         const dims = it.vector.length;
         const name = vecTableName(it.kind, dims);
         await ensure(trx, name, dims);
-        const key = keyOf(brainId, it.kind, dims);
-        if (!centroids.has(key)) centroids.set(key, await centroidsOf(trx, brainId, it.kind, dims));
+        const key = cellKey(brainId, it.kind, dims);
+        if (!centroids.has(key)) centroids.set(key, await cells.centroidsOf(trx, brainId, it.kind, dims));
         const c = centroids.get(key);
         let partition = brainId;
         if (c) partition = cellPartition(brainId, nearestCells(c, unit(it.vector) ?? new Float32Array(dims), 1)[0]!);
@@ -195,27 +218,21 @@ export function vec0Index(db: Kysely<any>, options: VectorCellOptions = {}): Vec
         }
       // count what went to the brain's own partition; past checkEvery the brain is counted (after this
       // transaction) and gets its cells when large enough
-      for (const it of items) {
-        const key = keyOf(brainId, it.kind, it.vector.length);
-        if (!unplaced.has(key)) continue;
-        const counter = `${brainId}\u001f${it.kind}`;
-        const n = (pending.get(counter) ?? 0) + 1;
-        pending.set(counter, n >= checkEvery ? 0 : n);
-        if (n >= checkEvery) check(brainId, it.kind, it.vector.length);
-      }
+      for (const it of items)
+        if (unplaced.has(cellKey(brainId, it.kind, it.vector.length))) cells.unplaced(brainId, it.kind, it.vector.length);
     },
 
     async search(brainId, kind, vector, limit): Promise<Array<SearchHit<string>>> {
       const name = vecTableName(kind, vector.length);
       if (!(await exists(name))) return [];
-      const key = keyOf(brainId, kind, vector.length);
+      const key = cellKey(brainId, kind, vector.length);
       // the first search of a brain in this process checks it: an index from before cells, or rows a
       // move left behind
       if (!asked.has(key)) {
         asked.add(key);
-        check(brainId, kind, vector.length);
+        cells.check(brainId, kind, vector.length);
       }
-      const c = await centroidsOf(db, brainId, kind, vector.length);
+      const c = await cells.centroidsOf(db, brainId, kind, vector.length);
       const partitions = [brainId];
       if (c) for (const cell of nearestCells(c, unit(vector)!, Math.min(probes, c.count))) partitions.push(cellPartition(brainId, cell));
       // k applies per partition: the union is ordered and cut here
