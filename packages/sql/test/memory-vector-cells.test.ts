@@ -171,6 +171,15 @@ describe("sqlMemoryStore vectors: sqlite-vec cells", () => {
         for (const hit of await store.searchVectors!({ brainId: id, kind: "edge", vector: q, limit: 50 }))
           expect(hit.item.startsWith(`x${c}:`)).toBe(true);
     }
+    // a look-alike brain large enough for cells keeps one partition: b's cell it shares is never moved away
+    const big = "b\u001f3";
+    await store.putEmbeddings!({ brainId: big, items: items(clustered(1600, 12), "x3:big") });
+    await store.searchVectors!({ brainId: big, kind: "edge", vector: data[0]!, limit: 1 });
+    await new Promise((r) => setTimeout(r, 300));
+    const cellsOf = await sql<{ brain_id: string }>`select brain_id from memory_vec_cells`.execute(db.kysely);
+    expect(cellsOf.rows.map((r) => r.brain_id)).toEqual(["b"]);
+    for (let i = 0; i < 2000; i += 101)
+      expect((await store.searchVectors!({ brainId: "b", kind: "edge", vector: data[i]!, limit: 1 }))[0]?.item).toBe(`own${i}`);
     // and a plain other brain is untouched by b's cells
     await store.putEmbeddings!({ brainId: "c", items: items(clustered(5, 11), "c") });
     expect((await store.searchVectors!({ brainId: "c", kind: "edge", vector: data[0]!, limit: 50 })).map((h) => h.item).sort()).toEqual([
@@ -180,5 +189,27 @@ describe("sqlMemoryStore vectors: sqlite-vec cells", () => {
       "c3",
       "c4",
     ]);
+  });
+
+  it("trains no cells for a dimension with too few vectors of its own (another embedder), and finds them exactly", async () => {
+    const { db } = await open();
+    const store = sqlMemoryStore(db, { vectorCells: CELLS });
+    await store.putEmbeddings!({ brainId: "m", items: items(clustered(2000, 13), "old") });
+    await store.searchVectors!({ brainId: "m", kind: "edge", vector: clustered(1, 14)[0]!, limit: 1 });
+    await split(db, "m");
+    // 300 vectors of 48 dimensions: the kind holds 2,300, but this dimension's sample is not full
+    let seed = 5;
+    const random = () => {
+      seed = (seed * 1664525 + 1013904223) >>> 0;
+      return seed / 2 ** 32 - 0.5;
+    };
+    const wide = Array.from({ length: 300 }, () => Array.from({ length: 48 }, random));
+    await store.putEmbeddings!({ brainId: "m", items: wide.map((vector, i) => ({ kind: "edge" as const, id: `new${i}`, vector })) });
+    await store.searchVectors!({ brainId: "m", kind: "edge", vector: wide[0]!, limit: 1 });
+    await new Promise((r) => setTimeout(r, 300));
+    const dims = await sql<{ dims: number }>`select dims from memory_vec_cells where brain_id = 'm'`.execute(db.kysely);
+    expect(dims.rows.map((r) => Number(r.dims))).toEqual([DIMS]);
+    for (let i = 0; i < 300; i += 23)
+      expect((await store.searchVectors!({ brainId: "m", kind: "edge", vector: wide[i]!, limit: 1 }))[0]?.item).toBe(`new${i}`);
   });
 });

@@ -29,7 +29,7 @@ export interface Centroids {
 const SAMPLE_PER_CELL = 32;
 const ITERATIONS = 8;
 /** Multiply-adds a slice of k-means does before it yields to the event loop (about 10-20 ms). */
-const SLICE_WORK = 20_000_000;
+export const SLICE_WORK = 20_000_000;
 
 /** Lets the event loop run between slices of background work. */
 export const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -141,17 +141,27 @@ export async function trainCentroids(sample: Float32Array[], count: number): Pro
 
 /**
  * The sample k-means learns from: up to `size` vectors of the brain's kind and dimension, the first in id
- * order. Ids are random (nanoid), so that order is a uniform sample, read through the primary key.
+ * order (ids are random by default, so that is a uniform sample), read through the primary key in pages
+ * with a turn of the event loop between them. At most `size * 8` records are read, so a brain whose other
+ * dimension fills its first rows gives a short sample, and no cells (the caller requires a full one).
  */
 export async function sampleVectors(db: Kysely<any>, brainId: string, kind: VectorKind, dims: number, size: number) {
-  const r = await sql<{ vector: string }>`
-    select vector from memory_vectors where brain_id = ${brainId} and kind = ${kind} order by id limit ${size * 2}`.execute(db);
   const out: Float32Array[] = [];
-  for (const row of r.rows) {
-    const v = JSON.parse(row.vector) as number[];
-    const u = v.length === dims ? unit(v) : null;
-    if (u) out.push(u);
-    if (out.length >= size) break;
+  let after = "";
+  for (let read = 0; out.length < size && read < size * 8; ) {
+    const r = await sql<{ id: string; vector: string }>`
+      select id, vector from memory_vectors where brain_id = ${brainId} and kind = ${kind} and id > ${after} order by id limit 500`.execute(
+      db,
+    );
+    for (const row of r.rows) {
+      const v = JSON.parse(row.vector) as number[];
+      const u = v.length === dims ? unit(v) : null;
+      if (u && out.length < size) out.push(u);
+    }
+    read += r.rows.length;
+    if (r.rows.length < 500) break;
+    after = r.rows[r.rows.length - 1]!.id;
+    await pause();
   }
   return out;
 }

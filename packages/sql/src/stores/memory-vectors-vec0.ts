@@ -18,6 +18,7 @@ import {
   floats,
   nearestCells,
   pause,
+  SLICE_WORK,
   sampleSize,
   sampleVectors,
   trainCentroids,
@@ -29,8 +30,10 @@ import { indexable, type VectorIndex, type VectorItem, type VectorKind } from ".
 const vecTableName = (kind: VectorKind, dims: number) => `memory_vec_${kind}_${dims}`;
 /** The partition of one of a brain's cells. */
 const cellPartition = (brainId: string, cell: number) => `${brainId}\u001f${cell}`;
-/** Rows moved from a brain's own partition to their cells per transaction. */
-const MOVE_BATCH = 2000;
+/** Rows moved from a brain's own partition to their cells per transaction: about SLICE_WORK multiply-adds. */
+const moveBatch = (c: Centroids) => Math.max(20, Math.min(2000, Math.floor(SLICE_WORK / (c.count * c.dims))));
+/** How long a failed check waits before it runs again. */
+const RETRY_MS = 60_000;
 
 const cellKey = (brainId: string, kind: VectorKind, dims: number) => `${brainId}\u001f${kind}\u001f${dims}`;
 
@@ -49,7 +52,7 @@ function vec0Cells(db: Kysely<any>, options: VectorCellOptions, exists: (name: s
   /** Vectors put in a brain's own partition since its last check, by brain and kind. */
   const pending = new Map<string, number>();
   /** Checks running (train, then move), by brain, kind and dimension. */
-  const working = new Map<string, Promise<void>>();
+  const working = new Map<string, Promise<unknown>>();
 
   async function centroidsOf(trx: Kysely<any>, brainId: string, kind: VectorKind, dims: number) {
     const key = cellKey(brainId, kind, dims);
@@ -64,10 +67,11 @@ function vec0Cells(db: Kysely<any>, options: VectorCellOptions, exists: (name: s
   async function move(brainId: string, kind: VectorKind, c: Centroids) {
     const name = vecTableName(kind, c.dims);
     if (!(await exists(name))) return;
+    const batch = moveBatch(c);
     for (;;) {
       const moved = await db.transaction().execute(async (trx) => {
         const r = await sql<{ rowid: number; embedding: Uint8Array }>`
-          select rowid, embedding from ${sql.table(name)} where brain_id = ${brainId} limit ${MOVE_BATCH}`.execute(trx);
+          select rowid, embedding from ${sql.table(name)} where brain_id = ${brainId} limit ${batch}`.execute(trx);
         if (!r.rows.length) return 0;
         // one delete per rowid: vec0 looks each up, where `rowid in (...)` scans the table
         for (const row of r.rows) await sql`delete from ${sql.table(name)} where rowid = cast(${row.rowid} as integer)`.execute(trx);
@@ -81,7 +85,7 @@ function vec0Cells(db: Kysely<any>, options: VectorCellOptions, exists: (name: s
           await sql`insert into ${sql.table(name)} (rowid, brain_id, embedding) values ${sql.join(values.slice(i, i + 200))}`.execute(trx);
         return r.rows.length;
       });
-      if (moved < MOVE_BATCH) return;
+      if (moved < batch) return;
       await pause();
     }
   }
@@ -93,7 +97,8 @@ function vec0Cells(db: Kysely<any>, options: VectorCellOptions, exists: (name: s
    */
   function check(brainId: string, kind: VectorKind, dims: number) {
     const key = cellKey(brainId, kind, dims);
-    if (working.has(key)) return;
+    // an id holding the separator could name another brain's cell: such a brain stays in one partition
+    if (working.has(key) || brainId.includes("\u001f")) return;
     const run = (async () => {
       let c = await centroidsOf(db, brainId, kind, dims);
       if (!c) {
@@ -101,16 +106,24 @@ function vec0Cells(db: Kysely<any>, options: VectorCellOptions, exists: (name: s
           db,
         );
         if (Number(r.rows[0]?.n) < trainAt) return;
-        const sample = await sampleVectors(db, brainId, kind, dims, sampleSize(cellCount));
-        if (sample.length < Math.min(trainAt, cellCount)) return;
+        // the count is the kind's, every dimension together: only a full sample of this one trains cells
+        const size = Math.min(sampleSize(cellCount), trainAt);
+        const sample = await sampleVectors(db, brainId, kind, dims, size);
+        if (sample.length < size) return;
         await cells.ensure();
         c = await cells.save(brainId, kind, await trainCentroids(sample, cellCount));
         trained.set(key, c);
       }
       await move(brainId, kind, c);
-    })()
-      .catch(() => undefined)
-      .finally(() => working.delete(key));
+    })().then(
+      () => working.delete(key),
+      (e: unknown) => {
+        // busy past the timeout: try again later (the timer never keeps a process up); a closed database
+        // ends the checks
+        working.delete(key);
+        if (!/destroyed/.test(String((e as Error)?.message))) setTimeout(() => check(brainId, kind, dims), RETRY_MS).unref();
+      },
+    );
     working.set(key, run);
   }
 
@@ -169,7 +182,8 @@ export function vec0Index(db: Kysely<any>, options: VectorCellOptions = {}): Vec
 
   return {
     /** Outside the write's transaction: the table of centroids, so a write can read it. */
-    prepare: () => cells.ensure(),
+    // the cells table is optional: a write goes on without it (its vectors stay in the brain's own partition)
+    prepare: () => cells.ensure().catch(() => undefined),
 
     async beforeWrite(trx, brainId, items) {
       // tables of other dimensions created by other processes: learn them so a re-put clears them
