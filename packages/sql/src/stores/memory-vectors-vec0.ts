@@ -141,6 +141,22 @@ function vec0Cells(db: Kysely<any>, options: VectorCellOptions, exists: (name: s
   };
 }
 
+/** The rowids of `items` already recorded (by the primary key: one kind at a time, ids in chunks). */
+async function recorded(trx: Kysely<any>, brainId: string, items: VectorItem[]) {
+  const out: Array<{ rowid: number; kind: string; id: string }> = [];
+  for (const kind of ["edge", "episode"] as const) {
+    const ids = [...new Set(items.filter((it) => it.kind === kind).map((it) => it.id))];
+    for (let i = 0; i < ids.length; i += 500) {
+      const r = await sql<{ rowid: number; kind: string; id: string }>`
+        select rowid, kind, id from memory_vectors where brain_id = ${brainId} and kind = ${kind} and id in (${sql.join(ids.slice(i, i + 500))})`.execute(
+        trx,
+      );
+      out.push(...r.rows);
+    }
+  }
+  return out;
+}
+
 export function vec0Index(db: Kysely<any>, options: VectorCellOptions = {}): VectorIndex {
   const known = new Set<string>();
   const probes = Math.max(1, options.probes ?? CELL_DEFAULTS.probes);
@@ -162,22 +178,6 @@ export function vec0Index(db: Kysely<any>, options: VectorCellOptions = {}): Vec
     if (!Number(r.rows[0]?.n)) return false;
     known.add(name);
     return true;
-  }
-
-  /** The rowids of `items` already recorded (by the primary key: one kind at a time, ids in chunks). */
-  async function recorded(trx: Kysely<any>, brainId: string, items: VectorItem[]) {
-    const out: Array<{ rowid: number; kind: string; id: string }> = [];
-    for (const kind of ["edge", "episode"] as const) {
-      const ids = [...new Set(items.filter((it) => it.kind === kind).map((it) => it.id))];
-      for (let i = 0; i < ids.length; i += 500) {
-        const r = await sql<{ rowid: number; kind: string; id: string }>`
-          select rowid, kind, id from memory_vectors where brain_id = ${brainId} and kind = ${kind} and id in (${sql.join(ids.slice(i, i + 500))})`.execute(
-          trx,
-        );
-        out.push(...r.rows);
-      }
-    }
-    return out;
   }
 
   return {
