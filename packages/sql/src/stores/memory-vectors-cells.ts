@@ -6,7 +6,7 @@
 // The centroids are trained once and never change, so a vector's cell never moves after it is placed.
 // The math runs in slices that yield to the event loop, so training never holds a request.
 import { type Kysely, sql } from "kysely";
-import type { VectorKind } from "./memory-vectors-shared.js";
+import { norm, type VectorKind } from "./memory-vectors-shared.js";
 
 export interface VectorCellOptions {
   /** Vectors of one kind in a brain from which its cells are trained (default 32,768). */
@@ -42,9 +42,7 @@ export function floats(blob: Uint8Array): Float32Array {
 
 /** The unit vector of `v` as float32 (null for a zero or non-finite vector). */
 export function unit(v: ArrayLike<number>): Float32Array | null {
-  let s = 0;
-  for (let i = 0; i < v.length; i++) s += v[i]! * v[i]!;
-  const n = Math.sqrt(s);
+  const n = norm(v);
   if (!Number.isFinite(n) || n === 0) return null;
   const out = new Float32Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = v[i]! / n;
@@ -53,7 +51,6 @@ export function unit(v: ArrayLike<number>): Float32Array | null {
 
 /** The `n` centroids nearest `v` (largest dot product first). */
 export function nearestCells(c: Centroids, v: Float32Array, n: number): number[] {
-  if (n === 1) return [nearestCell(c, v)];
   const scores = new Float64Array(c.count);
   for (let k = 0; k < c.count; k++) {
     let dot = 0;
@@ -82,7 +79,8 @@ function nearest(c: Centroids, v: Float32Array): { cell: number; dot: number } {
   return { cell, dot: best };
 }
 
-const nearestCell = (c: Centroids, v: Float32Array) => nearest(c, v).cell;
+/** The centroid nearest `v`. */
+export const nearestCell = (c: Centroids, v: Float32Array) => nearest(c, v).cell;
 
 /** Deterministic generator for the initial centroids, so one sample always trains the same cells. */
 function generator(seed: number) {

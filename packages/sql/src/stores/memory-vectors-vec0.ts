@@ -16,6 +16,7 @@ import {
   type Centroids,
   cellStore,
   floats,
+  nearestCell,
   nearestCells,
   pause,
   SLICE_WORK,
@@ -78,7 +79,7 @@ function vec0Cells(db: Kysely<any>, options: VectorCellOptions, exists: (name: s
         const values = r.rows.map((row) => {
           // a vector float32 rounds to zero has no direction: any cell holds it
           const u = unit(floats(row.embedding));
-          const cell = u ? nearestCells(c, u, 1)[0]! : 0;
+          const cell = u ? nearestCell(c, u) : 0;
           return sql`(cast(${row.rowid} as integer), ${cellPartition(brainId, cell)}, ${row.embedding})`;
         });
         for (let i = 0; i < values.length; i += 200)
@@ -181,8 +182,8 @@ export function vec0Index(db: Kysely<any>, options: VectorCellOptions = {}): Vec
   }
 
   return {
-    /** Outside the write's transaction: the table of centroids, so a write can read it. */
-    // the cells table is optional: a write goes on without it (its vectors stay in the brain's own partition)
+    // outside the write's transaction: the table of centroids, so a write can read it; optional, a write goes
+    // on without it (its vectors stay in the brain's own partition)
     prepare: () => cells.ensure().catch(() => undefined),
 
     async beforeWrite(trx, brainId, items) {
@@ -205,7 +206,6 @@ export function vec0Index(db: Kysely<any>, options: VectorCellOptions = {}): Vec
       for (const row of await recorded(trx, brainId, items)) rowids.set(`${row.kind}:${row.id}`, Number(row.rowid));
       const byTable = new Map<string, Array<{ rowid: number; partition: string; vector: number[] }>>();
       const centroids = new Map<string, Centroids | null>();
-      const unplaced = new Set<string>();
       for (const it of items) {
         const rowid = rowids.get(`${it.kind}:${it.id}`)!;
         if (replaced.has(`${it.kind}:${it.id}`))
@@ -219,8 +219,9 @@ export function vec0Index(db: Kysely<any>, options: VectorCellOptions = {}): Vec
         if (!centroids.has(key)) centroids.set(key, await cells.centroidsOf(trx, brainId, it.kind, dims));
         const c = centroids.get(key);
         let partition = brainId;
-        if (c) partition = cellPartition(brainId, nearestCells(c, unit(it.vector) ?? new Float32Array(dims), 1)[0]!);
-        else unplaced.add(key);
+        if (c) partition = cellPartition(brainId, nearestCell(c, unit(it.vector) ?? new Float32Array(dims)));
+        // counted toward the brain's next check, which runs after this transaction
+        else cells.unplaced(brainId, it.kind, dims);
         const rows = byTable.get(name) ?? [];
         rows.push({ rowid, partition, vector: it.vector });
         byTable.set(name, rows);
@@ -230,10 +231,6 @@ export function vec0Index(db: Kysely<any>, options: VectorCellOptions = {}): Vec
           const values = rows.slice(i, i + 200).map((r) => sql`(cast(${r.rowid} as integer), ${r.partition}, ${JSON.stringify(r.vector)})`);
           await sql`insert into ${sql.table(name)} (rowid, brain_id, embedding) values ${sql.join(values)}`.execute(trx);
         }
-      // count what went to the brain's own partition; past checkEvery the brain is counted (after this
-      // transaction) and gets its cells when large enough
-      for (const it of items)
-        if (unplaced.has(cellKey(brainId, it.kind, it.vector.length))) cells.unplaced(brainId, it.kind, it.vector.length);
     },
 
     async search(brainId, kind, vector, limit): Promise<Array<SearchHit<string>>> {
