@@ -151,7 +151,9 @@ export async function run(args: string[]): Promise<void> {
   );
   console.log(`hostile answers: ${latency.statuses}`);
   const memory = await memoryWithConcurrentMaximumSpecs(big);
-  console.log(`\n(3) server RSS with 4 concurrent ${mb} MB specs (worker threads included)`);
+  console.log(
+    `\n(3) server RSS with 4 concurrent ${mb} MB specs (the server process alone: each validation process has its own heap, capped by maxMemoryMb)`,
+  );
   console.log(
     table([{ "RSS before MB": memory.before, "peak RSS MB": memory.peak, "+MB": memory.peak - memory.before, statuses: memory.statuses }]),
   );

@@ -1,10 +1,13 @@
-// The spec worker pool: the caller's buffer (over 4 KB, so not in Node's shared slab) stays usable, since only a copy moves
-// to the worker, unless the caller hands it over (`transfer`); destroy and restart work.
+// The spec pool's child processes: the caller's buffer stays usable; destroy and restart work; a document past the heap
+// cap, a process killed from outside and one past the time limit each end one process and never the host; the
+// processes run below the host's CPU priority.
 
 import { readdirSync, readFileSync } from "node:fs";
 import { getPriority } from "node:os";
+import { SpecPoolBusyError } from "@mountkit/entries";
 import { specPool } from "@mountkit/entries/node";
 import { describe, expect, it } from "vitest";
+import { generateSpec } from "./fixtures/spec-generator.js";
 
 const doc = Buffer.from(
   JSON.stringify({
@@ -14,8 +17,39 @@ const doc = Buffer.from(
   }),
 );
 
+const big = Buffer.from(JSON.stringify(generateSpec({ endpoints: 414, version: "1", format: "3.0", extraSchemas: 300 }).document));
+/** 12 MB of text that parses into 1.5 million objects: far more heap than 32 MB, in any Node version. */
+const heavy = Buffer.from(
+  `{"openapi":"3.1.0","info":{"title":"T","version":"1"},"paths":{},"x-blob":[${Array.from({ length: 1_500_000 }, () => '{"a":1}').join(",")}]}`,
+);
+
+/** Field `i` (1-based, as in proc(5)) of a /proc stat line; fields after the command name split on spaces. */
+const statField = (stat: string, i: number) => stat.slice(stat.lastIndexOf(")") + 2).split(" ")[i - 3];
+
+/** Pids of this process's children running the spec worker (Linux /proc; elsewhere none are seen). */
+function specChildren(): number[] {
+  let pids: string[] = [];
+  try {
+    pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d));
+  } catch {
+    return [];
+  }
+  return pids.map(Number).filter((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      return Number(statField(stat, 4)) === process.pid && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("spec-worker");
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Nice values of a process's threads (field 19 of /proc/<pid>/task/<tid>/stat). */
+const threadNices = (pid: number | "self") =>
+  readdirSync(`/proc/${pid}/task`).map((tid) => Number(statField(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8"), 19)));
+
 describe("spec pool", () => {
-  it("validates a Buffer in a worker without detaching it, twice, and again after destroy", async () => {
+  it("validates a Buffer in a process without detaching it, twice, and again after destroy", async () => {
     const pool = specPool({ inlineBelowBytes: 0, maxThreads: 1 });
     try {
       const first = await pool.validate(doc);
@@ -30,50 +64,121 @@ describe("spec pool", () => {
     }
   }, 60_000);
 
-  it("moves a handed-over buffer to the worker without a copy, and still copies a view of a larger one", async () => {
+  it("external documents are fetched by the parent under the caller's fetcher, and a failed fetch is a warning", async () => {
     const pool = specPool({ inlineBelowBytes: 0, maxThreads: 1 });
+    const withRef = Buffer.from(
+      JSON.stringify({
+        openapi: "3.1.0",
+        info: { title: "T", version: "1" },
+        paths: {
+          "/a": {
+            get: {
+              responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "schemas.json#/Pet" } } } } },
+            },
+          },
+        },
+      }),
+    );
+    const baseUrl = "https://example.test/api/openapi.json";
     try {
-      const own = new Uint8Array(doc);
-      expect((await pool.validate(own, { transfer: true })).answer).toMatchObject({ valid: true, endpoints: 1 });
-      // moved: the caller's view is detached
-      expect(own.byteLength).toBe(0);
-      // a view over part of a buffer (a socket chunk, a slab) is never moved: it would detach bytes that are not the caller's
-      const backing = new Uint8Array(doc.byteLength + 16);
-      backing.set(doc, 8);
-      const view = backing.subarray(8, 8 + doc.byteLength);
-      expect((await pool.validate(view, { transfer: true })).answer).toMatchObject({ valid: true, endpoints: 1 });
-      expect(view.byteLength).toBe(doc.byteLength);
-      expect(backing.byteLength).toBe(doc.byteLength + 16);
+      const asked: string[] = [];
+      const fetched = await pool.validate(withRef, {
+        baseUrl,
+        fetchDocument: async (url) => {
+          asked.push(url.href);
+          return Buffer.from(JSON.stringify({ Pet: { type: "object" } }));
+        },
+      });
+      expect(asked).toEqual(["https://example.test/api/schemas.json"]);
+      expect(fetched.answer).toMatchObject({ valid: true, endpoints: 1, warnings: [] });
+      const refused = await pool.validate(withRef, {
+        baseUrl,
+        fetchDocument: async () => {
+          throw new Error("answered 404");
+        },
+      });
+      expect(refused.answer).toMatchObject({
+        valid: true,
+        warningCount: 1,
+        warnings: [{ message: "could not load https://example.test/api/schemas.json: answered 404" }],
+      });
     } finally {
       await pool.destroy();
     }
   }, 60_000);
 
-  /** Nice values of this process's threads (Linux: field 19 of /proc/self/task/<tid>/stat, after the command name). */
-  const threadNices = () =>
-    readdirSync("/proc/self/task").map((tid) => {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
-      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
-    });
+  it("a document past the heap cap ends its own process, never the host: 422 naming the cap, then a fresh process judges", async () => {
+    const pool = specPool({ inlineBelowBytes: 0, maxThreads: 1, maxMemoryMb: 32 });
+    try {
+      expect((await pool.validate(doc)).answer).toMatchObject({ valid: true, endpoints: 1 });
+      const before = specChildren();
+      expect(before).toHaveLength(1);
+      const r = await pool.validate(heavy);
+      expect(r.answer).toEqual({ valid: false, errors: [{ path: "", message: expect.stringMatching(/^too large: .*maxMemoryMb 32\)/) }] });
+      // the small document is judged, by a process that did not exist before
+      expect((await pool.validate(doc)).answer).toMatchObject({ valid: true, endpoints: 1 });
+      const now = specChildren();
+      expect(now).toHaveLength(1);
+      expect(before).not.toContain(now[0]);
+    } finally {
+      await pool.destroy();
+    }
+    expect(specChildren()).toEqual([]);
+  }, 60_000);
+
+  it("a process killed from outside mid-document answers not judged (busy), and the pool carries on", async () => {
+    const pool = specPool({ inlineBelowBytes: 0, maxThreads: 1 });
+    try {
+      expect((await pool.validate(doc)).answer).toMatchObject({ valid: true });
+      const [pid] = specChildren();
+      const pending = pool.validate(big);
+      await new Promise((r) => setTimeout(r, 50));
+      process.kill(pid!, "SIGKILL");
+      await expect(pending).rejects.toBeInstanceOf(SpecPoolBusyError);
+      expect((await pool.validate(doc)).answer).toMatchObject({ valid: true });
+    } finally {
+      await pool.destroy();
+    }
+  }, 60_000);
+
+  it("past the time limit the process is killed and the document answers 422; destroy answers waiting documents busy", async () => {
+    const pool = specPool({ inlineBelowBytes: 0, maxThreads: 1, timeoutMs: 1 });
+    try {
+      const r = await pool.validate(big);
+      expect(r.answer).toEqual({ valid: false, errors: [{ path: "", message: expect.stringMatching(/^too slow: .*timeoutMs 1\)/) }] });
+    } finally {
+      await pool.destroy();
+    }
+    const slow = specPool({ inlineBelowBytes: 0, maxThreads: 1 });
+    const answers = Promise.allSettled([slow.validate(big), slow.validate(doc)]);
+    await slow.destroy();
+    const [running, waiting] = await answers;
+    expect(running).toMatchObject({ status: "rejected", reason: expect.any(SpecPoolBusyError) });
+    expect(waiting).toMatchObject({ status: "rejected", reason: expect.any(SpecPoolBusyError) });
+    expect(specChildren()).toEqual([]);
+  }, 60_000);
 
   it.runIf(process.platform === "linux")(
-    "runs its worker threads below the event loop's CPU priority, unless told not to",
+    "runs its processes, every thread of them, below the event loop's CPU priority, unless told not to",
     async () => {
       const base = getPriority();
       const lowered = Math.min(19, base + 7);
       const quiet = specPool({ inlineBelowBytes: 0, maxThreads: 1, lowerPriorityBy: 7 });
       try {
-        expect(threadNices()).not.toContain(lowered);
         expect((await quiet.validate(doc)).answer).toMatchObject({ valid: true });
-        // the worker stays alive (idle timeout): exactly one thread runs at the lowered priority, the rest as before
-        expect(threadNices().filter((n) => n === lowered)).toHaveLength(1);
+        // the process stays alive (idle timeout); its threads all run at the lowered priority, the host's as before
+        const [pid] = specChildren();
+        expect(threadNices(pid!).length).toBeGreaterThan(1);
+        expect(new Set(threadNices(pid!))).toEqual(new Set([lowered]));
+        expect(threadNices("self")).not.toContain(lowered);
       } finally {
         await quiet.destroy();
       }
       const plain = specPool({ inlineBelowBytes: 0, maxThreads: 1, lowerPriorityBy: 0 });
       try {
         expect((await plain.validate(doc)).answer).toMatchObject({ valid: true });
-        expect(threadNices()).not.toContain(lowered);
+        const [pid] = specChildren();
+        expect(new Set(threadNices(pid!))).toEqual(new Set([base]));
       } finally {
         await plain.destroy();
       }

@@ -53,8 +53,6 @@ export async function answerFor(
       baseUrl,
       fetchDocument: baseUrl ? sameOriginFetcher(o.fetch) : undefined,
       signal: o.fetch.signal,
-      // the request body (or the fetched document) is read once, here: move it to the worker rather than copy it
-      transfer: true,
     });
     return outcome.answer;
   } catch (e) {

@@ -1,8 +1,8 @@
-// Worker-thread side of the spec pool: parses, validates and catalogues one document off the host's event loop.
-// External `$ref` documents are fetched by the parent (it holds the spec-fetch policy) over a MessagePort.
-import { readlinkSync } from "node:fs";
+// The spec pool's child process: parses, validates and catalogues one document at a time, off the host's event loop and
+// inside its own heap cap (`--max-old-space-size`), so a document that exhausts it ends this process and never the host.
+// External `$ref` documents are fetched by the parent (it holds the spec-fetch policy) over the IPC channel.
+import { readdirSync } from "node:fs";
 import { getPriority, setPriority } from "node:os";
-import type { MessagePort } from "node:worker_threads";
 import type { SpecLimits } from "./limits.js";
 import { type ValidationOutcome, validateSpec } from "./validate.js";
 
@@ -11,63 +11,89 @@ export interface WorkerTask {
   baseUrl?: string;
   limits: SpecLimits;
   maxWarnings?: number;
-  /** Niceness this thread adds to its own once (Linux), so the host's event loop wins the CPU; 0 leaves it. */
-  lowerPriorityBy?: number;
-  /** Present when external documents may be fetched: `{ id, url }` out, `{ id, bytes }` or `{ id, error }` back. */
-  port?: MessagePort;
+  /** The parent fetches external documents for this task: `fetch` out, `fetched` back. */
+  canFetch: boolean;
 }
 
 export type FetchReply = { id: number; bytes: Uint8Array } | { id: number; error: string };
 
-function portFetcher(port: MessagePort) {
-  let next = 0;
-  const waiting = new Map<number, { resolve: (b: Uint8Array) => void; reject: (e: Error) => void }>();
-  port.on("message", (m: FetchReply) => {
-    const w = waiting.get(m.id);
-    if (!w) return;
-    waiting.delete(m.id);
-    if ("bytes" in m) w.resolve(m.bytes);
-    else w.reject(new Error(m.error));
-  });
-  return (url: URL) =>
-    new Promise<Uint8Array>((resolve, reject) => {
-      const id = next++;
-      waiting.set(id, { resolve, reject });
-      port.postMessage({ id, url: url.href });
-    });
-}
-
-let lowered = false;
+/** Parent to child. */
+export type ToWorker = { type: "task"; task: WorkerTask } | { type: "fetched"; reply: FetchReply };
+/** Child to parent: `ready` once it listens, then per task any number of `fetch` and one `done` or `failed`. */
+export type FromWorker =
+  | { type: "ready" }
+  | { type: "fetch"; id: number; url: string }
+  | { type: "done"; outcome: ValidationOutcome }
+  | { type: "failed"; message: string };
 
 /**
  * Validation is background work: on a host with fewer free cores than busy workers, a worker at the event loop's
  * priority takes half of its core while a 16 MB document is validated, and the event loop's GC waits on helper threads
  * starved the same way (issue #10: unrelated requests waited hundreds of ms). Linux gives each thread its own nice
- * value (`setpriority` on the thread id), so only this thread yields; elsewhere, or when not allowed, nothing changes.
+ * value, so each thread this process already has is lowered (threads started later inherit it); elsewhere the process
+ * is lowered as a whole, and when not allowed nothing changes.
  */
 function lowerPriority(by: number): void {
-  if (lowered || by <= 0) return;
-  lowered = true;
+  if (!(by > 0)) return;
+  const lower = (id: number) => setPriority(id, Math.min(19, getPriority(id) + by));
   try {
-    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, Math.min(19, getPriority(tid) + by));
+    for (const tid of readdirSync("/proc/self/task")) lower(Number(tid));
   } catch {
-    // no /proc (not Linux) or no permission: the worker runs at the host's priority
+    try {
+      lower(0);
+    } catch {
+      // not allowed: the worker runs at the host's priority
+    }
   }
 }
 
-export default async function validateInWorker(task: WorkerTask): Promise<ValidationOutcome> {
-  lowerPriority(task.lowerPriorityBy ?? 0);
-  // tells the parent the task left the queue: the time limit counts from here
-  task.port?.postMessage({ started: true });
+function send(m: FromWorker): void {
+  process.send?.(m);
+}
+
+const waiting = new Map<number, { resolve: (b: Uint8Array) => void; reject: (e: Error) => void }>();
+let nextFetch = 0;
+
+function fetchThroughParent(url: URL): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const id = nextFetch++;
+    waiting.set(id, { resolve, reject });
+    send({ type: "fetch", id, url: url.href });
+  });
+}
+
+async function run(task: WorkerTask): Promise<void> {
   try {
-    return await validateSpec(task.bytes, {
+    const outcome = await validateSpec(task.bytes, {
       baseUrl: task.baseUrl,
       limits: task.limits,
       maxWarnings: task.maxWarnings,
-      fetchDocument: task.port && task.baseUrl ? portFetcher(task.port) : undefined,
+      fetchDocument: task.canFetch && task.baseUrl ? fetchThroughParent : undefined,
     });
-  } finally {
-    task.port?.close();
+    send({ type: "done", outcome });
+  } catch (e) {
+    send({ type: "failed", message: (e as Error)?.message ?? String(e) });
   }
+}
+
+function onMessage(m: ToWorker): void {
+  if (m.type === "task") {
+    void run(m.task);
+    return;
+  }
+  const w = waiting.get(m.reply.id);
+  if (!w) return;
+  waiting.delete(m.reply.id);
+  if ("bytes" in m.reply) w.resolve(m.reply.bytes);
+  else w.reject(new Error(m.reply.error));
+}
+
+// Only as a child with an IPC channel: imported anywhere else, this module does nothing. Its one argument is the
+// niceness to add (`lowerPriorityBy`).
+if (process.send) {
+  lowerPriority(Number(process.argv[2] ?? 0));
+  process.on("message", onMessage);
+  send({ type: "ready" });
+  // the parent went away (it crashed, or closed the channel): nothing is left to answer
+  process.on("disconnect", () => process.exit(0));
 }

@@ -1,4 +1,4 @@
-// `#spec-runtime` on Node: the piscina validation pool, and the SSRF-safe fetch that pins each connection to the
+// `#spec-runtime` on Node: the validation process pool, and the SSRF-safe fetch that pins each connection to the
 // address it vetted (DNS resolved by the kit).
 import { safeFetch } from "../fetch/safe-fetch.js";
 import { specPool } from "../openapi/pool.js";
