@@ -1,13 +1,14 @@
 // Full-text search of the SQL memory store, ranked with BM25 on both engines: FTS5's bm25() over the
 // brain's own FTS5 table on SQLite (memory-fts.ts), the Okapi formula over the brain's own documents on
-// PostgreSQL (memory-search-pg.ts). On SQLite, past a budget of matches, the rows holding every query word
-// are ranked first (memory-search-scale.ts).
+// PostgreSQL (memory-search-pg.ts). On SQLite, past a budget of matches, bounded tiers of the newest rows
+// are ranked (memory-search-scale.ts).
 import { type SearchHit, searchTerms } from "@mountkit/memory";
 import { sql } from "kysely";
 import type { ftsTables } from "./memory-fts.js";
 import { type At, cols, type Db, type Kind, type Row, table, visible } from "./memory-rows.js";
 import { PG_SEARCH_DEFAULTS, searchPg } from "./memory-search-pg.js";
-import { RANK_BUDGET, wordsToRequire } from "./memory-search-scale.js";
+import { bm25, ftsRanker, ftsTokens } from "./memory-fts-rank.js";
+import { byRank, RANK_BUDGET, RANK_POOL, RANK_TOKENS, type SearchTiers, tieredSearch } from "./memory-search-scale.js";
 
 /** What a search reads besides its arguments. */
 export interface MemorySearchContext {
@@ -22,6 +23,58 @@ export interface MemorySearchContext {
 
 const ftsPhrase = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
+/** SQLite's searches of one brain's FTS5 table, for tieredSearch. */
+function sqliteTiers(db: Db, ftsName: string, kind: Kind, brainId: string, words: string[], limit: number, at: At): SearchTiers<Row> {
+  const fts = sql.table(ftsName);
+  const t = sql.table(table(kind));
+  const ranker = ftsRanker(db, ftsName, ftsPhrase);
+  /** The visible rows among `rowids`, best first by their rank. */
+  const visibleOf = async (ranks: Map<number, number>) => {
+    if (!ranks.size) return [];
+    // CROSS JOIN keeps the listed rowids the outer loop: with `rowid in (...)` the planner preferred the brain's index
+    const r = await sql<Row>`
+      select t.rowid as rowid_, ${cols(kind)} from json_each(${JSON.stringify([...ranks.keys()])}) j
+      cross join ${t} t
+      where t.rowid = j.value and t.brain_id = ${brainId} and ${visible[kind](at)}`.execute(db);
+    return r.rows
+      .map(({ rowid_, ...row }) => ({ ...row, rank: ranks.get(Number(rowid_))! }) as Row)
+      .sort(byRank)
+      .slice(0, limit);
+  };
+  return {
+    // FTS5 ranks its own matches first (ORDER BY rank on the FTS table alone, no row lookups), then only the best
+    // `pool` are read and filtered bi-temporally
+    async ranked(expr, pool) {
+      const r = await sql<Row>`
+        select ${cols(kind)}, f.rank as rank
+        from (select rowid, rank from ${fts} where ${fts} match ${expr} order by rank ${pool === null ? sql`` : sql`limit ${pool}`}) f
+        cross join ${t} t
+        where t.rowid = f.rowid and t.brain_id = ${brainId} and ${visible[kind](at)}
+        order by f.rank, t.id limit ${limit}`.execute(db);
+      return r.rows;
+    },
+    // FTS5 walks a match newest first and stops after `n` rows, fewer for long rows (RANK_TOKENS); the rows' own
+    // text gives each word's occurrences
+    async newest(expr, n) {
+      const stats = await ranker.statistics();
+      const avgdl = stats.rows ? stats.tokens / stats.rows : 1;
+      const rows = Math.max(limit * 4 + 50, Math.min(n, Math.floor(RANK_TOKENS / avgdl)));
+      const r = await sql<{ rowid: number; terms: string }>`
+        select rowid, terms from ${fts} where ${fts} match ${expr} order by rowid desc limit ${rows}`.execute(db);
+      const counts = await ranker.documentCounts(words, stats);
+      const phrases = words.map(ftsTokens);
+      const scored = r.rows.map((row) => [Number(row.rowid), bm25(row.terms, phrases, counts, stats)] as [number, number]);
+      scored.sort((a, b) => a[1] - b[1]);
+      return visibleOf(new Map(scored.slice(0, limit * 4 + 50)));
+    },
+    async moreThan(expr, n) {
+      const r = await sql`select rowid from ${fts} where ${fts} match ${expr} order by rowid desc limit 1 offset ${n}`.execute(db);
+      return r.rows.length > 0;
+    },
+    phrase: ftsPhrase,
+  };
+}
+
 /** The best `limit` hits of `query` among the brain's `kind` rows visible at `at`, best first. */
 export async function searchMemory<T>(
   ctx: MemorySearchContext,
@@ -35,41 +88,18 @@ export async function searchMemory<T>(
   const { db, pg, ftsByBrain } = ctx;
   const terms = [...new Set(searchTerms(query))];
   if (!terms.length || limit <= 0) return [];
-  const t = sql.table(table(kind));
   if (!pg) {
     const name = await ftsByBrain.find(kind, brainId);
     if (!name) return [];
-    const fts = sql.table(name);
-    const match = terms.map(ftsPhrase).join(" OR ");
-    // FTS5 ranks its own matches first (ORDER BY rank on the FTS table alone, no row lookups), then only
-    // the best `pool` are read and filtered bi-temporally. Most hits are visible at a recent point; when
-    // the filter leaves fewer than `limit` from a full pool, every match is ranked after the filter.
-    const ranked = async (expr: string, pool: number | null) =>
-      sql<Row>`
-        select ${cols(kind)}, f.rank as rank
-        from (select rowid, rank from ${fts} where ${fts} match ${expr} order by rank ${pool === null ? sql`` : sql`limit ${pool}`}) f
-        cross join ${t} t
-        where t.rowid = f.rowid and t.brain_id = ${brainId} and ${visible[kind](at)}
-        order by f.rank, t.id limit ${limit}`.execute(db);
-    const pool = limit * 4 + 50;
-    // past RANK_BUDGET matches, the rows holding every word go first (memory-search-scale.ts)
-    const all = await wordsToRequire(
-      db,
-      fts,
+    const rows = await tieredSearch(
       terms,
-      (ws, any) => sql`${fts} match ${ws.map(ftsPhrase).join(any ? " OR " : " AND ")}`,
+      limit,
       ctx.rankBudget ?? RANK_BUDGET,
+      RANK_POOL,
+      sqliteTiers(db, name, kind, brainId, terms, limit, at),
     );
-    let r = all ? await ranked(all.map(ftsPhrase).join(" AND "), pool) : null;
-    if (!r || r.rows.length < limit) {
-      r = await ranked(match, pool);
-      if (r.rows.length < limit) {
-        const matches = await sql<{ n: number }>`select count(*) as n from ${fts} where ${fts} match ${match}`.execute(db);
-        if (Number(matches.rows[0]?.n) > pool) r = await ranked(match, null);
-      }
-    }
     // bm25 (the rank column) is lower-is-better
-    return r.rows.map((row) => ({ item: map(row), score: -Number(row.rank) }));
+    return rows.map((row) => ({ item: map(row), score: -Number(row.rank) }));
   }
   // PostgreSQL: BM25 in SQL with bounded work (memory-search-pg.ts)
   const budget = ctx.rankBudget ?? PG_SEARCH_DEFAULTS.budget;

@@ -22,9 +22,10 @@ import type { VectorCellOptions } from "./memory-vectors-cells.js";
 
 export interface SqlMemoryStoreOptions {
   /**
-   * Matching rows up to which full-text search ranks every match; past it the rows holding every query word
-   * go first (SQLite: memory-search-scale.ts, default RANK_BUDGET 20,000; PostgreSQL: memory-search-pg.ts,
-   * default 1,000, where the newest of them and the rare words' rows are ranked).
+   * Matching rows up to which full-text search ranks every match (exact BM25). Past it, the newest rows are
+   * ranked: on SQLite (memory-search-scale.ts, default RANK_BUDGET 5,000) the newest 1,000 holding every word,
+   * then the newest holding any, with BM25 computed from cached word counts (memory-fts-rank.ts); on
+   * PostgreSQL (memory-search-pg.ts, default 1,000) the newest of them and the rare words' rows.
    */
   rankBudget?: number;
   /**
