@@ -220,7 +220,7 @@ export async function seedEdges(
   }
 }
 
-function scaleQueries(queries: number, seed: number): string[] {
+export function scaleQueries(queries: number, seed: number): string[] {
   const r = rng(seed);
   const pick = <T>(a: readonly T[]) => a[Math.floor(r() * a.length)]!;
   return Array.from({ length: queries }, (_, i) =>

@@ -16,7 +16,7 @@ function table(texts: string[]) {
   const db = new Database(join(dir, `t${Math.random().toString(36).slice(2)}.sqlite`));
   db.exec(`create virtual table f using fts5(terms, tokenize = '${FTS_TOKENIZER}')`);
   const insert = db.prepare("insert into f (rowid, terms) values (?, ?)");
-  texts.forEach((t, i) => insert.run(i + 1, t));
+  for (const [i, t] of texts.entries()) insert.run(i + 1, t);
   return db;
 }
 
