@@ -50,11 +50,11 @@ export async function tieredSearch<R extends Ranked>(
   io: SearchTiers<R>,
 ): Promise<R[]> {
   const any = words.map(io.phrase).join(" OR ");
-  const bestPool = limit * 4 + 50;
+  const best = bestPool(limit);
   const exact = async () => {
-    const r = await io.ranked(any, bestPool);
+    const r = await io.ranked(any, best);
     // the filter left fewer than `limit` from a full pool: rank every match after the filter
-    return r.length < limit && (await io.moreThan(any, bestPool)) ? io.ranked(any, null) : r;
+    return r.length < limit && (await io.moreThan(any, best)) ? io.ranked(any, null) : r;
   };
   if (!(await io.moreThan(any, budget))) return exact();
   const present: string[] = [];
@@ -66,6 +66,9 @@ export async function tieredSearch<R extends Ranked>(
   if (merged.size < limit) return exact();
   return [...merged.values()].sort(byRank).slice(0, limit);
 }
+
+/** The best rows read back and filtered bi-temporally for `limit` hits: most are visible at a recent point. */
+export const bestPool = (limit: number) => limit * 4 + 50;
 
 /** A row with its rank (lower is better) and id. */
 type Ranked = Record<string, any>;

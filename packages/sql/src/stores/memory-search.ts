@@ -8,7 +8,7 @@ import type { ftsTables } from "./memory-fts.js";
 import { type At, cols, type Db, type Kind, type Row, table, visible } from "./memory-rows.js";
 import { PG_SEARCH_DEFAULTS, searchPg } from "./memory-search-pg.js";
 import { bm25, ftsRanker, ftsTokens } from "./memory-fts-rank.js";
-import { byRank, RANK_BUDGET, RANK_POOL, RANK_TOKENS, type SearchTiers, tieredSearch } from "./memory-search-scale.js";
+import { bestPool, byRank, RANK_BUDGET, RANK_POOL, RANK_TOKENS, type SearchTiers, tieredSearch } from "./memory-search-scale.js";
 
 /** What a search reads besides its arguments. */
 export interface MemorySearchContext {
@@ -17,7 +17,7 @@ export interface MemorySearchContext {
   pg: boolean;
   /** SQLite: the brains' FTS5 tables. */
   ftsByBrain: ReturnType<typeof ftsTables>;
-  /** Matching rows past which the rows holding every word are ranked first (default per engine). */
+  /** Matching rows past which bounded sets of the newest rows are ranked instead of every match (default per engine). */
   rankBudget?: number;
 }
 
@@ -58,14 +58,14 @@ function sqliteTiers(db: Db, ftsName: string, kind: Kind, brainId: string, words
     async newest(expr, n) {
       const stats = await ranker.statistics();
       const avgdl = stats.rows ? stats.tokens / stats.rows : 1;
-      const rows = Math.max(limit * 4 + 50, Math.min(n, Math.floor(RANK_TOKENS / avgdl)));
+      const rows = Math.max(bestPool(limit), Math.min(n, Math.floor(RANK_TOKENS / avgdl)));
       const r = await sql<{ rowid: number; terms: string }>`
         select rowid, terms from ${fts} where ${fts} match ${expr} order by rowid desc limit ${rows}`.execute(db);
       const counts = await ranker.documentCounts(words, stats);
       const phrases = words.map(ftsTokens);
       const scored = r.rows.map((row) => [Number(row.rowid), bm25(row.terms, phrases, counts, stats)] as [number, number]);
       scored.sort((a, b) => a[1] - b[1]);
-      return visibleOf(new Map(scored.slice(0, limit * 4 + 50)));
+      return visibleOf(new Map(scored.slice(0, bestPool(limit))));
     },
     async moreThan(expr, n) {
       const r = await sql`select rowid from ${fts} where ${fts} match ${expr} order by rowid desc limit 1 offset ${n}`.execute(db);
