@@ -108,13 +108,18 @@ export function bm25(text: string, phrases: string[][], documentCounts: number[]
   return -score;
 }
 
-/** Counted document frequencies, per FTS table and word, with the table's row count when counted. */
-const counted = new Map<string, { df: number; rows: number }>();
+/**
+ * Counted document frequencies per database (two SQLite files may hold a brain of the same id), FTS table and word,
+ * with the table's row count when counted.
+ */
+const countedByDb = new WeakMap<object, Map<string, { df: number; rows: number }>>();
 const MAX_COUNTED = 50_000;
 
 /** The statistics of a brain's FTS5 table and a cached document count per word (`phrase` quotes one for MATCH). */
 export function ftsRanker(db: Kysely<any>, ftsName: string, phrase: (w: string) => string) {
   const fts = sql.table(ftsName);
+  const cache = countedByDb.get(db) ?? new Map<string, { df: number; rows: number }>();
+  countedByDb.set(db, cache);
   return {
     async statistics(): Promise<FtsStatistics> {
       const r = await sql<{ block: Uint8Array }>`select block from ${sql.table(`${ftsName}_data`)} where id = 1`.execute(db);
@@ -125,7 +130,7 @@ export function ftsRanker(db: Kysely<any>, ftsName: string, phrase: (w: string) 
       const out: number[] = [];
       for (const w of words) {
         const key = `${ftsName}\u0000${w}`;
-        const hit = counted.get(key);
+        const hit = cache.get(key);
         // a tenth more (or fewer) rows than when counted: count again
         if (hit && Math.abs(stats.rows - hit.rows) <= hit.rows / 10) {
           out.push(hit.df);
@@ -133,9 +138,9 @@ export function ftsRanker(db: Kysely<any>, ftsName: string, phrase: (w: string) 
         }
         const c = await sql<{ n: number }>`select count(*) as n from ${fts} where ${fts} match ${phrase(w)}`.execute(db);
         const df = Number(c.rows[0]?.n ?? 0);
-        counted.delete(key);
-        counted.set(key, { df, rows: stats.rows });
-        if (counted.size > MAX_COUNTED) counted.delete(counted.keys().next().value!);
+        cache.delete(key);
+        cache.set(key, { df, rows: stats.rows });
+        if (cache.size > MAX_COUNTED) cache.delete(cache.keys().next().value!);
         out.push(df);
       }
       return out;
