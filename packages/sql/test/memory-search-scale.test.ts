@@ -78,6 +78,20 @@ forEachDatabase("sqlMemoryStore full-text search past the rank budget", (dialect
     expect(common.every((id) => edges.slice(0, 40).some((e) => e.id === id))).toBe(true);
   });
 
+  // PostgreSQL only: new rows wait in each full-text index's pending list, read whole by every search until merged
+  if (dialect === "postgres")
+    it("the full-text indexes keep a pending list of at most 256 kB", async () => {
+      const db = use.db.kysely as Kysely<any>;
+      const r = await sql<{ name: string; options: string[] | null }>`
+        select relname as name, reloptions as options from pg_class where relname like 'memory\_%\_search' order by relname`.execute(db);
+      expect(r.rows).toEqual(
+        ["memory_edges_search", "memory_entities_search", "memory_episodes_search"].map((name) => ({
+          name,
+          options: ["gin_pending_list_limit=256"],
+        })),
+      );
+    });
+
   // PostgreSQL only: its search plans lean on planner statistics (SQLite's FTS5 ranks without them)
   if (dialect === "postgres")
     it("a table that changed by more than a tenth since its last analyze is analyzed", async () => {

@@ -241,5 +241,19 @@ export const memoryMigrations: MigrationSet = {
         ]);
       },
     },
+    {
+      version: 12,
+      name: "PostgreSQL: full-text indexes keep a short pending list (256 kB), so a search never reads a long one",
+      async up(db, dialect) {
+        if (dialect !== "postgres") return;
+        // GIN's fast update queues new rows in an unsorted pending list that every search reads whole until it
+        // is merged (at 4 MB by default, or by vacuum): under steady ingest a search paid for thousands of
+        // queued rows (3,000 edges queued: median 13.9 ms against 12.2 ms after a merge, max 32 ms against 16)
+        await exec(
+          db,
+          ["episodes", "entities", "edges"].map((kind) => `alter index memory_${kind}_search set (gin_pending_list_limit = 256)`),
+        );
+      },
+    },
   ],
 };

@@ -65,7 +65,7 @@ async function frequencies(db: Db, from: RawBuilder<unknown>, brainId: string, l
   const out: Frequency[] = [];
   for (const lexeme of lexemes) {
     const guess = await estimate(db, from, brainId, lexeme);
-    if (guess > budget * 4) {
+    if (guess > budget) {
       out.push({ lexeme, df: guess, rare: false });
       continue;
     }
