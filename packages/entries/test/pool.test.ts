@@ -3,6 +3,7 @@
 // processes run below the host's CPU priority.
 
 import { readdirSync, readFileSync } from "node:fs";
+import { getEventListeners } from "node:events";
 import { getPriority } from "node:os";
 import { SpecPoolBusyError } from "@mountkit/entries";
 import { specPool } from "@mountkit/entries/node";
@@ -102,6 +103,42 @@ describe("spec pool", () => {
         warningCount: 1,
         warnings: [{ message: "could not load https://example.test/api/schemas.json: answered 404" }],
       });
+    } finally {
+      await pool.destroy();
+    }
+  }, 60_000);
+
+  it("a fetcher that throws at once or rejects with a non-error is a warning; a queued document's abort listener goes", async () => {
+    const pool = specPool({ inlineBelowBytes: 0, maxThreads: 1 });
+    const withRef = Buffer.from(
+      JSON.stringify({
+        openapi: "3.1.0",
+        info: { title: "T", version: "1" },
+        paths: {
+          "/a": {
+            get: { responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "s.json#/P" } } } } } },
+          },
+        },
+      }),
+    );
+    try {
+      const thrown = await pool.validate(withRef, {
+        baseUrl: "https://example.test/api.json",
+        fetchDocument: () => {
+          throw new Error("thrown at once");
+        },
+      });
+      expect(thrown.answer).toMatchObject({ valid: true, warnings: [{ message: expect.stringMatching(/thrown at once$/) }] });
+      const odd = await pool.validate(withRef, {
+        baseUrl: "https://example.test/api.json",
+        fetchDocument: () => Promise.reject(undefined),
+      });
+      expect(odd.answer).toMatchObject({ valid: true, warningCount: 1 });
+      // one process: the second document waits in the queue with the caller's long-lived signal, then runs
+      const signal = new AbortController().signal;
+      const answers = await Promise.all([pool.validate(doc, { signal }), pool.validate(doc, { signal })]);
+      expect(answers.map((a) => a.answer.valid)).toEqual([true, true]);
+      expect(getEventListeners(signal, "abort")).toHaveLength(0);
     } finally {
       await pool.destroy();
     }

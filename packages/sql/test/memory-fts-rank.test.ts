@@ -68,3 +68,11 @@ it("scores text the tokenizer splits and folds (apostrophes, diacritics, capital
   compare(texts, ["o'neil", "zoe", "cafe", "krakow", "neil", "text"]);
   expect(ftsTokens("O'Neil's Café—Zoë")).toEqual(["o", "neil", "s", "cafe", "zoe"]);
 });
+
+it("a cached count older than the totals never makes a score NaN: more documents than rows weigh as every row", () => {
+  const stats = { rows: 5, tokens: 10 };
+  const stale = bm25("alpha beta", [["alpha"]], [9], stats);
+  expect(Number.isFinite(stale)).toBe(true);
+  expect(stale).toBeCloseTo(bm25("alpha beta", [["alpha"]], [5], stats), 12);
+  expect(stale).toBeLessThan(0);
+});

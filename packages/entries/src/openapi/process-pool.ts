@@ -39,6 +39,8 @@ interface Child {
   task?: Task;
   idleTimer?: NodeJS.Timeout;
   closed: Promise<void>;
+  /** The process has ended and its streams are closed. */
+  gone: boolean;
 }
 
 export interface ProcessPool {
@@ -47,10 +49,13 @@ export interface ProcessPool {
   destroy(): Promise<void>;
 }
 
+/** Time a child may take to start and say it is ready, at least. */
+const START_MS = 30_000;
+
 const invalid = (message: string): ValidationOutcome => ({ answer: { valid: false, errors: [{ path: "", message }] } });
 
 /** What V8 prints when a heap cap is reached (the wording differs between the main heap, a local heap and versions). */
-const OUT_OF_HEAP = /heap out of memory|allocation failed|heap limit|Ineffective mark-compacts/i;
+const OUT_OF_HEAP = /out of memory|allocation failed|heap limit|Ineffective mark-compacts|invalid size error/i;
 
 /** The host's NODE_OPTIONS (a loader, a debugger, its own heap size) are the host's; the child runs plain Node. */
 function childEnv(): NodeJS.ProcessEnv {
@@ -67,6 +72,8 @@ function hold(c: Child, on: boolean): void {
 interface PoolState {
   o: ProcessPoolOptions;
   all: Set<Child>;
+  /** Children told to end that have not yet. */
+  ending: Set<Child>;
   idle: Child[];
   waiting: Array<{ take: (c: Child) => void; refuse: (e: unknown) => void }>;
 }
@@ -86,6 +93,8 @@ function retire(state: PoolState, c: Child): void {
   clearTimeout(c.idleTimer);
   // held until it has gone, so that a caller awaiting destroy() sees it go
   hold(c, true);
+  if (c.gone) return;
+  state.ending.add(c);
   c.proc.kill("SIGKILL");
 }
 
@@ -112,16 +121,31 @@ function onMessage(state: PoolState, c: Child, m: FromWorker): void {
     return;
   }
   const reply = (r: ToWorker) => {
-    if (c.task === t && c.proc.connected) c.proc.send(r);
+    if (c.task === t && c.proc.connected) send(state, c, r);
   };
-  if (!t.req.fetchDocument) {
-    reply({ type: "fetched", reply: { id: m.id, error: "external documents are not fetched" } });
-    return;
+  const fetchDocument = t.req.fetchDocument;
+  // the caller's fetcher may throw at once, reject with anything, or answer what cannot be sent: each is a failed fetch
+  Promise.resolve()
+    .then(() => (fetchDocument ? fetchDocument(new URL(m.url)) : Promise.reject(new Error("external documents are not fetched"))))
+    .then(
+      (bytes) => reply({ type: "fetched", reply: { id: m.id, bytes } }),
+      (e: unknown) => reply({ type: "fetched", reply: { id: m.id, error: String((e as Error | undefined)?.message ?? e) } }),
+    );
+}
+
+/** The child's channel refused a message: the document is not judged, and the child ends. */
+function failReach(state: PoolState, c: Child): void {
+  finish(c, { ok: false, error: new SpecPoolBusyError("the validation process could not be reached") });
+  retire(state, c);
+}
+
+/** Sends to a child; a message that cannot be serialized or a closed channel fails its document. */
+function send(state: PoolState, c: Child, m: ToWorker): void {
+  try {
+    c.proc.send(m, (e) => e && failReach(state, c));
+  } catch {
+    failReach(state, c);
   }
-  t.req.fetchDocument(new URL(m.url)).then(
-    (bytes) => reply({ type: "fetched", reply: { id: m.id, bytes } }),
-    (e: unknown) => reply({ type: "fetched", reply: { id: m.id, error: (e as Error).message } }),
-  );
 }
 
 /** How a child that ended under a document answers for it: out of heap is the document's fault (422), else not judged. */
@@ -151,19 +175,27 @@ function spawn(state: PoolState): Child {
   const ready = deferred<void>();
   const closed = deferred<void>();
   ready.promise.catch(() => {});
-  const c: Child = { proc, stderr: "", outOfHeap: false, ready: ready.promise, closed: closed.promise };
+  const c: Child = { proc, stderr: "", outOfHeap: false, ready: ready.promise, closed: closed.promise, gone: false };
   proc.stderr?.setEncoding("utf8");
   proc.stderr?.on("data", (s: string) => {
     const text = c.stderr + s;
     if (OUT_OF_HEAP.test(text)) c.outOfHeap = true;
     c.stderr = text.slice(-256);
   });
-  proc.on("message", (m: FromWorker) => (m.type === "ready" ? ready.resolve() : onMessage(state, c, m)));
-  let gone = false;
+  // a child that neither says it is ready nor ends within the start limit is ended (its document is not judged)
+  const starting = setTimeout(() => failReach(state, c), Math.max(o.timeoutMs, START_MS));
+  starting.unref();
+  proc.on("message", (m: FromWorker) => {
+    if (m.type !== "ready") return onMessage(state, c, m);
+    clearTimeout(starting);
+    ready.resolve();
+  });
   const onGone = (code: number | null, signal: NodeJS.Signals | null) => {
-    if (gone) return;
-    gone = true;
+    if (c.gone) return;
+    c.gone = true;
+    clearTimeout(starting);
     if (state.all.has(c)) retire(state, c);
+    state.ending.delete(c);
     ready.reject(new SpecPoolBusyError("the validation process ended before it was ready"));
     finish(c, ended(state, c, code, signal));
     closed.resolve();
@@ -188,18 +220,25 @@ function acquire(state: PoolState, signal: AbortSignal | undefined): Promise<Chi
   }
   if (state.all.size < state.o.size) return Promise.resolve(spawn(state));
   return new Promise((take, refuse) => {
-    const entry = { take, refuse };
-    state.waiting.push(entry);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        const i = state.waiting.indexOf(entry);
-        if (i < 0) return;
-        state.waiting.splice(i, 1);
-        refuse(signal.reason);
+    const onAbort = () => {
+      const i = state.waiting.indexOf(entry);
+      if (i < 0) return;
+      state.waiting.splice(i, 1);
+      refuse(signal?.reason);
+    };
+    // the abort listener goes when the document leaves the queue, so a long-lived signal gathers none
+    const entry = {
+      take: (c: Child) => {
+        signal?.removeEventListener("abort", onAbort);
+        take(c);
       },
-      { once: true },
-    );
+      refuse: (e: unknown) => {
+        signal?.removeEventListener("abort", onAbort);
+        refuse(e);
+      },
+    };
+    state.waiting.push(entry);
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
 
@@ -229,11 +268,7 @@ function runOn(state: PoolState, c: Child, task: Omit<WorkerTask, "canFetch">, r
         finish(c, { ok: true, outcome: invalid(limitMessages.time(state.o.timeoutMs)) });
         retire(state, c);
       }, state.o.timeoutMs);
-      c.proc.send({ type: "task", task: { ...task, canFetch: !!req.fetchDocument } } satisfies ToWorker, (e) => {
-        if (!e) return;
-        finish(c, { ok: false, error: new SpecPoolBusyError("the validation process could not be reached") });
-        retire(state, c);
-      });
+      send(state, c, { type: "task", task: { ...task, canFetch: !!req.fetchDocument } });
     },
     () => {},
   );
@@ -241,7 +276,7 @@ function runOn(state: PoolState, c: Child, task: Omit<WorkerTask, "canFetch">, r
 }
 
 export function processPool(o: ProcessPoolOptions): ProcessPool {
-  const state: PoolState = { o, all: new Set(), idle: [], waiting: [] };
+  const state: PoolState = { o, all: new Set(), ending: new Set(), idle: [], waiting: [] };
   return {
     async run(task, req) {
       req.signal?.throwIfAborted();
@@ -255,7 +290,7 @@ export function processPool(o: ProcessPoolOptions): ProcessPool {
         finish(c, { ok: false, error: closed });
         retire(state, c);
       }
-      await Promise.all(children.map((c) => c.closed));
+      await Promise.all([...children, ...state.ending].map((c) => c.closed));
     },
   };
 }

@@ -1,8 +1,9 @@
 // BM25 of FTS5 rows computed here, the way FTS5's bm25() computes it, for searches past the rank budget.
 // FTS5's bm25() learns each phrase's document count by reading that phrase's whole doclist on every query:
 // at 1M facts, "gave talk wonka corp" read 700k postings (~70 ms) to rank 1,000 rows. Here the row and token
-// totals come from FTS5's own averages record (one small row) and each word's document count from a cache,
-// counted again once the table has grown by a tenth, so ranking a bounded set of rows costs only those rows.
+// totals come from FTS5's own averages record (one small row) and each common word's document count from a
+// cache, counted again once the table has grown or shrunk by a tenth, so ranking a bounded set of rows costs
+// only those rows.
 import { type Kysely, sql } from "kysely";
 
 /** FTS5's bm25() defaults. */
@@ -100,9 +101,10 @@ export function bm25(text: string, phrases: string[][], documentCounts: number[]
   let score = 0;
   tf.forEach((n, i) => {
     if (!n) return;
-    const df = documentCounts[i] ?? 0;
+    // a cached count may be a little older than the totals: never more documents than rows
+    const df = Math.min(Math.max(documentCounts[i] ?? 0, 0), stats.rows);
     let idf = Math.log((stats.rows - df + 0.5) / (df + 0.5));
-    if (idf <= 0) idf = 1e-6;
+    if (!(idf > 0)) idf = 1e-6;
     score += (idf * (n * (K1 + 1))) / (n + K1 * (1 - B + (B * length) / avgdl));
   });
   return -score;
@@ -114,6 +116,8 @@ export function bm25(text: string, phrases: string[][], documentCounts: number[]
  */
 const countedByDb = new WeakMap<object, Map<string, { df: number; rows: number }>>();
 const MAX_COUNTED = 50_000;
+/** Counts below this are not cached. */
+const CACHE_FROM = 1_000;
 
 /** The statistics of a brain's FTS5 table and a cached document count per word (`phrase` quotes one for MATCH). */
 export function ftsRanker(db: Kysely<any>, ftsName: string, phrase: (w: string) => string) {
@@ -139,7 +143,8 @@ export function ftsRanker(db: Kysely<any>, ftsName: string, phrase: (w: string) 
         const c = await sql<{ n: number }>`select count(*) as n from ${fts} where ${fts} match ${phrase(w)}`.execute(db);
         const df = Number(c.rows[0]?.n ?? 0);
         cache.delete(key);
-        cache.set(key, { df, rows: stats.rows });
+        // a rare word is counted again each time (its posting list is short): a few new rows change its weight a lot
+        if (df >= CACHE_FROM) cache.set(key, { df, rows: stats.rows });
         if (cache.size > MAX_COUNTED) cache.delete(cache.keys().next().value!);
         out.push(df);
       }
