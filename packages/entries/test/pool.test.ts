@@ -24,6 +24,19 @@ const heavy = Buffer.from(
   `{"openapi":"3.1.0","info":{"title":"T","version":"1"},"paths":{},"x-blob":[${Array.from({ length: 1_500_000 }, () => '{"a":1}').join(",")}]}`,
 );
 
+/** A document whose one schema lives in another document, `schemas.json` beside it. */
+const withRef = Buffer.from(
+  JSON.stringify({
+    openapi: "3.1.0",
+    info: { title: "T", version: "1" },
+    paths: {
+      "/a": {
+        get: { responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "schemas.json#/Pet" } } } } } },
+      },
+    },
+  }),
+);
+
 /** Field `i` (1-based, as in proc(5)) of a /proc stat line; fields after the command name split on spaces. */
 const statField = (stat: string, i: number) => stat.slice(stat.lastIndexOf(")") + 2).split(" ")[i - 3];
 
@@ -67,19 +80,6 @@ describe("spec pool", () => {
 
   it("external documents are fetched by the parent under the caller's fetcher, and a failed fetch is a warning", async () => {
     const pool = specPool({ inlineBelowBytes: 0, maxThreads: 1 });
-    const withRef = Buffer.from(
-      JSON.stringify({
-        openapi: "3.1.0",
-        info: { title: "T", version: "1" },
-        paths: {
-          "/a": {
-            get: {
-              responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "schemas.json#/Pet" } } } } },
-            },
-          },
-        },
-      }),
-    );
     const baseUrl = "https://example.test/api/openapi.json";
     try {
       const asked: string[] = [];
@@ -110,20 +110,9 @@ describe("spec pool", () => {
 
   it("a fetcher that throws at once or rejects with a non-error is a warning; a queued document's abort listener goes", async () => {
     const pool = specPool({ inlineBelowBytes: 0, maxThreads: 1 });
-    const withRef = Buffer.from(
-      JSON.stringify({
-        openapi: "3.1.0",
-        info: { title: "T", version: "1" },
-        paths: {
-          "/a": {
-            get: { responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "s.json#/P" } } } } } },
-          },
-        },
-      }),
-    );
     try {
       const thrown = await pool.validate(withRef, {
-        baseUrl: "https://example.test/api.json",
+        baseUrl: "https://example.test/api/openapi.json",
         fetchDocument: () => {
           throw new Error("thrown at once");
         },
