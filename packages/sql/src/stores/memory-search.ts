@@ -7,7 +7,7 @@ import { sql } from "kysely";
 import type { ftsTables } from "./memory-fts.js";
 import { type At, cols, type Db, type Kind, type Row, table, visible } from "./memory-rows.js";
 import { PG_SEARCH_DEFAULTS, searchPg } from "./memory-search-pg.js";
-import { bm25, ftsRanker, ftsTokens } from "./memory-fts-rank.js";
+import { bm25, type FtsStatistics, ftsRanker, ftsTokens } from "./memory-fts-rank.js";
 import { bestPool, byRank, RANK_BUDGET, RANK_POOL, RANK_TOKENS, type SearchTiers, tieredSearch } from "./memory-search-scale.js";
 
 /** What a search reads besides its arguments. */
@@ -28,6 +28,9 @@ function sqliteTiers(db: Db, ftsName: string, kind: Kind, brainId: string, words
   const fts = sql.table(ftsName);
   const t = sql.table(table(kind));
   const ranker = ftsRanker(db, ftsName, ftsPhrase);
+  const phrases = words.map(ftsTokens);
+  // the totals and word counts are read once per search, whichever tiers it ranks
+  let weights: Promise<{ stats: FtsStatistics; counts: number[] }> | undefined;
   /** The visible rows among `rowids`, best first by their rank. */
   const visibleOf = async (ranks: Map<number, number>) => {
     if (!ranks.size) return [];
@@ -56,13 +59,12 @@ function sqliteTiers(db: Db, ftsName: string, kind: Kind, brainId: string, words
     // FTS5 walks a match newest first and stops after `n` rows, fewer for long rows (RANK_TOKENS); the rows' own
     // text gives each word's occurrences
     async newest(expr, n) {
-      const stats = await ranker.statistics();
+      weights ??= ranker.statistics().then(async (stats) => ({ stats, counts: await ranker.documentCounts(words, stats) }));
+      const { stats, counts } = await weights;
       const avgdl = stats.rows ? stats.tokens / stats.rows : 1;
       const rows = Math.max(bestPool(limit), Math.min(n, Math.floor(RANK_TOKENS / avgdl)));
       const r = await sql<{ rowid: number; terms: string }>`
         select rowid, terms from ${fts} where ${fts} match ${expr} order by rowid desc limit ${rows}`.execute(db);
-      const counts = await ranker.documentCounts(words, stats);
-      const phrases = words.map(ftsTokens);
       const scored = r.rows.map((row) => [Number(row.rowid), bm25(row.terms, phrases, counts, stats)] as [number, number]);
       scored.sort((a, b) => a[1] - b[1]);
       return visibleOf(new Map(scored.slice(0, bestPool(limit))));
