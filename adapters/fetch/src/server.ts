@@ -2,7 +2,7 @@
 // Node bridge's stream writer (one backpressure path), with the bridge's server limits and shutdown.
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { coreError, type FetchHandlerOptions, type Service, toFetchHandler } from "@mountkit/core";
-import { kitErrorResponse, withRawTarget } from "@mountkit/core/adapter";
+import { kitErrorResponse, withRawTarget, withRemoteAddress } from "@mountkit/core/adapter";
 import {
   applyServerLimits,
   closeStreamsOnClose,
@@ -56,7 +56,7 @@ export function nodeToRequest(req: IncomingMessage, res: ServerResponse): Reques
     signal: abort.signal,
     ...(body ? { body, duplex: "half" } : {}),
   } as RequestInit);
-  return withRawTarget(request, req.url ?? "/");
+  return withRemoteAddress(withRawTarget(request, req.url ?? "/"), req.socket.remoteAddress);
 }
 
 /**

@@ -95,6 +95,10 @@ export class Context implements RequestContext<Record<string, string>, Record<st
     return normaliseMountPath(this.#request.mountPath);
   }
 
+  get remoteAddress(): string | undefined {
+    return this.#request.remoteAddress;
+  }
+
   /** The adapter's request. */
   get request(): KitRequest {
     return this.#request;

@@ -112,6 +112,19 @@ export function withRawTarget(request: Request, target: string): Request {
   return request;
 }
 
+/** Peer addresses of Requests a host built or received, beside them (a WeakMap: a client cannot forge it). */
+const remoteAddresses = new WeakMap<Request, string>();
+
+/**
+ * Records the connection's peer address for a Request (a Request carries none): a Node host passes
+ * `socket.remoteAddress`, Deno `info.remoteAddr.hostname`, Bun `server.requestIP(request)?.address`.
+ * Returns the same Request.
+ */
+export function withRemoteAddress(request: Request, address: string | undefined): Request {
+  if (address) remoteAddresses.set(request, address);
+  return request;
+}
+
 /**
  * A KitRequest over a WHATWG Request. `mountPath` is where the host serves the handler: removed from
  * the URL's path when the URL still has it, and kept as the request's `mountPath` for links.
@@ -126,7 +139,8 @@ export function fromWebRequest(request: Request, signal: AbortSignal, mountPath 
     ? { kind: "stream", read: (limit) => readWebStream(request.body as ReadableStream<Uint8Array>, limit, bodyTimeoutMs) }
     : { kind: "none" };
   const query = url ? url.searchParams : new URLSearchParams(targetQuery(raw!));
-  return { method: request.method, path, mountPath, query, headers: normaliseHeaders(request.headers), body, signal };
+  const remoteAddress = remoteAddresses.get(request);
+  return { method: request.method, path, mountPath, query, headers: normaliseHeaders(request.headers), body, signal, remoteAddress };
 }
 
 export interface FetchHandlerOptions {

@@ -26,6 +26,7 @@ export interface KitRequest {
   body: BodySource;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
+  /** The connection's peer address (Node's `socket.remoteAddress`; a fetch request's from `withRemoteAddress`). */
   remoteAddress?: string;
 }
 

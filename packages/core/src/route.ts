@@ -27,6 +27,11 @@ export interface RequestContext<P = Record<string, string>, Q = Record<string, u
   rawBody: Uint8Array | undefined;
   contentType: string | undefined;
   headers: Readonly<Record<string, string | undefined>>;
+  /**
+   * The connection's peer address as the adapter saw it (the socket's; a proxy's, behind one), when the
+   * runtime exposes it. Forwarding headers are never read here: a service trusts them only when configured to.
+   */
+  remoteAddress?: string;
   requestId: string;
   signal: AbortSignal;
   /** Per-request scratch space for middleware (auth subject, brain id, ...). */
