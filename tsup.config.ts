@@ -6,7 +6,7 @@ import { defineConfig } from "tsup";
 const packages: Array<{ dir: string; entries?: Record<string, string>; inline?: Record<string, string> }> = [
   {
     dir: "packages/core",
-    entries: { adapter: "src/adapter.ts", jobs: "src/jobs.ts", testing: "src/testing.ts", "browser-bundle": "src/browser-bundle.ts", dom: "src/dom.ts" },
+    entries: { adapter: "src/adapter.ts", jobs: "src/jobs.ts", testing: "src/testing.ts", "browser-bundle": "src/browser-bundle.ts", dom: "src/dom.ts", "worker-module": "src/worker-module.ts" },
   },
   {
     dir: "packages/entries",
@@ -30,7 +30,7 @@ const packages: Array<{ dir: string; entries?: Record<string, string>; inline?: 
   { dir: "packages/memory-explorer" },
   { dir: "packages/support-inbox" },
   { dir: "packages/entries-catalogue" },
-  { dir: "packages/sql", entries: { memory: "src/memory.ts", support: "src/support.ts", entries: "src/entries.ts" } },
+  { dir: "packages/sql", entries: { memory: "src/memory.ts", support: "src/support.ts", entries: "src/entries.ts", "sqlite-worker": "src/sqlite/worker.ts" } },
   { dir: "packages/testing" },
   { dir: "adapters/node" },
   { dir: "adapters/express" },

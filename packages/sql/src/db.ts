@@ -3,10 +3,11 @@
 // where the two engines genuinely differ (locking, full-text search).
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, PostgresDialect, SqliteDialect, SqliteDriver } from "kysely";
-import { loadPg, loadSqliteVec, openSqliteConnection, type PgModule, type PgPool, type SqliteDriverName } from "./drivers.js";
+import { Kysely, PostgresDialect } from "kysely";
+import { loadPg, type PgModule, type PgPool, type SqliteDriverName } from "./drivers.js";
 import { GuardedDialect } from "./guard.js";
 import { type MigrationSet, migrate } from "./migrate.js";
+import { SqliteThreadDialect, SqliteThreadDriver } from "./sqlite/thread-driver.js";
 import { detectPgvector } from "./stores/memory-vectors-pg.js";
 
 export type Dialect = "sqlite" | "postgres";
@@ -43,8 +44,17 @@ export interface OpenDatabaseOptions {
    * the WAL on every commit when that matters more than write throughput.
    */
   synchronous?: "NORMAL" | "FULL";
-  /** How long a SQLite writer waits for another process's write lock before failing. Default 10 s. */
+  /**
+   * How long a SQLite write waits for the write lock (this process's other writes, then another process's lock)
+   * before it fails with a 503 KitError carrying `Retry-After`. The wait happens in the connection threads, never
+   * on the event loop. Default 10 s.
+   */
   busyTimeoutMs?: number;
+  /**
+   * SQLite reader threads (each one connection), started as concurrent reads need them; reads answer from them
+   * while a write, here or in another process, holds the lock. Default 2; `:memory:` always uses the writer.
+   */
+  readers?: number;
   /**
    * SQLite driver, an optional peer the host installs. `auto` (the default) takes better-sqlite3 when it
    * is installed and safe on this Node (13+, or 12 below Node 24, where 12 aborts the process), else
@@ -63,28 +73,6 @@ export interface OpenDatabaseOptions {
   maxConnections?: number;
   /** Migration sets to apply on open (in order). Default: none; `openStorage` passes all of them. */
   migrations?: MigrationSet[];
-}
-
-/**
- * Every SQLite write transaction starts with BEGIN IMMEDIATE: it takes the write lock up front (waiting
- * up to busy_timeout for another process), so a transaction that reads then writes can never fail with
- * SQLITE_BUSY on a lock upgrade, which busy_timeout does not cover.
- */
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
-  }
-}
-
-class ImmediateSqliteDialect extends SqliteDialect {
-  readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
-  constructor(config: ConstructorParameters<typeof SqliteDialect>[0]) {
-    super(config);
-    this.#config = config;
-  }
-  override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config);
-  }
 }
 
 /** BIGINT (int8) and NUMERIC come back as JS numbers: every stored time is epoch ms, far below 2^53. */
@@ -131,19 +119,23 @@ async function openSqlite(options: OpenDatabaseOptions): Promise<SqlDatabase> {
     mkdirSync(dir, { recursive: true });
     filename = join(dir, "mountkit.sqlite");
   }
-  const raw = await openSqliteConnection(filename, options.sqliteDriver);
-  const synchronous = options.synchronous === "FULL" ? "FULL" : "NORMAL";
-  raw.exec(`pragma busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 10_000))}`);
-  raw.exec("pragma journal_mode = WAL");
-  raw.exec(`pragma synchronous = ${synchronous}`);
-  raw.exec("pragma foreign_keys = ON");
-  const vectorIndex = options.vectorIndex !== "off" && (await loadSqliteVec(raw)) ? "sqlite-vec" : null;
-  const kysely = new Kysely<any>({ dialect: new GuardedDialect(new ImmediateSqliteDialect({ database: raw })) });
+  const driver = new SqliteThreadDriver({
+    filename,
+    driver: options.sqliteDriver ?? "auto",
+    synchronous: options.synchronous === "FULL" ? "FULL" : "NORMAL",
+    lockTimeoutMs: Math.max(0, Math.floor(options.busyTimeoutMs ?? 10_000)),
+    // an in-memory database is one connection: its readers could not see it
+    readers: filename === ":memory:" || filename === "" ? 0 : Math.max(0, Math.floor(options.readers ?? 2)),
+    vectors: options.vectorIndex !== "off",
+  });
+  const opened = await driver.start();
+  const vectorIndex = opened.vectors ? "sqlite-vec" : null;
+  const kysely = new Kysely<any>({ dialect: new GuardedDialect(new SqliteThreadDialect(driver)) });
   let closed = false;
   return {
     kysely,
     dialect: "sqlite",
-    sqliteDriver: raw.driver,
+    sqliteDriver: opened.driver,
     vectorIndex,
     pool: null,
     location: filename,

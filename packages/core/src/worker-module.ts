@@ -1,0 +1,61 @@
+// Where a worker's module is, for the kit's worker threads and child processes: the built file beside the calling
+// chunk in a package's dist/, or, from TypeScript sources (vitest, tsx), one esbuild bundle of the worker's source
+// per process. A worker never runs through a test runner's or tsx's module hooks: each worker would start its own
+// hooks thread, and tearing one down with its worker crashed Node 20.
+import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+export interface WorkerModuleSpec {
+  /** `import.meta.url` of the module that starts the worker. */
+  from: string;
+  /** The built worker beside the calling chunk in dist/ (a tsup entry of the package), e.g. `./sqlite-worker.js`. */
+  built: string;
+  /** The worker's TypeScript source relative to the calling source file, e.g. `./worker.ts`. */
+  source: string;
+  /** Names the cached bundle, e.g. `sqlite-worker`. */
+  name: string;
+}
+
+const bundled = new Map<string, string>();
+
+/**
+ * The worker's module URL. From sources the worker is bundled with esbuild (a dev dependency, loaded only then)
+ * into the package's node_modules/.cache, its dependencies left external so they resolve as usual. The file is
+ * named by content: test processes side by side share one file, written whole (rename) or not at all.
+ */
+export function workerModule(spec: WorkerModuleSpec): string {
+  if (!/\.[cm]?ts$/.test(new URL(spec.from).pathname)) return new URL(spec.built, spec.from).href;
+  const entry = fileURLToPath(new URL(spec.source, spec.from));
+  const known = bundled.get(entry);
+  if (known) return known;
+  const esbuild = createRequire(spec.from)("esbuild") as typeof import("esbuild");
+  const [bundle] = esbuild.buildSync({
+    entryPoints: [entry],
+    write: false,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    conditions: ["mountkit-source"],
+    packages: "external",
+    logLevel: "silent",
+  }).outputFiles;
+  const dir = `${packageDir(entry)}/node_modules/.cache/`;
+  const file = `${dir}mountkit-${spec.name}-${bundle!.hash.replace(/[^A-Za-z0-9]/g, "")}.mjs`;
+  if (!existsSync(file)) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(`${file}.${process.pid}`, bundle!.contents);
+    renameSync(`${file}.${process.pid}`, file);
+  }
+  const url = pathToFileURL(file).href;
+  bundled.set(entry, url);
+  return url;
+}
+
+/** The package folder holding the source `file` (the parent of its `src/`), so the cache sits in its node_modules. */
+function packageDir(file: string): string {
+  const at = file.lastIndexOf("/src/");
+  return at < 0 ? dirname(file) : file.slice(0, at);
+}

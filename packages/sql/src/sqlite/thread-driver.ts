@@ -1,0 +1,232 @@
+// Kysely's SQLite dialect driven through connection threads: one writer thread (transactions and every write, one
+// at a time, as SQLite allows) and reader threads (WAL lets them read while a writer, here or in another process,
+// holds the lock). The main thread only posts statements and awaits answers. A write that cannot get the lock
+// within the deadline (the wait for this process's writer plus SQLite's busy wait) fails with a 503 KitError
+// carrying Retry-After, instead of holding anything.
+import { coreError } from "@mountkit/core";
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type QueryResult,
+  SelectQueryNode,
+  SqliteDialect,
+} from "kysely";
+import type { SqliteDriverName } from "../drivers.js";
+import type { ThreadInit } from "./protocol.js";
+import { type Answer, type SqliteThread, SqliteThreadError, startThread } from "./thread.js";
+
+export interface SqliteThreadOptions {
+  filename: string;
+  driver: SqliteDriverName | "auto";
+  synchronous: "NORMAL" | "FULL";
+  /** How long a write waits for the lock (this process's writer, then another process's), in ms. */
+  lockTimeoutMs: number;
+  /** Reader threads, started as load needs them; 0 sends reads to the writer (`:memory:` has one connection). */
+  readers: number;
+  vectors: boolean;
+}
+
+/** A statement that only reads: a Kysely select, or raw SQL that starts as one (a reader thread refuses the rest). */
+function isRead(q: CompiledQuery): boolean {
+  if (SelectQueryNode.is(q.query)) return true;
+  return q.query.kind === "RawNode" && /^\s*select\b/i.test(q.sql);
+}
+
+const busy = () =>
+  coreError("service_unavailable", {
+    message: "the database is busy: another writer holds it; retry later",
+    headers: { "retry-after": "1" },
+  });
+
+const isBusy = (e: unknown) => e instanceof SqliteThreadError && e.code === "SQLITE_BUSY";
+
+/** The writer, one holder at a time; waiters give up at their deadline. */
+function writerLock() {
+  let held = false;
+  const queue: Array<{ grant(): void; timer: NodeJS.Timeout }> = [];
+  return {
+    acquire(deadline: number): Promise<void> {
+      if (!held) {
+        held = true;
+        return Promise.resolve();
+      }
+      return new Promise<void>((resolve, reject) => {
+        const entry = {
+          grant: () => {
+            clearTimeout(entry.timer);
+            resolve();
+          },
+          timer: setTimeout(() => {
+            queue.splice(queue.indexOf(entry), 1);
+            reject(busy());
+          }, Math.max(0, deadline - Date.now())),
+        };
+        queue.push(entry);
+      });
+    },
+    release() {
+      const nextUp = queue.shift();
+      if (nextUp) nextUp.grant();
+      else held = false;
+    },
+  };
+}
+
+export interface ThreadPool {
+  readonly writer: SqliteThread;
+  readonly lock: ReturnType<typeof writerLock>;
+  readonly lockTimeoutMs: number;
+  read(sql: string, params: readonly unknown[]): Promise<Answer>;
+  close(): Promise<void>;
+}
+
+export function threadPool(o: SqliteThreadOptions): ThreadPool {
+  const init = (role: ThreadInit["role"]): ThreadInit => ({
+    filename: o.filename,
+    driver: o.driver,
+    role,
+    busyTimeoutMs: o.lockTimeoutMs,
+    synchronous: o.synchronous,
+    vectors: o.vectors,
+  });
+  const writer = startThread(init("writer"));
+  const readers: SqliteThread[] = [];
+  /** The least busy reader, starting another while every one has work and the cap allows. */
+  const reader = (): SqliteThread => {
+    const idle = readers.find((r) => r.pending === 0);
+    if (idle) return idle;
+    if (readers.length < o.readers) {
+      const r = startThread(init("reader"));
+      readers.push(r);
+      return r;
+    }
+    return readers.reduce((a, b) => (b.pending < a.pending ? b : a));
+  };
+  return {
+    writer,
+    lock: writerLock(),
+    lockTimeoutMs: o.lockTimeoutMs,
+    async read(sql, params) {
+      if (o.readers === 0) return writer.run(sql, params);
+      return reader().run(sql, params);
+    },
+    async close() {
+      await Promise.all([writer.close(), ...readers.map((r) => r.close())]);
+    },
+  };
+}
+
+function result(a: Answer): QueryResult<any> {
+  if (a.changes === undefined) return { rows: a.rows };
+  return { rows: a.rows, numAffectedRows: BigInt(a.changes), insertId: a.lastId === undefined ? undefined : BigInt(a.lastId) };
+}
+
+/** A connection as Kysely sees it: reads go to a reader, writes take the writer for the statement, a transaction holds it. */
+class ThreadConnection implements DatabaseConnection {
+  /** The deadline of the transaction holding the writer; undefined outside one. */
+  deadline: number | undefined;
+  constructor(readonly pool: ThreadPool) {}
+
+  async executeQuery<R>(q: CompiledQuery): Promise<QueryResult<R>> {
+    const { pool } = this;
+    if (this.deadline !== undefined) return result(await this.send(q.sql, q.parameters, this.deadline));
+    if (isRead(q)) {
+      try {
+        return result(await pool.read(q.sql, q.parameters));
+      } catch (e) {
+        // raw SQL that looked like a read and writes after all
+        if (!(e instanceof SqliteThreadError && e.code === "SQLITE_READONLY")) throw e;
+      }
+    }
+    const deadline = Date.now() + pool.lockTimeoutMs;
+    await pool.lock.acquire(deadline);
+    try {
+      return result(await this.send(q.sql, q.parameters, deadline));
+    } finally {
+      pool.lock.release();
+    }
+  }
+
+  /** A statement on the writer, busy-waiting (in its thread) at most until the deadline. */
+  async send(sql: string, params: readonly unknown[], deadline: number): Promise<Answer> {
+    try {
+      return await this.pool.writer.run(sql, params, Math.max(0, deadline - Date.now()));
+    } catch (e) {
+      throw isBusy(e) ? busy() : e;
+    }
+  }
+
+  async *streamQuery<R>(q: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    const r = await this.executeQuery<R>(q);
+    for (const row of r.rows) yield { rows: [row] };
+  }
+}
+
+export class SqliteThreadDriver implements Driver {
+  #pool: ThreadPool | undefined;
+  constructor(private readonly options: SqliteThreadOptions) {}
+
+  /** Starts the writer thread; answers what it loaded. */
+  async start(): Promise<{ driver: SqliteDriverName; vectors: boolean }> {
+    this.#pool ??= threadPool(this.options);
+    try {
+      return await this.#pool.writer.ready;
+    } catch (e) {
+      await this.#pool.close();
+      throw e;
+    }
+  }
+  async init(): Promise<void> {
+    await this.start();
+  }
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new ThreadConnection(this.#pool!);
+  }
+  /** BEGIN IMMEDIATE takes the write lock up front, so a read-then-write transaction never fails on the upgrade. */
+  async beginTransaction(c: DatabaseConnection): Promise<void> {
+    const conn = c as ThreadConnection;
+    const deadline = Date.now() + conn.pool.lockTimeoutMs;
+    await conn.pool.lock.acquire(deadline);
+    try {
+      await conn.send("begin immediate", [], deadline);
+      conn.deadline = deadline;
+    } catch (e) {
+      conn.pool.lock.release();
+      throw e;
+    }
+  }
+  async commitTransaction(c: DatabaseConnection): Promise<void> {
+    await this.end(c as ThreadConnection, "commit");
+  }
+  async rollbackTransaction(c: DatabaseConnection): Promise<void> {
+    await this.end(c as ThreadConnection, "rollback");
+  }
+  private async end(conn: ThreadConnection, verb: "commit" | "rollback") {
+    if (conn.deadline === undefined) return;
+    try {
+      await conn.pool.writer.run(verb, []);
+    } catch (e) {
+      // a failed commit leaves the transaction open: roll it back so the writer is clean for the next holder
+      if (verb === "commit") await conn.pool.writer.run("rollback", []).catch(() => {});
+      throw e;
+    } finally {
+      conn.deadline = undefined;
+      conn.pool.lock.release();
+    }
+  }
+  async releaseConnection(): Promise<void> {}
+  async destroy(): Promise<void> {
+    await this.#pool?.close();
+  }
+}
+
+/** SQLite's compiler, adapter and introspector with the thread driver. */
+export class SqliteThreadDialect extends SqliteDialect {
+  constructor(readonly driver: SqliteThreadDriver) {
+    super({ database: () => Promise.reject(new Error("unused")) });
+  }
+  override createDriver(): Driver {
+    return this.driver;
+  }
+}

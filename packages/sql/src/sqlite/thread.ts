@@ -1,0 +1,91 @@
+// One SQLite connection thread as seen from the main thread: send a statement, await its answer. Ref'ed only while
+// a statement is out, so an idle database never keeps the host's process alive (as a plain connection would not).
+import { Worker } from "node:worker_threads";
+import { workerModule } from "@mountkit/core/worker-module";
+import type { QueryError, QueryReply, ThreadInit, ThreadReady } from "./protocol.js";
+
+export interface Answer {
+  rows: unknown[];
+  changes?: number;
+  lastId?: number;
+}
+
+/** A statement's failure, with the driver's code (what `isUniqueViolation` and the busy check read). */
+export class SqliteThreadError extends Error {
+  readonly code: string | undefined;
+  constructor(e: QueryError) {
+    super(e.message);
+    this.code = e.code;
+  }
+}
+
+const moduleUrl = () => workerModule({ from: import.meta.url, built: "./sqlite-worker.js", source: "./worker.ts", name: "sqlite-worker" });
+
+export interface SqliteThread {
+  readonly ready: Promise<Extract<ThreadReady, { type: "ready" }>>;
+  /** Statements sent and not yet answered. */
+  readonly pending: number;
+  run(sql: string, params: readonly unknown[], busyMs?: number): Promise<Answer>;
+  close(): Promise<void>;
+}
+
+export function startThread(init: ThreadInit): SqliteThread {
+  const worker = new Worker(new URL(moduleUrl()), { workerData: init, stdout: false, stderr: false });
+  worker.unref();
+  const waiting = new Map<number, { resolve(a: Answer): void; reject(e: Error): void }>();
+  let next = 1;
+  let dead: Error | undefined;
+  const hold = () => (waiting.size === 1 ? worker.ref() : undefined);
+  const ready = new Promise<Extract<ThreadReady, { type: "ready" }>>((resolve, reject) => {
+    worker.once("message", (m: ThreadReady) => (m.type === "ready" ? resolve(m) : reject(new Error(m.message))));
+    worker.once("error", reject);
+    worker.once("exit", (code) => reject(new Error(`SQLite thread exited (${code}) before it was ready`)));
+  });
+  ready.catch(() => {});
+  ready.then(() =>
+    worker.on("message", (m: QueryReply) => {
+      const w = waiting.get(m.id);
+      if (!w) return;
+      waiting.delete(m.id);
+      if (waiting.size === 0) worker.unref();
+      if ("error" in m) w.reject(new SqliteThreadError(m.error));
+      else w.resolve(m);
+    }),
+  );
+  const fail = (e: Error) => {
+    dead ??= e;
+    for (const w of waiting.values()) w.reject(dead);
+    waiting.clear();
+  };
+  worker.on("error", fail);
+  worker.on("exit", (code) => fail(new Error(`SQLite thread exited (${code})`)));
+  let closing: Promise<void> | undefined;
+  return {
+    ready,
+    get pending() {
+      return waiting.size;
+    },
+    async run(sql, params, busyMs) {
+      await ready;
+      if (dead) throw dead;
+      const id = next++;
+      return new Promise<Answer>((resolve, reject) => {
+        waiting.set(id, { resolve, reject });
+        hold();
+        worker.postMessage({ id, sql, params, busyMs });
+      });
+    },
+    close() {
+      closing ??= (async () => {
+        const exited = new Promise<void>((r) => worker.once("exit", () => r()));
+        if (dead) return;
+        worker.ref();
+        worker.postMessage({ type: "close" });
+        const timer = setTimeout(() => void worker.terminate(), 5_000);
+        await exited;
+        clearTimeout(timer);
+      })();
+      return closing;
+    },
+  };
+}

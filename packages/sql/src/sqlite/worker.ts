@@ -1,0 +1,84 @@
+// A SQLite connection thread: owns one connection and runs the statements the main thread sends, one at a time.
+// Every synchronous wait (a statement's work, the busy timeout on another process's write lock) happens here, never
+// on the host's event loop.
+import { parentPort, workerData } from "node:worker_threads";
+import { loadSqliteVec, openSqliteConnection, type SqliteConnection } from "../drivers.js";
+import type { QueryError, QueryMessage, QueryReply, ThreadInit, ThreadReady } from "./protocol.js";
+
+type Statement = ReturnType<SqliteConnection["prepare"]>;
+
+/** Prepared statements by SQL text: the stores send a few hundred distinct statements, over and over. */
+const CACHE_SIZE = 256;
+
+function errorOf(e: unknown): QueryError {
+  const err = e as { message?: unknown; code?: unknown; errcode?: unknown };
+  const message = typeof err?.message === "string" ? err.message : String(e);
+  let code = typeof err?.code === "string" && err.code.startsWith("SQLITE_") ? err.code : undefined;
+  // node:sqlite reports ERR_SQLITE_ERROR with the primary result code in errcode (5: busy, 8: read-only)
+  const primary = typeof err?.errcode === "number" ? err.errcode & 0xff : undefined;
+  if (!code && (primary === 5 || /database is locked/.test(message))) code = "SQLITE_BUSY";
+  if (!code && (primary === 8 || /attempt to write a readonly database/.test(message))) code = "SQLITE_READONLY";
+  if (!code && primary === 19 && /UNIQUE constraint failed/.test(message)) code = "SQLITE_CONSTRAINT_UNIQUE";
+  return { message, ...(code ? { code } : {}) };
+}
+
+/** better-sqlite3 binds a blob only from a Buffer; a Buffer crosses threads as a plain Uint8Array. */
+const param = (v: unknown) => (v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v);
+
+async function main(init: ThreadInit) {
+  const port = parentPort!;
+  let db: SqliteConnection;
+  let vectors = false;
+  try {
+    db = await openSqliteConnection(init.filename, init.driver);
+    db.exec(`pragma busy_timeout = ${init.busyTimeoutMs}`);
+    if (init.role === "writer") db.exec("pragma journal_mode = WAL");
+    db.exec(`pragma synchronous = ${init.synchronous}`);
+    db.exec("pragma foreign_keys = ON");
+    if (init.role === "reader") db.exec("pragma query_only = ON");
+    vectors = init.vectors && (await loadSqliteVec(db));
+  } catch (e) {
+    port.postMessage({ type: "failed", message: errorOf(e).message } satisfies ThreadReady);
+    return;
+  }
+  const cache = new Map<string, Statement>();
+  const prepare = (sql: string) => {
+    let stmt = cache.get(sql);
+    if (stmt) {
+      cache.delete(sql);
+    } else {
+      stmt = db.prepare(sql);
+      if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(sql, stmt);
+    return stmt;
+  };
+  let busyMs = init.busyTimeoutMs;
+  port.on("message", (m: QueryMessage | { type: "close" }) => {
+    if ("type" in m) {
+      cache.clear();
+      db.close();
+      port.close();
+      return;
+    }
+    let reply: QueryReply;
+    try {
+      const wanted = m.busyMs === undefined ? init.busyTimeoutMs : Math.max(0, Math.floor(m.busyMs));
+      if (wanted !== busyMs) db.exec(`pragma busy_timeout = ${(busyMs = wanted)}`);
+      const stmt = prepare(m.sql);
+      const params = m.params.map(param);
+      if (stmt.reader) {
+        reply = { id: m.id, rows: stmt.all(params) as unknown[] };
+      } else {
+        const r = stmt.run(params);
+        reply = { id: m.id, rows: [], changes: Number(r.changes), lastId: Number(r.lastInsertRowid) };
+      }
+    } catch (e) {
+      reply = { id: m.id, error: errorOf(e) };
+    }
+    port.postMessage(reply);
+  });
+  port.postMessage({ type: "ready", driver: db.driver, vectors } satisfies ThreadReady);
+}
+
+void main(workerData as ThreadInit);
