@@ -28,4 +28,6 @@ export interface EpisodeRun {
   entities: Map<string, ResolvedEntity>;
   edges: EdgeRecord[];
   invalidations: EdgeInvalidation[];
+  /** Awaited between units of work: gives the event loop a turn once a time slice is used up (`timeSlicer`). */
+  slice: () => Promise<void>;
 }

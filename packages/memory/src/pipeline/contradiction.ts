@@ -17,6 +17,7 @@ export async function resolveContradictions(run: EpisodeRun, edges: EdgeRecord[]
   const { deps, episode } = run;
   const closedStored = new Set<string>();
   for (const e of [...edges].sort((a, b) => validFrom(a) - validFrom(b))) {
+    await run.slice();
     if (!isSingleValued(e.relation) || (e.tInvalid !== null && e.tInvalid <= validFrom(e))) continue;
     const stored = (await deps.store.findCurrentEdges({ brainId: episode.brainId, source: e.source, relation: e.relation })).filter(
       (s) => !closedStored.has(s.id) && (validAfter(s, validFrom(e)) || isImmutable(e.relation)),

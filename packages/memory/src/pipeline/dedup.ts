@@ -24,6 +24,7 @@ export async function dropDuplicates(run: EpisodeRun, edges: EdgeRecord[]): Prom
   const kept: EdgeRecord[] = [];
   const known = new Map<string, EdgeRecord[]>();
   for (const e of edges) {
+    await run.slice();
     const k = `${e.source}\u0000${e.relation}`;
     let current = known.get(k);
     if (!current) {

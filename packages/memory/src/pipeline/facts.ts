@@ -31,6 +31,7 @@ export async function extractFacts(run: EpisodeRun, resolver: Resolver): Promise
   });
   const out: CandidateFact[] = [];
   for (const f of facts) {
+    await run.slice();
     if (!f || typeof f.source !== "string" || typeof f.target !== "string" || typeof f.fact !== "string" || !f.fact.trim()) continue;
     const source = resolver.byName(f.source) ?? (await resolver.resolve({ name: f.source, kind: "other" }));
     const target = resolver.byName(f.target) ?? (await resolver.resolve({ name: f.target, kind: f.targetKind ?? "other" }));

@@ -11,28 +11,94 @@ const FUZZY_THRESHOLD = 0.93;
 
 const kindsCompatible = (a: EntityKind, b: EntityKind) => a === b || a === "other" || b === "other";
 
-function allKeys(e: EntityRecord): string[] {
-  return [e.name, ...e.aliases].map(nameKey).filter(Boolean);
+/**
+ * `nameKey` remembered per spelling: resolving a large episode compares each name with every entity met so
+ * far (issue #24), and folding the same spellings again dominated the stage. Cleared past a bound.
+ */
+const keyMemo = new Map<string, string>();
+function memoKey(name: string): string {
+  let k = keyMemo.get(name);
+  if (k === undefined) {
+    if (keyMemo.size >= 20_000) keyMemo.clear();
+    k = nameKey(name);
+    keyMemo.set(name, k);
+  }
+  return k;
+}
+
+/** Characters of a key counted in 32 buckets (each letter has one of its own; digits share theirs). */
+function bagOf(key: string): Uint16Array {
+  const bag = new Uint16Array(32);
+  for (let i = 0; i < key.length; i++) bag[key.charCodeAt(i) & 31]!++;
+  return bag;
+}
+
+/** A name as compared: its key, the key's words and its characters' bag. */
+interface Query {
+  key: string;
+  kind: EntityKind;
+  tokens: string[];
+  bag: Uint16Array;
+}
+
+const queryOf = (key: string, kind: EntityKind): Query => ({ key, kind, tokens: key.split(" "), bag: bagOf(key) });
+
+interface Facets {
+  name: string;
+  aliases: string[];
+  aliasCount: number;
+  keys: string[];
+  bags: Uint16Array[];
+  /** Words of the name's key. */
+  tokens: string[];
+}
+
+/** A record's keys and bags, computed again only when its name or aliases changed. */
+const facetMemo = new WeakMap<EntityRecord, Facets>();
+function facets(e: EntityRecord): Facets {
+  let f = facetMemo.get(e);
+  if (!f || f.name !== e.name || f.aliases !== e.aliases || f.aliasCount !== e.aliases.length) {
+    const keys = [e.name, ...e.aliases].map(memoKey).filter(Boolean);
+    f = { name: e.name, aliases: e.aliases, aliasCount: e.aliases.length, keys, bags: keys.map(bagOf), tokens: memoKey(e.name).split(" ") };
+    facetMemo.set(e, f);
+  }
+  return f;
+}
+
+/**
+ * Whether Jaro-Winkler can reach FUZZY_THRESHOLD, from lengths and shared characters alone. Jaro-Winkler is at
+ * most 0.4 + 0.6 * Jaro, and Jaro at most (m/|a| + m/|b| + 1) / 3 for m matched characters, so 0.93 needs
+ * m/|a| + m/|b| >= 1.65, where m is at most the shorter length and the overlap of the two bags. The bound keeps
+ * a margin for rounding; it skips nearly every pair of a large episode, each of which costs a Jaro-Winkler.
+ */
+function mayBeNear(q: Query, key: string, bag: Uint16Array): boolean {
+  const a = q.key.length;
+  const b = key.length;
+  const shorter = Math.min(a, b);
+  if (shorter / a + shorter / b < 1.6) return false;
+  let shared = 0;
+  for (let i = 0; i < 32; i++) shared += Math.min(q.bag[i]!, bag[i]!);
+  return shared / a + shared / b >= 1.6;
 }
 
 type Match = { entity: EntityRecord; strength: number };
 
 /** How well an extracted name denotes an existing entity; 0 when it does not. */
-function matchStrength(key: string, kind: EntityKind, candidate: EntityRecord): number {
+function matchStrength(q: Query, candidate: EntityRecord): number {
+  const { key, kind, tokens } = q;
   if (!kindsCompatible(kind, candidate.kind)) return 0;
-  const keys = allKeys(candidate);
+  const { keys, bags, tokens: candTokens } = facets(candidate);
   if (keys.includes(key)) return 1;
   const person = kind === "person" || candidate.kind === "person";
-  const tokens = key.split(" ");
   if (person) {
-    const candTokens = nameKey(candidate.name).split(" ");
     // "Alice" for "Alice Moreau", or "Alice Moreau" for a known "Alice"; the longer name must be a
     // person's: "Liam's favourite band" or "Sophie's brother" is not Liam or Sophie
     if (tokens.length === 1 && candTokens.length > 1 && candTokens[0] === tokens[0] && candidate.kind === "person") return 0.8;
     if (candTokens.length === 1 && tokens.length > 1 && tokens[0] === candTokens[0] && kind === "person") return 0.8;
   }
   if (key.length >= 5) {
-    const best = Math.max(...keys.map((k) => jaroWinkler(k, key)));
+    let best = 0;
+    for (let i = 0; i < keys.length; i++) if (mayBeNear(q, keys[i]!, bags[i]!)) best = Math.max(best, jaroWinkler(keys[i]!, key));
     if (best >= FUZZY_THRESHOLD) return best - 0.1;
   }
   return 0;
@@ -77,17 +143,18 @@ export function createResolver(run: EpisodeRun): Resolver {
   const byKey = new Map<string, ResolvedEntity>();
   const remember = (r: ResolvedEntity) => {
     run.entities.set(r.record.id, r);
-    for (const k of allKeys(r.record)) byKey.set(k, r);
+    for (const k of facets(r.record).keys) byKey.set(k, r);
   };
 
   async function resolve(extracted: ExtractedEntity): Promise<ResolvedEntity | null> {
     const key = nameKey(extracted.name);
     if (!key) return null;
     const kind = extracted.kind;
+    const q = queryOf(key, kind);
     // within the episode first
     let best: { target: ResolvedEntity; strength: number } | null = null;
     for (const r of new Set(byKey.values())) {
-      const s = matchStrength(key, kind, r.record);
+      const s = matchStrength(q, r.record);
       if (s > (best?.strength ?? 0)) best = { target: r, strength: s };
     }
     if (!best || best.strength < 1) {
@@ -96,7 +163,7 @@ export function createResolver(run: EpisodeRun): Resolver {
         keys: nameKeys([extracted.name, ...(extracted.aliases ?? [])]),
         limit: 50,
       });
-      const scored: Match[] = candidates.map((c) => ({ entity: c, strength: matchStrength(key, kind, c) })).filter((m) => m.strength > 0);
+      const scored: Match[] = candidates.map((c) => ({ entity: c, strength: matchStrength(q, c) })).filter((m) => m.strength > 0);
       // a bare given name shared by two known people stays ambiguous: do not guess
       const partial = scored.filter((m) => m.strength === 0.8);
       const usable = scored.filter((m) => m.strength !== 0.8 || partial.length === 1);
@@ -142,6 +209,7 @@ export async function knownMentions(run: EpisodeRun, already: ExtractedEntity[])
   const text = fold(episode.content);
   const out: ExtractedEntity[] = [];
   for (const { item } of hits) {
+    await run.slice();
     for (const form of [item.name, ...item.aliases]) {
       const k = nameKey(form);
       if (!k || have.has(k) || k.length < 3) continue;

@@ -11,6 +11,7 @@ import { dropDuplicates } from "./dedup.js";
 import { extractEntities } from "./entities.js";
 import { extractFacts } from "./facts.js";
 import { createResolver, knownMentions } from "./resolve.js";
+import { timeSlicer } from "./slice.js";
 import { resolveTimes } from "./temporal.js";
 
 export const EXTRACTION_QUEUE = "memory.extract";
@@ -81,12 +82,23 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
     await lock(episode.brainId, async () => {
       for (let attempt = 1; ; attempt++) {
         const version = await store.brainVersion?.({ brainId: episode.brainId });
-        const run: EpisodeRun = { deps, episode, now: clock.now(), entities: new Map(), edges: [], invalidations: [] };
+        const run: EpisodeRun = {
+          deps,
+          episode,
+          now: clock.now(),
+          entities: new Map(),
+          edges: [],
+          invalidations: [],
+          slice: timeSlicer(),
+        };
         const resolver = createResolver(run);
         try {
           const extracted = await extractEntities(run);
           extracted.push(...(await knownMentions(run, extracted)));
-          for (const e of extracted) await resolver.resolve(e);
+          for (const e of extracted) {
+            await run.slice();
+            await resolver.resolve(e);
+          }
           const facts = await extractFacts(run, resolver);
           const timed = resolveTimes(run, facts);
           run.edges = await dropDuplicates(run, timed);

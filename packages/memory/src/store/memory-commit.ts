@@ -17,8 +17,9 @@ function indexEntity(d: BrainData, e: EntityRecord): void {
 function validate(d: BrainData, c: ExtractionCommit): void {
   for (const u of c.updateEntities) if (!d.entities.has(u.id)) throw new Error(`unknown entity ${u.id}`);
   for (const inv of c.invalidate) if (!d.edges.has(inv.id)) throw new Error(`unknown edge ${inv.id}`);
+  const created = new Set(c.createEntities.map((n) => n.id));
   for (const e of c.createEdges) {
-    const known = (id: string) => d.entities.has(id) || c.createEntities.some((n) => n.id === id);
+    const known = (id: string) => d.entities.has(id) || created.has(id);
     if (!known(e.source) || !known(e.target)) throw new Error(`edge ${e.id} references an unknown entity`);
   }
 }

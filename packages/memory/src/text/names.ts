@@ -31,20 +31,27 @@ export function nameKeys(names: readonly string[]): string[] {
   return [...keys];
 }
 
+/** Match flags reused across calls: resolution compares thousands of pairs per large episode (issue #24). */
+let aMatch = new Uint8Array(64);
+let bMatch = new Uint8Array(64);
+
 /** Jaro-Winkler similarity in [0, 1]. */
 export function jaroWinkler(a: string, b: string): number {
   if (a === b) return 1;
   if (!a.length || !b.length) return 0;
+  if (aMatch.length < a.length) aMatch = new Uint8Array(a.length * 2);
+  if (bMatch.length < b.length) bMatch = new Uint8Array(b.length * 2);
+  aMatch.fill(0, 0, a.length);
+  bMatch.fill(0, 0, b.length);
   const range = Math.max(0, Math.floor(Math.max(a.length, b.length) / 2) - 1);
-  const aMatch = new Array<boolean>(a.length).fill(false);
-  const bMatch = new Array<boolean>(b.length).fill(false);
   let matches = 0;
   for (let i = 0; i < a.length; i++) {
     const lo = Math.max(0, i - range);
     const hi = Math.min(b.length - 1, i + range);
+    const c = a.charCodeAt(i);
     for (let j = lo; j <= hi; j++) {
-      if (bMatch[j] || a[i] !== b[j]) continue;
-      aMatch[i] = bMatch[j] = true;
+      if (bMatch[j] || c !== b.charCodeAt(j)) continue;
+      aMatch[i] = bMatch[j] = 1;
       matches++;
       break;
     }
@@ -55,7 +62,7 @@ export function jaroWinkler(a: string, b: string): number {
   for (let i = 0; i < a.length; i++) {
     if (!aMatch[i]) continue;
     while (!bMatch[k]) k++;
-    if (a[i] !== b[k]) transpositions++;
+    if (a.charCodeAt(i) !== b.charCodeAt(k)) transpositions++;
     k++;
   }
   const m = matches;
