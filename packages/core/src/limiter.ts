@@ -10,34 +10,51 @@ export interface RateDecision {
 
 export interface RateLimiter {
   hit(key: string, options: { limit: number; windowMs: number; now: number }): Promise<RateDecision>;
+  /**
+   * The decision `hit` would make now, without recording anything: a read (no lock, no write). A caller that
+   * must know whether a key is in its window before it decides to count it (a customer id seen before) asks this.
+   */
+  peek(key: string, options: { limit: number; windowMs: number; now: number }): Promise<RateDecision>;
 }
 
-/** Decides on a sorted log of admitted timestamps; shared by the in-memory and SQL limiters. */
+/**
+ * Decides on a sorted log of admitted timestamps; shared by the in-memory and SQL limiters. With `record`
+ * false (a peek) the log is left as it was and the decision is the one a hit would get.
+ */
 export function slidingLogDecision(
   log: number[],
   options: { limit: number; windowMs: number; now: number },
+  record = true,
 ): RateDecision & { log: number[] } {
   const { limit, windowMs, now } = options;
   const recent = log.filter((t) => t > now - windowMs);
   if (recent.length < limit) {
-    recent.push(now);
-    return { allowed: true, limit, remaining: limit - recent.length, retryAfterMs: 0, log: recent };
+    const remaining = limit - recent.length - 1;
+    if (record) recent.push(now);
+    return { allowed: true, limit, remaining, retryAfterMs: 0, log: recent };
   }
   const oldest = recent[recent.length - limit]!;
   return { allowed: false, limit, remaining: 0, retryAfterMs: Math.max(1, oldest + windowMs - now), log: recent };
 }
 
+/** Keys are swept every this many hits: a key goes once its last entry has left its own window. */
+const SWEEP_EVERY = 10_000;
+
 export function memoryRateLimiter(): RateLimiter {
-  const logs = new Map<string, number[]>();
+  // each key keeps its own expiry: keys of one limiter use windows from a second to days
+  const logs = new Map<string, { log: number[]; expiresAt: number }>();
   let sweeps = 0;
   return {
     async hit(key, options) {
-      const d = slidingLogDecision(logs.get(key) ?? [], options);
-      logs.set(key, d.log);
-      if (++sweeps % 10_000 === 0) {
-        for (const [k, l] of logs) if (!l.length || l[l.length - 1]! <= options.now - options.windowMs) logs.delete(k);
+      const { log, ...decision } = slidingLogDecision(logs.get(key)?.log ?? [], options);
+      logs.set(key, { log, expiresAt: (log.length ? log[log.length - 1]! : options.now) + options.windowMs });
+      if (++sweeps % SWEEP_EVERY === 0) {
+        for (const [k, e] of logs) if (e.expiresAt <= options.now) logs.delete(k);
       }
-      const { log: _, ...decision } = d;
+      return decision;
+    },
+    async peek(key, options) {
+      const { log: _, ...decision } = slidingLogDecision(logs.get(key)?.log ?? [], options, false);
       return decision;
     },
   };

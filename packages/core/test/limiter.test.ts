@@ -26,6 +26,44 @@ describe("sliding-log rate limiter", () => {
   });
 });
 
+describe("sliding-log rate limiter: peek", () => {
+  it("answers what a hit would, and records nothing", async () => {
+    const limiter = memoryRateLimiter();
+    expect(await limiter.peek("k", { limit: 2, windowMs: 1000, now: 0 })).toEqual({
+      allowed: true,
+      limit: 2,
+      remaining: 1,
+      retryAfterMs: 0,
+    });
+    expect(await limiter.hit("k", { limit: 2, windowMs: 1000, now: 0 })).toEqual({
+      allowed: true,
+      limit: 2,
+      remaining: 1,
+      retryAfterMs: 0,
+    });
+    await limiter.hit("k", { limit: 2, windowMs: 1000, now: 100 });
+    for (let i = 0; i < 3; i++)
+      expect(await limiter.peek("k", { limit: 2, windowMs: 1000, now: 200 })).toEqual({
+        allowed: false,
+        limit: 2,
+        remaining: 0,
+        retryAfterMs: 800,
+      });
+    expect((await limiter.peek("k", { limit: 2, windowMs: 1000, now: 1000 })).allowed).toBe(true);
+    expect((await limiter.hit("k", { limit: 2, windowMs: 1000, now: 1000 })).remaining).toBe(0);
+  });
+
+  it("keeps a key with a long window while keys with short ones are swept", async () => {
+    const limiter = memoryRateLimiter();
+    const week = { limit: 1, windowMs: 7 * 86_400_000 };
+    await limiter.hit("known", { ...week, now: 0 });
+    // more hits than a sweep period, on one-second windows, well past the second
+    for (let i = 0; i < 10_001; i++) await limiter.hit(`short${i % 50}`, { limit: 5, windowMs: 1000, now: 5000 + i });
+    expect((await limiter.peek("known", { ...week, now: 20_000 })).allowed).toBe(false);
+    expect((await limiter.peek("known", { ...week, now: week.windowMs })).allowed).toBe(true);
+  });
+});
+
 describe("quota counter", () => {
   it("is exact under concurrent consumption and refunds", async () => {
     const q = memoryQuotaCounter();

@@ -230,6 +230,19 @@ forEachDatabase("sql core", (dialect) => {
       expect((await rl.hit("other", opts(1900))).remaining).toBe(2);
     });
 
+    it("peek answers what a hit would, from another connection's writes, without recording", async () => {
+      const rl = sqlRateLimiter(use.db);
+      const other = sqlRateLimiter(use.db);
+      const opts = (now: number) => ({ limit: 2, windowMs: 1000, now });
+      expect(await rl.peek("peeked", opts(0))).toEqual({ allowed: true, limit: 2, remaining: 1, retryAfterMs: 0 });
+      await other.hit("peeked", opts(0));
+      await other.hit("peeked", opts(100));
+      expect(await rl.peek("peeked", opts(200))).toEqual({ allowed: false, limit: 2, remaining: 0, retryAfterMs: 800 });
+      expect(await rl.peek("peeked", opts(200))).toEqual({ allowed: false, limit: 2, remaining: 0, retryAfterMs: 800 });
+      expect((await rl.peek("peeked", opts(1000))).allowed).toBe(true);
+      expect(await rl.peek("never-hit", opts(0))).toEqual({ allowed: true, limit: 2, remaining: 1, retryAfterMs: 0 });
+    });
+
     it("admits exactly the limit within one window from two processes at once", async () => {
       const now = 1_000_000;
       const results = await Promise.all([

@@ -22,6 +22,7 @@ export { DEFAULT_LIMITS } from "./domain/products.js";
 export { type CloseAction, isOpen, STATUSES, type State, type Status, stateOf } from "./domain/status.js";
 export type { Comment, ConversationView, Issue, Summary } from "./domain/wire.js";
 export { supportError } from "./errors.js";
+export { addressKey, type ClientAddressOptions } from "./http/client-address.js";
 export { CUSTOMER_ID } from "./routes/schemas.js";
 export { createSupportService, INBOX_PATH, SUPPORT_MOUNTS, type SupportService, type SupportServiceOptions } from "./service.js";
 export { memorySupportStore } from "./store/memory.js";

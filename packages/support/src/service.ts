@@ -23,6 +23,7 @@ import { createSupportApi, type SupportApi } from "./api.js";
 import { createConversations } from "./domain/conversations.js";
 import { type ProductConfig, type ProductLimits, type ProductRegistry, productRegistry } from "./domain/products.js";
 import { ErrorSchema } from "./errors.js";
+import { type ClientAddressOptions, clientAddressOf } from "./http/client-address.js";
 import type { SupportContext } from "./http/context.js";
 import { agentRoutes } from "./routes/agent.js";
 import { publicRoutes } from "./routes/public.js";
@@ -34,12 +35,13 @@ import { createStreamHub, type StreamHub } from "./stream/hub.js";
 
 export type { SupportApi };
 
-export interface SupportServiceOptions {
+export interface SupportServiceOptions extends ClientAddressOptions {
   /** Products served; a bare string is a built-in product with default limits. */
   products: ReadonlyArray<ProductConfig | string>;
   store?: SupportStore;
   /** Carries ids-only event notices; a cross-process bus makes every process's streams see every change. */
   bus?: PubSub;
+  /** Shared by every process of a deployment (`sqlRateLimiter`), so are the limits; default in this process only. */
   limiter?: RateLimiter;
   /** Defaults for every product's limits. */
   limits?: Partial<ProductLimits>;
@@ -153,6 +155,7 @@ function supportContext(options: SupportServiceOptions): SupportContext & { conf
     agentToken: options.agentToken || undefined,
     heartbeatMs: options.heartbeatMs ?? 15_000,
     streamsByCustomer: new Map(),
+    clientAddress: clientAddressOf(options),
   };
 }
 

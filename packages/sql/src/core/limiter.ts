@@ -1,6 +1,6 @@
 // Shared limits on the database so every process sees the same counts. The rate limiter keeps the
 // exact sliding log (core's `slidingLogDecision`) in one row per key, read and rewritten under a row lock
-// (PostgreSQL FOR UPDATE, SQLite's write lock); the quota is one conditional upsert, atomic by itself.
+// (PostgreSQL FOR UPDATE, SQLite's write lock), and `peek` reads it without either; the quota is one conditional upsert, atomic by itself.
 import { type QuotaCounter, type RateLimiter, slidingLogDecision } from "@mountkit/core/jobs";
 import type { Kysely } from "kysely";
 import type { SqlDatabase } from "../db.js";
@@ -39,6 +39,12 @@ export function sqlRateLimiter(database: SqlDatabase): RateLimiter {
       });
       if (++hits % SWEEP_EVERY === 0) await db.deleteFrom("rate_limit_logs").where("expires_at", "<", options.now).execute();
       const { log: _, ...result } = decision;
+      return result;
+    },
+    async peek(key, options) {
+      // a plain read: no row is created and no lock taken, so a peek never waits on a writer's lock
+      const row = await db.selectFrom("rate_limit_logs").select("log").where("key", "=", key).executeTakeFirst();
+      const { log: _, ...result } = slidingLogDecision(row ? (JSON.parse(row.log) as number[]) : [], options, false);
       return result;
     },
   };

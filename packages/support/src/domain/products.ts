@@ -14,6 +14,27 @@ export interface ProductLimits {
   customerRateLimit: number;
   /** Concurrent SSE streams per customer (default 8). */
   maxStreamsPerCustomer: number;
+  /**
+   * New customer ids one client address may bring per `newCustomerWindowMs` (issue 24): a client that invents an
+   * id per request is then one more customer, not all of them. An id is new until a request with it is admitted,
+   * and again `knownCustomerMs` after that. Default: `customerRateLimit`.
+   */
+  newCustomerRateLimit: number;
+  /** Window of `newCustomerRateLimit` in ms. Default: `rateWindowMs`. */
+  newCustomerWindowMs: number;
+  /** How long an admitted customer id counts as known, in ms (default 7 days). */
+  knownCustomerMs: number;
+  /**
+   * Requests per window of the product's limit that new customer ids can never take, kept for known customers
+   * against many addresses inventing ids at once. Default 0; below `rateLimit`.
+   */
+  knownCustomerReserve: number;
+  /**
+   * Requests per window one client address may make on this product, every customer id it sends together (so a
+   * client cannot rotate through ids it made known). Default: no such limit, since many customers can share an
+   * address (NAT, a proxy whose header is not configured).
+   */
+  addressRateLimit?: number;
 }
 
 export interface ProductConfig {
@@ -36,10 +57,35 @@ export interface Product {
   limits: ProductLimits;
 }
 
-export const DEFAULT_LIMITS: Omit<ProductLimits, "customerRateLimit"> = { rateLimit: 20, rateWindowMs: 1000, maxStreamsPerCustomer: 8 };
+/** Limits with a fixed default; the others derive from these (see `resolveLimits`). */
+export const DEFAULT_LIMITS: Omit<ProductLimits, "customerRateLimit" | "newCustomerRateLimit" | "newCustomerWindowMs"> = {
+  rateLimit: 20,
+  rateWindowMs: 1000,
+  maxStreamsPerCustomer: 8,
+  knownCustomerMs: 7 * 24 * 3_600_000,
+  knownCustomerReserve: 0,
+};
 
 /** The per-customer default: a quarter of the product's rate. */
 export const defaultCustomerRateLimit = (rateLimit: number) => Math.max(1, Math.floor(rateLimit / 4));
+
+/** A product's limits: its own over the service's defaults over the fixed ones, derived ones filled in, checked. */
+function resolveLimits(slug: string, defaults: Partial<ProductLimits>, own: Partial<ProductLimits> = {}): ProductLimits {
+  const merged = { ...DEFAULT_LIMITS, ...defaults, ...own };
+  const customerRateLimit = merged.customerRateLimit ?? defaultCustomerRateLimit(merged.rateLimit);
+  const limits: ProductLimits = {
+    ...merged,
+    customerRateLimit,
+    newCustomerRateLimit: merged.newCustomerRateLimit ?? customerRateLimit,
+    newCustomerWindowMs: merged.newCustomerWindowMs ?? merged.rateWindowMs,
+  };
+  const positive = [limits.rateLimit, limits.rateWindowMs, limits.maxStreamsPerCustomer, limits.customerRateLimit];
+  positive.push(limits.newCustomerRateLimit, limits.newCustomerWindowMs, limits.knownCustomerMs, limits.addressRateLimit ?? 1);
+  const reserve = limits.knownCustomerReserve;
+  if (!positive.every((n) => n >= 1) || !(reserve >= 0 && reserve < limits.rateLimit))
+    throw new Error(`invalid limits for product ${slug}`);
+  return limits;
+}
 
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
@@ -59,10 +105,7 @@ export function productRegistry(
   for (const c of configs) {
     if (!SLUG.test(c.slug)) throw new Error(`invalid product slug ${JSON.stringify(c.slug)}`);
     if (bySlug.has(c.slug)) throw new Error(`product ${c.slug} configured twice`);
-    const merged = { ...DEFAULT_LIMITS, ...defaults, ...c.limits };
-    const limits: ProductLimits = { ...merged, customerRateLimit: merged.customerRateLimit ?? defaultCustomerRateLimit(merged.rateLimit) };
-    if (!(limits.rateLimit >= 1 && limits.rateWindowMs >= 1 && limits.maxStreamsPerCustomer >= 1 && limits.customerRateLimit >= 1))
-      throw new Error(`invalid limits for product ${c.slug}`);
+    const limits = resolveLimits(c.slug, defaults, c.limits);
     bySlug.set(c.slug, {
       slug: c.slug,
       name: c.name ?? c.slug,

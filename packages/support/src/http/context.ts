@@ -7,6 +7,7 @@ import type { Product, ProductRegistry } from "../domain/products.js";
 import { supportError } from "../errors.js";
 import type { SupportStore } from "../store/types.js";
 import type { StreamHub } from "../stream/hub.js";
+import type { AddressSource } from "./client-address.js";
 
 export interface SupportContext {
   /** The service's own prefix; links it writes start with it (a framework's mount prefix is added by the adapter). */
@@ -30,26 +31,50 @@ export interface SupportContext {
   heartbeatMs: number;
   /** Open streams per customer, in this process. */
   streamsByCustomer: Map<string, number>;
+  /** The limit key of the client a request comes from (see `clientAddressHeader`); undefined when unknown. */
+  clientAddress(request: AddressSource): string | undefined;
 }
 
 /**
- * Counts a request against the customer's sliding window, then the product's; 429 with `Retry-After` (whole
- * seconds) past either. The customer's comes first, so a client over its own limit spends none of the product's
- * budget: it cannot starve the product's other customers.
+ * The limits a request passes, each a sliding window shared through the limiter (so across processes on a SQL one),
+ * cheapest refusal first so a refused request spends nothing further:
+ * 1. a customer id not yet known (never admitted, or not for `knownCustomerMs`) counts against its client address's
+ *    budget of new ids: a client inventing an id per request gets one customer's share, and those requests never
+ *    reach the product's window (issue 24);
+ * 2. the customer's own window, so one customer cannot take a product's whole budget;
+ * 3. with `addressRateLimit`, the address's window over every id it sends;
+ * 4. with `knownCustomerReserve`, new ids share what the reserve leaves of the product's window;
+ * 5. the product's window.
+ * 429 with `Retry-After` (whole seconds) past any of them. Without a customer (interface B) only the product's applies;
+ * without an address (a fetch runtime that gives none) the address limits do not apply.
  */
-export async function admit(cx: SupportContext, product: Product, customerId?: string): Promise<void> {
-  const { rateLimit, rateWindowMs, customerRateLimit } = product.limits;
+export async function admit(cx: SupportContext, product: Product, customerId?: string, address?: string): Promise<void> {
+  const limits = product.limits;
   const now = cx.clock.now();
+  const window = (limit: number, windowMs = limits.rateWindowMs) => ({ limit, windowMs, now });
+  const base = `support:${product.slug}`;
+  const seen = { key: `${base}:known:${customerId}`, ...window(1, limits.knownCustomerMs) };
+  let known = true;
   if (customerId !== undefined) {
-    const c = await cx.limiter.hit(`support:${product.slug}:customer:${customerId}`, {
-      limit: customerRateLimit,
-      windowMs: rateWindowMs,
-      now,
-    });
-    if (!c.allowed) throw tooMany(customerRateLimit, c.retryAfterMs, "too many requests from this customer");
+    known = !(await cx.limiter.peek(seen.key, seen)).allowed;
+    if (!known && address !== undefined) {
+      const n = await cx.limiter.hit(`${base}:new-from:${address}`, window(limits.newCustomerRateLimit, limits.newCustomerWindowMs));
+      if (!n.allowed) throw tooMany(limits.newCustomerRateLimit, n.retryAfterMs, "too many new customers from this address");
+    }
+    const c = await cx.limiter.hit(`${base}:customer:${customerId}`, window(limits.customerRateLimit));
+    if (!c.allowed) throw tooMany(limits.customerRateLimit, c.retryAfterMs, "too many requests from this customer");
+    if (address !== undefined && limits.addressRateLimit !== undefined) {
+      const a = await cx.limiter.hit(`${base}:from:${address}`, window(limits.addressRateLimit));
+      if (!a.allowed) throw tooMany(limits.addressRateLimit, a.retryAfterMs, "too many requests from this address");
+    }
+    if (!known && limits.knownCustomerReserve > 0) {
+      const r = await cx.limiter.hit(`${base}:new`, window(limits.rateLimit - limits.knownCustomerReserve));
+      if (!r.allowed) throw tooMany(limits.rateLimit, r.retryAfterMs);
+    }
   }
-  const d = await cx.limiter.hit(`support:${product.slug}`, { limit: rateLimit, windowMs: rateWindowMs, now });
-  if (!d.allowed) throw tooMany(rateLimit, d.retryAfterMs);
+  const d = await cx.limiter.hit(base, window(limits.rateLimit));
+  if (!d.allowed) throw tooMany(limits.rateLimit, d.retryAfterMs);
+  if (!known) await cx.limiter.hit(seen.key, seen);
 }
 
 function tooMany(limit: number, retryAfterMs: number, message?: string) {

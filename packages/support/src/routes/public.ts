@@ -5,6 +5,7 @@ import type { CustomerScope, LocalStream } from "../domain/backend.js";
 import { decodeConversationCursor, encodeConversationCursor } from "../domain/cursor.js";
 import type { Product } from "../domain/products.js";
 import { supportError } from "../errors.js";
+import type { AddressSource } from "../http/client-address.js";
 import { admit, type SupportContext } from "../http/context.js";
 import { openStream, parseLastEventId } from "../stream/open.js";
 import {
@@ -68,8 +69,8 @@ const StreamQuery = CustomerQuery.extend({
 });
 
 /** The guard of every call but the stream: the product (404 when unknown), then the rate limits. */
-async function admitted(cx: SupportContext, scope: CustomerScope): Promise<void> {
-  await admit(cx, cx.products.require(scope.productSlug), scope.customerId);
+async function admitted(cx: SupportContext, scope: CustomerScope, request: AddressSource): Promise<void> {
+  await admit(cx, cx.products.require(scope.productSlug), scope.customerId, cx.clientAddress(request));
 }
 
 /**
@@ -87,10 +88,11 @@ function onConversation<I extends CustomerScope>(
     path: `${BASE}/:id${suffix}`,
     tags,
     params: IdParam,
-    async handler({ params, query, body }: { params: { id: string }; query: unknown; body: unknown }) {
+    async handler(ctx: { params: { id: string }; query: unknown; body: unknown } & AddressSource) {
+      const { params, query, body } = ctx;
       // validated against the route's own query or body schema before the handler runs
       const scope = (method === "GET" ? query : body) as I;
-      await admitted(cx, scope);
+      await admitted(cx, scope, ctx);
       return json(200, await call({ ...scope, conversationId: params.id }));
     },
   };
@@ -111,8 +113,9 @@ const createRoute = (cx: SupportContext) =>
       ...bodyErrors,
       ...limited,
     },
-    async handler({ body }) {
-      await admitted(cx, body);
+    async handler(ctx) {
+      const { body } = ctx;
+      await admitted(cx, body, ctx);
       return json(200, await cx.api.createConversation(body));
     },
   });
@@ -132,11 +135,12 @@ const listRoute = (cx: SupportContext) =>
       400: err("Missing parameters, a limit outside 1..200 or a cursor this API did not write"),
       ...limited,
     },
-    async handler({ query }) {
+    async handler(ctx) {
+      const { query } = ctx;
       const after = query.cursor ? decodeConversationCursor(query.cursor) : undefined;
       const product = cx.products.get(query.productSlug);
       if (!product) return json(200, { conversations: [] });
-      await admit(cx, product, query.customerId);
+      await admit(cx, product, query.customerId, cx.clientAddress(ctx));
       const { conversations: rows } = await cx.api.listConversations({
         productSlug: query.productSlug,
         customerId: query.customerId,
@@ -170,8 +174,9 @@ const findRoute = (cx: SupportContext) =>
       404: err("Product not found"),
       ...limited,
     },
-    async handler({ query }) {
-      await admitted(cx, query);
+    async handler(ctx) {
+      const { query } = ctx;
+      await admitted(cx, query, ctx);
       return json(200, await cx.api.findConversation(query));
     },
   });
@@ -228,21 +233,27 @@ const closeRoute = (cx: SupportContext) =>
  * The local conversation a customer's stream follows, checked against the customer; a built-in product is
  * admitted after the check, another backend's before it opens (opening may call out).
  */
-async function streamSource(cx: SupportContext, product: Product, customerId: string, conversationId: string): Promise<LocalStream> {
+async function streamSource(
+  cx: SupportContext,
+  product: Product,
+  customerId: string,
+  conversationId: string,
+  address: string | undefined,
+): Promise<LocalStream> {
   const scope = { productSlug: product.slug, customerId, conversationId };
   let local: LocalStream | null;
   if (product.builtin) {
     const c = await cx.conversations.get(conversationId);
     local = c && c.productSlug === product.slug && c.customerId === customerId ? { conversation: c } : null;
   } else if (product.backend.openStream) {
-    await admit(cx, product, customerId);
+    await admit(cx, product, customerId, address);
     local = await product.backend.openStream(scope);
   } else {
     if (!(await product.backend.getConversation(scope))) throw supportError("conversation_not_found");
     throw supportError("not_supported", { message: "live events are not available for this product's backend" });
   }
   if (!local) throw supportError("conversation_not_found");
-  if (product.builtin) await admit(cx, product, customerId);
+  if (product.builtin) await admit(cx, product, customerId, address);
   return local;
 }
 
@@ -263,9 +274,10 @@ const streamRoute = (cx: SupportContext) =>
       ...rateLimited("Rate limit or concurrent-stream limit exceeded"),
       501: err("This product's backend has no live events"),
     },
-    async handler({ params, query, headers, signal }) {
+    async handler(ctx) {
+      const { params, query, headers, signal } = ctx;
       const product = cx.products.require(query.productSlug);
-      const local = await streamSource(cx, product, query.customerId, params.id);
+      const local = await streamSource(cx, product, query.customerId, params.id, cx.clientAddress(ctx));
       return openStream(cx, {
         product,
         conversation: local.conversation,
