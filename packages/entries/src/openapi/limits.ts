@@ -22,7 +22,51 @@ export const limitMessages = {
   cycle: () => "too aliased: a YAML alias refers to a node that contains it (a cycle)",
   time: (ms: number) => `too slow: the document took longer than ${ms} ms to process (limit timeoutMs ${ms})`,
   memory: (mb: number) => `too large: processing the document needed more than ${mb} MB of memory (limit maxMemoryMb ${mb})`,
+  steps: (max: number, name = "maxSteps") =>
+    `too complex: checking the document needed more than ${max} steps (limit ${name} ${max})`,
 };
+
+/**
+ * Steps of work a validation may take before it stops (issue #24). The walks over a document (reference resolution,
+ * semantic checks, the explanation of schema errors) spend one step per node, token or comparison, and the JSON
+ * Schema validator, which cannot count, is charged beforehand for what it will do (see `schemaCost`). Past the
+ * maximum, `spend` throws StepBudgetExceeded: the inline path then hands the document to a validation process.
+ */
+export interface StepBudget {
+  spend(steps?: number): void;
+  /** Steps spent so far. */
+  readonly used: number;
+  readonly max: number;
+}
+
+/** A validation ran out of steps; the document was not judged. */
+export class StepBudgetExceeded extends Error {
+  constructor(readonly max: number) {
+    super(limitMessages.steps(max));
+    this.name = "StepBudgetExceeded";
+  }
+}
+
+/** A budget of `max` steps; without a maximum it only counts. */
+export function stepBudget(max = Number.POSITIVE_INFINITY): StepBudget {
+  let used = 0;
+  return {
+    spend(steps = 1) {
+      used += steps;
+      if (used > max) throw new StepBudgetExceeded(max);
+    },
+    get used() {
+      return used;
+    },
+    max,
+  };
+}
+
+/**
+ * Steps the inline path grants a document below `inlineBelowBytes` (SpecPoolOptions.inlineMaxSteps). A 60 KB
+ * generated spec takes about a tenth of them; a document that needs more goes to a validation process.
+ */
+export const DEFAULT_INLINE_MAX_STEPS = 250_000;
 
 const isContainer = (v: unknown): v is object => typeof v === "object" && v !== null;
 

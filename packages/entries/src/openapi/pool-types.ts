@@ -24,6 +24,12 @@ export interface SpecPoolOptions {
   lowerPriorityBy?: number;
   /** Documents smaller than this without YAML anchors are validated inline (cheaper than a process hop). Default 64 KiB. */
   inlineBelowBytes?: number;
+  /**
+   * Steps of work (limits.ts, StepBudget) a document validated inline may take on the host's event loop, a few
+   * milliseconds' worth; a document that needs more is handed to a validation process (with `maxThreads: 0`, answered
+   * 422 naming this limit). Default DEFAULT_INLINE_MAX_STEPS (250,000).
+   */
+  inlineMaxSteps?: number;
   limits?: Partial<SpecLimits>;
 }
 

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { DEFAULT_SPEC_LIMITS, mayHaveAnchors } from "./limits.js";
+import { DEFAULT_INLINE_MAX_STEPS, DEFAULT_SPEC_LIMITS, limitMessages, mayHaveAnchors, StepBudgetExceeded, stepBudget } from "./limits.js";
 import { decodeText } from "./parse.js";
 import { type PoolValidateRequest, type SpecPool, SpecPoolBusyError, type SpecPoolOptions } from "./pool-types.js";
 import { type ProcessPool, processPool } from "./process-pool.js";
@@ -57,6 +57,7 @@ function poolOptions(o: SpecPoolOptions): SpecPool["options"] {
     timeoutMs: o.timeoutMs ?? 30_000,
     maxMemoryMb: o.maxMemoryMb ?? 1024,
     inlineBelowBytes: o.inlineBelowBytes ?? 64 * 1024,
+    inlineMaxSteps: o.inlineMaxSteps ?? DEFAULT_INLINE_MAX_STEPS,
     lowerPriorityBy: o.lowerPriorityBy ?? 10,
     limits: { ...DEFAULT_SPEC_LIMITS, ...o.limits },
   };
@@ -94,16 +95,32 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
     }
   }
 
+  /**
+   * A small document is judged on the event loop within `inlineMaxSteps` (issue #24: 900 bytes of `$ref` chains once
+   * held it for two minutes); one that needs more is judged again in a process, under its time limit.
+   */
+  async function inlineOrWorker(bytes: Uint8Array, req: PoolValidateRequest): Promise<ValidationOutcome> {
+    try {
+      return await validateSpec(bytes, {
+        baseUrl: req.baseUrl,
+        fetchDocument: req.fetchDocument,
+        maxWarnings: req.maxWarnings,
+        limits: options.limits,
+        budget: stepBudget(options.inlineMaxSteps),
+      });
+    } catch (e) {
+      if (!(e instanceof StepBudgetExceeded)) throw e;
+      if (options.maxThreads > 0) return inWorker(bytes, req);
+      return { answer: { valid: false, errors: [{ path: "", message: limitMessages.steps(e.max, "inlineMaxSteps") }] } };
+    }
+  }
+
   return {
     options,
     validate(bytes, req = {}) {
-      if (inline(bytes))
-        return validateSpec(bytes, {
-          baseUrl: req.baseUrl,
-          fetchDocument: req.fetchDocument,
-          maxWarnings: req.maxWarnings,
-          limits: options.limits,
-        });
+      if (inline(bytes)) return inlineOrWorker(bytes, req);
+      // no validation processes (maxThreads 0): a larger document is not judged (503) rather than queued for ever
+      if (options.maxThreads <= 0) return Promise.reject(new SpecPoolBusyError("no validation processes (maxThreads 0)"));
       return inWorker(bytes, req);
     },
     async destroy() {

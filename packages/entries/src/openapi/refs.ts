@@ -1,4 +1,5 @@
 // One walk over a document to find its `$ref`s: internal ones are checked, same-origin external ones resolved, others reported.
+import type { StepBudget } from "./limits.js";
 import type { SpecIssue } from "./parse.js";
 import { pointerOf, type Trail } from "./pointer.js";
 
@@ -14,33 +15,117 @@ export interface RefReport {
 export type ExternalLoader = (url: URL) => Promise<unknown>;
 
 const unescapeToken = (s: string) => s.replace(/~1/g, "/").replace(/~0/g, "~");
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+const isObject = (v: unknown): v is Record<string, unknown> & { $ref?: unknown } => typeof v === "object" && v !== null;
 
-/**
- * Resolves a JSON Pointer fragment (`#/components/schemas/A`, `/a/b`) inside `root`; undefined when absent. A pointer
- * may run through another internal `$ref` (`#/components/schemas/A/properties/b/items` where `b` is a `$ref`): the
- * reference is followed on the way, as the resolvers of the references do.
- */
-export function resolvePointer(root: unknown, fragment: string, hops = 0): unknown {
+/** Resolves JSON Pointer fragments inside one document; undefined when absent. */
+export type PointerResolver = (fragment: string) => unknown;
+
+/** The tokens of a fragment (`#/a/b`, `/a/b`, `#` or empty for the root); undefined when it is no pointer. */
+function pointerTokens(fragment: string): string[] | undefined {
   let pointer = fragment.startsWith("#") ? fragment.slice(1) : fragment;
-  if (pointer === "") return root;
+  if (pointer === "") return [];
   try {
     pointer = decodeURIComponent(pointer);
   } catch {
     return undefined;
   }
   if (!pointer.startsWith("/")) return undefined;
-  let node: unknown = root;
-  for (const raw of pointer.slice(1).split("/")) {
-    const token = unescapeToken(raw);
-    if (isObject(node) && !Object.hasOwn(node, token) && typeof (node as { $ref?: unknown }).$ref === "string" && hops < 16) {
-      const ref = (node as { $ref: string }).$ref;
-      node = ref.startsWith("#") ? resolvePointer(root, ref, hops + 1) : undefined;
+  return pointer.slice(1).split("/").map(unescapeToken);
+}
+
+const IN_PROGRESS = Symbol("in progress");
+
+interface Frame {
+  fragment: string;
+  tokens: string[];
+  next: number;
+  node: unknown;
+  /** The reference met at token `next` was followed: its target is in `node`, and the token is taken from it. */
+  followed: boolean;
+}
+
+/**
+ * A resolver over `root` that remembers every fragment it resolved. A pointer may run through another internal
+ * `$ref` (`#/components/schemas/A/properties/b/items` where `b` is a `$ref`): the reference is followed on the way,
+ * as the resolvers of the references do. Each distinct fragment is resolved once, with an explicit stack rather than
+ * recursion, so pointers that run through references that run through references cost work linear in their text
+ * (a 900-byte chain of them took minutes when each was followed afresh, issue #24); a fragment met again while it is
+ * being resolved is a cycle, and resolves to nothing. Each token spends one step of `budget`.
+ */
+export function pointerResolver(root: unknown, budget?: StepBudget): PointerResolver {
+  const done = new Map<string, unknown>();
+  const open = (fragment: string): Frame | undefined => {
+    const tokens = pointerTokens(fragment);
+    budget?.spend(1 + (tokens?.length ?? 0));
+    if (!tokens) {
+      done.set(fragment, undefined);
+      return undefined;
     }
-    if (!isObject(node) || !Object.hasOwn(node, token)) return undefined;
-    node = (node as Record<string, unknown>)[token];
-  }
-  return node;
+    done.set(fragment, IN_PROGRESS);
+    return { fragment, tokens, next: 0, node: root, followed: false };
+  };
+  return (fragment) => {
+    if (done.has(fragment)) {
+      const known = done.get(fragment);
+      return known === IN_PROGRESS ? undefined : known;
+    }
+    const first = open(fragment);
+    if (!first) return undefined;
+    const stack: Frame[] = [first];
+    try {
+      while (stack.length) {
+        const top = stack[stack.length - 1]!;
+        let result: unknown = top.node;
+        let finished = top.next >= top.tokens.length;
+        if (!finished) {
+          const token = top.tokens[top.next]!;
+          const node = top.node;
+          if (!top.followed && isObject(node) && !Object.hasOwn(node, token) && typeof node.$ref === "string") {
+            top.followed = true;
+            const ref = node.$ref;
+            if (!ref.startsWith("#")) top.node = undefined;
+            else if (done.has(ref)) {
+              const known = done.get(ref);
+              top.node = known === IN_PROGRESS ? undefined : known;
+            } else {
+              const inner = open(ref);
+              if (inner) {
+                stack.push(inner);
+                continue;
+              }
+              top.node = undefined;
+            }
+          }
+          top.followed = false;
+          const at = top.node;
+          if (!isObject(at) || !Object.hasOwn(at, token)) {
+            result = undefined;
+            finished = true;
+          } else {
+            top.node = at[token];
+            top.next++;
+            continue;
+          }
+        }
+        if (finished) {
+          stack.pop();
+          done.set(top.fragment, result);
+          const parent = stack[stack.length - 1];
+          if (parent) parent.node = result;
+        }
+      }
+    } catch (e) {
+      // out of steps mid-way: what was being resolved is not known, not missing
+      for (const f of stack) done.delete(f.fragment);
+      throw e;
+    }
+    return done.get(fragment);
+  };
+}
+
+/** Resolves one fragment inside `root` (see pointerResolver; several fragments of one document share a resolver). */
+export function resolvePointer(root: unknown, fragment: string): unknown {
+  return pointerResolver(root)(fragment);
 }
 
 interface FoundRef {
@@ -50,7 +135,7 @@ interface FoundRef {
 }
 
 /** Every `$ref` string of the document, skipping `example` values and `x-` extensions (data, not references). */
-export function collectRefs(root: unknown): FoundRef[] {
+export function collectRefs(root: unknown, budget?: StepBudget): FoundRef[] {
   const found: FoundRef[] = [];
   const seen = new Set<object>();
   // pointers are spelled only for objects holding a `$ref` (see pointer.ts)
@@ -60,6 +145,7 @@ export function collectRefs(root: unknown): FoundRef[] {
     if (!isObject(node) || seen.has(node)) continue;
     // YAML aliases share objects: visit each once, or a small document could walk forever.
     seen.add(node);
+    budget?.spend();
     if (Array.isArray(node)) {
       for (let i = node.length - 1; i >= 0; i--) if (isObject(node[i])) stack.push([node[i], { parent: trail, key: i }]);
       continue;
@@ -83,16 +169,25 @@ export interface CheckRefsOptions {
   load?: ExternalLoader;
   /** Distinct external documents fetched at most. */
   maxDocuments?: number;
+  /** Work allowed (see limits.ts); none: unbounded. */
+  budget?: StepBudget;
+  /** The document's resolver, when the caller shares it with other checks. */
+  resolve?: PointerResolver;
 }
 
 /** Checks every reference; fetches same-origin external documents (once each) to resolve theirs. */
 export async function checkRefs(document: Record<string, unknown>, options: CheckRefsOptions = {}): Promise<RefReport> {
   const warnings: SpecIssue[] = [];
   const notices: SpecIssue[] = [];
-  const refs = collectRefs(document);
+  const budget = options.budget;
+  const refs = collectRefs(document, budget);
+  const resolve = options.resolve ?? pointerResolver(document, budget);
   const base = options.baseUrl ? new URL(options.baseUrl) : undefined;
   const internal = new Map<string, boolean>();
-  const externalDocs = new Map<string, Promise<{ ok: true; value: unknown } | { ok: false; message: string; notice?: boolean }>>();
+  const externalDocs = new Map<
+    string,
+    Promise<{ ok: true; value: unknown; resolve: PointerResolver } | { ok: false; message: string; notice?: boolean }>
+  >();
   const maxDocs = options.maxDocuments ?? 20;
 
   const loadDoc = (url: URL) => {
@@ -104,7 +199,7 @@ export async function checkRefs(document: Record<string, unknown>, options: Chec
           ? Promise.resolve({ ok: false as const, notice: true, message: `not fetched: more than ${maxDocs} external documents` })
           : options.load
             ? options.load(url).then(
-                (value) => ({ ok: true as const, value }),
+                (value) => ({ ok: true as const, value, resolve: pointerResolver(value, budget) }),
                 (e: unknown) => ({ ok: false as const, message: `could not load ${key}: ${(e as Error).message}` }),
               )
             : Promise.resolve({ ok: false as const, notice: true, message: "external references are not fetched here" });
@@ -119,7 +214,7 @@ export async function checkRefs(document: Record<string, unknown>, options: Chec
     if (ref.startsWith("#")) {
       let ok = internal.get(ref);
       if (ok === undefined) {
-        ok = resolvePointer(document, ref) !== undefined;
+        ok = resolve(ref) !== undefined;
         internal.set(ref, ok);
       }
       if (!ok) warnings.push({ path: at, message: `dangling reference ${ref}` });
@@ -142,7 +237,7 @@ export async function checkRefs(document: Record<string, unknown>, options: Chec
       loadDoc(target).then((r) => {
         if (!r.ok) (r.notice ? notices : warnings).push({ path: at, message: r.message });
         else {
-          const value = resolvePointer(r.value, fragment || "#");
+          const value = r.resolve(fragment || "#");
           if (value === undefined) warnings.push({ path: at, message: `dangling reference ${ref}` });
           else targets.set(`${target.href}${fragment}`, value);
         }
@@ -159,7 +254,7 @@ export async function checkRefs(document: Record<string, unknown>, options: Chec
       const item = paths[key];
       if (!isObject(item) || typeof item.$ref !== "string") return item;
       const ref = item.$ref;
-      if (ref.startsWith("#")) return resolvePointer(document, ref);
+      if (ref.startsWith("#")) return resolve(ref);
       try {
         const u = base ? new URL(ref, base) : new URL(ref);
         return targets.get(u.href);

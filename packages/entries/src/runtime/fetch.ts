@@ -15,6 +15,7 @@ function unavailablePool(o: SpecPoolOptions = {}): SpecPool {
       timeoutMs: o.timeoutMs ?? 30_000,
       maxMemoryMb: o.maxMemoryMb ?? 1024,
       inlineBelowBytes: 0,
+      inlineMaxSteps: 0,
       lowerPriorityBy: 0,
       limits: { ...DEFAULT_SPEC_LIMITS, ...o.limits },
     },
