@@ -1,6 +1,7 @@
 // The support service from the environment (CONTRACT.md §0): SUPPORT_PRODUCTS, SUPPORT_RATE_LIMIT,
-// SUPPORT_CUSTOMER_RATE_LIMIT, SUPPORT_SPI_TOKEN, SUPPORT_AGENT_TOKEN; plus optional products on other backends (GitHub Issues, Slack,
-// a remote SPI), each added only when its variables are set. Store, bus and rate limiter come from the app.
+// SUPPORT_CUSTOMER_RATE_LIMIT, SUPPORT_SPI_TOKEN, SUPPORT_AGENT_TOKEN, the limits against rotating customer ids and where the
+// client address comes from (`limitsFromEnv`); plus optional products on other backends (GitHub Issues, Slack, a remote
+// SPI), each added only when its variables are set. Store, bus and rate limiter come from the app.
 import type { Clock, Logger, Service } from "@mountkit/core";
 import type { PubSub, RateLimiter } from "@mountkit/core/jobs";
 import { createSupportService, githubBackend, type ProductConfig, type SupportStore, slackBackend, spiBackend } from "@mountkit/support";
@@ -14,6 +15,43 @@ const positiveInt = (raw: string | undefined, name: string, fallback: number): n
   if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive integer`);
   return n;
 };
+
+/**
+ * The per-second limits and the client address: SUPPORT_RATE_LIMIT, SUPPORT_CUSTOMER_RATE_LIMIT, and against a client
+ * inventing customer ids (issue 24) SUPPORT_NEW_CUSTOMER_RATE_LIMIT (new ids per client address, default the customer's
+ * rate), SUPPORT_KNOWN_CUSTOMER_RESERVE (default 0), SUPPORT_ADDRESS_RATE_LIMIT (unset: none); behind the host's own
+ * proxy SUPPORT_CLIENT_ADDRESS_HEADER and SUPPORT_TRUSTED_PROXIES (unset: the socket's address).
+ */
+export function limitsFromEnv(env: NodeJS.ProcessEnv) {
+  const raw = env.SUPPORT_RATE_LIMIT?.trim();
+  const rate = raw ? Number(raw) : 20;
+  if (!Number.isSafeInteger(rate) || rate < 1)
+    throw new Error("SUPPORT_RATE_LIMIT must be a positive integer (requests per second per product)");
+  const customerRate = positiveInt(env.SUPPORT_CUSTOMER_RATE_LIMIT, "SUPPORT_CUSTOMER_RATE_LIMIT", 5);
+  const reserveRaw = env.SUPPORT_KNOWN_CUSTOMER_RESERVE?.trim();
+  const reserve = reserveRaw ? Number(reserveRaw) : 0;
+  if (!Number.isSafeInteger(reserve) || reserve < 0 || reserve >= rate)
+    throw new Error("SUPPORT_KNOWN_CUSTOMER_RESERVE must be an integer from 0 to below SUPPORT_RATE_LIMIT");
+  const address = env.SUPPORT_ADDRESS_RATE_LIMIT?.trim();
+  const header = env.SUPPORT_CLIENT_ADDRESS_HEADER?.trim().toLowerCase() || undefined;
+  if (header !== undefined && !/^[a-z0-9!#$%&'*+.^_`|~-]+$/.test(header))
+    throw new Error("SUPPORT_CLIENT_ADDRESS_HEADER must be a header name such as x-forwarded-for");
+  if (env.SUPPORT_TRUSTED_PROXIES?.trim() && !header) throw new Error("SUPPORT_TRUSTED_PROXIES needs SUPPORT_CLIENT_ADDRESS_HEADER");
+  return {
+    limits: {
+      rateLimit: rate,
+      customerRateLimit: customerRate,
+      rateWindowMs: 1000,
+      newCustomerRateLimit: positiveInt(env.SUPPORT_NEW_CUSTOMER_RATE_LIMIT, "SUPPORT_NEW_CUSTOMER_RATE_LIMIT", customerRate),
+      newCustomerWindowMs: 1000,
+      knownCustomerReserve: reserve,
+      ...(address ? { addressRateLimit: positiveInt(address, "SUPPORT_ADDRESS_RATE_LIMIT", 1) } : {}),
+    },
+    ...(header
+      ? { clientAddressHeader: header, trustedProxies: positiveInt(env.SUPPORT_TRUSTED_PROXIES, "SUPPORT_TRUSTED_PROXIES", 1) }
+      : {}),
+  };
+}
 
 /** SUPPORT_CORS_ORIGINS: `*` or comma-separated origins (`scheme://host[:port]`, nothing after). */
 export function corsOriginsFromEnv(raw: string | undefined): "*" | string[] | undefined {
@@ -96,11 +134,7 @@ export async function supportFromEnv(
     .map((s) => s.trim())
     .filter(Boolean);
   if (!products.length) throw new Error("SUPPORT_PRODUCTS must name at least one product slug");
-  const raw = env.SUPPORT_RATE_LIMIT?.trim();
-  const rate = raw ? Number(raw) : 20;
-  if (!Number.isSafeInteger(rate) || rate < 1)
-    throw new Error("SUPPORT_RATE_LIMIT must be a positive integer (requests per second per product)");
-  const customerRate = positiveInt(env.SUPPORT_CUSTOMER_RATE_LIMIT, "SUPPORT_CUSTOMER_RATE_LIMIT", 5);
+  const limits = limitsFromEnv(env);
   const spiToken = env.SUPPORT_SPI_TOKEN || undefined;
   const agentToken = env.SUPPORT_AGENT_TOKEN || undefined;
   if (!spiToken) deps.logger.info("support: SUPPORT_SPI_TOKEN not set, /care refuses every call with 401");
@@ -116,7 +150,7 @@ export async function supportFromEnv(
     inboxScript: supportInboxScript,
     // built-in products first: interface B (/care) serves the first product
     products: [...products, ...external],
-    limits: { rateLimit: rate, customerRateLimit: customerRate, rateWindowMs: 1000 },
+    ...limits,
     spiToken,
     agentToken,
     store: deps.store,
