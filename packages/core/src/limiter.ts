@@ -37,20 +37,30 @@ export function slidingLogDecision(
   return { allowed: false, limit, remaining: 0, retryAfterMs: Math.max(1, oldest + windowMs - now), log: recent };
 }
 
-/** Keys are swept every this many hits: a key goes once its last entry has left its own window. */
-const SWEEP_EVERY = 10_000;
+/** Keys a hit checks for expiry: the sweep walks the map a few keys per hit, so no hit ever walks all of it. */
+const SWEEP_PER_HIT = 4;
 
 export function memoryRateLimiter(): RateLimiter {
-  // each key keeps its own expiry: keys of one limiter use windows from a second to days
+  // each key keeps its own expiry: keys of one limiter use windows from a second to days (known customer ids)
   const logs = new Map<string, { log: number[]; expiresAt: number }>();
-  let sweeps = 0;
+  let cursor: Iterator<[string, { expiresAt: number }]> | undefined;
+  const sweep = (now: number) => {
+    for (let i = 0; i < SWEEP_PER_HIT; i++) {
+      cursor ??= logs.entries();
+      const next = cursor.next();
+      if (next.done) {
+        cursor = undefined;
+        return;
+      }
+      // deleting the entry just visited is safe: a Map iterator carries on with the next one
+      if (next.value[1].expiresAt <= now) logs.delete(next.value[0]);
+    }
+  };
   return {
     async hit(key, options) {
       const { log, ...decision } = slidingLogDecision(logs.get(key)?.log ?? [], options);
       logs.set(key, { log, expiresAt: (log.length ? log[log.length - 1]! : options.now) + options.windowMs });
-      if (++sweeps % SWEEP_EVERY === 0) {
-        for (const [k, e] of logs) if (e.expiresAt <= options.now) logs.delete(k);
-      }
+      sweep(options.now);
       return decision;
     },
     async peek(key, options) {

@@ -57,7 +57,7 @@ describe("sliding-log rate limiter: peek", () => {
     const limiter = memoryRateLimiter();
     const week = { limit: 1, windowMs: 7 * 86_400_000 };
     await limiter.hit("known", { ...week, now: 0 });
-    // more hits than a sweep period, on one-second windows, well past the second
+    // many sweeps over every key, on one-second windows, well past the second
     for (let i = 0; i < 10_001; i++) await limiter.hit(`short${i % 50}`, { limit: 5, windowMs: 1000, now: 5000 + i });
     expect((await limiter.peek("known", { ...week, now: 20_000 })).allowed).toBe(false);
     expect((await limiter.peek("known", { ...week, now: week.windowMs })).allowed).toBe(true);
