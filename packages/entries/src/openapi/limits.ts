@@ -66,7 +66,7 @@ export function stepBudget(max = Number.POSITIVE_INFINITY): StepBudget {
  * Steps the inline path grants a document below `inlineBelowBytes` (SpecPoolOptions.inlineMaxSteps). A 60 KB
  * generated spec takes about a tenth of them; a document that needs more goes to a validation process.
  */
-export const DEFAULT_INLINE_MAX_STEPS = 250_000;
+export const DEFAULT_INLINE_MAX_STEPS = 50_000;
 
 const isContainer = (v: unknown): v is object => typeof v === "object" && v !== null;
 

@@ -18,3 +18,21 @@ export function pointerOf(trail: Trail | undefined, ...more: Array<string | numb
   for (const k of more) tokens.push(typeof k === "number" ? String(k) : escapeToken(k));
   return tokens.length ? `/${tokens.join("/")}` : "";
 }
+
+/**
+ * `pointerOf` that remembers what it spelled for each trail, so that many pointers under one long key (thousands of
+ * `$ref`s under a 7 KB path template) escape that key once, not once each (issue #24).
+ */
+export function pointerSpeller(): (trail: Trail | undefined) => string {
+  const spelled = new Map<Trail, string>();
+  const spell = (trail: Trail | undefined): string => {
+    if (!trail) return "";
+    let s = spelled.get(trail);
+    if (s === undefined) {
+      s = `${spell(trail.parent)}/${typeof trail.key === "number" ? String(trail.key) : escapeToken(trail.key)}`;
+      spelled.set(trail, s);
+    }
+    return s;
+  };
+  return spell;
+}

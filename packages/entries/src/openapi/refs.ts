@@ -1,7 +1,7 @@
 // One walk over a document to find its `$ref`s: internal ones are checked, same-origin external ones resolved, others reported.
 import type { StepBudget } from "./limits.js";
 import type { SpecIssue } from "./parse.js";
-import { pointerOf, type Trail } from "./pointer.js";
+import { pointerSpeller, type Trail } from "./pointer.js";
 
 export interface RefReport {
   warnings: SpecIssue[];
@@ -138,6 +138,7 @@ interface FoundRef {
 export function collectRefs(root: unknown, budget?: StepBudget): FoundRef[] {
   const found: FoundRef[] = [];
   const seen = new Set<object>();
+  const pointerOf = pointerSpeller();
   // pointers are spelled only for objects holding a `$ref` (see pointer.ts)
   const stack: Array<[unknown, Trail | undefined]> = [[root, undefined]];
   while (stack.length) {

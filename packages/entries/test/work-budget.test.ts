@@ -1,0 +1,165 @@
+// Work budgets on untrusted OpenAPI documents (issue #24): pointers through `$ref`s resolved once each, every hostile
+// shape answered promptly, the inline path's step budget handing a document that needs more to a validation process,
+// and the host's event loop never held while it happens (a loop-delay probe with a generous threshold).
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { specPool, validateSpec } from "@mountkit/entries/node";
+import { afterAll, describe, expect, it } from "vitest";
+import { DEFAULT_INLINE_MAX_STEPS, stepBudget } from "../src/openapi/limits.js";
+import { pointerResolver, resolvePointer } from "../src/openapi/refs.js";
+import { allOfBomb, parameterBomb, refChainBomb, schemaErrorBomb, uniqueItemsBomb } from "./fixtures/hostile-specs.js";
+
+/** Worst event-loop delay the validation of a hostile document may cause: generous, a stall is seconds. */
+const LOOP_DELAY_LIMIT_MS = 250;
+
+/**
+ * Runs `work` while two probes watch the event loop: node's delay histogram and a 10 ms interval's lateness. Both start
+ * before the work (the histogram's first tick is only its baseline) and read after it.
+ */
+async function watched<T>(work: () => Promise<T>): Promise<{ result: T; wallMs: number; worstDelayMs: number }> {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  let late = 0;
+  let last = performance.now();
+  const probe = setInterval(() => {
+    const now = performance.now();
+    late = Math.max(late, now - last - 10);
+    last = now;
+  }, 10);
+  await new Promise((r) => setTimeout(r, 30));
+  const t0 = performance.now();
+  const result = await work();
+  const wallMs = performance.now() - t0;
+  await new Promise((r) => setTimeout(r, 30));
+  clearInterval(probe);
+  histogram.disable();
+  return { result, wallMs, worstDelayMs: Math.max(late, histogram.max / 1e6) };
+}
+
+/**
+ * Each shape with the wall time it may take: seconds where the work was exponential (minutes before), the issue's
+ * 15 s where the JSON Schema validator's own pairwise `uniqueItems` check, quadratic and not ours to change, runs in a
+ * validation process (1 to 4 s on a loaded 2-core machine).
+ */
+const hostile: Array<[string, string, number]> = [
+  ["a 900-byte $ref-through-$ref pointer chain", refChainBomb(), 5_000],
+  ["the same chain at the old hop limit (16 levels)", refChainBomb(16, 4), 5_000],
+  ["an allOf fan-out 16 levels deep", allOfBomb(), 5_000],
+  ["thousands of path placeholders against thousands of parameters", parameterBomb(), 15_000],
+  ["4,000 distinct tags (uniqueItems compares pairs)", uniqueItemsBomb(), 15_000],
+  ["2,000 parameters breaking the specification alike (22,000 schema errors)", schemaErrorBomb(), 15_000],
+];
+
+describe("pointer resolution", () => {
+  it("resolves a pointer that runs through $refs, and remembers it", () => {
+    const doc = {
+      components: { schemas: { A: { properties: { b: { $ref: "#/components/schemas/B" } } }, B: { items: { type: "string" } } } },
+    };
+    const budget = stepBudget();
+    const resolve = pointerResolver(doc, budget);
+    expect(resolve("#/components/schemas/A/properties/b/items")).toEqual({ type: "string" });
+    const spent = budget.used;
+    expect(resolve("#/components/schemas/A/properties/b/items")).toEqual({ type: "string" });
+    expect(budget.used).toBe(spent);
+    expect(resolve("#/components/schemas/A/properties/c")).toBeUndefined();
+    expect(resolvePointer(doc, "#/components/schemas/B/items/type")).toBe("string");
+    expect(resolvePointer(doc, "#/components/schemas/%41")).toBe(doc.components.schemas.A);
+    expect(resolvePointer(doc, "#")).toBe(doc);
+    expect(resolvePointer(doc, "#components")).toBeUndefined();
+  });
+
+  it("a cycle of pointers through one another resolves to nothing, and ends", () => {
+    const doc = { a: { $ref: "#/b/x" }, b: { $ref: "#/a/x" }, c: { $ref: "#/c/y" } };
+    expect(resolvePointer(doc, "#/a/x")).toBeUndefined();
+    expect(resolvePointer(doc, "#/c/y/z")).toBeUndefined();
+  });
+
+  it("the chain bomb costs steps linear in its size: each pointer is followed once", () => {
+    for (const levels of [8, 16, 64]) {
+      const doc = JSON.parse(refChainBomb(levels, 4));
+      const budget = stepBudget();
+      const target = pointerResolver(doc, budget)(`#/components/schemas/G${levels}/G1`);
+      expect(target).toEqual(doc.components.schemas.G1);
+      // 4 repeats + 4 fixed tokens per level, each token once
+      expect(budget.used).toBeLessThan(12 * (levels + 2));
+    }
+  });
+
+  it("a chain longer than the stack is resolved without recursion", () => {
+    // S<i> points at S<i-1>'s `x`, which runs through S<i-1> itself: resolving S<n>'s `x` follows n pointers, each
+    // inside the one before, down to S0, which nests `x` n + 1 deep
+    const n = 20_000;
+    let bottom: Record<string, unknown> = { end: true };
+    for (let i = 0; i <= n; i++) bottom = { x: bottom };
+    const schemas: Record<string, unknown> = { S0: bottom };
+    for (let i = 1; i <= n; i++) schemas[`S${i}`] = { $ref: `#/schemas/S${i - 1}/x` };
+    expect(resolvePointer({ schemas }, `#/schemas/S${n}/x/end`)).toBe(true);
+    expect(resolvePointer({ schemas }, `#/schemas/S${n}/x/x`)).toBeUndefined();
+  });
+});
+
+describe("hostile documents answered promptly", () => {
+  for (const [name, text, maxMs] of hostile)
+    it(`${name} (validateSpec, no budget): judged within ${maxMs / 1000} s`, async () => {
+      expect(text.length).toBeLessThan(64 * 1024);
+      const t0 = performance.now();
+      const { answer } = await validateSpec(text);
+      expect(performance.now() - t0).toBeLessThan(maxMs);
+      expect(answer.valid).toBe(true);
+    }, 60_000);
+
+  it("the chain bomb's references are all checked, and resolve", async () => {
+    const { answer } = await validateSpec(refChainBomb());
+    expect(answer).toMatchObject({ valid: true, warningCount: 0 });
+  });
+
+  it("maxSteps answers a document that needs more work invalid, naming the limit", async () => {
+    const { answer } = await validateSpec(uniqueItemsBomb(), { maxSteps: 10_000 });
+    expect(answer).toEqual({
+      valid: false,
+      errors: [{ path: "", message: "too complex: checking the document needed more than 10000 steps (limit maxSteps 10000)" }],
+    });
+    expect((await validateSpec(refChainBomb(), { maxSteps: 10_000 })).answer.valid).toBe(true);
+  });
+});
+
+describe("the inline path's step budget", () => {
+  const pool = specPool();
+  const inlineOnly = specPool({ maxThreads: 0 });
+  afterAll(() => Promise.all([pool.destroy(), inlineOnly.destroy()]));
+
+  it("defaults to DEFAULT_INLINE_MAX_STEPS, and a host can set it", () => {
+    expect(pool.options.inlineMaxSteps).toBe(DEFAULT_INLINE_MAX_STEPS);
+    expect(specPool({ inlineMaxSteps: 7 }).options.inlineMaxSteps).toBe(7);
+  });
+
+  it("warm-up: the validation process starts (its first start bundles the worker from sources)", async () => {
+    const anchored = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\nx-a: &a 1\nx-b: *a\n";
+    expect((await pool.validate(Buffer.from(anchored))).answer.valid).toBe(true);
+  }, 60_000);
+
+  for (const [name, text, maxMs] of hostile)
+    it(`${name}: answered within ${maxMs / 1000} s, the event loop never held past ${LOOP_DELAY_LIMIT_MS} ms`, async () => {
+      const { result, wallMs, worstDelayMs } = await watched(() => pool.validate(Buffer.from(text)));
+      expect(result.answer.valid).toBe(true);
+      expect(wallMs).toBeLessThan(maxMs);
+      expect(worstDelayMs).toBeLessThan(LOOP_DELAY_LIMIT_MS);
+    }, 60_000);
+
+  it("without validation processes, a document past the budget answers 422 naming inlineMaxSteps", async () => {
+    const { result, worstDelayMs } = await watched(() => inlineOnly.validate(Buffer.from(uniqueItemsBomb())));
+    expect(result.answer).toEqual({
+      valid: false,
+      errors: [
+        {
+          path: "",
+          message: `too complex: checking the document needed more than ${DEFAULT_INLINE_MAX_STEPS} steps (limit inlineMaxSteps ${DEFAULT_INLINE_MAX_STEPS})`,
+        },
+      ],
+    });
+    expect(worstDelayMs).toBeLessThan(LOOP_DELAY_LIMIT_MS);
+    // within the budget, the same pool judges inline
+    expect((await inlineOnly.validate(Buffer.from(refChainBomb()))).answer.valid).toBe(true);
+    // and one it may not judge inline is not judged, rather than waiting for a process that never comes
+    await expect(inlineOnly.validate(Buffer.alloc(70 * 1024, 32))).rejects.toThrow(/maxThreads 0/);
+  });
+});
