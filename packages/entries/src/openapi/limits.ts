@@ -22,8 +22,7 @@ export const limitMessages = {
   cycle: () => "too aliased: a YAML alias refers to a node that contains it (a cycle)",
   time: (ms: number) => `too slow: the document took longer than ${ms} ms to process (limit timeoutMs ${ms})`,
   memory: (mb: number) => `too large: processing the document needed more than ${mb} MB of memory (limit maxMemoryMb ${mb})`,
-  steps: (max: number, name = "maxSteps") =>
-    `too complex: checking the document needed more than ${max} steps (limit ${name} ${max})`,
+  steps: (max: number, name = "maxSteps") => `too complex: checking the document needed more than ${max} steps (limit ${name} ${max})`,
 };
 
 /**

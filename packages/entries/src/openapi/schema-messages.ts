@@ -20,7 +20,6 @@ const lastToken = (path: string) =>
     .slice(path.lastIndexOf("/") + 1)
     .replace(/~1/g, "/")
     .replace(/~0/g, "~");
-const isUnder = (path: string, parent: string) => path.startsWith(`${parent}/`);
 
 function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
