@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
 import { france, japan } from "../packages/entries/test/fixtures/countries.js";
 import { generateSpec } from "../packages/entries/test/fixtures/spec-generator.js";
-import { call, forEachAdapter } from "./harness.js";
+import { call, forEachAdapter, unguarded } from "./harness.js";
 
 const SECRET = "entries-conformance-secret-0123456789abcdef";
 const ISS = "https://idp.test";
@@ -110,7 +110,8 @@ forEachAdapter(
           const r = await call(u(`/api/v1/types/${type}/openapi.json`));
           expect(r.status).toBe(200);
           expect(r.body.openapi).toBe("3.1.0");
-          const verdict = await independentValidate(structuredClone(r.body));
+          // the test's own validation, not the server's work: outside the loop-delay guard
+          const verdict = await unguarded(() => independentValidate(structuredClone(r.body)));
           expect(verdict.valid, JSON.stringify((verdict as { errors?: unknown }).errors)).toBe(true);
           const post = r.body.paths[`/api/v1/types/${type}/data`].post;
           const custom = post.requestBody.content["application/json"].schema.properties.customData;

@@ -1,9 +1,13 @@
 // Cross-adapter HTTP matrix: the same suite against real Express, Fastify and fetch-on-node:http servers (./servers.ts).
+// Each suite's server records its event-loop delay per test; a suite whose server stalled past the guard's
+// threshold fails in its afterAll, naming the tests (./loop-delay.ts).
 import type { Server } from "node:http";
 import type { Service } from "@mountkit/core";
-import { afterAll, beforeAll, describe } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe } from "vitest";
+import { BETWEEN_TESTS } from "./loop-delay.js";
 import { FRAMEWORKS, type Framework, type ListenOptions, listen, type Running } from "./servers.js";
 
+export { LOOP_DELAY_MAX_MS, unguarded } from "./loop-delay.js";
 export { FRAMEWORKS, type Framework };
 
 export interface AdapterTarget {
@@ -39,9 +43,19 @@ export function forEachAdapter(
         t.url = running.url;
         t.server = running.server;
       });
+      // the server's loop is watched from listen() to close(); each test is its own window, so a stall names its test
+      beforeEach(async () => {
+        await running?.loop.take(BETWEEN_TESTS);
+      });
+      afterEach(async (ctx) => {
+        await running?.loop.take(ctx.task.fullTestName ?? ctx.task.name);
+      });
       afterAll(async () => {
-        await running?.close();
-        for (const s of t.services) await s.dispose();
+        try {
+          await running?.close();
+        } finally {
+          for (const s of t.services) await s.dispose();
+        }
       });
       suite(t);
     });

@@ -1,5 +1,6 @@
 // The HTTP suites' own servers: services under Express, Fastify or fetch-on-node:http on a real socket, mounted as a
-// host app mounts them, with the server limits, JSON answers to Node's parser errors, and a close that ends streams.
+// host app mounts them, with the server limits, JSON answers to Node's parser errors, a close that ends streams, and
+// the loop-delay guard (./loop-delay.ts): close() fails when the server stalled its event loop.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Service } from "@mountkit/core";
@@ -10,6 +11,7 @@ import { createFetchServer } from "@mountkit/fetch";
 import { applyServerLimits, clientErrorHandler, type NodeBridgeOptions, type ServerLimits, serverOptions } from "@mountkit/node";
 import express from "express";
 import Fastify from "fastify";
+import { LoopGuard } from "./loop-delay.js";
 
 export const FRAMEWORKS = ["fastify", "express", "fetch"] as const;
 export type Framework = (typeof FRAMEWORKS)[number];
@@ -28,6 +30,9 @@ export interface ListenOptions {
 export interface Running {
   url: string;
   server: Server;
+  /** The server's event-loop delay, window by window (the harness labels one window per test). */
+  loop: LoopGuard;
+  /** Closes the server, then throws if its event loop stalled past the guard's threshold. */
   close(): Promise<void>;
 }
 
@@ -88,12 +93,17 @@ export async function listen(framework: Framework, services: readonly Service[],
     });
   });
   const { port } = server.address() as AddressInfo;
+  const loop = new LoopGuard(`the ${framework} server at 127.0.0.1:${port}`);
   let closing: Promise<void> | undefined;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    server,
-    close: () => (closing ??= closeGracefully(server, inFlight, o.shutdownGraceMs ?? 10_000)),
+  const close = async () => {
+    try {
+      await closeGracefully(server, inFlight, o.shutdownGraceMs ?? 10_000);
+    } finally {
+      await loop.stop();
+    }
+    loop.check();
   };
+  return { url: `http://127.0.0.1:${port}`, server, loop, close: () => (closing ??= close()) };
 }
 
 const isStream = (res: ServerResponse) => String(res.getHeader("content-type") ?? "").startsWith("text/event-stream");

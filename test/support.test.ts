@@ -2,7 +2,7 @@
 import { createSupportService, spiBackend } from "@mountkit/support";
 import { validate as independentValidate } from "@readme/openapi-parser";
 import { describe, expect, it } from "vitest";
-import { type AdapterTarget, call, forEachAdapter } from "./harness.js";
+import { type AdapterTarget, call, forEachAdapter, unguarded } from "./harness.js";
 import { rawStream, waitFor, watch } from "./support/sse.js";
 
 const SPI = "spi-token-123";
@@ -873,7 +873,8 @@ function suite(t: AdapterTarget) {
       for (const path of ["/api/conversations/openapi.json", "/care/openapi.json", "/agent/openapi.json"]) {
         const r = await call(u(path));
         expect(r.status).toBe(200);
-        const verdict = await independentValidate(structuredClone(r.body));
+        // the test's own validation, not the server's work: outside the loop-delay guard
+        const verdict = await unguarded(() => independentValidate(structuredClone(r.body)));
         expect(verdict.valid, `${path}: ${JSON.stringify((verdict as { errors?: unknown }).errors)}`).toBe(true);
         const ops = Object.entries(r.body.paths as Record<string, Record<string, any>>).flatMap(([p, item]) =>
           Object.entries(item).map(([method, op]) => ({ where: `${path} ${method.toUpperCase()} ${p}`, op })),

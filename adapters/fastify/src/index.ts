@@ -66,8 +66,9 @@ const plugin: FastifyPluginAsync<MountkitPluginOptions> = async (fastify: Fastif
     return k ? sendKit(reply, k) : reply.send(error);
   });
 
+  // TRACE too, so the core decides it as under Express and fetch: 405 with Allow on a route's path, the service's 404
   for (const url of mountPaths(list))
-    fastify.route({ method: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], url, handler, exposeHeadRoute: false });
+    fastify.route({ method: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"], url, handler, exposeHeadRoute: false });
 };
 
 /**

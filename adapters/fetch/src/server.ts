@@ -1,17 +1,20 @@
 // A node:http host for a fetch handler: Node's request as a WHATWG Request, the Response written back through the
 // Node bridge's stream writer (one backpressure path), with the bridge's server limits and shutdown.
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import { coreError, type FetchHandlerOptions, type Service, toFetchHandler } from "@mountkit/core";
-import { kitErrorResponse, withRawTarget, withRemoteAddress } from "@mountkit/core/adapter";
+import { coreError, type FetchHandlerOptions, KitError, type Service, toFetchHandler } from "@mountkit/core";
+import { dispatch, genericNotFound, kitErrorResponse, normaliseMountPath, withRawTarget, withRemoteAddress } from "@mountkit/core/adapter";
 import {
   applyServerLimits,
   closeStreamsOnClose,
+  connectionSignal,
   failResponse,
   type NodeBridgeOptions,
   pipeToResponse,
   type ServerLimits,
   type StreamCloser,
   serverOptions,
+  serviceList,
+  toKitRequest,
 } from "@mountkit/node";
 
 export type WriteResponseOptions = Pick<NodeBridgeOptions, "maxStreamBuffer" | "drainTimeoutMs">;
@@ -22,6 +25,11 @@ export interface FetchServerOptions extends FetchHandlerOptions, WriteResponseOp
 }
 
 type FetchHandler = (request: Request) => Promise<Response>;
+
+interface ServeOptions extends WriteResponseOptions {
+  /** The services through the Node bridge, for TRACE (a Request cannot carry it); none for a handler of the host's. */
+  bridge?: NodeListener;
+}
 
 /**
  * Node's own modules, taken when a Node host is built rather than imported: this package's root also serves
@@ -109,8 +117,42 @@ function bodySource(body: ReadableStream<Uint8Array>, res: ServerResponse): Asyn
   };
 }
 
+/**
+ * TRACE, the one method Node passes on that a WHATWG Request cannot carry (`new Request` throws; CONNECT goes to
+ * Node's `connect` event): answered without the fetch handler, by the services through the Node bridge (405 with
+ * Allow on a route's path, 404 elsewhere, as under Express and Fastify), or 501 for a handler of the host's own.
+ */
+function answerTrace(bridge: NodeListener | undefined, req: IncomingMessage, res: ServerResponse): void {
+  if (bridge) {
+    bridge(req, res);
+    return;
+  }
+  const k = kitErrorResponse(new KitError({ status: 501, code: "not_implemented", message: `${req.method} is not implemented` }));
+  res.writeHead(k.status, k.headers).end(k.body);
+}
+
+type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The services' answer through the Node bridge, under the handler's `mountPath`; the generic 404 when none owns the path. */
+function bridgeListener(services: readonly Service[], mountPath: string): NodeListener {
+  return (req, res) => {
+    const kreq = toKitRequest(req, { stripPrefix: mountPath, signal: connectionSignal(res) });
+    dispatch(services, kreq).then(
+      (found) => {
+        const k = found && !found.stream ? found : genericNotFound(kreq);
+        res.writeHead(k.status, k.headers).end(k.body);
+      },
+      () => failResponse(res),
+    );
+  };
+}
+
 /** Answers one Node request with the fetch handler. */
-function serveRequest(handler: FetchHandler, req: IncomingMessage, res: ServerResponse, options: WriteResponseOptions): void {
+function serveRequest(handler: FetchHandler, req: IncomingMessage, res: ServerResponse, options: ServeOptions): void {
+  if (req.method === "TRACE") {
+    answerTrace(options.bridge, req, res);
+    return;
+  }
   let request: Request;
   try {
     request = nodeToRequest(req, res);
@@ -145,7 +187,9 @@ function serveRequest(handler: FetchHandler, req: IncomingMessage, res: ServerRe
 export function createFetchServer(handler: FetchHandler | Service | readonly Service[], options: FetchServerOptions = {}): Server {
   const fetchHandler: FetchHandler & Partial<StreamCloser> =
     typeof handler === "function" ? handler : toFetchHandler(handler as Service | readonly Service[], options);
-  const server = nodeModule("node:http").createServer(serverOptions, (req, res) => serveRequest(fetchHandler, req, res, options));
+  const services = typeof handler === "function" ? undefined : serviceList(handler);
+  const serve: ServeOptions = { ...options, bridge: services && bridgeListener(services, normaliseMountPath(options.mountPath)) };
+  const server = nodeModule("node:http").createServer(serverOptions, (req, res) => serveRequest(fetchHandler, req, res, serve));
   const closeStreams = fetchHandler.closeStreams;
   return closeStreamsOnClose(applyServerLimits(server, options.limits), ...(closeStreams ? [{ closeStreams }] : []));
 }

@@ -6,7 +6,7 @@ import { createFetchServer } from "@mountkit/fetch";
 import { serverDefaults } from "@mountkit/node";
 import { afterEach, describe, expect, it } from "vitest";
 import { echoService } from "../../../test/fixtures/echo-service.js";
-import { eventually, stalledUpload } from "../../../test/support/raw-http.js";
+import { eventually, rawExchange, stalledUpload } from "../../../test/support/raw-http.js";
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -84,5 +84,35 @@ describe("createFetchServer", () => {
     while (!r.done) r = await reader.read();
     expect(r.done).toBe(true);
     await closed;
+  });
+});
+
+describe("createFetchServer: TRACE, which a WHATWG Request cannot carry", () => {
+  const trace = async (server: Server, target: string) => {
+    const base = await start(server);
+    return rawExchange(base, `TRACE ${target} HTTP/1.1\r\nHost: ${new URL(base).host}\r\nConnection: close\r\n\r\n`);
+  };
+
+  it("is decided by the services through the Node bridge, under the handler's mountPath too", async () => {
+    const root = await trace(createFetchServer(echoService()), "/echo/json");
+    expect([root.status, root.headers.allow]).toEqual([405, "POST"]);
+    expect(root.headers["x-request-id"]).toBe(root.body.requestId);
+    const mounted = await trace(createFetchServer(echoService(), { mountPath: "/kit" }), "/kit/echo/items/a");
+    expect([mounted.status, mounted.headers.allow]).toEqual([405, "GET, HEAD"]);
+    expect((await trace(createFetchServer(echoService()), "/elsewhere")).status).toBe(404);
+  });
+
+  it("answers 501 in the kit's error body for a handler of the host's own, which it cannot ask", async () => {
+    let called = false;
+    const r = await trace(
+      createFetchServer(async () => {
+        called = true;
+        return new Response("never");
+      }),
+      "/anything",
+    );
+    expect(r.status).toBe(501);
+    expect(r.headers["x-request-id"]).toBe(r.body.requestId);
+    expect(called).toBe(false);
   });
 });

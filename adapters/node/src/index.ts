@@ -1,5 +1,5 @@
 // The one bridge between Node's IncomingMessage/ServerResponse and the core. No WHATWG objects on the hot path.
-export { clientErrorHandler } from "./client-error.js";
+export { answerNodeRefusals, clientErrorHandler } from "./client-error.js";
 export { waitDrain } from "./drain.js";
 export { createNodeHandler, type NodeHandleOptions, type NodeHandler, toNodeListener } from "./handler.js";
 export { failResponse, hostErrorResponse, serviceList } from "./host.js";

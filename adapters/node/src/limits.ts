@@ -2,6 +2,7 @@
 // slow stream readers), and the connection-level ones of a node:http server (timeouts, connection cap).
 import type { Server } from "node:http";
 import type { StreamGate } from "@mountkit/core/adapter";
+import { answerNodeRefusals } from "./client-error.js";
 
 export interface ServerLimits {
   /** Time to receive the request headers (slowloris). Node's default is 60 s. */
@@ -39,7 +40,8 @@ export const serverOptions: Readonly<{ connectionsCheckingInterval: number }> = 
 
 /**
  * Sets {@link serverDefaults} (or `overrides`) on a node:http server: `applyServerLimits(server)`,
- * `applyServerLimits(fastify.server)` right after `Fastify()`. Returns the server.
+ * `applyServerLimits(fastify.server)` right after `Fastify()`. Returns the server. It also makes the requests
+ * Node refuses by itself (no Host, an unknown Expect) answer in the kit's error body (`answerNodeRefusals`).
  */
 export function applyServerLimits<S extends Server>(server: S, overrides: Partial<ServerLimits> = {}): S {
   const l = { ...serverDefaults, ...overrides };
@@ -50,7 +52,7 @@ export function applyServerLimits<S extends Server>(server: S, overrides: Partia
   server.keepAliveTimeout = l.keepAliveTimeout;
   server.setTimeout(l.timeout);
   server.maxConnections = l.maxConnections;
-  return server;
+  return answerNodeRefusals(server);
 }
 
 export interface NodeBridgeOptions {

@@ -1,11 +1,12 @@
 // @mountkit/node on real sockets: the stream writer's backpressure (a client that stops reading is dropped, its
-// source ended), a stop that ends a stream cleanly, and the bridge's body limit, body deadline and 404.
+// source ended), a stop that ends a stream cleanly, the bridge's body limit, body deadline and 404, and the kit's
+// answers to the requests Node refuses by itself.
 import { createServer, type Server, type ServerResponse } from "node:http";
 import { connect, type Socket } from "node:net";
-import { pipeToResponse, toNodeListener } from "@mountkit/node";
+import { answerNodeRefusals, applyServerLimits, pipeToResponse, toNodeListener } from "@mountkit/node";
 import { afterEach, describe, expect, it } from "vitest";
 import { echoService } from "../../../test/fixtures/echo-service.js";
-import { eventually, rawRequest, stalledUpload } from "../../../test/support/raw-http.js";
+import { eventually, rawExchange, rawRequest, stalledUpload } from "../../../test/support/raw-http.js";
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -122,5 +123,39 @@ describe("toNodeListener: the bridge's limits", () => {
     const r = await rawRequest(base, "/elsewhere?x=1");
     expect(r.status).toBe(404);
     expect(r.body.error).toMatch(/no route for GET \/elsewhere/);
+  });
+});
+
+describe("answerNodeRefusals: what Node refuses by itself", () => {
+  const serve = async (server: Server) => {
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  };
+
+  it("keeps a request without Host from every request listener, even one added afterwards", async () => {
+    const seen: string[] = [];
+    const server = answerNodeRefusals(createServer());
+    server.on("request", (req, res) => {
+      seen.push(req.url ?? "");
+      res.end("served");
+    });
+    const base = await serve(server);
+    const r = await rawExchange(base, "GET /late HTTP/1.1\r\n\r\n");
+    expect(r.status).toBe(400);
+    expect(r.headers["x-request-id"]).toBe(r.body.requestId);
+    expect(r.closed).toBe(true);
+    expect(seen).toEqual([]);
+  });
+
+  it("leaves Expect to a host's own checkExpectation listener, and installs once however often it is applied", async () => {
+    const server = applyServerLimits(applyServerLimits(createServer(toNodeListener(echoService()))));
+    expect(server.listenerCount("checkExpectation")).toBe(1);
+    const base = await serve(server);
+    const host = new URL(base).host;
+    const bogus = `GET /echo/items/a HTTP/1.1\r\nHost: ${host}\r\nExpect: 999-bogus\r\nConnection: close\r\n\r\n`;
+    expect((await rawExchange(base, bogus)).status).toBe(417);
+    server.on("checkExpectation", (_req, res) => res.writeHead(202).end());
+    expect((await rawExchange(base, bogus)).status).toBe(202);
   });
 });
