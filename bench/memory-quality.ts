@@ -221,7 +221,7 @@ export async function runQuality(args: string[]): Promise<void> {
   );
 
   if (!dataset) {
-    console.log("Q2. LoCoMo: skipped (pass --dataset ../shared/bench/locomo-dev.json)");
+    console.log("Q2. LoCoMo: skipped (pass --dataset <LoCoMo-format JSON file>)");
     return;
   }
   const samples = JSON.parse(readFileSync(dataset, "utf8")) as Sample[];

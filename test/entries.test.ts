@@ -1,4 +1,4 @@
-// Entries service HTTP conformance (seed 000 + CONTRACT.md §1) under Express, Fastify and fetch, on real sockets.
+// Entries service HTTP conformance (docs/entries.md) under Express, Fastify and fetch, on real sockets.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { manualClock } from "@mountkit/core";

@@ -29,7 +29,7 @@ const errorShape = (service: string) => (body: any, status: number, route: Route
     expect(Array.isArray(body.errors)).toBe(true);
     return;
   }
-  // one body for every service (CONTRACT §0): `{ error, details?, requestId }`
+  // one body for every service (docs/conventions.md#error-body): `{ error, details?, requestId }`
   expect(typeof body?.error, `${service} ${status} error body ${JSON.stringify(body)}`).toBe("string");
   expect(typeof body.requestId, `${service} ${status} ${JSON.stringify(body)}`).toBe("string");
   expect(

@@ -90,7 +90,7 @@ function lockProblems(m: Measured<LockResult>): string[] {
   problems.push(...answeredInTime("the write during the hold", write.ms, write.status));
   const retryAfter = write.headers["retry-after"];
   if (holdMs > LIMITS.sqliteLockTimeoutMs) {
-    // past the lock timeout the write must give up, with the contract's error body
+    // past the lock timeout the write must give up, with the kit's error body
     if (write.status !== 503 || !retryAfter)
       problems.push(`write past the lock timeout: ${write.status} (Retry-After ${retryAfter}), expected 503 with Retry-After`);
     const body = jsonOf(write);

@@ -1,4 +1,4 @@
-// Memory service HTTP conformance (seed 001 + CONTRACT.md §2) under Express, Fastify and fetch, on real sockets.
+// Memory service HTTP conformance (docs/memory.md) under Express, Fastify and fetch, on real sockets.
 import { type ManualClock, manualClock } from "@mountkit/core";
 import { createMemoryService, type MemoryService } from "@mountkit/memory";
 import { describe, expect, it } from "vitest";
@@ -17,7 +17,7 @@ const ONE_KEYS = [1, 2, 3, 4, 5].map((n) => `mk_test_quota_one_${n}_0123456789`)
 let clock: ManualClock;
 let main: MemoryService;
 
-// the one error body of CONTRACT §0: `details` is optional, `requestId` always there and equal to the header
+// the one error body (docs/conventions.md#error-body): `details` is optional, `requestId` always there and equal to the header
 function expectError(r: { status: number; body: any; headers: Headers }, status: number) {
   expect(r.status).toBe(status);
   expect(typeof r.body?.error).toBe("string");
@@ -116,7 +116,7 @@ forEachAdapter(
       expect(after.body.edges.map((e: any) => e.id)).toContain(berlin.edgeIds[0]);
       expect(after.body.edges.map((e: any) => e.id)).not.toContain(paris.edgeIds[0]);
       const old = await get(`/v1/edges/${paris.edgeIds[0]}`);
-      // a supersession ends validity; the record itself stays current knowledge (CONTRACT §2)
+      // a supersession ends validity; the record itself stays current knowledge (docs/memory.md#time-two-axes)
       expect(old.body).toMatchObject({ tInvalid: "2023-03-01T00:00:00.000Z", tExpired: null });
       expect(old.body.invalidationReason).toContain(berlin.edgeIds[0]);
       // a full timestamp works as asOf too

@@ -1,4 +1,4 @@
-// Interface A called from a page on another origin (CONTRACT §3): preflight, response and stream headers,
+// Interface A called from a page on another origin (docs/support.md#cors): preflight, response and stream headers,
 // under Express, Fastify and fetch on real sockets. Interface B and the agent side never answer CORS.
 import { createSupportService } from "@mountkit/support";
 import { expect, it } from "vitest";

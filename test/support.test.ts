@@ -1,4 +1,4 @@
-// Support service HTTP conformance (seed 002 + CONTRACT.md §3) under Express, Fastify and fetch, on real sockets.
+// Support service HTTP conformance (docs/support.md) under Express, Fastify and fetch, on real sockets.
 import { createSupportService, spiBackend } from "@mountkit/support";
 import { validate as independentValidate } from "@readme/openapi-parser";
 import { describe, expect, it } from "vitest";

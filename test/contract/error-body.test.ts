@@ -1,4 +1,4 @@
-// CONTRACT §0: the same bad request gets the same error body under every adapter, host parser or not.
+// docs/conventions.md#error-body: the same bad request gets the same error body under every adapter, host parser or not.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createEntriesService, jwtVerifier } from "@mountkit/entries";

@@ -1,5 +1,5 @@
 // The host under test: the example server (`npm start`'s entry point) as its own process on a random port, with the
-// environment the scenarios need (CONTRACT.md §0), and the credentials to call it. The suite runs it on the sources,
+// environment the scenarios need (docs/conventions.md#the-example-server), and the credentials to call it. The suite runs it on the sources,
 // the benchmark on dist/ (the caller passes the Node flags).
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";

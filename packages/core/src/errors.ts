@@ -1,4 +1,4 @@
-// The kit's single error type and the one wire body every service answers it with (CONTRACT §0).
+// The kit's single error type and the one wire body every service answers it with (docs/conventions.md#error-body).
 // Recognised by a global-symbol brand so duplicate installs still match.
 import * as z from "zod";
 

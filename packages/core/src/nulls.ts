@@ -1,4 +1,4 @@
-// CONTRACT §0: on every optional request field, JSON `null` means the same as leaving the field out.
+// docs/conventions.md#null-means-absent: on every optional request field, JSON `null` means the same as leaving the field out.
 import * as z from "zod";
 
 /** Looks through wrappers that do not change an object's shape (optional, default, nullable, pipes, readonly). */

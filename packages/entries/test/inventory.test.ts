@@ -46,7 +46,7 @@ describe("catalogue of generated real-world-sized specs", () => {
     });
   }
 
-  it("the two seed inventories' exact counts: 189 at 2.0, 414 at 2026-01-28.clover", async () => {
+  it("the two reference inventories' exact counts (docs/entries.md#reference-inventories): 189 at 2.0, 414 at 2026-01-28.clover", async () => {
     const a = await validated(generateSpec({ endpoints: 189, version: "2.0", format: "2.0" }).document);
     const b = await validated(generateSpec({ endpoints: 414, version: "2026-01-28.clover", format: "3.0" }).document);
     expect([a.inventory.endpoints, a.inventory.version, a.inventory.tags]).toEqual([189, "2.0", ["api", "openapi", "v2.0"]]);
@@ -58,8 +58,8 @@ describe("catalogue of generated real-world-sized specs", () => {
   });
 });
 
-describe("operation order matches the seed's listings", () => {
-  it("inventory A's listed operations, written in shuffled order, come out in the seed's order", async () => {
+describe("operation order matches the reference inventories' listings", () => {
+  it("inventory A's listed operations, written in shuffled order, come out in the published order", async () => {
     const listed: Array<[string, string, string]> = [
       ["POST", "/mobile/authorization-code", "CreateMobileAuthorizationCode"],
       ["GET", "/oauth2/authorize", "Authorize"],

@@ -1,6 +1,6 @@
 // Agreement with independent OpenAPI corpora (issue #13): every `pass` fixture answers valid with zero warnings, every
 // `fail` fixture gets a warning or error at its defect's JSON pointer whose message names the defect. The fixtures
-// live in `../shared/fixtures/openapi` beside the repository (MOUNTKIT_SHARED_DIR overrides the `shared/` folder).
+// are too large to vendor: they live in `fixtures/openapi` of the folder MOUNTKIT_SHARED_DIR names (default: `shared` beside the clone).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";

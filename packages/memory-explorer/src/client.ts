@@ -1,4 +1,4 @@
-// The explorer's view of the memory API (CONTRACT §2): one brain's key as the bearer, the service's public
+// The explorer's view of the memory API (docs/memory.md): one brain's key as the bearer, the service's public
 // base read from the page's <meta name="mountkit-base">, errors turned into messages a person can act on.
 
 export interface Edge {

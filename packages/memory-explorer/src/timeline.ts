@@ -6,7 +6,7 @@ const ms = (s: string | null): number | null => (s === null ? null : Date.parse(
 
 /**
  * Sorted stops for one axis: every start and end of the edges on that axis, and `now` last (the default).
- * A stop at an end shows the state from that end on (CONTRACT §2: `asOf < tInvalid` is the valid side), so
+ * A stop at an end shows the state from that end on (docs/memory.md#time-two-axes: `asOf < tInvalid` is the valid side), so
  * moving one stop across a supersession flips the old fact to ended and the new one to valid.
  */
 export function stops(edges: readonly Edge[], axis: "valid" | "known", now: number): number[] {

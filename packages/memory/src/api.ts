@@ -118,7 +118,7 @@ function episodeCalls({ deps, store, clock, ids }: ApiContext) {
 
 function recallCalls({ deps, store, clock }: ApiContext) {
   return {
-    /** `asOf` (valid time) and `knownAt` (transaction time) default to now, independently (CONTRACT §2). */
+    /** `asOf` (valid time) and `knownAt` (transaction time) default to now, independently (docs/memory.md#time-two-axes). */
     async recall(brainId: string, input: { query: string; asOf?: number; knownAt?: number; limit?: number }) {
       const now = clock.now();
       const asOf = input.asOf ?? now;

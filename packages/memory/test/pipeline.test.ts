@@ -70,7 +70,7 @@ describe("extraction pipeline", () => {
     const old = await api.getEdge("brain-a", paris.edgeIds[0]!);
     const now = berlin.edgeIds[0]!;
     expect(old.tInvalid).toBe("2023-03-01T00:00:00.000Z");
-    // a supersession ends validity only: the record stays current knowledge (CONTRACT §2)
+    // a supersession ends validity only: the record stays current knowledge (docs/memory.md#time-two-axes)
     expect(old.tExpired).toBeNull();
     expect(old.invalidationReason).toContain(now);
     expect(old.invalidatedBy).toBe(now);

@@ -1,5 +1,5 @@
 // The daily quota counts only successful calls: a call that fails while another waits for the last unit
-// frees it for the waiting one (seed 001: at quota 1, concurrent 404 and 200 give 404 and 200).
+// frees it for the waiting one (docs/memory.md#quota: at quota 1, concurrent 404 and 200 give 404 and 200).
 import { describe, expect, it } from "vitest";
 import { createMemoryService, memoryMemoryStore } from "../src/index.js";
 

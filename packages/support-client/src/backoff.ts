@@ -1,4 +1,4 @@
-// Reconnection and retry delays: full jitter under a cap of 1 s doubling up to 30 s (the seed's client guidance),
+// Reconnection and retry delays: full jitter under a cap of 1 s doubling up to 30 s (docs/support.md#streams),
 // so clients dropped together by a restart do not all come back in the same instant.
 export interface Backoff {
   initialMs: number;

@@ -7,7 +7,7 @@ export interface KeyValueStorage {
 export const CUSTOMER_ID_KEY = "mountkit.support.customerId";
 const CUSTOMER_ID = /^cust_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
-/** A UUID v4 from the platform's CSPRNG: opaque and non-guessable, as the seed requires. */
+/** A UUID v4 from the platform's CSPRNG: opaque and non-guessable (docs/support.md#customers-and-products). */
 const uuid = (): string => globalThis.crypto.randomUUID();
 
 export const newCustomerId = (): string => `cust_${uuid()}`;

@@ -15,7 +15,7 @@ import { STYLES } from "./styles.js";
 
 type View = { kind: "list" } | { kind: "new" } | { kind: "thread"; id: string };
 
-/** What a person reads for each status of the seed's status machine. */
+/** What a person reads for each status of the status machine (docs/support.md#status-and-state). */
 const STATUS: Record<string, { text: string; tone: "open" | "waiting" | "resolved" | "closed" }> = {
   new: { text: "Open", tone: "open" },
   "waiting-for-agent": { text: "Waiting for an agent", tone: "waiting" },

@@ -1,10 +1,10 @@
-// The hidden metadata block: examples from the seed and properties over arbitrary bodies and values.
+// The hidden metadata block (docs/support.md#messages): its documented form and properties over arbitrary bodies and values.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatMetadata, parseMetadata, stripMetadata, withMetadata } from "../src/domain/metadata.js";
 
 describe("hidden metadata block", () => {
-  it("parses the seed's form with URL-encoded values", () => {
+  it("parses the documented form with URL-encoded values", () => {
     const body = "Hello\n\n<!-- cs:customerId=cust_1;clientMessageId=msg%3Bx%3Dy -->";
     expect(parseMetadata(body)).toEqual({ customerId: "cust_1", clientMessageId: "msg;x=y" });
     expect(stripMetadata(body)).toBe("Hello");

@@ -15,7 +15,7 @@ function token(sub: string): string {
   return `${unsigned}.${createHmac("sha256", JWT_SECRET).update(unsigned).digest("base64url")}`;
 }
 
-/** Asserts the contract's error body: `{ error, details?, requestId }`. */
+/** Asserts the kit's error body (docs/conventions.md#error-body): `{ error, details?, requestId }`. */
 async function assertErrorBody(res: Response, status: number): Promise<{ error: string; details?: unknown; requestId: string }> {
   assert.equal(res.status, status, `expected ${status}, got ${res.status} ${await res.clone().text()}`);
   assert.match(res.headers.get("content-type") ?? "", /^application\/json/);

@@ -4,7 +4,7 @@ import * as z from "zod";
 
 export const LIMITS = { name: 200, description: 10_000, tags: 32, tag: 64, listMax: 100, query: 200, operationsMax: 1000 } as const;
 
-// kept as submitted (seed 000), so a repeated tag is refused rather than silently merged
+// kept as submitted (docs/entries.md#submitting-an-entry), so a repeated tag is refused rather than silently merged
 const tags = z
   .array(z.string().min(1).max(LIMITS.tag))
   .max(LIMITS.tags)

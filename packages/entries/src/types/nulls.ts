@@ -1,4 +1,4 @@
-// CONTRACT §0 for customData: an optional member sent as JSON `null` is treated as absent, read off the type's JSON Schema.
+// docs/conventions.md#null-means-absent for customData: an optional member sent as JSON `null` is treated as absent, read off the type's JSON Schema.
 import type { JsonSchema } from "./schema.js";
 
 function allowsNull(s: unknown): boolean {

@@ -1,4 +1,4 @@
-// A playbook's markdown (CONTRACT §2): the currently valid facts, each citing its edge; then the
+// A playbook's markdown (docs/memory.md#playbooks): the currently valid facts, each citing its edge; then the
 // statements of its episodes that yielded no fact, each citing its episode; then the facts no longer
 // valid, citing their episode (only current facts cite edges). Never empty while the playbook has
 // episodes: every statement lands in one of the three parts.

@@ -93,7 +93,7 @@ export interface Page<T> {
 }
 
 /**
- * The two axes of a bi-temporal read (CONTRACT §2). Valid time: `tValid <= asOf < tInvalid`, what was true
+ * The two axes of a bi-temporal read (docs/memory.md#time-two-axes). Valid time: `tValid <= asOf < tInvalid`, what was true
  * then. Transaction time: `tIngested <= knownAt < tExpired`, what the memory believed then. Without
  * `knownAt` a store reads both axes at `asOf`, one point on each.
  */
