@@ -3,7 +3,14 @@
 export type { EntriesApi } from "./api.js";
 export { DEV_ISSUER, devAuth } from "./auth/dev.js";
 export { FIREBASE_JWKS_URL, firebaseIssuer, firebaseVerifier } from "./auth/firebase.js";
-export { ASYMMETRIC_ALGORITHMS, type JwtVerifierOptions, jwtVerifier, MIN_HS256_SECRET_BYTES, signHs256 } from "./auth/jwt.js";
+export {
+  ASYMMETRIC_ALGORITHMS,
+  DEFAULT_MAX_TOKEN_LIFETIME_SEC,
+  type JwtVerifierOptions,
+  jwtVerifier,
+  MIN_HS256_SECRET_BYTES,
+  signHs256,
+} from "./auth/jwt.js";
 export { AuthError, type Principal, type TokenVerifier } from "./auth/verifier.js";
 export type { AnyEntryTypes, EntriesDomain, EntryInput, EntryPatch, InventoryPage, Page } from "./domain/entries.js";
 export { entriesError, errorSchema, type Issue } from "./errors.js";

@@ -62,6 +62,34 @@ describe("HS256 (development)", () => {
     const noneUpper = `${b64({ alg: "NONE" })}.${b64({ sub: "alice" })}.`;
     expect(await reason(v.verify(noneUpper))).toBe("unsigned tokens are refused");
   });
+  it("caps token lifetime: exp at most maxTokenLifetimeSec (default 24 h) after iat, or after now without iat", async () => {
+    const raw = (claims: Record<string, unknown>) =>
+      new SignJWT({ iss: "iss-a", aud: "aud-a", ...claims })
+        .setProtectedHeader({ alg: "HS256" })
+        .setSubject("alice")
+        .sign(new TextEncoder().encode(SECRET));
+    const nowSec = NOW / 1000;
+    expect(await reason(v.verify(await raw({ exp: 1e300 })))).toBe("token lifetime exceeds the maximum of 86400 s");
+    expect(await reason(v.verify(await raw({ exp: 1e300, iat: nowSec })))).toBe("token lifetime exceeds the maximum of 86400 s");
+    expect(await reason(v.verify(await raw({ exp: nowSec + 25 * 3600 })))).toBe("token lifetime exceeds the maximum of 86400 s");
+    expect(await reason(v.verify(await sign({ expiresInSec: 25 * 3600 })))).toBe("token lifetime exceeds the maximum of 86400 s");
+    expect((await v.verify(await sign({ expiresInSec: 23 * 3600 }))).sub).toBe("alice");
+    expect((await v.verify(await raw({ exp: nowSec + 23 * 3600 }))).sub).toBe("alice");
+    // issued two days ago with a day left: older than the cap (jose's maxTokenAge), and longer-lived than it
+    expect(await reason(v.verify(await raw({ iat: nowSec - 2 * 86_400, exp: nowSec + 86_400 })))).toMatch(/expired|lifetime/);
+    const hourly = jwtVerifier({ secret: SECRET, issuer: "iss-a", audience: "aud-a", clock, maxTokenLifetimeSec: 3600 });
+    expect(await reason(hourly.verify(await sign({ expiresInSec: 2 * 3600 })))).toBe("token lifetime exceeds the maximum of 3600 s");
+    expect((await hourly.verify(await sign({ expiresInSec: 3000 }))).sub).toBe("alice");
+    const uncapped = jwtVerifier({
+      secret: SECRET,
+      issuer: "iss-a",
+      audience: "aud-a",
+      clock,
+      maxTokenLifetimeSec: Number.POSITIVE_INFINITY,
+    });
+    expect((await uncapped.verify(await raw({ exp: 1e300 }))).sub).toBe("alice");
+    expect(() => jwtVerifier({ secret: SECRET, maxTokenLifetimeSec: 0 })).toThrow(/maxTokenLifetimeSec/);
+  });
   it("refuses a token without exp unless the host opts in", async () => {
     const noExp = await new SignJWT({})
       .setProtectedHeader({ alg: "HS256" })

@@ -52,6 +52,38 @@ describe("address policy", () => {
     ["2002:a9fe:a9fe::1", /6to4 address embedding 169\.254\.169\.254 is a cloud metadata/],
     ["2002:a00:1::", /6to4 address embedding 10\.0\.0\.1 is a private/],
     ["2001:0:4136:e378:8000:63bf:80ff:fffe", /Teredo/],
+    // IPv6 outside 2000::/3 (the only global unicast block) is reserved, `::/8` beyond the IPv4-compatible block included
+    ["::1:0:0:1", /reserved/],
+    ["::1:7f00:1", /reserved/],
+    ["0:1::1", /reserved/],
+    ["ff::1", /reserved/],
+    ["100::1", /discard/],
+    ["100:0:0:1::1", /reserved/],
+    ["200::1", /reserved/],
+    ["400::1", /reserved/],
+    ["4000::1", /reserved/],
+    ["5f00::1", /special-purpose|reserved/],
+    ["e000::1", /reserved/],
+    ["fec0::1", /site-local/],
+    // reserved IPv6 inside 2000::/3
+    ["2001:db8::1", /reserved/],
+    ["2001:2::1", /benchmarking/],
+    ["2001:10::1", /ORCHID/],
+    ["2001:20::1", /ORCHID/],
+    ["3fff::1", /reserved/],
+    // reserved and special-purpose IPv4 (IANA's special-purpose registry)
+    ["0.1.2.3", /unspecified/],
+    ["192.0.0.8", /reserved/],
+    ["192.0.0.170", /reserved/],
+    ["192.88.99.1", /reserved/],
+    ["198.18.0.1", /reserved/],
+    ["198.19.255.255", /reserved/],
+    ["198.51.100.7", /reserved/],
+    ["203.0.113.9", /reserved/],
+    ["240.0.0.1", /reserved/],
+    ["192.31.196.1", /AS112/],
+    ["192.175.48.1", /AS112/],
+    ["192.52.193.1", /AMT/],
   ];
   for (const [ip, why] of refused) {
     it(`refuses ${ip}`, () => {
@@ -61,7 +93,15 @@ describe("address policy", () => {
     });
   }
   it("allows public unicast", () => {
-    for (const ip of ["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "172.32.0.1", "100.128.0.1"])
+    for (const ip of [
+      "93.184.216.34",
+      "8.8.8.8",
+      "2606:4700:4700::1111",
+      "2a00:1450:4001::200e",
+      "3ffe:ffff::1",
+      "172.32.0.1",
+      "100.128.0.1",
+    ])
       expect(checkAddress(ip)).toEqual({ allowed: true });
   });
   it("allows an embedded IPv4 address that is itself public", () => {

@@ -4,6 +4,7 @@ import type { Clock } from "@mountkit/core";
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
+  decodeJwt,
   decodeProtectedHeader,
   errors,
   type JSONWebKeySet,
@@ -40,6 +41,12 @@ export interface JwtVerifierOptions {
    * works forever. Turn it on only for an identity provider that cannot issue expiring tokens.
    */
   allowTokensWithoutExp?: boolean;
+  /**
+   * Longest lifetime a token may have, in seconds: its `exp` at most this long after its `iat` (after now when it has
+   * no `iat`), and its `iat` at most this long ago (jose's `maxTokenAge`). Default 86,400 (24 h): a token claiming
+   * `exp: 1e300` would otherwise never expire. `Infinity` lifts the cap.
+   */
+  maxTokenLifetimeSec?: number;
   clock?: Clock;
   /** Extra checks on a verified payload; throw AuthError to refuse. */
   check?: (payload: JWTPayload, now: number) => void;
@@ -65,6 +72,16 @@ function describe(e: unknown): string {
   return "token invalid";
 }
 
+/** Default `maxTokenLifetimeSec`: a day. */
+export const DEFAULT_MAX_TOKEN_LIFETIME_SEC = 86_400;
+
+/** Refuses a token whose `exp` lies further than `max` seconds after its `iat` (or after now without one). */
+function checkLifetime(payload: JWTPayload, nowSec: number, max: number, tolerance: number): void {
+  if (typeof payload.exp !== "number" || !Number.isFinite(max)) return;
+  const from = typeof payload.iat === "number" ? payload.iat : nowSec;
+  if (payload.exp - from > max + tolerance) throw new AuthError(`token lifetime exceeds the maximum of ${max} s`);
+}
+
 /** RFC 7518 section 3.2: an HS256 key must be at least as long as the hash output, 256 bits. */
 export const MIN_HS256_SECRET_BYTES = 32;
 
@@ -88,6 +105,8 @@ export function jwtVerifier(o: JwtVerifierOptions): TokenVerifier {
         ? createRemoteJWKSet(new URL(o.jwksUrl), { cooldownDuration: o.jwksCooldownMs ?? 30_000, cacheMaxAge: o.jwksMaxAgeMs ?? 600_000 })
         : createLocalJWKSet(o.jwks!);
   const tolerance = o.clockToleranceSec ?? 30;
+  const maxLifetime = o.maxTokenLifetimeSec ?? DEFAULT_MAX_TOKEN_LIFETIME_SEC;
+  if (!(maxLifetime > 0)) throw new TypeError(`maxTokenLifetimeSec must be a positive number of seconds; got ${maxLifetime}`);
 
   return {
     async verify(token) {
@@ -98,6 +117,8 @@ export function jwtVerifier(o: JwtVerifierOptions): TokenVerifier {
         // jose refuses these too; saying so explicitly gives a clear reason and does not depend on option defaults.
         if (typeof header.alg !== "string" || header.alg.toLowerCase() === "none") throw new AuthError("unsigned tokens are refused");
         if (!algorithms.includes(header.alg)) throw new AuthError("token algorithm not allowed");
+        // jose's maxTokenAge makes `iat` required: it is asked only of tokens that carry one
+        const hasIat = typeof decodeJwt(token).iat === "number";
         const { payload } = await jwtVerify(token, key as Parameters<typeof jwtVerify>[1], {
           algorithms,
           issuer: o.issuer,
@@ -105,7 +126,9 @@ export function jwtVerifier(o: JwtVerifierOptions): TokenVerifier {
           clockTolerance: tolerance,
           currentDate: new Date(now),
           requiredClaims: ["sub", ...(o.allowTokensWithoutExp ? [] : ["exp"]), ...(o.requiredClaims ?? [])],
+          ...(hasIat && Number.isFinite(maxLifetime) ? { maxTokenAge: maxLifetime } : {}),
         });
+        checkLifetime(payload, Math.floor(now / 1000), maxLifetime, tolerance);
         if (typeof payload.sub !== "string" || !payload.sub) throw new AuthError("token has no subject");
         o.check?.(payload, now);
         return { sub: payload.sub, claims: payload as Record<string, unknown> } satisfies Principal;

@@ -38,6 +38,13 @@ const REASONS: Record<string, string> = {
   droneRemoteIdProtocolEntityTags: "a reserved address",
 };
 
+/**
+ * The only IPv6 block IANA allocates for global unicast (RFC 4291 section 2.4, IANA's IPv6 address space registry).
+ * ipaddr.js names the special-purpose ranges but calls everything else "unicast", so `::/8` (less the IPv4-compatible
+ * block judged above), `100::/8`, `200::/7`, `4000::/2` and the rest reserved by the IETF would pass as public.
+ */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR("2000::/3") as [ipaddr.IPv6, number];
+
 /** Ranges `allowPrivate` lets through (tests talk to local servers); metadata stays refused. */
 const PRIVATE_RANGES = new Set(["loopback", "private", "uniqueLocal", "linkLocal", "carrierGradeNat"]);
 
@@ -85,7 +92,8 @@ export function checkAddress(ip: string, options: { allowPrivate?: boolean } = {
       return verdict.allowed ? verdict : { allowed: false, reason: `${normal} is ${inner.form} embedding ${verdict.reason}` };
     }
   }
-  const range = addr.range();
+  let range = addr.range();
+  if (range === "unicast" && addr.kind() === "ipv6" && !(addr as ipaddr.IPv6).match(GLOBAL_UNICAST_V6)) range = "reserved";
   if (range === "unicast") return { allowed: true };
   if (options.allowPrivate && PRIVATE_RANGES.has(range)) return { allowed: true };
   return { allowed: false, reason: `${normal} is ${REASONS[range] ?? `a special-purpose address (${range})`}` };
