@@ -41,16 +41,17 @@ export function startThread(init: ThreadInit): SqliteThread {
     worker.once("error", reject);
     worker.once("exit", (code) => reject(new Error(`SQLite thread exited (${code}) before it was ready`)));
   });
-  ready.catch(() => {});
-  ready.then(() =>
-    worker.on("message", (m: QueryReply) => {
-      const w = waiting.get(m.id);
-      if (!w) return;
-      waiting.delete(m.id);
-      if (waiting.size === 0) worker.unref();
-      if ("error" in m) w.reject(new SqliteThreadError(m.error));
-      else w.resolve(m);
-    }),
+  ready.then(
+    () =>
+      worker.on("message", (m: QueryReply) => {
+        const w = waiting.get(m.id);
+        if (!w) return;
+        waiting.delete(m.id);
+        if (waiting.size === 0) worker.unref();
+        if ("error" in m) w.reject(new SqliteThreadError(m.error));
+        else w.resolve(m);
+      }),
+    () => {},
   );
   const fail = (e: Error) => {
     dead ??= e;
