@@ -43,6 +43,7 @@ import { existsSync } from "node:fs";
 // Browser bundles served by the services (built from sources, so build order does not matter).
 const browserBundles = [
   { dir: "packages/support-widget", name: "widget", entry: "src/browser.ts" },
+  { dir: "packages/api-reference" },
   { dir: "packages/memory-explorer", name: "explorer", entry: "src/browser.ts" },
   { dir: "packages/support-inbox", name: "inbox", entry: "src/browser.ts" },
   { dir: "packages/entries-catalogue", name: "catalogue", entry: "src/browser.ts" },

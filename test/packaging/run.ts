@@ -32,6 +32,7 @@ const WORKSPACES = [
   "packages/support-inbox",
   "packages/memory-explorer",
   "packages/entries-catalogue",
+  "packages/api-reference",
 ];
 
 /** Runs a command, resolves with its stdout; rejects with everything it printed when it exits non-zero. */

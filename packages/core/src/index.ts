@@ -44,5 +44,6 @@ export {
 } from "./route.js";
 export { defineService, issuesToDetails, type Service, type ServiceDefinition } from "./service.js";
 export { type Channel, channel, type SseEvent } from "./sse.js";
+export { kitMeter, kitTracer, TELEMETRY_SCOPE } from "./telemetry.js";
 export { NUL_MESSAGE } from "./text.js";
 export { constantTimeEqual } from "./util/constant-time.js";

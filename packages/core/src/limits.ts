@@ -3,12 +3,13 @@ import { coreError } from "./errors.js";
 import type { KitRequest, KitResponse } from "./http.js";
 import { randomIds } from "./ids.js";
 import type { Service } from "./service.js";
+import { streamTelemetry } from "./telemetry.js";
 
 /** How long a request body may take to arrive once a route starts reading it (a stalled upload then gets 408). */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 /** Open SSE streams one mount serves at once; past it new streams get 503 (each holds a socket and a subscription). */
 export const DEFAULT_MAX_STREAMS = 5_000;
-/** How long a stream waits for a client that stopped reading before dropping it (CONTRACT §3). */
+/** How long a stream waits for a client that stopped reading before dropping it (docs/conventions.md#server-sent-events). */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 /** Bytes an SSE response may queue for a slow client before it is dropped. */
 export const DEFAULT_MAX_STREAM_BUFFER = 1024 * 1024;
@@ -28,6 +29,8 @@ export function bodyTimeoutError(timeoutMs: number) {
  */
 export class StreamGate {
   #open = 0;
+  /** `mountkit.sse.streams.open`, when an OpenTelemetry SDK was registered as the gate was made. */
+  readonly gauge = streamTelemetry();
   constructor(readonly max: number = DEFAULT_MAX_STREAMS) {}
 
   get open(): number {
@@ -49,14 +52,17 @@ export function streamGate(max: number | StreamGate | undefined): StreamGate {
   return max instanceof StreamGate ? max : new StreamGate(max);
 }
 
-/** Wraps a stream so the gate's slot is released exactly once, however the stream ends. */
-function gated(stream: AsyncIterable<string>, gate: StreamGate): AsyncIterableIterator<string> {
+/** Wraps a stream so the gate's slot is released exactly once, however the stream ends; counted under its service. */
+function gated(stream: AsyncIterable<string>, gate: StreamGate, service: string | undefined): AsyncIterableIterator<string> {
   const it = stream[Symbol.asyncIterator]();
+  const attributes = gate.gauge && { "mountkit.service": service ?? "(none)" };
+  gate.gauge?.add(1, attributes);
   let released = false;
   const release = () => {
     if (released) return;
     released = true;
     gate.release();
+    gate.gauge?.add(-1, attributes);
   };
   const wrapped: AsyncIterableIterator<string> = {
     async next() {
@@ -93,7 +99,10 @@ export function admitStream(
   abort?: AbortController,
 ): KitResponse {
   if (!response.stream) return response;
-  if (gate.tryOpen()) return { ...response, stream: gated(response.stream, gate) };
+  if (gate.tryOpen()) {
+    const service = gate.gauge && services.find((s) => s.owns(request.path))?.name;
+    return { ...response, stream: gated(response.stream, gate, service) };
+  }
   abort?.abort();
   void Promise.resolve()
     .then(() => response.stream![Symbol.asyncIterator]().return?.())

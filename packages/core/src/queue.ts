@@ -5,6 +5,7 @@ import { exponentialCap, fullJitter, type RandomSource } from "./backoff.js";
 import { type Clock, systemClock } from "./clock.js";
 import { type IdGenerator, randomIds } from "./ids.js";
 import { kitLogger, type Logger } from "./logger.js";
+import { queueTelemetry } from "./telemetry.js";
 
 export interface Job<T = unknown> {
   id: string;
@@ -187,14 +188,18 @@ export function createWorker<T>(o: WorkerOptions<T>): Worker {
   let polling: Promise<void> | undefined;
   let again = false;
   let idleWaiters: Array<() => void> = [];
+  const tel = queueTelemetry(o.queue, () => o.store.counts(o.queue));
 
   async function runJob(job: Job<T>) {
+    const started = tel && performance.now();
     try {
       await o.handler(job);
       await o.store.complete({ id: job.id, now: clock.now() });
+      if (tel) tel.ran((performance.now() - started!) / 1000, "done");
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       const last = job.attempts >= job.maxAttempts;
+      if (tel) tel.ran((performance.now() - started!) / 1000, last ? "dead" : "retry");
       log.warn("job failed", { queue: o.queue, job: job.id, attempt: job.attempts, last, error: message });
       try {
         if (last) await o.onDead?.(job, err);
@@ -220,6 +225,7 @@ export function createWorker<T>(o: WorkerOptions<T>): Worker {
           break;
         }
         if (!jobs.length) break;
+        if (tel) for (const job of jobs) tel.claimed((clock.now() - job.runAt) / 1000);
         for (const job of jobs) {
           const p = runJob(job as Job<T>).finally(() => {
             inFlight.delete(p);
@@ -268,11 +274,13 @@ export function createWorker<T>(o: WorkerOptions<T>): Worker {
     start() {
       if (running) return;
       running = true;
+      tel?.watch(true);
       wake();
     },
     wake,
     async stop() {
       running = false;
+      tel?.watch(false);
       clearTimeout(timer);
       await polling;
       await Promise.allSettled([...inFlight]);

@@ -10,6 +10,7 @@ import type { Logger } from "./logger.js";
 import type { HandlerResult, HttpMethod, Middleware, Route } from "./route.js";
 import type { compileRoutes } from "./router.js";
 import { serialise } from "./serialise.js";
+import { type HttpTelemetry, observeRequest, type RequestObservation, requestDone, UNMATCHED_ROUTE } from "./telemetry.js";
 import { nulInParams } from "./text.js";
 import { validateInputs } from "./validate.js";
 
@@ -33,6 +34,8 @@ export interface Runtime {
   clock: Clock;
   log: Logger;
   errorBody: (error: KitError, requestId: string) => unknown;
+  /** Request metrics and spans; `undefined` when no OpenTelemetry SDK was registered as the service was built. */
+  telemetry: HttpTelemetry | undefined;
 }
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
@@ -62,8 +65,10 @@ export function ownPath(rt: Runtime, requestPath: string): string | null {
 /** Any failure as the service's error result: a KitError as itself, anything else as a logged opaque 500. */
 export function errorResult(rt: Runtime, err: unknown, requestId: string, method: string, path: string): HandlerResult {
   let kitErr: KitError;
-  if (isKitError(err)) kitErr = err;
-  else {
+  if (isKitError(err)) {
+    kitErr = err;
+    if (err.status === 429) rt.telemetry?.refusals?.add(1, { "mountkit.service": rt.name, "mountkit.error": err.code });
+  } else {
     rt.log.error("unhandled error", { service: rt.name, requestId, method, path, error: err });
     kitErr = coreError("internal");
   }
@@ -182,16 +187,38 @@ export function handleRequest(rt: Runtime, request: KitRequest): Promise<KitResp
     if (origin !== undefined && cors!.covers(path)) {
       if (request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined)
         return Promise.resolve(cors!.preflight(origin));
-      return answer(rt, request, path).then((r) => cors!.decorate(r, origin));
+      return observed(rt, request, path).then((r) => cors!.decorate(r, origin));
     }
-    return answer(rt, request, path);
+    return observed(rt, request, path);
   } catch (e) {
     return Promise.reject(e);
   }
 }
 
+/** `answer`, counted and timed (and in a span) when telemetry is on; as is otherwise. */
+function observed(rt: Runtime, request: KitRequest, path: string): Promise<KitResponse> {
+  const tel = rt.telemetry;
+  if (tel === undefined) return answer(rt, request, path, undefined);
+  return observeRequest(tel, upperMethod(request.method), request.headers, (o) => answer(rt, request, path, o));
+}
+
+/** Settles the observation of a request once its response is there (a failure to answer counts as a 500). */
+function observe(rt: Runtime, o: RequestObservation, method: string, route: string, response: Promise<KitResponse>): Promise<KitResponse> {
+  const tel = rt.telemetry!;
+  return response.then(
+    (r) => {
+      requestDone(tel, o, method, route, r.status);
+      return r;
+    },
+    (e) => {
+      requestDone(tel, o, method, route, 500);
+      throw e;
+    },
+  );
+}
+
 /** A request the service owns: the route's answer, or the 400/404/405 the dispatcher gives itself. */
-function answer(rt: Runtime, request: KitRequest, path: string): Promise<KitResponse> {
+function answer(rt: Runtime, request: KitRequest, path: string, o: RequestObservation | undefined): Promise<KitResponse> {
   try {
     // the per-request debug line, and its timing, only when someone reads it
     const started = rt.log.isLevelEnabled?.("debug") === false ? -1 : performance.now();
@@ -225,8 +252,10 @@ function answer(rt: Runtime, request: KitRequest, path: string): Promise<KitResp
       const allow = [...m.allow, ...(m.allow.includes("GET") ? ["HEAD"] : [])].join(", ");
       response = fail(rt, coreError("method_not_allowed", { details: { allow }, headers: { allow } }), ctx);
     }
-    return Promise.resolve(response);
+    if (o === undefined) return Promise.resolve(response);
+    return observe(rt, o, method, m.kind === "match" ? rt.basePath + m.route.path : UNMATCHED_ROUTE, Promise.resolve(response));
   } catch (e) {
+    if (o !== undefined) requestDone(rt.telemetry!, o, upperMethod(request.method), UNMATCHED_ROUTE, 500);
     return Promise.reject(e);
   }
 }

@@ -14,6 +14,7 @@ import type { Middleware, Route } from "./route.js";
 import { compileRoutes } from "./router.js";
 import { errorResult, handleRequest, mountMatcher, NOT_MINE, ownPath, type RoutePlan, type Runtime } from "./run.js";
 import { serialise } from "./serialise.js";
+import { httpTelemetry } from "./telemetry.js";
 
 export { issuesToDetails } from "./validate.js";
 
@@ -31,7 +32,7 @@ export interface ServiceDefinition {
   /** Middleware run around every route, outermost first. */
   use?: Middleware[];
   /**
-   * The wire error body. Default, and what every kit service uses: the one body of CONTRACT §0,
+   * The wire error body. Default, and what every kit service uses: the one body of docs/conventions.md#error-body,
    * `{ error, details?, requestId }`. A replacement must keep `requestId` equal to X-Request-Id.
    */
   errorBody?(error: KitError, requestId: string): unknown;
@@ -95,6 +96,7 @@ function runtimeOf(def: ServiceDefinition, basePath: string, bodyLimit: number):
     clock: def.clock ?? systemClock,
     log: kitLogger(def.logger),
     errorBody: def.errorBody ?? kitErrorBody,
+    telemetry: httpTelemetry(def.name),
   };
 }
 

@@ -2,6 +2,7 @@
 // are resolved and committed one at a time so two concurrent episodes never create the same entity:
 // the queue runs one job per brain across processes (group key), an in-process lock covers stores
 // without group keys, and the commit is optimistic on the brain's version (resolved again on conflict).
+import { kitMeter } from "@mountkit/core";
 import type { Job } from "@mountkit/core/jobs";
 import type { Embedder } from "../embeddings.js";
 import { commit, indexVectors } from "./commit.js";
@@ -77,6 +78,14 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
 
   async function process(payload: ExtractionPayload) {
     const episode = await store.getEpisode({ brainId: payload.brainId, id: payload.episodeId });
+  // extraction lag: from the episode's arrival to its facts committed (or its failure), whatever the queue did between
+  const lag = kitMeter()?.createHistogram("mountkit.memory.extraction.lag", {
+    description: "Time from an episode's arrival to the end of its extraction, by outcome",
+    unit: "s",
+    advice: { explicitBucketBoundaries: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600] },
+  });
+  const lagged = (episode: { createdAt: number }, outcome: "done" | "failed") =>
+    lag?.record(Math.max(0, clock.now() - episode.createdAt) / 1000, { "mountkit.outcome": outcome });
     if (!episode || episode.status === "done") return;
     await store.setEpisodeStatus({ brainId: episode.brainId, id: episode.id, status: "processing", now: clock.now() });
     await lock(episode.brainId, async () => {
@@ -117,11 +126,13 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
         }
         const result = await commit(run, version);
         if (result.committed) {
+          lagged(episode, "failed");
           await indexVectors(run, options.embedder);
           return;
         }
         if (result.reason !== "conflict") return;
         // another worker committed to this brain meanwhile (a job that outlived its lease): resolve again
+          lagged(episode, "done");
         logger.info("brain changed during extraction; resolving again", { episode: episode.id, attempt });
         if (attempt >= MAX_CONFLICTS) throw new Error(`brain ${episode.brainId} kept changing during extraction`);
       }

@@ -1,7 +1,7 @@
 // Inbound webhooks of the products' backends (GitHub, Slack) under `/agent/webhooks/<source>`. They sit on
 // the agent mount because they carry agent activity, but are authenticated by the sender's signature over
 // the raw body instead of the agent bearer token (GitHub and Slack cannot send one).
-import { json, type Route, route } from "@mountkit/core";
+import { json, kitMeter, type Route, route } from "@mountkit/core";
 import * as z from "zod";
 import type { WebhookReceiver, WebhookReply } from "../domain/backend.js";
 import { supportError } from "../errors.js";
@@ -15,6 +15,11 @@ export function webhookRoutes(cx: SupportContext): Route[] {
   for (const p of cx.products.list()) if (!p.builtin && p.backend.webhook) receivers.push(p.backend.webhook);
   if (!receivers.length) return [];
   const sources = [...new Set(receivers.map((r) => r.source))];
+  const deliveries = kitMeter()?.createCounter("mountkit.webhook.deliveries", {
+    description: "Inbound backend webhook deliveries, by source and outcome (accepted, refused: bad signature, failed: an error)",
+  });
+  const count = (source: string, outcome: "accepted" | "refused" | "failed") =>
+    deliveries?.add(1, { "mountkit.webhook.source": source, "mountkit.outcome": outcome });
   return [
     route({
       method: "POST",
@@ -32,22 +37,38 @@ export function webhookRoutes(cx: SupportContext): Route[] {
         401: { description: "Signature missing, wrong or stale" },
         404: { description: "No backend takes webhooks from this source" },
       },
-      async handler({ params, headers, rawBody }) {
-        const mine = receivers.filter((r) => r.source === params.source);
-        if (!mine.length) throw supportError("not_found");
-        let passed: WebhookReply | undefined;
-        for (const r of mine) {
-          const reply = await r.receive({ headers, rawBody });
-          if (!reply) continue;
-          if (reply.passed) {
-            passed = reply;
-            continue;
-          }
-          return json(reply.status, reply.body ?? {});
+      async handler(ctx) {
+        const source = ctx.params.source;
+        if (!sources.includes(source)) throw supportError("not_found");
+        try {
+          const reply = await receive(receivers, ctx);
+          count(source, reply.status < 300 ? "accepted" : reply.status < 500 ? "refused" : "failed");
+          return reply;
+        } catch (e) {
+          count(source, (e as { status?: number }).status === 401 ? "refused" : "failed");
+          throw e;
         }
-        if (passed) return json(passed.status, passed.body ?? {});
-        throw supportError("unauthorized", { message: "bad webhook signature" });
       },
     }),
   ];
+}
+
+/** The first receiver of the source that answers for the delivery; a signature that no receiver accepts is a 401. */
+async function receive(
+  receivers: WebhookReceiver[],
+  { params, headers, rawBody }: { params: { source: string }; headers: Record<string, string | undefined>; rawBody?: Uint8Array },
+) {
+  const mine = receivers.filter((r) => r.source === params.source);
+  let passed: WebhookReply | undefined;
+  for (const r of mine) {
+    const reply = await r.receive({ headers, rawBody });
+    if (!reply) continue;
+    if (reply.passed) {
+      passed = reply;
+      continue;
+    }
+    return json(reply.status, reply.body ?? {});
+  }
+  if (passed) return json(passed.status, passed.body ?? {});
+  throw supportError("unauthorized", { message: "bad webhook signature" });
 }
