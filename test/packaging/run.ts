@@ -1,14 +1,16 @@
-// Packaging test (CI, after `npm run build`): packs every package, lints each tarball with publint and
-// @arethetypeswrong/cli, installs the tarballs into fresh Express, Fastify, Hono and memory-only hosts
-// outside the workspace (effect only where a host registers an Effect Schema type), type-checks them
-// strictly and runs them. Exits non-zero on the first failure. Independent steps (packs, lints, hosts)
-// run a few at a time: most of their time is npm's and tsc's start-up and the registry's latency.
+// Packaging test (CI, after `npm run build`): packs every package, checks that no packed file points at a
+// document outside the repository, lints each tarball with publint and @arethetypeswrong/cli, installs the
+// tarballs into fresh Express, Fastify, Hono and memory-only hosts outside the workspace (effect only where a
+// host registers an Effect Schema type), type-checks them strictly and runs them. Exits non-zero on the first
+// failure. Independent steps (packs, lints, hosts) run a few at a time: most of their time is npm's and tsc's
+// start-up and the registry's latency.
 import { spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { publint } from "publint";
 import { formatMessage } from "publint/utils";
+import { scanTree } from "../external-references.js";
 
 const root = resolve(import.meta.dirname, "../..");
 const hostsSrc = join(import.meta.dirname, "hosts");
@@ -91,6 +93,18 @@ const packed = await inParallel(WORKSPACES, 4, async (dir) => {
   return [info!.name, join(tarballDir, info!.filename)] as const;
 });
 for (const [name, file] of packed) tarballs.set(name, file);
+
+// what users get must not point at specification documents they never get (docs/ pages are the reference)
+step("references outside the repository");
+const unpacked = join(work, "unpacked");
+const outside = await inParallel([...tarballs], 4, async ([name, file]) => {
+  const dir = join(unpacked, name.replace("/", "__"));
+  mkdirSync(dir, { recursive: true });
+  await run("tar", ["-xzf", file, "-C", dir], root);
+  return scanTree(dir).map((r) => `${name}: ${r.file}:${r.line} (${r.kind}) ${r.text}`);
+});
+if (outside.flat().length) throw new Error(`tarballs refer to documents outside the repository:\n${outside.flat().join("\n")}`);
+console.log(`${tarballs.size} tarballs: no reference to a document outside the repository`);
 
 // 2. publint and arethetypeswrong on every tarball
 step("publint + attw");

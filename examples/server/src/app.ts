@@ -1,4 +1,4 @@
-// Builds the three services from the environment (CONTRACT.md §0) on one storage: embedded SQLite under
+// Builds the three services from the environment (docs/conventions.md#the-example-server) on one storage: embedded SQLite under
 // DATA_DIR by default, PostgreSQL when DATABASE_URL is set.
 import type { Clock, Logger, Service } from "@mountkit/core";
 import { isPostgresUrl, openStorage, type Storage } from "@mountkit/sql";

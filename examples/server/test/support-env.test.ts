@@ -1,5 +1,5 @@
 // The example server's support configuration: external-backend products appear only with their variables,
-// each group is all-or-nothing, and the contract's built-in products keep interface B.
+// each group is all-or-nothing, and the SUPPORT_PRODUCTS products keep interface B.
 import { manualClock, silentLogger } from "@mountkit/core";
 import { withRemoteAddress } from "@mountkit/core/adapter";
 import { describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// The support service's error codes; its wire body is the kit's one body `{ error, details?, requestId }` (CONTRACT §0).
+// The support service's error codes; its wire body is the kit's one body `{ error, details?, requestId }` (docs/conventions.md#error-body).
 import { defineServiceErrors, ErrorBodySchema } from "@mountkit/core";
 
 export const supportError = defineServiceErrors({

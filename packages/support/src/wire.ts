@@ -66,5 +66,5 @@ export type StreamEventOf<T extends EventType> = {
   id?: string;
 } & (EventDataMap[T] extends undefined ? { data?: undefined } : { data: EventDataMap[T] });
 
-/** What a conversation stream carries (CONTRACT §3), discriminated by `type`. */
+/** What a conversation stream carries (docs/support.md#streams), discriminated by `type`. */
 export type StreamEvent = { [T in EventType]: StreamEventOf<T> }[EventType];

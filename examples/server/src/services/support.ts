@@ -1,4 +1,4 @@
-// The support service from the environment (CONTRACT.md §0): SUPPORT_PRODUCTS, SUPPORT_RATE_LIMIT,
+// The support service from the environment (docs/support.md#configuration): SUPPORT_PRODUCTS, SUPPORT_RATE_LIMIT,
 // SUPPORT_CUSTOMER_RATE_LIMIT, SUPPORT_SPI_TOKEN, SUPPORT_AGENT_TOKEN, the limits against rotating customer ids and where the
 // client address comes from (`limitsFromEnv`); plus optional products on other backends (GitHub Issues, Slack, a remote
 // SPI), each added only when its variables are set. Store, bus and rate limiter come from the app.

@@ -14,7 +14,7 @@ export interface SpecLimits {
 
 export const DEFAULT_SPEC_LIMITS: SpecLimits = { maxDepth: 256, maxAliases: 10_000, maxAliasedNodes: 1_000_000 };
 
-/** Names the limit hit, as CONTRACT §1 asks ("too deep", "too aliased", "too slow"). */
+/** Names the limit hit, as docs/entries.md#the-validation-address says ("too deep", "too aliased", "too slow"). */
 export const limitMessages = {
   depth: (max: number) => `too deep: the document nests more than ${max} levels (limit maxDepth ${max})`,
   aliases: (max: number) => `too aliased: the YAML document uses more than ${max} aliases (limit maxAliases ${max})`,

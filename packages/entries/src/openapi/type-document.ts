@@ -73,7 +73,7 @@ function entrySchemas(c: DocumentContext, customData: JsonSchema): Record<string
     description: { type: "string", minLength: 1, maxLength: L.description, description: "Detailed description." },
   };
   return {
-    // requests: an optional field sent as `null` is treated as absent (CONTRACT §0), at every depth
+    // requests: an optional field sent as `null` is treated as absent (docs/conventions.md#null-means-absent), at every depth
     [`${P}EntryInput`]: nullableOptionals({
       type: "object",
       description: NULL_NOTE,
@@ -181,7 +181,7 @@ function sharedResponses(): Record<string, unknown> {
       content: json(ref("ValidationError")),
     },
     ServiceUnavailable: {
-      description: "Extension to the seed's table: the OpenAPI validation address did not answer; nothing was saved, retry later.",
+      description: "The OpenAPI validation address did not answer; nothing was saved, retry later.",
       content: json(ref("Error")),
     },
     InternalError: { description: "Server processing error.", content: json(ref("InternalError")) },

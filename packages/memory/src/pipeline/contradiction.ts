@@ -1,6 +1,6 @@
 // Stage 6: contradiction. On a single-valued relation a newer fact ends the older edge's validity
 // (tInvalid = the newer tValid, reason naming the new edge) and the older record stays what the memory
-// knew (tExpired null): CONTRACT §2. When the two cannot both have held at any time (an immutable
+// knew (tExpired null): docs/memory.md#time-two-axes. When the two cannot both have held at any time (an immutable
 // relation such as a birthplace, or the same start of validity), the newer fact is a correction: the
 // older record was wrong, so it is expired (tExpired = now) and its validity is left as it was.
 // A fact older than the one already known is stored already closed by it. Nothing is deleted.

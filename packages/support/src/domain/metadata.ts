@@ -57,7 +57,7 @@ export function parseMetadata(body: string | null | undefined): Metadata | undef
 }
 
 /**
- * The body for display, exactly as the seed says: from the last `<!-- cs:` through the closing `-->`
+ * The body for display, exactly as docs/support.md#messages says: from the last `<!-- cs:` through the closing `-->`
  * is removed, together with the whitespace before it. Text after the block, if any, is kept.
  */
 export function stripMetadata(body: string): string;

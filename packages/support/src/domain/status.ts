@@ -1,4 +1,4 @@
-// The status machine of a conversation (seed "States and transitions" + CONTRACT.md §3).
+// The status machine of a conversation (docs/support.md#status-and-state).
 import { STATUSES, type State, type Status } from "../wire.js";
 
 export { STATUSES, type State, type Status };

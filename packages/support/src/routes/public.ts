@@ -127,7 +127,7 @@ const listRoute = (cx: SupportContext) =>
     operationId: "listConversations",
     summary: "The customer's conversations, open and closed, most recent activity first, a page at a time",
     description:
-      "Pages of `limit` conversations (default 50, at most 200). When more follow, the `Link` header carries the next page's URL (`<URL>; rel=\"next\"`); the body keeps the seed's shape.",
+      "Pages of `limit` conversations (default 50, at most 200). When more follow, the `Link` header carries the next page's URL (`<URL>; rel=\"next\"`); the body keeps its `{ conversations }` shape.",
     tags,
     query: ListQuery,
     responses: {

@@ -34,7 +34,7 @@ const common4xx = {
 const bodyErrors = { 413: err("Request body over 64 KiB"), 415: err("Request body is not JSON") };
 
 const ListQuery = z.object({ customerId: CustomerId });
-/** Seed 002: B's message body may be null; it is stored, and shown, as an empty message. */
+/** Interface B's message body may be null (docs/support.md#messages); it is stored, and shown, as an empty message. */
 const SpiMessageBody = MessageBody.nullable().describe("1..20000 characters, or `null`: stored and shown as an empty message");
 const CreateBody = z.object({ customerId: CustomerId, subject: Subject, body: SpiMessageBody });
 const PostBody = z.object({ customerId: CustomerId, conversationId: z.string().min(1).max(200), body: SpiMessageBody });
