@@ -30,29 +30,33 @@ export interface SqliteThread {
 }
 
 export function startThread(init: ThreadInit): SqliteThread {
-  const worker = new Worker(new URL(moduleUrl()), { workerData: init, stdout: false, stderr: false });
-  worker.unref();
+  // plain Node in the thread: no test runner's or tsx's hooks from the host's execArgv (the module is JS, bundled from sources)
+  const worker = new Worker(new URL(moduleUrl()), { workerData: init, execArgv: [], stdout: false, stderr: false });
   const waiting = new Map<number, { resolve(a: Answer): void; reject(e: Error): void }>();
   let next = 1;
   let dead: Error | undefined;
   const hold = () => (waiting.size === 1 ? worker.ref() : undefined);
+  let started!: (m: ThreadReady) => void;
   const ready = new Promise<Extract<ThreadReady, { type: "ready" }>>((resolve, reject) => {
-    worker.once("message", (m: ThreadReady) => (m.type === "ready" ? resolve(m) : reject(new Error(m.message))));
+    started = (m) => (m.type === "ready" ? resolve(m) : reject(new Error(m.message)));
     worker.once("error", reject);
     worker.once("exit", (code) => reject(new Error(`SQLite thread exited (${code}) before it was ready`)));
   });
-  ready.then(
-    () =>
-      worker.on("message", (m: QueryReply) => {
-        const w = waiting.get(m.id);
-        if (!w) return;
-        waiting.delete(m.id);
-        if (waiting.size === 0) worker.unref();
-        if ("error" in m) w.reject(new SqliteThreadError(m.error));
-        else w.resolve(m);
-      }),
-    () => {},
-  );
+  ready.catch(() => {});
+  // one listener, on from the start: a 'message' listener added after unref() takes a ref of its own again
+  worker.on("message", (m: QueryReply | ThreadReady) => {
+    if ("type" in m) {
+      // ref'd while it starts (an await on `ready` must keep the process up), idle afterwards
+      if (waiting.size === 0) worker.unref();
+      return started(m);
+    }
+    const w = waiting.get(m.id);
+    if (!w) return;
+    waiting.delete(m.id);
+    if (waiting.size === 0) worker.unref();
+    if ("error" in m) w.reject(new SqliteThreadError(m.error));
+    else w.resolve(m);
+  });
   const fail = (e: Error) => {
     dead ??= e;
     for (const w of waiting.values()) w.reject(dead);
