@@ -10,7 +10,7 @@ import { createMemoryService } from "@mountkit/memory";
 import { createSupportService, githubBackend } from "@mountkit/support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { scanTree, textFiles } from "./external-references.js";
+import { externalReferences, scanTree, textFiles } from "./external-references.js";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const PAGES = ["conventions", "entries", "memory", "support"] as const;
@@ -266,6 +266,28 @@ describe("links into docs/", () => {
 });
 
 describe("documents outside the repository", () => {
+  it("the scan recognises each way of pointing at them, and not a random generator's seed", () => {
+    const c = "CONTRACT";
+    const s = "seed";
+    const pointers = [
+      `see ${c}.md §2`,
+      `(${c} §0)`,
+      `in ../${"shared"}/fixtures/openapi`,
+      `${s} 001: at quota 1`,
+      `as the ${s} says`,
+      `the ${s}'s table`,
+    ];
+    expect(pointers.filter((t) => externalReferences("x.ts", t).length !== 1)).toEqual([]);
+    const innocent = [
+      `a ${s}ed generator`,
+      `the same ${s} gives the same texts`,
+      `${s} \${n}: GET /v1`,
+      "contract tests",
+      "the shared store",
+    ];
+    expect(innocent.flatMap((t) => externalReferences("x.ts", t))).toEqual([]);
+  });
+
   it("no file points at a specification document kept beside the repository", () => {
     const found = scanTree(ROOT).map((r) => `${r.file}:${r.line} (${r.kind}) ${r.text}`);
     expect(found).toEqual([]);
