@@ -1,8 +1,10 @@
 // Hardening benchmark (issue #10): what one hostile client can do to the server. Each figure is its own function so
-// further figures (stalled uploads, ...) are added beside them; every figure uses a fresh server process.
+// further figures (stalled uploads, ...) are added beside them; every figure uses a fresh server process. Issue 24's
+// figures (the host's unrelated latency per scenario, throughput) are in hardening-host.ts, run after these.
 import { readFileSync } from "node:fs";
 import { request } from "node:http";
 import { aliasBomb } from "../packages/entries/test/fixtures/hostile-specs.js";
+import { runHostSafety } from "./hardening-host.js";
 import { arg, type Child, now, percentile, pinning, spawnTarget, table } from "./lib.js";
 import { maximumSpec } from "./servers/maximum-spec.js";
 
@@ -127,6 +129,13 @@ export async function memoryWithConcurrentMaximumSpecs(big: Buffer) {
 }
 
 export async function run(args: string[]): Promise<void> {
+  // issue 24's figures (4)-(6) alone: `npm run bench -- hardening --host-only`
+  if (!args.includes("--host-only")) await documentFigures(args);
+  await runHostSafety(args);
+}
+
+/** Issue #10's figures (1) and (3): hostile documents against the validation address. */
+async function documentFigures(args: string[]): Promise<void> {
   const seconds = arg(args, "seconds", 10);
   const big = maximumSpec();
   const mb = (big.length / 1e6).toFixed(1);

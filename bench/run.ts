@@ -12,7 +12,7 @@ if (name && !known.includes(name)) {
 }
 for (const n of names) {
   console.log(`\n=== bench: ${n} ===`);
-  if (n === "hardening") {
+  if (n === "hardening" && !args.includes("--host-only")) {
     // issue #10's figures live in two files: (2) stalled uploads here, (1) and (3) in hardening.ts when present
     const file = "./hardening-stalled.ts";
     const stalled = (await import(file)) as { runStalled(args: string[]): Promise<void> };

@@ -2,22 +2,15 @@
 // for `{ url }` and `specUrl` fetches, and the large episode texts, all built before any probe starts.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { refChainBomb } from "../../packages/entries/test/fixtures/hostile-specs.js";
 import { largeEpisode } from "../../packages/memory/test/large-episodes.js";
 
 /**
- * The issue's ~1 KB document: each schema `Gi` is a `$ref` whose pointer runs through `G(i-1)` `repeats` times, then
- * through `R` (a `$ref` to the root) back to the schemas map. A resolver that follows the `$ref`s met inside a pointer
- * without memoising does about `repeats^levels` steps (4^13: minutes of one thread); every pointer resolves, so no
- * dangling-reference shortcut hides the cost.
+ * The issue's ~1 KB document (the entries package's generator): each schema `Gi` is a `$ref` whose pointer runs through
+ * `G(i-1)` four times, then back to the schemas map; a resolver that follows the `$ref`s met inside a pointer without
+ * memoising does about 4^13 steps, minutes of one thread.
  */
-export function pointerChainSpec(levels = 13, repeats = 4): string {
-  const schemas: Record<string, unknown> = { R: { $ref: "#" }, G0: { $ref: "#/components/schemas" } };
-  for (let i = 1; i <= levels; i++) {
-    const through = Array.from({ length: repeats }, () => `G${i - 1}`).join("/");
-    schemas[`G${i}`] = { $ref: `#/components/schemas/${through}/R/components/schemas` };
-  }
-  return JSON.stringify({ openapi: "3.0.3", info: { title: "chain", version: "1" }, paths: {}, components: { schemas } });
-}
+export const pointerChainSpec = (): string => refChainBomb();
 
 export interface SpecHost {
   /** `url(name)` is where the document of that name is published. */

@@ -94,6 +94,24 @@ export interface OneAnswer {
   answer: Answer;
 }
 
+const SMALL_SPEC = JSON.stringify({
+  openapi: "3.0.3",
+  info: { title: "small", version: "1" },
+  paths: { "/a": { get: { responses: { 200: { description: "ok" } } } } },
+});
+
+/**
+ * A small valid document, the first validation the server does: whatever the validator builds on first use is built
+ * here, so the pointer-chain scenarios after it measure the chain alone.
+ */
+export function firstValidation(host: Host): Promise<OneAnswer> {
+  return measuredAnswer(`${host.url}/api/dev/validate-openapi/`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: SMALL_SPEC,
+  });
+}
+
 /** The document posted as is to the validation address, no credentials. */
 export function pointerChainPosted(host: Host, kit: Kit): Promise<OneAnswer> {
   const body = kit.chain;
@@ -205,42 +223,91 @@ const FRANCE = {
   },
 };
 
-/** Another process takes `BEGIN EXCLUSIVE` on the server's SQLite file for `holdMs` while clients read and write. */
-export async function writeLockHeld(host: Host, holdMs: number): Promise<LockResult> {
+/**
+ * Another process takes `BEGIN EXCLUSIVE` on the server's SQLite file for `holdMs` while clients read and write.
+ * Staged: the holder process starts (and opens the file) before the measured window, which `run` opens.
+ */
+export async function stageWriteLock(host: Host, holdMs: number): Promise<Staged<LockResult>> {
   if (!host.sqliteFile) throw new Error("the write-lock scenario needs a SQLite host");
-  const holder = await holdLock(host.sqliteFile, holdMs);
-  const t0 = performance.now();
+  const holder = await helper("hold-lock.ts", [host.sqliteFile, String(holdMs)]);
+  return {
+    async run() {
+      holder.say("lock");
+      await holder.line("locked");
+      const t0 = performance.now();
+      const write = send(`${host.url}/api/v1/types/countries/data`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: host.entriesAuth },
+        body: JSON.stringify(FRANCE),
+        timeoutMs: holdMs + LIMITS.hostileAnswerMs,
+      });
+      const reads: Answer[] = [];
+      while (performance.now() - t0 < holdMs - 500) {
+        reads.push(await send(`${host.url}/api/v1/types/apis/data`, { timeoutMs: holdMs + 5_000 }));
+        await sleep(400);
+      }
+      const answer = await write;
+      await holder.exited;
+      return { holdMs, reads, write: answer };
+    },
+    dispose: () => holder.kill(),
+  };
+}
+
+/** A scenario whose helpers are started: `run` is the measured part, `dispose` ends what is left of them. */
+export interface Staged<R> {
+  run(): Promise<R>;
+  dispose(): Promise<void>;
+}
+
+/** `measured` around a staged scenario, disposing its helpers whatever happens. */
+export async function measuredStaged<R>(host: Host, scenario: string, staged: Staged<R>): Promise<Measured<R>> {
   try {
-    const write = send(`${host.url}/api/v1/types/countries/data`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: host.entriesAuth },
-      body: JSON.stringify(FRANCE),
-      timeoutMs: holdMs + LIMITS.hostileAnswerMs,
-    });
-    const reads: Answer[] = [];
-    while (performance.now() - t0 < holdMs - 500) {
-      reads.push(await send(`${host.url}/api/v1/types/apis/data`, { timeoutMs: holdMs + 5_000 }));
-      await sleep(400);
-    }
-    return { holdMs, reads, write: await write };
+    return await measured(host, scenario, () => staged.run());
   } finally {
-    await holder.released;
+    await staged.dispose();
   }
 }
 
-async function holdLock(file: string, holdMs: number): Promise<{ released: Promise<void> }> {
-  const script = fileURLToPath(new URL("./hold-lock.ts", import.meta.url));
-  const child = spawn(process.execPath, [...SOURCE_FLAGS, script, file, String(holdMs)], { stdio: ["ignore", "pipe", "inherit"] });
-  const released = new Promise<void>((r) => child.once("exit", () => r()));
+interface Helper {
+  say(line: string): void;
+  /** Resolves with the first stdout line starting with `prefix` (already printed or to come); rejects if it exits first. */
+  line(prefix: string): Promise<string>;
+  exited: Promise<void>;
+  kill(): Promise<void>;
+}
+
+/** Starts one of this folder's helper scripts and waits for its `ready` line. */
+async function helper(script: string, args: string[]): Promise<Helper> {
+  const path = fileURLToPath(new URL(`./${script}`, import.meta.url));
+  const child = spawn(process.execPath, [...SOURCE_FLAGS, path, ...args], { stdio: ["pipe", "pipe", "inherit"] });
   let out = "";
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.setEncoding("utf8").on("data", (c: string) => {
-      out += c;
-      if (out.includes("locked\n")) resolve();
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  child.stdout!.setEncoding("utf8").on("data", (c: string) => void (out += c));
+  const line = (prefix: string) =>
+    new Promise<string>((resolve, reject) => {
+      const check = () => {
+        const found = out.split("\n").find((l) => l.startsWith(prefix));
+        if (found === undefined) return false;
+        child.stdout!.off("data", check);
+        resolve(found);
+        return true;
+      };
+      if (check()) return;
+      child.stdout!.on("data", check);
+      void exited.then(() => check() || reject(new Error(`${script} exited (${child.exitCode}) before printing "${prefix}": ${out}`)));
     });
-    child.once("exit", (code) => reject(new Error(`the lock holder exited (${code}) before taking the lock: ${out}`)));
-  });
-  return { released };
+  const h: Helper = {
+    say: (l) => void child.stdin!.write(`${l}\n`),
+    line,
+    exited,
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+    },
+  };
+  await line("ready");
+  return h;
 }
 
 export function lockSummary(r: LockResult): string {
@@ -276,10 +343,11 @@ export interface RotatingOptions {
 
 /**
  * `loops` loops in another process list conversations with a new random customerId per request, from another loopback
- * address, while existing customers (admitted once before) list theirs every `everyMs`.
+ * address, while existing customers (admitted once before) list theirs every `everyMs`. Staged: the existing customers
+ * become known and the client process starts before the measured window.
  */
-export async function rotatingCustomers(host: Host, o: RotatingOptions = {}): Promise<RotatingResult> {
-  const { loops = 16, existingCustomers = 5, everyMs = 500, seconds = 6 } = o;
+export async function stageRotatingCustomers(host: Host, o: RotatingOptions = {}): Promise<Staged<RotatingResult>> {
+  const { loops = 16, existingCustomers = 5, everyMs = 500, seconds = 5 } = o;
   const list = (customerId: string, agent: Agent) =>
     send(`${host.url}/api/conversations/list?${new URLSearchParams({ productSlug: host.product, customerId })}`, {
       agent,
@@ -287,53 +355,36 @@ export async function rotatingCustomers(host: Host, o: RotatingOptions = {}): Pr
     });
   const agent = new Agent({ keepAlive: true, maxSockets: existingCustomers });
   const ids = Array.from({ length: existingCustomers }, () => `cust_${randomUUID()}`);
-  try {
-    // known customers: each admitted once, then the windows empty again
-    for (const id of ids) await list(id, agent);
-    await sleep(1100);
-    const rotatingFrom = (await canBind("127.0.0.2", host.url)) ? "127.0.0.2" : "";
-    const client = rotatingClient(host, loops, seconds, rotatingFrom);
-    await client.started;
-    const existing: Counts = { sent: 0, ok: 0, limited: 0, other: 0 };
-    const until = performance.now() + seconds * 1000;
-    await Promise.all(
-      ids.map(async (id) => {
-        for (let next = performance.now(); next < until; next += everyMs) {
-          await sleep(next - performance.now());
-          const a = await list(id, agent);
-          existing.sent++;
-          if (a.status === 200) existing.ok++;
-          else if (a.status === 429) existing.limited++;
-          else existing.other++;
-        }
-      }),
-    );
-    return { existing, rotating: await client.result, rotatingFrom: rotatingFrom || "127.0.0.1 (no second loopback address)" };
-  } finally {
-    agent.destroy();
-  }
-}
-
-function rotatingClient(host: Host, loops: number, seconds: number, from: string) {
-  const script = fileURLToPath(new URL("./rotating-client.ts", import.meta.url));
-  const args = [host.url, host.product, String(loops), String(seconds), "5000", from];
-  const child = spawn(process.execPath, [...SOURCE_FLAGS, script, ...args], { stdio: ["ignore", "pipe", "inherit"] });
-  let out = "";
-  let onStart = () => {};
-  const started = new Promise<void>((r) => (onStart = r));
-  child.stdout!.setEncoding("utf8").on("data", (c: string) => {
-    out += c;
-    if (out.includes("started\n")) onStart();
-  });
-  const result = new Promise<Counts>((resolve, reject) =>
-    child.once("exit", (code) => {
-      const m = /result (\{.*\})/.exec(out);
-      if (m) resolve(JSON.parse(m[1]!) as Counts);
-      else reject(new Error(`the rotating client exited (${code}) without a result: ${out}`));
-    }),
-  );
-  // the existing customers' window opens when the client's loops start (not during its own start-up)
-  return { result, started: Promise.race([started, result.then(() => {})]) };
+  for (const id of ids) await list(id, agent);
+  const rotatingFrom = (await canBind("127.0.0.2", host.url)) ? "127.0.0.2" : "";
+  const client = await helper("rotating-client.ts", [host.url, host.product, String(loops), String(seconds), "5000", rotatingFrom]);
+  // the existing customers' first requests leave the windows before the attack starts
+  await sleep(1100);
+  return {
+    async run() {
+      client.say("go");
+      const existing: Counts = { sent: 0, ok: 0, limited: 0, other: 0 };
+      const until = performance.now() + seconds * 1000;
+      await Promise.all(
+        ids.map(async (id) => {
+          for (let next = performance.now(); next < until; next += everyMs) {
+            await sleep(next - performance.now());
+            const a = await list(id, agent);
+            existing.sent++;
+            if (a.status === 200) existing.ok++;
+            else if (a.status === 429) existing.limited++;
+            else existing.other++;
+          }
+        }),
+      );
+      const rotating = JSON.parse((await client.line("result ")).slice("result ".length)) as Counts;
+      return { existing, rotating, rotatingFrom: rotatingFrom || "127.0.0.1 (no second loopback address)" };
+    },
+    async dispose() {
+      agent.destroy();
+      await client.kill();
+    },
+  };
 }
 
 /** Whether this machine routes `address` as a loopback source (Linux: all of 127/8). */
