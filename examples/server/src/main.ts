@@ -1,7 +1,9 @@
 // `npm start`: one process hosting all three services, configured by the environment only.
 import { consoleLogger, type LogLevel } from "@mountkit/core";
-import { createApp } from "./app.js";
+import { type App, createApp } from "./app.js";
 import { FRAMEWORKS, type Framework, listen } from "./listen.js";
+import { type DevCredentials, modeFromEnv } from "./mode.js";
+import { startTelemetry, type Telemetry } from "./telemetry.js";
 
 const env = process.env;
 const logger = consoleLogger((env.LOG_LEVEL as LogLevel | undefined) ?? "info");
@@ -14,11 +16,26 @@ const port = Number(env.PORT ?? 3000);
 const host = env.HOST ?? "127.0.0.1";
 let selfUrl = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 
-let app: Awaited<ReturnType<typeof createApp>>;
+/** The generated credentials, once, for the developer at the console (development mode only). */
+function devBanner(url: string, c: DevCredentials): string {
+  const lines = [
+    `front door: ${url}/  (every service, its pages, its API reference and these credentials)`,
+    ...(c.memoryKey ? [`memory key (brain "dev"): ${c.memoryKey}`] : []),
+    ...(c.entriesToken ? [`entries token: ${c.entriesToken}`] : []),
+    ...(c.agentToken ? [`agent token (inbox sign-in): ${c.agentToken}`] : []),
+    ...(c.spiToken ? [`SPI token (/care): ${c.spiToken}`] : []),
+  ];
+  return `development mode (MOUNTKIT_ENV=production turns it off)\n${lines.map((l) => `  ${l}`).join("\n")}\n`;
+}
+
+let telemetry: Telemetry;
+let app: App;
 let running: Awaited<ReturnType<typeof listen>>;
 try {
-  app = await createApp(env, { logger, selfUrl: () => selfUrl });
-  running = await listen(framework, app.services, { port, host, logger });
+  // before the services: the kit takes its instruments as each one is built
+  telemetry = startTelemetry(env, modeFromEnv(env));
+  app = await createApp(env, { logger, selfUrl: () => selfUrl, prometheus: telemetry.prometheus });
+  running = await listen(framework, [...app.services, app.host], { port, host, logger });
 } catch (e) {
   // configuration and start-up problems are the operator's: one clear line, no stack trace
   logger.error(`cannot start: ${e instanceof Error ? e.message : String(e)}`);
@@ -26,6 +43,8 @@ try {
 }
 selfUrl = running.url;
 process.stdout.write(`listening on ${running.url}\n`);
+for (const line of telemetry.summary) logger.info(line);
+if (app.mode === "development") process.stdout.write(devBanner(running.url, app.credentials));
 
 let stopping = false;
 async function shutdown(signal: string) {
@@ -40,6 +59,7 @@ async function shutdown(signal: string) {
   try {
     await running.close();
     await app.close();
+    await telemetry.shutdown();
   } catch (e) {
     logger.error("error during shutdown", { error: e });
     process.exitCode = 1;

@@ -1,6 +1,7 @@
-// The entries service configured from the environment (CONTRACT.md §0): auth, validation address, spec-fetch policy.
+// The entries service configured from the environment (docs/entries.md#configuration): auth, validation address, spec-fetch policy.
 import type { Clock, Logger } from "@mountkit/core";
 import {
+  AuthError,
   createEntriesService,
   devAuth,
   type EntriesService,
@@ -11,6 +12,13 @@ import {
   type TokenVerifier,
 } from "@mountkit/entries";
 import { entriesCatalogueScript } from "@mountkit/entries-catalogue";
+import type { ModeDeps } from "../mode.js";
+
+/** Production without any AUTH_* variable: every call that needs a token is refused (no secret is made up). */
+const refuseAll: TokenVerifier = {
+  verify: () =>
+    Promise.reject(new AuthError("no token verifier configured (set AUTH_JWKS_URL, AUTH_HS256_SECRET or AUTH_FIREBASE_PROJECT)")),
+};
 
 const list = (v: string | undefined) =>
   v
@@ -21,7 +29,7 @@ const list = (v: string | undefined) =>
     : undefined;
 const one = (l: string[] | undefined) => (l && l.length === 1 ? l[0] : l);
 
-async function verifierFromEnv(env: NodeJS.ProcessEnv, deps: { logger: Logger; clock?: Clock }): Promise<TokenVerifier> {
+async function verifierFromEnv(env: NodeJS.ProcessEnv, deps: { logger: Logger; clock?: Clock } & ModeDeps): Promise<TokenVerifier> {
   const issuer = one(list(env.AUTH_ISSUER));
   const audience = one(list(env.AUTH_AUDIENCE));
   const allowTokensWithoutExp = env.AUTH_ALLOW_TOKENS_WITHOUT_EXP === "1";
@@ -38,14 +46,19 @@ async function verifierFromEnv(env: NodeJS.ProcessEnv, deps: { logger: Logger; c
       throw new Error(`AUTH_HS256_SECRET: ${(e as Error).message}`);
     }
   }
+  if (deps.mode === "production") {
+    deps.logger.warn("entries: no AUTH_* variable set; every call that needs a token is refused with 401");
+    return refuseAll;
+  }
   const dev = await devAuth();
-  deps.logger.info("entries: no AUTH_* variable set, dev mode with a generated HS256 secret", { devToken: dev.token });
+  if (deps.credentials) deps.credentials.entriesToken = dev.token;
+  else deps.logger.info("entries: no AUTH_* variable set, dev mode with a generated HS256 secret", { devToken: dev.token });
   return dev.verifier;
 }
 
 export async function entriesFromEnv(
   env: NodeJS.ProcessEnv,
-  deps: { logger: Logger; clock?: Clock; selfUrl: () => string; store?: EntriesStore },
+  deps: { logger: Logger; clock?: Clock; selfUrl: () => string; store?: EntriesStore } & ModeDeps,
 ): Promise<EntriesService> {
   return createEntriesService({
     auth: await verifierFromEnv(env, deps),
