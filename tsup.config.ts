@@ -22,7 +22,18 @@ const packages: Array<{ dir: string; entries?: Record<string, string>; inline?: 
       "platform-fetch": "src/platform/fetch.ts",
     },
   },
-  { dir: "packages/memory", entries: { testing: "src/testing.ts", cli: "src/cli.ts", "cli-bin": "src/cli-bin.ts" } },
+  {
+    dir: "packages/memory",
+    entries: {
+      testing: "src/testing.ts",
+      cli: "src/cli.ts",
+      "cli-bin": "src/cli-bin.ts",
+      "extract-worker": "src/extractors/worker.ts",
+      // the package's `#extraction-runtime` import: extraction threads on Node, in-process elsewhere (package.json "imports")
+      "runtime-node": "src/runtime/node.ts",
+      "runtime-fetch": "src/runtime/fetch.ts",
+    },
+  },
   { dir: "packages/support", entries: { testing: "src/testing.ts", wire: "src/wire.ts" } },
   // the browser client depends on no package: the wire types it shares with the server are inlined, .d.ts too
   { dir: "packages/support-client", inline: { "@mountkit/support/wire": "./packages/support/src/wire.ts" } },
@@ -32,6 +43,7 @@ const packages: Array<{ dir: string; entries?: Record<string, string>; inline?: 
   { dir: "packages/entries-catalogue" },
   { dir: "packages/sql", entries: { memory: "src/memory.ts", support: "src/support.ts", entries: "src/entries.ts", "sqlite-worker": "src/sqlite/worker.ts" } },
   { dir: "packages/testing" },
+  { dir: "packages/api-reference" },
   { dir: "adapters/node" },
   { dir: "adapters/express" },
   { dir: "adapters/fastify" },
@@ -43,7 +55,6 @@ import { existsSync } from "node:fs";
 // Browser bundles served by the services (built from sources, so build order does not matter).
 const browserBundles = [
   { dir: "packages/support-widget", name: "widget", entry: "src/browser.ts" },
-  { dir: "packages/api-reference" },
   { dir: "packages/memory-explorer", name: "explorer", entry: "src/browser.ts" },
   { dir: "packages/support-inbox", name: "inbox", entry: "src/browser.ts" },
   { dir: "packages/entries-catalogue", name: "catalogue", entry: "src/browser.ts" },

@@ -29,6 +29,8 @@ export type { ExtractedEntity, ExtractedFact, ExtractionInput, Extractor } from 
 export { EXTRACTION_QUEUE, type ExtractionPayload } from "./pipeline/run.js";
 export { bm25Index } from "./retrieval/bm25.js";
 export { DEFAULT_WEIGHTS, type RecallWeights } from "./retrieval/recall.js";
+// the default extractor's worker threads on Node (`createMemoryService({ extraction })`)
+export type { ExtractionThreadsOptions } from "./runtime/types.js";
 export { createMemoryService, EXPLORER_PATH, type MemoryService, type MemoryServiceOptions } from "./service.js";
 export { memoryMemoryStore } from "./store/memory.js";
 export { memoryQuotaHolds } from "./store/memory-quota.js";

@@ -11,11 +11,11 @@ import {
   systemClock,
 } from "@mountkit/core";
 import { createWorker, type QuotaCounter, type Worker } from "@mountkit/core/jobs";
+import { extractionRuntime } from "#extraction-runtime";
 import { createMemoryApi, type MemoryApi } from "./api.js";
 import { createApiKey, revokeApiKey } from "./auth/keys.js";
 import { requireApiKey } from "./auth/middleware.js";
 import type { Embedder } from "./embeddings.js";
-import { nlpExtractor } from "./extractors/nlp-extractor.js";
 import type { Extractor } from "./extractors/types.js";
 import { createPipeline, EXTRACTION_QUEUE, type ExtractionPayload } from "./pipeline/run.js";
 import { dailyQuota } from "./quota.js";
@@ -26,13 +26,19 @@ import { episodeRoutes } from "./routes/episodes.js";
 import { openapiRoutes } from "./routes/openapi.js";
 import { playbookRoutes } from "./routes/playbooks.js";
 import { recallRoutes } from "./routes/recall.js";
+import type { ExtractionThreadsOptions } from "./runtime/types.js";
 import { memoryMemoryStore } from "./store/memory.js";
 import type { MemoryStore } from "./store/types.js";
 
 export interface MemoryServiceOptions {
   store?: MemoryStore;
-  /** Default: the offline NLP extractor (`nlpExtractor()`, wink-nlp + chrono-node). */
+  /**
+   * Default: the offline NLP extractor (`nlpExtractor()`, wink-nlp + chrono-node), on worker threads on Node
+   * (see `extraction`) and in-process elsewhere. An extractor given here runs as given, on the event loop.
+   */
   extractor?: Extractor;
+  /** The default extractor's worker threads (Node only; ignored when `extractor` is given). */
+  extraction?: ExtractionThreadsOptions;
   embedder?: Embedder;
   /** Successful calls per brain per UTC day; default 1000. */
   dailyQuota?: number;
@@ -69,6 +75,8 @@ export interface MemoryService extends Service {
   readonly api: MemoryApi;
   readonly store: MemoryStore;
   readonly worker: Worker;
+  /** The extractor the pipeline runs: `options.extractor`, or the default (on worker threads on Node). */
+  readonly extractor: Extractor;
   readonly keys: {
     create(input: { brainId: string; key?: string; label?: string }): Promise<{ key: string; id: string; brainId: string }>;
     revoke(id: string): Promise<boolean>;
@@ -80,9 +88,12 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
   const logger = kitLogger(options.logger);
+  // the default extractor is the service's own: its threads end with dispose; a host's extractor is the host's
+  const owned = options.extractor ? undefined : extractionRuntime.defaultExtractor(options.extraction, { logger });
+  const extractor = options.extractor ?? owned!;
   const pipeline = createPipeline({
     store,
-    extractor: options.extractor ?? nlpExtractor(),
+    extractor,
     embedder: options.embedder,
     clock,
     ids,
@@ -140,7 +151,10 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
     logger,
     ids,
     dispose: async () => {
-      await worker.stop();
+      // the threads end at once: an episode they held is retried later (its error is transient), not failed
+      const stopping = worker.stop();
+      await owned?.destroy();
+      await stopping;
     },
   });
   if (options.worker?.start ?? true) worker.start();
@@ -149,6 +163,7 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
     api,
     store,
     worker,
+    extractor,
     keys: {
       async create(input: { brainId: string; key?: string; label?: string }) {
         const r = await createApiKey(store, input, { clock, ids });

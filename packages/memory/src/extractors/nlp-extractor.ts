@@ -5,7 +5,7 @@
 import { canonicalRelation } from "../domain/relations.js";
 import type { EntityKind } from "../domain/types.js";
 import { nameKey } from "../text/names.js";
-import { type NounPhrase, chunk } from "./nlp/chunks.js";
+import { chunk, type NounPhrase } from "./nlp/chunks.js";
 import { clauses } from "./nlp/clauses.js";
 import { validity } from "./nlp/dates.js";
 import { parse } from "./nlp/parse.js";
@@ -85,12 +85,17 @@ function standalone(sentence: string, speaker: string | null, pronoun: { word: s
     .replace(/\b[Mm]y\b/g, `${speaker}'s`);
 }
 
-interface Analysis {
+/** Everything the extractor finds in one episode: plain data, so a worker thread can send it back. */
+export interface Analysis {
   entities: ExtractedEntity[];
   facts: ExtractedFact[];
 }
 
-function analyse(input: ExtractionInput): Analysis {
+/** What the analysis reads of an episode (no signal: it crosses to the extraction threads). */
+export type AnalysisInput = Pick<ExtractionInput, "content" | "metadata" | "occurredAt">;
+
+/** The whole analysis of one episode, synchronous; `nlpExtractor` and the extraction threads both run it. */
+export function analyseEpisode(input: AnalysisInput): Analysis {
   const { speaker, body } = splitSpeaker(input.content, input.metadata);
   const text = expandContractions(body);
   const named = new Map<string, EntityKind>();
@@ -207,12 +212,16 @@ function analyse(input: ExtractionInput): Analysis {
   return { entities: [...entities.values()], facts };
 }
 
+/** What the analysis of an episode depends on: its text, reference time and speaker. */
+export const analysisKey = (input: AnalysisInput) =>
+  `${input.occurredAt}\u0000${typeof input.metadata.speaker === "string" ? input.metadata.speaker : ""}\u0000${input.content}`;
+
 export function nlpExtractor(): Extractor {
   // extractEntities and extractFacts see the same episode one after the other: analyse it once
   let cached: { key: string; analysis: Analysis } | null = null;
   const analysis = (input: ExtractionInput) => {
-    const key = `${input.occurredAt}\u0000${typeof input.metadata.speaker === "string" ? input.metadata.speaker : ""}\u0000${input.content}`;
-    if (cached?.key !== key) cached = { key, analysis: analyse(input) };
+    const key = analysisKey(input);
+    if (cached?.key !== key) cached = { key, analysis: analyseEpisode(input) };
     return cached.analysis;
   };
   return {

@@ -32,6 +32,10 @@ export interface ExtractedFact {
   targetKind?: EntityKind;
 }
 
+/**
+ * An error thrown by an extractor fails the episode, unless it carries `transient: true` (busy, rate-limited):
+ * then the episode's job is retried with the queue's backoff.
+ */
 export interface Extractor {
   readonly name: string;
   extractEntities(input: ExtractionInput): Promise<ExtractedEntity[]>;

@@ -48,7 +48,8 @@ interface Facets {
   aliases: string[];
   aliasCount: number;
   keys: string[];
-  bags: Uint16Array[];
+  /** The keys' bags, made when a fuzzy comparison first needs them. */
+  bags?: Uint16Array[];
   /** Words of the name's key. */
   tokens: string[];
 }
@@ -59,26 +60,29 @@ function facets(e: EntityRecord): Facets {
   let f = facetMemo.get(e);
   if (!f || f.name !== e.name || f.aliases !== e.aliases || f.aliasCount !== e.aliases.length) {
     const keys = [e.name, ...e.aliases].map(memoKey).filter(Boolean);
-    f = { name: e.name, aliases: e.aliases, aliasCount: e.aliases.length, keys, bags: keys.map(bagOf), tokens: memoKey(e.name).split(" ") };
+    f = { name: e.name, aliases: e.aliases, aliasCount: e.aliases.length, keys, tokens: memoKey(e.name).split(" ") };
     facetMemo.set(e, f);
   }
   return f;
 }
 
-/**
+/*
  * Whether Jaro-Winkler can reach FUZZY_THRESHOLD, from lengths and shared characters alone. Jaro-Winkler is at
  * most 0.4 + 0.6 * Jaro, and Jaro at most (m/|a| + m/|b| + 1) / 3 for m matched characters, so 0.93 needs
  * m/|a| + m/|b| >= 1.65, where m is at most the shorter length and the overlap of the two bags. The bound keeps
  * a margin for rounding; it skips nearly every pair of a large episode, each of which costs a Jaro-Winkler.
  */
-function mayBeNear(q: Query, key: string, bag: Uint16Array): boolean {
-  const a = q.key.length;
-  const b = key.length;
+const NEAR = 1.6;
+
+function lengthsAllow(a: number, b: number): boolean {
   const shorter = Math.min(a, b);
-  if (shorter / a + shorter / b < 1.6) return false;
+  return shorter / a + shorter / b >= NEAR;
+}
+
+function sharedEnough(q: Query, key: string, bag: Uint16Array): boolean {
   let shared = 0;
   for (let i = 0; i < 32; i++) shared += Math.min(q.bag[i]!, bag[i]!);
-  return shared / a + shared / b >= 1.6;
+  return shared / q.key.length + shared / key.length >= NEAR;
 }
 
 type Match = { entity: EntityRecord; strength: number };
@@ -87,7 +91,8 @@ type Match = { entity: EntityRecord; strength: number };
 function matchStrength(q: Query, candidate: EntityRecord): number {
   const { key, kind, tokens } = q;
   if (!kindsCompatible(kind, candidate.kind)) return 0;
-  const { keys, bags, tokens: candTokens } = facets(candidate);
+  const f = facets(candidate);
+  const { keys, tokens: candTokens } = f;
   if (keys.includes(key)) return 1;
   const person = kind === "person" || candidate.kind === "person";
   if (person) {
@@ -98,7 +103,10 @@ function matchStrength(q: Query, candidate: EntityRecord): number {
   }
   if (key.length >= 5) {
     let best = 0;
-    for (let i = 0; i < keys.length; i++) if (mayBeNear(q, keys[i]!, bags[i]!)) best = Math.max(best, jaroWinkler(keys[i]!, key));
+    for (let i = 0; i < keys.length; i++) {
+      if (!lengthsAllow(key.length, keys[i]!.length) || !sharedEnough(q, keys[i]!, (f.bags ??= keys.map(bagOf))[i]!)) continue;
+      best = Math.max(best, jaroWinkler(keys[i]!, key));
+    }
     if (best >= FUZZY_THRESHOLD) return best - 0.1;
   }
   return 0;
@@ -108,16 +116,16 @@ function mergeInto(resolved: ResolvedEntity, extracted: ExtractedEntity, now: nu
   const rec = resolved.record;
   const surface = [extracted.name, ...(extracted.aliases ?? [])];
   // the longest spelling becomes the name: "Alice" seen before, "Alice Moreau" now
-  const tokenCount = (s: string) => nameKey(s).split(" ").length;
+  const tokenCount = (s: string) => memoKey(s).split(" ").length;
   for (const s of surface) {
-    if (rec.kind === "person" && tokenCount(s) > tokenCount(rec.name) && nameKey(s).startsWith(nameKey(rec.name).split(" ")[0]!)) {
+    if (rec.kind === "person" && tokenCount(s) > tokenCount(rec.name) && memoKey(s).startsWith(memoKey(rec.name).split(" ")[0]!)) {
       if (!rec.aliases.includes(rec.name)) rec.aliases.push(rec.name);
       rec.name = s;
       resolved.changed = true;
     }
   }
   for (const s of surface) {
-    if (s !== rec.name && !rec.aliases.includes(s) && nameKey(s) && rec.aliases.length < 32) {
+    if (s !== rec.name && !rec.aliases.includes(s) && memoKey(s) && rec.aliases.length < 32) {
       rec.aliases.push(s);
       resolved.changed = true;
     }
@@ -138,25 +146,97 @@ export interface Resolver {
   byName(name: string): ResolvedEntity | undefined;
 }
 
+/**
+ * The entities an episode has resolved so far, indexed so that matching a name visits only those that can match
+ * it: the same key, the same first word, or a key near enough in length and characters for Jaro-Winkler (a 50 KB
+ * episode names some 600 entities, and comparing each with all the others held the event loop for most of a
+ * second; issue #24). `best` answers what a scan of the distinct values of `byKey`, in their order, answered.
+ */
+function episodeIndex() {
+  const byKey = new Map<string, ResolvedEntity>();
+  /** Position of each key in byKey's iteration order (keys are never removed). */
+  const keyOrder = new Map<string, number>();
+  const holders = new Map<string, Set<ResolvedEntity>>();
+  /** By the first word of their name: names of one word, and names of more (the two given-name rules). */
+  const oneWord = new Map<string, Set<ResolvedEntity>>();
+  const moreWords = new Map<string, Set<ResolvedEntity>>();
+  const indexed = new Map<ResolvedEntity, Set<string>>();
+  const near: Array<{ key: string; length: number; bag: Uint16Array; r: ResolvedEntity }> = [];
+  const addTo = (m: Map<string, Set<ResolvedEntity>>, k: string, r: ResolvedEntity) => {
+    let set = m.get(k);
+    if (!set) m.set(k, (set = new Set()));
+    set.add(r);
+  };
+
+  function add(r: ResolvedEntity) {
+    const f = facets(r.record);
+    let mine = indexed.get(r);
+    if (!mine) indexed.set(r, (mine = new Set()));
+    f.keys.forEach((k) => {
+      if (!keyOrder.has(k)) keyOrder.set(k, keyOrder.size);
+      byKey.set(k, r);
+      if (mine.has(k)) return;
+      mine.add(k);
+      addTo(holders, k, r);
+      near.push({ key: k, length: k.length, bag: bagOf(k), r });
+    });
+    addTo(f.tokens.length === 1 ? oneWord : moreWords, f.tokens[0]!, r);
+  }
+
+  /** Where r comes among the distinct values of byKey: its first key still naming it; undefined when none does. */
+  function order(r: ResolvedEntity): number | undefined {
+    let at: number | undefined;
+    for (const k of facets(r.record).keys) {
+      if (byKey.get(k) !== r) continue;
+      const o = keyOrder.get(k)!;
+      if (at === undefined || o < at) at = o;
+    }
+    return at;
+  }
+
+  function best(q: Query): { target: ResolvedEntity; strength: number } | null {
+    // every entity with a strength above 0 is among these: the same key, a person's name sharing the first word
+    // (the given-name rules of matchStrength), or a fuzzy match that lengths and characters allow
+    const candidates = new Set<ResolvedEntity>(holders.get(q.key));
+    const first = q.tokens[0]!;
+    if (q.tokens.length === 1) for (const r of moreWords.get(first) ?? []) if (r.record.kind === "person") candidates.add(r);
+    if (q.tokens.length > 1 && q.kind === "person") for (const r of oneWord.get(first) ?? []) candidates.add(r);
+    if (q.key.length >= 5) {
+      for (const e of near) {
+        if (!lengthsAllow(q.key.length, e.length) || candidates.has(e.r)) continue;
+        if (kindsCompatible(q.kind, e.r.record.kind) && sharedEnough(q, e.key, e.bag)) candidates.add(e.r);
+      }
+    }
+    const ordered = [...candidates]
+      .map((r) => ({ r, at: order(r) }))
+      .filter((c): c is { r: ResolvedEntity; at: number } => c.at !== undefined)
+      .sort((a, b) => a.at - b.at);
+    let found: { target: ResolvedEntity; strength: number } | null = null;
+    for (const { r } of ordered) {
+      const s = matchStrength(q, r.record);
+      if (s > (found?.strength ?? 0)) found = { target: r, strength: s };
+    }
+    return found;
+  }
+
+  return { add, best, get: (key: string) => byKey.get(key) };
+}
+
 export function createResolver(run: EpisodeRun): Resolver {
   const { deps, episode } = run;
-  const byKey = new Map<string, ResolvedEntity>();
+  const index = episodeIndex();
   const remember = (r: ResolvedEntity) => {
     run.entities.set(r.record.id, r);
-    for (const k of facets(r.record).keys) byKey.set(k, r);
+    index.add(r);
   };
 
   async function resolve(extracted: ExtractedEntity): Promise<ResolvedEntity | null> {
-    const key = nameKey(extracted.name);
+    const key = memoKey(extracted.name);
     if (!key) return null;
     const kind = extracted.kind;
     const q = queryOf(key, kind);
     // within the episode first
-    let best: { target: ResolvedEntity; strength: number } | null = null;
-    for (const r of new Set(byKey.values())) {
-      const s = matchStrength(q, r.record);
-      if (s > (best?.strength ?? 0)) best = { target: r, strength: s };
-    }
+    let best = index.best(q);
     if (!best || best.strength < 1) {
       const candidates = await deps.store.findEntitiesByKeys({
         brainId: episode.brainId,
@@ -197,7 +277,7 @@ export function createResolver(run: EpisodeRun): Resolver {
 
   return {
     resolve,
-    byName: (name) => byKey.get(nameKey(name)),
+    byName: (name) => index.get(memoKey(name)),
   };
 }
 

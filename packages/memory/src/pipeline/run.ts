@@ -41,7 +41,10 @@ function keyedLock() {
 }
 
 export interface Pipeline {
-  /** The queue handler: throws only on storage errors (the queue retries); extractor errors fail the episode. */
+  /**
+   * The queue handler: throws only on storage errors and transient extractor errors (`transient: true`, such as
+   * busy extraction threads), which the queue retries; other extractor errors fail the episode.
+   */
   handle(job: Job<ExtractionPayload>): Promise<void>;
   /** Marks an episode failed once its job has no attempts left. */
   onDead(job: Job<ExtractionPayload>, error: unknown): Promise<void>;
@@ -75,9 +78,6 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
   const storeErrors = new WeakSet<object>();
   const deps: PipelineDeps = { ...options, store: tagStoreErrors(options.store, storeErrors) };
   const { store, clock, logger } = deps;
-
-  async function process(payload: ExtractionPayload) {
-    const episode = await store.getEpisode({ brainId: payload.brainId, id: payload.episodeId });
   // extraction lag: from the episode's arrival to its facts committed (or its failure), whatever the queue did between
   const lag = kitMeter()?.createHistogram("mountkit.memory.extraction.lag", {
     description: "Time from an episode's arrival to the end of its extraction, by outcome",
@@ -86,6 +86,9 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
   });
   const lagged = (episode: { createdAt: number }, outcome: "done" | "failed") =>
     lag?.record(Math.max(0, clock.now() - episode.createdAt) / 1000, { "mountkit.outcome": outcome });
+
+  async function process(payload: ExtractionPayload) {
+    const episode = await store.getEpisode({ brainId: payload.brainId, id: payload.episodeId });
     if (!episode || episode.status === "done") return;
     await store.setEpisodeStatus({ brainId: episode.brainId, id: episode.id, status: "processing", now: clock.now() });
     await lock(episode.brainId, async () => {
@@ -113,7 +116,8 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
           run.edges = await dropDuplicates(run, timed);
           await resolveContradictions(run, run.edges);
         } catch (err) {
-          if (typeof err === "object" && err !== null && storeErrors.has(err)) throw err;
+          if (typeof err === "object" && err !== null && (storeErrors.has(err) || (err as { transient?: unknown }).transient === true))
+            throw err;
           logger.warn("extraction failed", { episode: episode.id, error: reasonOf(err) });
           await store.setEpisodeStatus({
             brainId: episode.brainId,
@@ -122,17 +126,17 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
             error: reasonOf(err),
             now: clock.now(),
           });
+          lagged(episode, "failed");
           return;
         }
         const result = await commit(run, version);
         if (result.committed) {
-          lagged(episode, "failed");
           await indexVectors(run, options.embedder);
+          lagged(episode, "done");
           return;
         }
         if (result.reason !== "conflict") return;
         // another worker committed to this brain meanwhile (a job that outlived its lease): resolve again
-          lagged(episode, "done");
         logger.info("brain changed during extraction; resolving again", { episode: episode.id, attempt });
         if (attempt >= MAX_CONFLICTS) throw new Error(`brain ${episode.brainId} kept changing during extraction`);
       }

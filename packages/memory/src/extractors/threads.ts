@@ -1,0 +1,178 @@
+// The offline NLP extractor on a pool of worker threads (piscina), so the seconds of CPU a large episode costs
+// never run on the host's event loop (issue #24). Threads start on the first episode and end when idle; a call
+// waits in a bounded queue, has a time limit, and a thread that throws or dies fails only its own episode.
+import { availableParallelism } from "node:os";
+import type { Logger } from "@mountkit/core";
+import { Piscina } from "piscina";
+import type { ExtractionThreadsOptions, OwnedExtractor } from "../runtime/types.js";
+import { workerExecArgv, workerFile } from "../runtime/worker-file.js";
+import { type Analysis, type AnalysisInput, analysisKey, nlpExtractor } from "./nlp-extractor.js";
+import type { ExtractionInput } from "./types.js";
+
+/** Thrown when every thread is busy and the queue is full: transient, so the pipeline retries the job later. */
+export class ExtractionBusyError extends Error {
+  readonly transient = true;
+  constructor() {
+    super("every extraction thread is busy and the queue is full");
+    this.name = "ExtractionBusyError";
+  }
+}
+
+/** Thrown for an episode whose extraction the service's `dispose` cut short: transient, so its job runs again. */
+export class ExtractionStoppedError extends Error {
+  readonly transient = true;
+  constructor() {
+    super("the extraction threads were stopped");
+    this.name = "ExtractionStoppedError";
+  }
+}
+
+export const defaultThreads = () => Math.max(1, Math.min(availableParallelism() - 1, 4));
+
+/** Analyses kept between `extractEntities` and `extractFacts` of the same episodes. */
+const KEPT = 16;
+
+export interface ThreadsContext {
+  logger?: Logger;
+  /** The worker module (tests); default the built `extract-worker.js`, or `worker.ts` bundled from sources. */
+  file?: string;
+}
+
+export interface ThreadedExtractor extends OwnedExtractor {
+  /** Threads of its pool running now (shared with other extractors of the same options). */
+  readonly threads: number;
+}
+
+interface PoolSettings {
+  file: string;
+  size: number;
+  maxQueue: number;
+  idleMs: number;
+}
+
+interface SharedPool {
+  pool: Piscina;
+  /** Extractors holding the pool: the last one to let go destroys it. */
+  holders: number;
+  /** Episodes in a thread or waiting for one. */
+  outstanding: number;
+}
+
+/**
+ * One pool per process and settings: every memory service of a host (and every test) shares warm threads instead
+ * of loading the NLP model again on threads of its own.
+ */
+const pools = new Map<string, SharedPool>();
+
+function acquire(s: PoolSettings, logger: Logger | undefined): SharedPool {
+  const key = JSON.stringify(s);
+  let shared = pools.get(key);
+  if (!shared) {
+    const pool = new Piscina({
+      filename: s.file,
+      name: "analyse",
+      minThreads: 0,
+      maxThreads: s.size,
+      maxQueue: s.maxQueue,
+      idleTimeout: s.idleMs,
+      execArgv: workerExecArgv(),
+    });
+    // a thread that fails while it holds no episode is only logged (an EventEmitter with no listener would throw)
+    pool.on("error", (err: unknown) => logger?.warn("extraction thread failed", { error: String(err) }));
+    shared = { pool, holders: 0, outstanding: 0 };
+    pools.set(key, shared);
+  }
+  shared.holders++;
+  return shared;
+}
+
+async function release(s: PoolSettings, shared: SharedPool): Promise<void> {
+  if (--shared.holders > 0) return;
+  const key = JSON.stringify(s);
+  if (pools.get(key) === shared) pools.delete(key);
+  await shared.pool.destroy();
+}
+
+export function threadedNlpExtractor(o: ExtractionThreadsOptions = {}, cx: ThreadsContext = {}): ThreadedExtractor {
+  const size = o.threads ?? defaultThreads();
+  if (size === 0) return { ...nlpExtractor(), threads: 0, async destroy() {} };
+  const timeoutMs = o.timeoutMs ?? 60_000;
+  let settings: PoolSettings | undefined;
+  let held: SharedPool | undefined;
+  let destroyed = false;
+  // ends this extractor's episodes still in threads or queued when it is destroyed (other holders' go on)
+  const stop = new AbortController();
+
+  const hold = () => {
+    settings ??= {
+      file:
+        cx.file ??
+        workerFile({ here: import.meta.url, built: "./extract-worker.js", source: "./worker.ts", name: "mountkit-extract-worker" }),
+      size,
+      maxQueue: o.maxQueue ?? 64,
+      idleMs: o.idleMs ?? 60_000,
+    };
+    held ??= acquire(settings, cx.logger);
+    return { shared: held, settings };
+  };
+
+  async function run(input: ExtractionInput): Promise<Analysis> {
+    if (destroyed) throw new ExtractionStoppedError();
+    const { shared, settings: s } = hold();
+    if (shared.outstanding >= s.size + s.maxQueue) throw new ExtractionBusyError();
+    shared.outstanding++;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = AbortSignal.any([stop.signal, timeout, ...(input.signal ? [input.signal] : [])]);
+    // the analysis reads the text, its reference time and the speaker (analysisKey): nothing else crosses
+    const task: AnalysisInput = {
+      content: input.content,
+      occurredAt: input.occurredAt,
+      metadata: typeof input.metadata.speaker === "string" ? { speaker: input.metadata.speaker } : {},
+    };
+    try {
+      return (await shared.pool.run(task, { signal })) as Analysis;
+    } catch (err) {
+      if (destroyed) throw new ExtractionStoppedError();
+      if (timeout.aborted) throw new Error(`extraction took longer than ${timeoutMs} ms`);
+      throw err;
+    } finally {
+      shared.outstanding--;
+    }
+  }
+
+  // extractEntities and extractFacts see the same episode one after the other: analyse it once
+  const kept = new Map<string, Promise<Analysis>>();
+  const analysis = (input: ExtractionInput, last: boolean) => {
+    const key = analysisKey(input);
+    let p = kept.get(key);
+    if (!p) {
+      p = run(input);
+      kept.set(key, p);
+      if (kept.size > KEPT) kept.delete(kept.keys().next().value!);
+      // a failed analysis is not kept: the job's retry analyses again
+      p.catch(() => kept.get(key) === p && kept.delete(key));
+    }
+    if (last) kept.delete(key);
+    return p;
+  };
+
+  return {
+    name: "nlp",
+    get threads() {
+      return held && !destroyed ? held.pool.threads.length : 0;
+    },
+    async extractEntities(input) {
+      return (await analysis(input, false)).entities;
+    },
+    async extractFacts(input) {
+      return (await analysis(input, true)).facts;
+    },
+    async destroy() {
+      if (destroyed) return;
+      destroyed = true;
+      kept.clear();
+      stop.abort();
+      if (held && settings) await release(settings, held);
+    },
+  };
+}
