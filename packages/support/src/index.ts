@@ -30,6 +30,7 @@ export {
   type AppendMessageResult,
   type ConversationPatch,
   type ConversationRecord,
+  type CreateConversationResult,
   type EventInput,
   type EventRecord,
   type ListConversationsQuery,

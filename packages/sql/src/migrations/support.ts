@@ -1,5 +1,5 @@
-// Tables of the support service: conversations (with their event-log position), messages, the event log,
-// and the ids of inbound webhook deliveries.
+// Tables of the support service: conversations (with their event-log position and creation dedup key),
+// messages, the event log, and the ids of inbound webhook deliveries.
 import type { MigrationSet } from "../migrate.js";
 import { exec } from "../migrate.js";
 
@@ -68,6 +68,19 @@ export const supportMigrations: MigrationSet = {
             primary key (source, delivery_id)
           )`,
           "create index support_deliveries_received on support_deliveries (received_at)",
+        ]);
+      },
+    },
+    {
+      version: 3,
+      name: "conversation creation dedup key",
+      async up(db) {
+        // the customer's clientMessageId of the first message: a retried create finds the first conversation;
+        // unique among live conversations, so concurrent retries insert one and a deleted one frees its key
+        await exec(db, [
+          "alter table support_conversations add column dedup_key text",
+          `create unique index support_conversations_dedup on support_conversations (product_slug, customer_id, dedup_key)
+            where dedup_key is not null and deleted_at is null`,
         ]);
       },
     },

@@ -16,6 +16,8 @@ export interface ConversationRow {
   last_seq: number;
   pruned_through: number;
   deleted_at: string | null;
+  /** The creation's dedup key (`SupportStore.createConversation`); null without one. */
+  dedup_key?: string | null;
 }
 
 export interface MessageRow {

@@ -2,14 +2,21 @@
 // update of the conversation row (`last_seq = expectedSeq`, `advance`): it locks the row on PostgreSQL, so
 // concurrent writers serialise there and the loser sees a conflict; SQLite's BEGIN IMMEDIATE serialises
 // them anyway. The events a write appends take the seqs it claimed.
-import type { AppendMessageResult, EventInput, MessageRecord, SupportStore, WriteResult } from "@mountkit/support";
+import type { AppendMessageResult, ConversationRecord, EventInput, MessageRecord, SupportStore, WriteResult } from "@mountkit/support";
 import { type Kysely, sql, type Transaction } from "kysely";
 import { isUniqueViolation, Rollback } from "./errors.js";
 import { type ConversationRow, type Db, messageRow, patchColumns, type SupportDb, toConversation, toMessage } from "./support-rows.js";
 
 type ConversationWrites = Pick<
   SupportStore,
-  "createConversation" | "appendMessage" | "updateConversation" | "updateMessage" | "deleteMessage" | "deleteConversation" | "pruneEvents"
+  | "createConversation"
+  | "findCreatedConversation"
+  | "appendMessage"
+  | "updateConversation"
+  | "updateMessage"
+  | "deleteMessage"
+  | "deleteConversation"
+  | "pruneEvents"
 >;
 
 /** The seqs `events` take after `lastSeq`. */
@@ -75,11 +82,49 @@ async function write<T>(db: Db, fn: (trx: Transaction<SupportDb>) => Promise<T>)
   }
 }
 
-/** SupportStore.createConversation: the conversation, its first message and its events in one transaction. */
+/** The live conversation of a product and customer created with `dedupKey`. */
+async function findCreated(q: Kysely<SupportDb>, productSlug: string, customerId: string, dedupKey: string) {
+  const row = await q
+    .selectFrom("support_conversations")
+    .selectAll()
+    .where("product_slug", "=", productSlug)
+    .where("customer_id", "=", customerId)
+    .where("dedup_key", "=", dedupKey)
+    .where("deleted_at", "is", null)
+    .executeTakeFirst();
+  return row ? toConversation(row) : null;
+}
+
+/**
+ * SupportStore.createConversation: the conversation, its first message and its events in one transaction;
+ * with a dedup key, the live conversation created with it answers instead. Concurrent retries meet at the
+ * partial unique index: the loser's insert fails (on PostgreSQL after the winner commits) and reads the winner.
+ */
 async function createConversation(
   db: Db,
-  { conversation, message, events }: Parameters<SupportStore["createConversation"]>[0],
+  input: Parameters<SupportStore["createConversation"]>[0],
 ): ReturnType<SupportStore["createConversation"]> {
+  const { conversation, dedupKey } = input;
+  if (dedupKey == null) return insertConversation(db, input);
+  const earlier = async () => {
+    const c = await findCreated(db, conversation.productSlug, conversation.customerId, dedupKey);
+    return c && { duplicate: true as const, conversation: c, seqs: [] as [] };
+  };
+  const found = await earlier();
+  if (found) return found;
+  try {
+    return await insertConversation(db, input);
+  } catch (e) {
+    const raced = isUniqueViolation(e) ? await earlier() : null;
+    if (raced) return raced;
+    throw e;
+  }
+}
+
+async function insertConversation(
+  db: Db,
+  { conversation, message, events, dedupKey }: Parameters<SupportStore["createConversation"]>[0],
+): Promise<{ conversation: ConversationRecord; message: MessageRecord; seqs: number[] }> {
   const seqs = seqsAfter(0, events.length);
   const row: ConversationRow = {
     id: conversation.id,
@@ -95,6 +140,7 @@ async function createConversation(
     last_seq: events.length,
     pruned_through: 0,
     deleted_at: null,
+    dedup_key: dedupKey ?? null,
   };
   const m = messageRow(message, conversation.id, seqs[0] ?? 0);
   await db.transaction().execute(async (trx) => {
@@ -140,6 +186,10 @@ export function conversationWrites(db: Db): ConversationWrites {
   return {
     async createConversation(input) {
       return createConversation(db, input);
+    },
+
+    async findCreatedConversation({ productSlug, customerId, dedupKey }) {
+      return findCreated(db, productSlug, customerId, dedupKey);
     },
 
     async appendMessage(input) {

@@ -1,9 +1,11 @@
 // What the backends that keep conversations elsewhere (GitHub, Slack) share: the customer's reads come from
 // the local mirror, limited to this backend's own ids and to the customer's own conversations.
-import type { BackendContext, CustomerBackend } from "../domain/backend.js";
+import type { BackendContext, CustomerBackend, CustomerScope } from "../domain/backend.js";
 import { storePage } from "../domain/cursor.js";
+import { parseMetadata, withMetadata } from "../domain/metadata.js";
 import type { Mirror } from "../domain/mirror.js";
 import { summary } from "../domain/wire.js";
+import type { SupportStore } from "../store/types.js";
 
 export interface Attachment {
   cx: BackendContext;
@@ -31,3 +33,29 @@ export function mirroredReads(
     },
   };
 }
+
+/**
+ * A conversation create runs once per (customer, clientMessageId): a retry after a lost answer finds the
+ * conversation the first attempt mirrored, and concurrent retries in this process wait for the first.
+ */
+export async function onceByClientId(
+  s: { lock<T>(key: string, fn: () => Promise<T>): Promise<T>; at?: { cx: { store: SupportStore } } },
+  scope: CustomerScope,
+  clientMessageId: string | null,
+  create: () => Promise<{ conversationId: string; createdAt: string }>,
+): Promise<{ conversationId: string; createdAt: string }> {
+  if (clientMessageId === null) return create();
+  return s.lock(`create\n${scope.productSlug}\n${scope.customerId}\n${clientMessageId}`, async () => {
+    const store = s.at?.cx.store;
+    const earlier = await store?.findCreatedConversation({ ...scope, dedupKey: clientMessageId });
+    return earlier ? { conversationId: earlier.id, createdAt: earlier.createdAt } : create();
+  });
+}
+
+/**
+ * A customer's body as the kit posts it: with the hidden block naming the customer, which is how a later read
+ * tells the kit's own post of a customer message from an agent's. Interface A's bodies carry it already; a
+ * caller of interface B may send a body without one (or `null`, read as empty).
+ */
+export const customerBody = (body: string | null, customerId: string): string =>
+  parseMetadata(body)?.customerId === customerId ? body! : withMetadata(body ?? "", { customerId });

@@ -27,8 +27,10 @@ const createConversation =
       conversation: { ...openedConversation({ id, productSlug, customerId, subject, at }), firstMessageId: message.id },
       message,
       events: [ev.newComment(comment({ ...message, seq: 0 }), at)],
+      // a retry after a lost answer gets the conversation its first attempt created (nothing written)
+      dedupKey: clientMessageId,
     });
-    // no stream of it exists yet, but an inbox lists it
+    // no stream of it exists yet, but an inbox lists it (a duplicate has no new seqs: no notice)
     notify(x, conversation, seqs);
     return { conversationId: conversation.id, createdAt: conversation.createdAt };
   };

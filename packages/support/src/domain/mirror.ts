@@ -39,10 +39,14 @@ export interface MirrorSnapshot {
 }
 
 export interface Mirror {
-  /** Creates the mirror with its baseline (no events: a stream starts after it); the existing one if present. */
+  /**
+   * Creates the mirror with its baseline (no events: a stream starts after it); the existing one if present,
+   * or the live one of this product and customer created with `dedupKey` (the customer's clientMessageId).
+   */
   create(input: {
     conversation: Omit<ConversationRecord, "lastSeq" | "deletedAt" | "firstMessageId">;
     messages: MirrorMessage[];
+    dedupKey?: string | null;
   }): Promise<ConversationRecord>;
   /** Null when the mirror is missing or deleted. */
   get(id: string): Promise<ConversationRecord | null>;
@@ -161,18 +165,23 @@ function stateChange(c: ConversationRecord, state: MirrorState, at: string): { p
 }
 
 /** The baseline: the conversation and its messages as the remote has them, with no events. */
-async function createMirrored(x: MirrorCx, { conversation, messages }: Parameters<Mirror["create"]>[0]): Promise<ConversationRecord> {
+async function createMirrored(
+  x: MirrorCx,
+  { conversation, messages, dedupKey }: Parameters<Mirror["create"]>[0],
+): Promise<ConversationRecord> {
   const { store } = x;
   const existing = await store.getConversation({ id: conversation.id });
   if (existing) return existing;
   const [first, ...rest] = messages;
   if (!first) throw new Error("a mirrored conversation needs its first message");
   try {
-    await store.createConversation({
+    const r = await store.createConversation({
       conversation: { ...conversation, firstMessageId: first.id },
       message: recordOf(conversation.id, first),
       events: [],
+      dedupKey,
     });
+    if (r.duplicate) return r.conversation;
   } catch (error) {
     // another observer created it first: theirs is as good as ours
     const raced = await store.getConversation({ id: conversation.id });

@@ -66,9 +66,23 @@ function writable(rows: Rows, conversationId: string, expectedSeq: number): Row 
 /** Creating a conversation and reading conversations and messages. */
 function conversationReads(
   rows: Rows,
-): Pick<SupportStore, "createConversation" | "getConversation" | "listConversations" | "listMessages" | "getMessage"> {
+): Pick<
+  SupportStore,
+  "createConversation" | "findCreatedConversation" | "getConversation" | "listConversations" | "listMessages" | "getMessage"
+> {
+  /** `product \u0000 customer \u0000 dedupKey` -> the conversation created with it (live or not: checked on read). */
+  const created = new Map<string, string>();
+  const createdKey = (productSlug: string, customerId: string, key: string) => `${productSlug}\u0000${customerId}\u0000${key}`;
+  const liveCreated = (key: string): Row | undefined => {
+    const id = created.get(key);
+    const row = id === undefined ? undefined : rows.get(id);
+    return row && !row.conversation.deletedAt ? row : undefined;
+  };
   return {
-    async createConversation({ conversation, message, events }) {
+    async createConversation({ conversation, message, events, dedupKey }) {
+      const key = dedupKey == null ? undefined : createdKey(conversation.productSlug, conversation.customerId, dedupKey);
+      const earlier = key === undefined ? undefined : liveCreated(key);
+      if (earlier) return { duplicate: true, conversation: copy(earlier.conversation), seqs: [] };
       if (rows.has(conversation.id)) throw new Error(`conversation ${conversation.id} exists`);
       const row: Row = {
         conversation: { ...copy(conversation), lastSeq: 0, deletedAt: null },
@@ -82,7 +96,13 @@ function conversationReads(
       row.messages.push(m);
       if (m.clientMessageId !== null) row.byClientId.set(m.clientMessageId, m);
       rows.set(conversation.id, row);
+      if (key !== undefined) created.set(key, conversation.id);
       return { conversation: copy(row.conversation), message: copy(m), seqs };
+    },
+
+    async findCreatedConversation({ productSlug, customerId, dedupKey }) {
+      const row = liveCreated(createdKey(productSlug, customerId, dedupKey));
+      return row ? copy(row.conversation) : null;
     },
 
     async getConversation({ id }) {

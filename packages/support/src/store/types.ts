@@ -70,6 +70,11 @@ export type AppendMessageResult =
   | { ok: false; reason: "duplicate"; message: MessageRecord }
   | WriteFailure;
 
+export type CreateConversationResult =
+  | { duplicate?: false; conversation: ConversationRecord; message: MessageRecord; seqs: number[] }
+  /** The conversation created earlier with the same dedup key: nothing was written. */
+  | { duplicate: true; conversation: ConversationRecord; message?: undefined; seqs: [] };
+
 export interface ListConversationsQuery {
   productSlug: string;
   customerId?: string;
@@ -97,12 +102,21 @@ export interface ListConversationsQuery {
  * concurrent writers retry instead of overwriting each other's decisions.
  */
 export interface SupportStore {
-  /** Inserts a conversation, its first message and its events (`message.seq` = the first event's seq). */
+  /**
+   * Inserts a conversation, its first message and its events (`message.seq` = the first event's seq).
+   * With a `dedupKey` (the customer's `clientMessageId` of the first message), atomically, also under
+   * concurrent calls: when a live conversation of the same product and customer was created with that key,
+   * nothing is written and that conversation answers with `duplicate: true` (a retry after a lost answer).
+   */
   createConversation(input: {
     conversation: Omit<ConversationRecord, "lastSeq" | "deletedAt">;
     message: Omit<MessageRecord, "seq">;
     events: EventInput[];
-  }): Promise<{ conversation: ConversationRecord; message: MessageRecord; seqs: number[] }>;
+    dedupKey?: string | null;
+  }): Promise<CreateConversationResult>;
+
+  /** The live conversation of this product and customer created with `dedupKey`, else null. */
+  findCreatedConversation(input: { productSlug: string; customerId: string; dedupKey: string }): Promise<ConversationRecord | null>;
 
   /** The conversation, tombstones included (`deletedAt` set); null when the id never existed. */
   getConversation(input: { id: string }): Promise<ConversationRecord | null>;
