@@ -319,4 +319,119 @@ describe("Slack backend", () => {
     const d = await call(t.s, "GET", `/api/conversations/${id}?${t.q(c)}`);
     expect(d.body.comments.map((x: any) => [x.id, parseMetadata(x.body)?.clientMessageId])).toEqual([[retry.body.id, "msg_once"]]);
   });
+
+  it("a message past Slack's 40,000-character limit goes in several thread posts, in order, never cut inside an escape or a surrogate pair", async () => {
+    const t = await setup();
+    const c = cust();
+    // 20,000 characters escape to 48,000: `&` is five characters on Slack, `<` four, the emoji a surrogate pair
+    const long = "x&\u{1F600}<".repeat(4000);
+    expect(long.length).toBe(20_000);
+    const id = await t.create(c, long.slice(0, 19_000));
+    const rootParts = t.slack.posted.slice();
+    const posted = (await call(t.s, "POST", `/api/conversations/${id}/messages`, { productSlug: "chat", customerId: c, message: long }))
+      .body;
+    const root = t.rootTs(id);
+    // the first message: the thread's root, then its rest in the thread
+    expect(rootParts.map((p) => [p.thread_ts, p.metadata?.event_payload.part])).toEqual([
+      [undefined, "1/2"],
+      [root, "2/2"],
+    ]);
+    expect(rootParts[0]!.ts).toBe(root);
+    const message = t.slack.posted.slice(rootParts.length);
+    expect(message.length).toBe(2);
+    const escapedPiece = (text: string, i: number) =>
+      i === 0 ? text.replace(/^\*Customer:\* /, "") : text.replace(/^_\(\d+\/\d+\)_ /, "");
+    expect(message.map((p, i) => escapedPiece(p.text, i)).join("")).toBe(long.replace(/&/g, "&amp;").replace(/</g, "&lt;"));
+    expect(message.map((p) => p.metadata?.event_payload.part)).toEqual(["1/2", "2/2"]);
+    expect(message.every((p) => p.thread_ts === root)).toBe(true);
+    expect(message[1]!.text.startsWith("_(2/2)_ ")).toBe(true);
+    for (const p of [...rootParts, ...message]) {
+      expect(p.text.length).toBeLessThanOrEqual(40_000);
+      // every `&` starts a whole escape, and no piece starts or ends inside a surrogate pair
+      expect(p.text).not.toMatch(/&(?!amp;|lt;|gt;)/);
+      expect(p.text).not.toMatch(/[\uD800-\uDBFF]$|^[\uDC00-\uDFFF]/);
+      const body = escapedPiece(p.text, p === message[0] || p === rootParts[0] ? 0 : 1);
+      expect(body).not.toMatch(/^[\uDC00-\uDFFF]/);
+    }
+    // the customer reads one message, as written
+    const d = await call(t.s, "GET", `/api/conversations/${id}?${t.q(c)}`);
+    expect(stripMetadata(d.body.issue.body)).toBe(long.slice(0, 19_000));
+    expect(d.body.comments.map((x: any) => [x.id, stripMetadata(x.body)])).toEqual([[posted.id, long]]);
+  });
+
+  it("an 80,000-character escape of a 20,000-character message is three posts; a retry after a failure mid-way posts only the missing parts", async () => {
+    const t = await setup();
+    const c = cust();
+    const id = await t.create(c);
+    const angles = "<".repeat(20_000);
+    const send = () =>
+      call(t.s, "POST", `/api/conversations/${id}/messages`, {
+        productSlug: "chat",
+        customerId: c,
+        message: angles,
+        clientMessageId: "msg_long",
+      });
+    t.slack.failPostAfter(1);
+    expect((await send()).status).toBe(502);
+    expect(t.slack.posted.slice(1).map((p) => p.metadata?.event_payload.part)).toEqual(["1/3"]);
+    const retry = await send();
+    expect(retry.status).toBe(200);
+    const parts = t.slack.posted.slice(1);
+    expect(parts.map((p) => p.metadata?.event_payload.part)).toEqual(["1/3", "2/3", "3/3"]);
+    expect(parts.map((p) => p.text.replace(/^(\*Customer:\*|_\(\d\/3\)_) /, "")).join("")).toBe("&lt;".repeat(20_000));
+    for (const p of parts) expect(p.text.length).toBeLessThanOrEqual(40_000);
+    const d = await call(t.s, "GET", `/api/conversations/${id}?${t.q(c)}`);
+    expect(d.body.comments.map((x: any) => stripMetadata(x.body))).toEqual([angles]);
+  });
+
+  it("a person's Slack text reaches the customer decoded: escapes, mentions by name (else @id), links, channels and broadcasts; edits and passes alike", async () => {
+    const t = await setup();
+    const c = cust();
+    const id = await t.create(c);
+    const root = t.rootTs(id);
+    t.slack.forgetUser("UGONE");
+    const text =
+      "See <https://example.com/docs?a=1&amp;b=2|the docs> &amp; ask <@U123> or <@UGONE>, <!here> &lt;3 <#C0SUPPORT|support> <mailto:ann@example.com|ann@example.com> <https://example.com/x>";
+    const decoded =
+      "See the docs (https://example.com/docs?a=1&b=2) & ask @Ann (U123) or @UGONE, @here <3 #support ann@example.com https://example.com/x";
+    const reply = t.slack.humanReply(root, "U123", text);
+    await t.event(t.envelope({ user: "U123", text, ts: reply.ts, thread_ts: root }));
+    await t.backend.idle();
+    const st = await t.stream(id, c);
+    const bodies = async () => (await call(t.s, "GET", `/api/conversations/${id}?${t.q(c)}`)).body.comments.map((x: any) => x.body);
+    expect(await bodies()).toEqual([decoded]);
+    // an edit is decoded too
+    const v2 = { ...t.ev.message({ user: "U123", text, ts: reply.ts, thread_ts: root }), text: "now &lt;b&gt; &amp; <!channel>" };
+    reply.text = v2.text;
+    await t.event(t.wrap(t.ev.changed(v2, t.ev.message({ user: "U123", text, ts: reply.ts, thread_ts: root }), t.slack.nextTs())));
+    await t.backend.idle();
+    expect(await bodies()).toEqual(["now <b> & @channel"]);
+    // the reconciliation pass reads the thread the same way: nothing to change
+    await t.backend.reconcile();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(st.types().filter((x) => x === "comment_edited")).toHaveLength(1);
+    expect(await bodies()).toEqual(["now <b> & @channel"]);
+    await st.close();
+  });
+});
+
+describe("splitSlackText", () => {
+  it("cuts at the limit, but never inside an escape or a surrogate pair, and prefers a line break in the back half", async () => {
+    const { splitSlackText } = await import("../src/backends/display.js");
+    // a cut at 10 would split `&amp;` (at 8..12): the escape moves whole to the next piece
+    expect(splitSlackText("abcdefgh&amp;ij", 10)).toEqual(["abcdefgh", "&amp;ij"]);
+    expect(splitSlackText("abcdefg&lt;xyz", 9)).toEqual(["abcdefg", "&lt;xyz"]);
+    // a cut at 10 would split the emoji's surrogate pair (at 9..10)
+    expect(splitSlackText("abcdefghi\u{1F600}jk", 10)).toEqual(["abcdefghi", "\u{1F600}jk"]);
+    expect(splitSlackText("abcdef\nghijklmn", 10)).toEqual(["abcdef\n", "ghijklmn"]);
+    expect(splitSlackText("short", 10)).toEqual(["short"]);
+    for (const text of ["&amp;".repeat(50), "a\u{1F600}&lt;".repeat(40), "x".repeat(95)]) {
+      const pieces = splitSlackText(text, 17);
+      expect(pieces.join("")).toBe(text);
+      for (const p of pieces) {
+        expect(p.length).toBeLessThanOrEqual(17);
+        expect(p).not.toMatch(/&(?!amp;|lt;|gt;)|[\uD800-\uDBFF]$|^[\uDC00-\uDFFF]/);
+      }
+    }
+  });
 });

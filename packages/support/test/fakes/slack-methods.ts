@@ -88,5 +88,8 @@ export function checkSlackCall(method: string, args: Record<string, unknown>, fr
   for (const [k, rule] of Object.entries(rules)) if (rule.required && args[k] === undefined) problems.push(`${method}: ${k} is required`);
   if (method === "chat.postMessage" && !["text", "blocks", "attachments", "markdown_text"].some((k) => args[k] !== undefined))
     problems.push("chat.postMessage: one of text, blocks, attachments or markdown_text is required");
+  // chat.postMessage's documentation: "truncated at 40,000 characters"
+  if (method === "chat.postMessage" && typeof args.text === "string" && args.text.length > 40_000)
+    problems.push(`chat.postMessage: text of ${args.text.length} characters (Slack truncates past 40,000)`);
   return problems;
 }

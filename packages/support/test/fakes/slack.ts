@@ -38,6 +38,10 @@ export async function fakeSlack(o: { botUserId: string; channel?: string; replie
   let tick = 0;
   let limitNext = 0;
   let down = false;
+  /** chat.postMessage calls left before the next one answers 503 (an outage mid-message); undefined: none. */
+  let postsBeforeFailure: number | undefined;
+  /** Users users.info does not find (left the workspace). */
+  const unknownUsers = new Set<string>();
   let usersGate: Promise<void> | undefined;
   const base = Math.floor(Date.now() / 1000);
 
@@ -70,10 +74,15 @@ export async function fakeSlack(o: { botUserId: string; channel?: string; replie
       limitNext--;
       return send(res, 429, { ok: false, error: "ratelimited" }, { "retry-after": "1" });
     }
+    if (method === "chat.postMessage" && postsBeforeFailure !== undefined && postsBeforeFailure-- <= 0) {
+      postsBeforeFailure = undefined;
+      return send(res, 503, { ok: false, error: "service_unavailable" });
+    }
     if (method === "auth.test") return send(res, 200, { ok: true, user_id: o.botUserId, bot_id: "BKIT" });
     if (method === "users.info") {
       await usersGate;
       const user = args.user;
+      if (unknownUsers.has(user)) return send(res, 200, { ok: false, error: "user_not_found" });
       return send(res, 200, { ok: true, user: { id: user, name: "ann", profile: { display_name: `Ann (${user})` } } });
     }
     if (method === "chat.postMessage") {
@@ -130,6 +139,14 @@ export async function fakeSlack(o: { botUserId: string; channel?: string; replie
     /** Every call answers 503 until set back (an outage). */
     setDown(value: boolean) {
       down = value;
+    },
+    /** After `n` more chat.postMessage calls succeed, the next one answers 503. */
+    failPostAfter(n: number) {
+      postsBeforeFailure = n;
+    },
+    /** users.info answers `user_not_found` for this user. */
+    forgetUser(user: string) {
+      unknownUsers.add(user);
     },
     /** users.info answers only once `gate` resolves (the ack must not wait for it). */
     holdUsersInfo(gate: Promise<void>) {

@@ -6,7 +6,7 @@ import { isOpen, openedConversation } from "../../domain/status.js";
 import { supportError } from "../../errors.js";
 import type { ConversationRecord } from "../../store/types.js";
 import { neutraliseMentions } from "../display.js";
-import { mirroredReads } from "../mirrored.js";
+import { customerBody, mirroredReads, onceByClientId } from "../mirrored.js";
 import { attached, background, bot, type GithubState, ok, postedEarlier, removeOpenStatusLabels, writeOpenStatus } from "./client.js";
 import { CUSTOMER_AUTHOR, commentMessage, type GhComment, type GhIssue, labelNames } from "./mapping.js";
 
@@ -22,36 +22,43 @@ async function owned(s: GithubState, scope: CustomerScope, id: string): Promise<
 
 const createConversation =
   (s: GithubState): CustomerBackend["createConversation"] =>
-  async ({ productSlug, customerId, subject, body, clientMessageId }) => {
-    const { mirror, cx } = attached(s);
-    // known before anything is written: every later read of this issue depends on it
-    await bot(s);
-    const r = await s.gh.write({
-      method: "POST",
-      path: s.issuesPath,
-      body: { title: subject, body: neutraliseMentions(body), labels: ["new"] },
-    });
-    const issue = ok<GhIssue>(r, "create issue");
-    if (!labelNames(issue).includes("new"))
-      cx.logger.warn("support: GitHub dropped the status label (the token lacks triage access); statuses are kept by the kit only", {
-        repo: s.repo,
+  ({ productSlug, customerId, subject, body, clientMessageId }) =>
+    onceByClientId(s, { productSlug, customerId }, clientMessageId, async () => {
+      const { mirror, cx } = attached(s);
+      // known before anything is written: every later read of this issue depends on it
+      await bot(s);
+      const r = await s.gh.write({
+        method: "POST",
+        path: s.issuesPath,
+        body: { title: subject, body: neutraliseMentions(customerBody(body, customerId)), labels: ["new"] },
       });
-    const now = iso(cx.clock.now());
-    const c = await mirror.create({
-      conversation: openedConversation({ id: s.ids.conversation(issue.number), productSlug, customerId, subject, at: now }),
-      messages: [
-        {
-          id: s.ids.issueBody(issue.number),
-          body,
-          author: CUSTOMER_AUTHOR,
-          isCustomer: true,
-          dedupKey: clientMessageId ?? `#github/issue/${issue.number}`,
-          createdAt: now,
-        },
-      ],
+      const issue = ok<GhIssue>(r, "create issue");
+      if (!labelNames(issue).includes("new"))
+        cx.logger.warn("support: GitHub dropped the status label (the token lacks triage access); statuses are kept by the kit only", {
+          repo: s.repo,
+        });
+      const now = iso(cx.clock.now());
+      const c = await mirror.create({
+        conversation: openedConversation({ id: s.ids.conversation(issue.number), productSlug, customerId, subject, at: now }),
+        messages: [
+          {
+            id: s.ids.issueBody(issue.number),
+            body: customerBody(body, customerId),
+            author: CUSTOMER_AUTHOR,
+            isCustomer: true,
+            dedupKey: clientMessageId ?? `#github/issue/${issue.number}`,
+            createdAt: now,
+          },
+        ],
+        dedupKey: clientMessageId,
+      });
+      if (c.id !== s.ids.conversation(issue.number))
+        cx.logger.warn("support: another process created this conversation first; the extra issue stays on GitHub", {
+          repo: s.repo,
+          issue: issue.number,
+        });
+      return { conversationId: c.id, createdAt: c.createdAt };
     });
-    return { conversationId: c.id, createdAt: c.createdAt };
-  };
 
 const postMessage =
   (s: GithubState): CustomerBackend["postMessage"] =>
@@ -78,7 +85,7 @@ const postMessage =
         const r = await s.gh.write({
           method: "POST",
           path: `${s.issuesPath}/${c.issue}/comments`,
-          body: { body: body && neutraliseMentions(body) },
+          body: { body: neutraliseMentions(customerBody(body, scope.customerId)) },
         });
         if (r.status === 404 || r.status === 410) {
           await mirror.remove(conversationId);

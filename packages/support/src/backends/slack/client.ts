@@ -5,6 +5,7 @@ import type { Worker } from "@mountkit/core/jobs";
 import type { BackendContext } from "../../domain/backend.js";
 import type { Mirror } from "../../domain/mirror.js";
 import { supportError } from "../../errors.js";
+import { SLACK_TEXT_LIMIT, splitSlackText } from "../display.js";
 import { keyedLock, type RestClient, type RestReply, restClient, shortHash } from "../rest.js";
 import type { SlackBackendOptions } from "../slack.js";
 
@@ -159,4 +160,36 @@ export async function post(s: SlackState, text: string, meta: Record<string, str
     },
   });
   return ok<{ ts: string }>(r, "chat.postMessage");
+}
+
+/**
+ * Escaped text in as many posts as Slack's length limit needs, in order: `head` opens the first, `_(i/n)_` the
+ * others (thread replies under the first when `threadTs` is absent). With several parts each carries
+ * `part: "i/n"` in its metadata, so a retry posts only the parts `done` (part -> ts, an earlier attempt's) lacks.
+ * Answers the first part's ts, which names the message.
+ */
+export async function postParts(
+  s: SlackState,
+  head: string,
+  text: string,
+  meta: Record<string, string>,
+  threadTs?: string,
+  done: ReadonlyMap<number, string> = new Map(),
+): Promise<{ ts: string }> {
+  // room for the head or the `_(i/n)_ ` mark
+  const pieces = splitSlackText(text, SLACK_TEXT_LIMIT - Math.max(head.length, 24));
+  const n = pieces.length;
+  let first = done.get(1);
+  for (let i = 1; i <= n; i++) {
+    if (done.has(i)) continue;
+    const piece = pieces[i - 1]!;
+    const r = await post(
+      s,
+      i === 1 ? `${head}${piece}` : `_(${i}/${n})_ ${piece}`,
+      n > 1 ? { ...meta, part: `${i}/${n}` } : meta,
+      threadTs ?? first,
+    );
+    if (i === 1) first = r.ts;
+  }
+  return { ts: first! };
 }

@@ -6,8 +6,8 @@ import { parseMetadata, stripMetadata } from "../../domain/metadata.js";
 import { isOpen, openedConversation } from "../../domain/status.js";
 import { supportError } from "../../errors.js";
 import { escapeSlack } from "../display.js";
-import { mirroredReads } from "../mirrored.js";
-import { attached, convId, META_EVENT, me, msgId, post, replies, rootOf, type SlackState, tsTime } from "./client.js";
+import { mirroredReads, onceByClientId } from "../mirrored.js";
+import { attached, convId, META_EVENT, me, msgId, post, postParts, replies, rootOf, type SlackState, tsTime } from "./client.js";
 
 type CustomerOps = Omit<CustomerBackend, "kind" | "attach" | "webhook" | "dispose">;
 
@@ -24,17 +24,25 @@ async function owned(s: SlackState, scope: CustomerScope, id: string) {
  * the message before posting; a repeat looks in the thread for what an attempt that failed after its post left
  * there (the metadata names the message).
  */
-async function postedEarlier(s: SlackState, conversationId: string, root: string, customerId: string, clientMessageId: string) {
+async function postedEarlier(
+  s: SlackState,
+  conversationId: string,
+  root: string,
+  customerId: string,
+  clientMessageId: string,
+): Promise<Map<number, string>> {
   const { cx } = attached(s);
+  const parts = new Map<number, string>();
   const deliveryId = `${conversationId}\n${customerId}\n${clientMessageId}`;
   const first = await cx.store.claimDelivery({ source: `slack-post:${s.tag}`, deliveryId, receivedAt: iso(cx.clock.now()) });
-  if (first) return undefined;
+  if (first) return parts;
   const own = await me(s);
-  const earlier = (await replies(s, root))?.find((m) => {
+  for (const m of (await replies(s, root)) ?? []) {
     const p = m.metadata?.event_type === META_EVENT ? m.metadata.event_payload : undefined;
-    return m.user === own && p?.clientMessageId === clientMessageId && p.customerId === customerId;
-  });
-  return earlier?.ts;
+    if (m.ts && m.user === own && p?.clientMessageId === clientMessageId && p.customerId === customerId)
+      parts.set(typeof p.part === "string" ? Number.parseInt(p.part, 10) : 1, m.ts);
+  }
+  return parts;
 }
 
 const postMessage =
@@ -47,9 +55,11 @@ const postMessage =
       if (dup) return dup;
       if (c.status === "closed") throw supportError("conversation_closed");
       const meta = parseMetadata(body) ?? { customerId: scope.customerId };
-      let ts = clientMessageId !== null ? await postedEarlier(s, conversationId, c.root, scope.customerId, clientMessageId) : undefined;
-      const again = ts !== undefined;
-      ts ??= (await post(s, `*Customer:* ${escapeSlack(stripMetadata(body ?? ""))}`, meta, c.root)).ts;
+      const earlier =
+        clientMessageId !== null ? await postedEarlier(s, conversationId, c.root, scope.customerId, clientMessageId) : new Map();
+      const again = earlier.has(1);
+      // a retry posts only the parts the earlier attempt did not
+      const { ts } = await postParts(s, "*Customer:* ", escapeSlack(stripMetadata(body ?? "")), meta, c.root, earlier);
       const added = await mirror.addMessage(
         conversationId,
         {
@@ -69,20 +79,22 @@ const postMessage =
 
 export function slackCustomerOps(s: SlackState): CustomerOps {
   return {
-    async createConversation({ productSlug, customerId, subject, body, clientMessageId }) {
-      const { mirror, cx } = attached(s);
-      const meta = { customerId, ...(clientMessageId ? { clientMessageId } : {}) };
-      // customer text is shown, never interpreted: `<!channel>`, `<@U…>` and `<url|label>` arrive as typed
-      const { ts } = await post(s, `*${escapeSlack(subject)}*\n${escapeSlack(stripMetadata(body))}`, meta);
-      const now = iso(cx.clock.now());
-      const c = await mirror.create({
-        conversation: openedConversation({ id: convId(s, ts), productSlug, customerId, subject, at: now }),
-        messages: [
-          { id: msgId(s, ts), body, author: "Customer", isCustomer: true, dedupKey: clientMessageId ?? `#slack/${ts}`, createdAt: now },
-        ],
-      });
-      return { conversationId: c.id, createdAt: c.createdAt };
-    },
+    createConversation: ({ productSlug, customerId, subject, body, clientMessageId }) =>
+      onceByClientId(s, { productSlug, customerId }, clientMessageId, async () => {
+        const { mirror, cx } = attached(s);
+        const meta = { customerId, ...(clientMessageId ? { clientMessageId } : {}) };
+        // customer text is shown, never interpreted: `<!channel>`, `<@U…>` and `<url|label>` arrive as typed
+        const { ts } = await postParts(s, `*${escapeSlack(subject)}*\n`, escapeSlack(stripMetadata(body)), meta);
+        const now = iso(cx.clock.now());
+        const c = await mirror.create({
+          conversation: openedConversation({ id: convId(s, ts), productSlug, customerId, subject, at: now }),
+          messages: [
+            { id: msgId(s, ts), body, author: "Customer", isCustomer: true, dedupKey: clientMessageId ?? `#slack/${ts}`, createdAt: now },
+          ],
+          dedupKey: clientMessageId,
+        });
+        return { conversationId: c.id, createdAt: c.createdAt };
+      }),
 
     postMessage: postMessage(s),
 

@@ -6,6 +6,7 @@ import type { WebhookReceiver } from "../../domain/backend.js";
 import type { Mirror } from "../../domain/mirror.js";
 import { isOpen } from "../../domain/status.js";
 import { supportError } from "../../errors.js";
+import { decodeSlack } from "../display.js";
 import { hmacSha256Hex } from "../rest.js";
 import { attached, convId, displayName, me, msgId, PLAIN, replies, rootOf, type SlackMessage, type SlackState, tsTime } from "./client.js";
 
@@ -54,7 +55,8 @@ export async function processEvent(s: SlackState, e: SlackMessage) {
     const m = e.message;
     if (!m?.ts || !m.thread_ts || m.thread_ts === m.ts || isBot(m)) return;
     const id = convId(s, m.thread_ts);
-    await s.lock(id, () => mirror.editMessage(id, msgId(s, m.ts!), m.text ?? ""));
+    const body = await plainText(s, m.text);
+    await s.lock(id, () => mirror.editMessage(id, msgId(s, m.ts!), body));
     return;
   }
   if (!PLAIN.has(e.subtype) || isBot(e) || !e.ts || !e.thread_ts || e.thread_ts === e.ts) return;
@@ -70,12 +72,20 @@ export async function processEvent(s: SlackState, e: SlackMessage) {
  */
 async function addReply(s: SlackState, mirror: Mirror, id: string, e: SlackMessage, answers = true) {
   const author = await displayName(s, e.user);
+  const body = await plainText(s, e.text);
   await mirror.addMessage(
     id,
-    { id: msgId(s, e.ts!), body: e.text ?? "", author, isCustomer: false, dedupKey: `#slack/${e.ts}`, createdAt: tsTime(e.ts!) },
+    { id: msgId(s, e.ts!), body, author, isCustomer: false, dedupKey: `#slack/${e.ts}`, createdAt: tsTime(e.ts!) },
     (st) => (answers && isOpen(st) ? "waiting-for-customer" : st),
   );
 }
+
+/** A person's Slack text as the customer reads it: escapes and `<…>` references decoded, mentions by name. */
+const plainText = (s: SlackState, text: string | undefined): Promise<string> =>
+  decodeSlack(text ?? "", async (user) => {
+    const name = await displayName(s, user);
+    return name === user ? undefined : name;
+  });
 
 /** One thread against the mirror: replies missed are added, edits applied, deletions removed. */
 async function reconcileThread(s: SlackState, id: string, root: string) {
@@ -100,7 +110,10 @@ async function reconcileThread(s: SlackState, id: string, root: string) {
     for (const m of people) {
       const known = byId.get(msgId(s, m.ts!));
       if (!known) await addReply(s, mirror, id, m, tsTime(m.ts!) > lastCustomer);
-      else if (known.body !== (m.text ?? "")) await mirror.editMessage(id, known.id, m.text ?? "");
+      else {
+        const body = await plainText(s, m.text);
+        if (known.body !== body) await mirror.editMessage(id, known.id, body);
+      }
     }
     const present = new Set(people.map((m) => msgId(s, m.ts!)));
     for (const m of mirrored) if (!m.isCustomer && !present.has(m.id)) await mirror.removeMessage(id, m.id);
