@@ -100,7 +100,7 @@ function cards(o: HostOptions, origin: string): ServiceCard[] {
           ? {
               label: "SPI token (interface B, generated)",
               value: c.spiToken,
-              curl: `curl -H 'Authorization: Bearer ${c.spiToken}' '${origin}/care/conversations?customerId=cus_1'`,
+              curl: `curl -H 'Authorization: Bearer ${c.spiToken}' '${origin}/care/conversations?customerId=cust_00000000-0000-4000-8000-000000000000'`,
             }
           : { label: "SPI token", note: "from SUPPORT_SPI_TOKEN (not shown)" },
       ],
