@@ -7,7 +7,7 @@ import { createEntriesService, jwtVerifier } from "@mountkit/entries";
 import { createMemoryService } from "@mountkit/memory";
 import { createSupportService } from "@mountkit/support";
 import { describe, expect, it } from "vitest";
-import { type AdapterTarget, call, forEachAdapter } from "./harness.js";
+import { type AdapterTarget, call, forEachAdapter, unguarded } from "./harness.js";
 import { eventually, type RawAnswer, rawRequest, sleep, stalledUpload } from "./support/raw-http.js";
 
 const SECRET = "hardening-secret-0123456789abcdef-xyz";
@@ -64,7 +64,8 @@ forEachAdapter(
   (t: AdapterTarget) => {
     describe("break 2: stalled uploads", () => {
       it("closes 200 stalled uploads with the service's 408 after the body deadline, and keeps serving", async () => {
-        const stalled = await Promise.all(Array.from({ length: 200 }, () => stalledUpload(t.url, "/api/conversations")));
+        // the test's own burst of 200 sockets stays outside the loop-delay guard; the 408s it then gets stay inside
+        const stalled = await unguarded(() => Promise.all(Array.from({ length: 200 }, () => stalledUpload(t.url, "/api/conversations"))));
         const allClosed = await eventually(() => stalled.every((s) => s.isClosed()), BODY_TIMEOUT + 15_000);
         expect(allClosed, `${stalled.filter((s) => !s.isClosed()).length} still open`).toBe(true);
         // none closed before its deadline: the deadline, not something else, closed them
@@ -100,14 +101,18 @@ forEachAdapter(
       });
 
       it("caps open connections: past maxConnections new sockets are closed at once", async () => {
-        const sockets = await Promise.all(Array.from({ length: MAX_CONNECTIONS + 40 }, () => openSocket(t.url)));
-        try {
-          expect(await eventually(() => sockets.filter((s) => s.destroyed).length >= 40, 3_000)).toBe(true);
-          expect(await connections(t)).toBeLessThanOrEqual(MAX_CONNECTIONS);
-        } finally {
-          for (const s of sockets) s.destroy();
-        }
-        expect(await eventually(async () => (await connections(t)) === 0, 3_000)).toBe(true);
+        // a flood of 340 sockets opened, accepted and closed at once in this one process is the test's scenario, not a
+        // stall of the kit's: outside the loop-delay guard; the request after it is inside
+        await unguarded(async () => {
+          const sockets = await Promise.all(Array.from({ length: MAX_CONNECTIONS + 40 }, () => openSocket(t.url)));
+          try {
+            expect(await eventually(() => sockets.filter((s) => s.destroyed).length >= 40, 3_000)).toBe(true);
+            expect(await connections(t)).toBeLessThanOrEqual(MAX_CONNECTIONS);
+          } finally {
+            for (const s of sockets) s.destroy();
+          }
+          expect(await eventually(async () => (await connections(t)) === 0, 3_000)).toBe(true);
+        });
         expect((await call(`${t.url}/openapi.yaml`)).status).toBe(200);
       });
     });
