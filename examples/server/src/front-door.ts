@@ -139,6 +139,8 @@ function developmentRoutes(o: HostOptions): Route[] {
         );
       },
     }),
+    // browsers ask every page's origin for one; a 404 would be a console error on each page
+    route({ method: "GET", path: "/favicon.ico", internal: true, handler: () => ({ status: 204 }) }),
     route({
       method: "GET",
       path: "/front-door.js",
