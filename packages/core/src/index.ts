@@ -18,7 +18,7 @@ export { type FetchHandler, type FetchHandlerOptions, toFetchHandler } from "./f
 export type { KitRequest, KitResponse } from "./http.js";
 export { type IdGenerator, randomIds, sequentialIds } from "./ids.js";
 export { consoleLogger, kitLogger, type Logger, type LogLevel, silentLogger } from "./logger.js";
-export { type BuildOpenApiOptions, buildOpenApi, nullableOptionals, type OpenApiDocument, toYaml } from "./openapi.js";
+export { type BuildOpenApiOptions, buildOpenApi, nullableOptionals, type OpenApiDocument, toYaml, toYamlSliced } from "./openapi.js";
 export { type PageOptions, pageRoutes } from "./page.js";
 export {
   documented,

@@ -1,5 +1,5 @@
 // OpenAPI 3.1 from the route table: one source of truth for dispatch and documentation.
-import { stringify } from "yaml";
+import { dump } from "js-yaml";
 import * as z from "zod";
 import { type HeaderDoc, type Middleware, middlewareDoc, type ResponseDoc, type Route } from "./route.js";
 
@@ -192,4 +192,39 @@ export function buildOpenApi(o: BuildOpenApiOptions): OpenApiDocument {
   };
 }
 
-export const toYaml = (doc: unknown): string => stringify(doc, { aliasDuplicateObjects: false });
+const DUMP = { noRefs: true, lineWidth: -1 } as const;
+
+/** The document as YAML, in one go: for small documents. */
+export const toYaml = (doc: unknown): string => dump(doc, DUMP);
+
+const isMapping = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const indent = (text: string, by: string) => (by ? text.replace(/^(?=.)/gm, by) : text);
+
+/**
+ * The same text as `toYaml`, made a slice at a time so a large document (memory's is 117 KB) never holds the event
+ * loop: the members of the top two levels (each path, each schema) are dumped one by one, and the loop gets a turn
+ * whenever the work since the last one passed `sliceMs`.
+ */
+export async function toYamlSliced(doc: Record<string, unknown>, sliceMs = 4): Promise<string> {
+  const out: string[] = [];
+  let since = performance.now();
+  const turn = async () => {
+    if (performance.now() - since < sliceMs) return;
+    await new Promise<void>((r) => setTimeout(r, 0));
+    since = performance.now();
+  };
+  const walk = async (node: Record<string, unknown>, depth: number, by: string): Promise<void> => {
+    for (const [key, value] of Object.entries(node)) {
+      if (depth < 2 && isMapping(value) && Object.keys(value).length > 0) {
+        // the key's own spelling (quoted where YAML needs it), then its members one level in
+        out.push(indent(dump({ [key]: {} }, DUMP).replace(/ \{\}\n$/, "\n"), by));
+        await walk(value, depth + 1, `${by}  `);
+      } else {
+        out.push(indent(dump({ [key]: value }, DUMP), by));
+        await turn();
+      }
+    }
+  };
+  await walk(doc, 0, "");
+  return out.join("");
+}
