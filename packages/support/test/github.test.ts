@@ -27,6 +27,7 @@ async function setup(
     store?: SupportStore;
     bus?: PubSub;
     github?: Partial<FakeGithubOptions>;
+    service?: Partial<Parameters<typeof createSupportService>[0]>;
   } = {},
 ) {
   const gh = await fakeGithub({ repo: REPO, botLogin: BOT, ...o.github });
@@ -57,6 +58,7 @@ async function setup(
       pruneIntervalMs: 0,
       limits: { rateLimit: 10_000 },
       agentToken: "tok",
+      ...o.service,
     });
     cleanups.push(() => s.dispose());
     return { s, backend };
@@ -498,5 +500,145 @@ describe("GitHub Issues backend", () => {
     t.gh.issues.get(n)!.state_reason = "reopened";
     await t.hook("issues", { action: "reopened", issue: t.gh.issueJson(n) });
     expect((await t.detail(id, c)).body.issue.status).toBe("waiting-for-agent");
+  });
+
+  it("a /care message without the hidden block, or with body null, is the customer's: attributed so by the posting request, the poll and the webhook", async () => {
+    const t = await setup({ service: { spiToken: "spi-tok", spiProduct: "gh" } });
+    const auth = { authorization: "Bearer spi-tok" };
+    const c = cust();
+    const created = await call(t.s, "POST", "/care/conversations", { customerId: c, subject: "Plain", body: "no block here" }, auth);
+    expect(created.status).toBe(200);
+    const id = created.body.conversationId as string;
+    const n = t.numberOf(id);
+    expect(parseMetadata(t.gh.issues.get(n)!.body)).toEqual({ customerId: c });
+    for (const body of ["plain follow-up", null]) {
+      const r = await call(t.s, "POST", `/care/conversations/${id}/messages`, { customerId: c, conversationId: id, body }, auth);
+      expect(r.status).toBe(200);
+    }
+    const posted = t.gh.comments.filter((x) => x.issue === n);
+    expect(posted.map((x) => parseMetadata(x.body))).toEqual([{ customerId: c }, { customerId: c }]);
+    const attribution = async () => {
+      const d = await call(t.s, "GET", `/care/conversations/${id}?customerId=${c}`, undefined, auth);
+      return d.body.messages.map((m: any) => [m.isCustomer, m.author, stripMetadata(m.body)]);
+    };
+    const expected = [
+      [true, "Customer", "no block here"],
+      [true, "Customer", "plain follow-up"],
+      [true, "Customer", ""],
+    ];
+    expect(await attribution()).toEqual(expected);
+    // GitHub's echo of the kit's own comment, and a poll, read it the same way
+    await t.hook("issue_comment", {
+      action: "created",
+      issue: t.gh.issueJson(n),
+      comment: t.gh.commentJson(posted[0]!),
+      sender: { login: BOT },
+    });
+    await t.backend.reconcile();
+    expect(await attribution()).toEqual(expected);
+    expect((await t.detail(id, c)).body.issue.status).toBe("waiting-for-agent");
+  });
+
+  it("a lost webhook for an agent's first reply: the poll moves the status from new to waiting-for-customer, writes the label, and a second poll changes nothing", async () => {
+    const t = await setup();
+    const c = cust();
+    const id = await t.create(c);
+    const n = t.numberOf(id);
+    const st = await t.stream(id, c);
+    t.gh.agentComment(n, "octo-agent", "answered, webhook lost");
+    await t.backend.reconcile();
+    await until(() => st.types().includes("labels_changed"), "status event");
+    expect((await t.detail(id, c)).body.issue.status).toBe("waiting-for-customer");
+    await until(() => t.gh.issues.get(n)!.labels.join() === "waiting-for-customer", "label follows on GitHub");
+    const count = st.frames.length;
+    await t.backend.reconcile();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(st.frames.length).toBe(count);
+    expect(st.frames.filter((f) => f.type === "labels_changed").map((f) => f.data.status)).toEqual(["waiting-for-customer"]);
+    await st.close();
+  });
+
+  it("a poll racing the kit's own label write, and the write's late echoes, never flip the status: one labels_changed per real change", async () => {
+    const t = await setup();
+    const c = cust();
+    const id = await t.create(c);
+    const n = t.numberOf(id);
+    const st = await t.stream(id, c);
+    let release!: () => void;
+    t.gh.holdStatusWrites(new Promise<void>((r) => (release = r)));
+    expect((await t.post(id, c, "any news?")).status).toBe(200);
+    // GitHub still shows `new`: the label write is in flight
+    expect(t.gh.issues.get(n)!.labels).toEqual(["new"]);
+    await t.backend.reconcile();
+    expect((await t.detail(id, c)).body.issue.status).toBe("waiting-for-agent");
+    release();
+    t.gh.holdStatusWrites(undefined);
+    await until(() => t.gh.issues.get(n)!.labels.join() === "waiting-for-agent", "label written");
+    // an agent answers; then the echoes of the kit's earlier label writes arrive late
+    const cm = t.gh.agentComment(n, "octo-agent", "on it");
+    await t.hook("issue_comment", { action: "created", issue: t.gh.issueJson(n), comment: t.gh.commentJson(cm) });
+    const stale = { ...t.gh.issueJson(n), labels: [{ name: "waiting-for-agent" }] };
+    await t.hook("issues", { action: "labeled", label: { name: "waiting-for-agent" }, issue: stale, sender: { login: BOT } });
+    await t.hook("issues", { action: "unlabeled", label: { name: "new" }, issue: stale, sender: { login: BOT } });
+    await t.backend.reconcile();
+    expect((await t.detail(id, c)).body.issue.status).toBe("waiting-for-customer");
+    await until(() => t.gh.issues.get(n)!.labels.join() === "waiting-for-customer", "label follows the reply");
+    await t.backend.reconcile();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(st.frames.filter((f) => f.type === "labels_changed").map((f) => f.data.status)).toEqual([
+      "waiting-for-agent",
+      "waiting-for-customer",
+    ]);
+    await st.close();
+  });
+
+  it("a poll while the kit reopens a resolved issue for a customer's message keeps it open", async () => {
+    const t = await setup();
+    const c = cust();
+    const id = await t.create(c);
+    const n = t.numberOf(id);
+    await call(t.s, "POST", `/api/conversations/${id}/close`, { productSlug: "gh", customerId: c, action: "resolve" });
+    await until(() => t.gh.issues.get(n)!.labels.length === 0, "status labels removed");
+    const st = await t.stream(id, c);
+    let release!: () => void;
+    t.gh.holdStatusWrites(new Promise<void>((r) => (release = r)));
+    // the reopen goes through; the label write after it is held, so a poll sees the issue mid-change
+    expect((await t.post(id, c, "broken again")).status).toBe(200);
+    await t.backend.reconcile();
+    expect((await t.detail(id, c)).body.issue.status).toBe("waiting-for-agent");
+    release();
+    t.gh.holdStatusWrites(undefined);
+    await until(() => t.gh.issues.get(n)!.state === "open" && t.gh.issues.get(n)!.labels.join() === "waiting-for-agent", "reopened");
+    await t.backend.reconcile();
+    expect(st.frames.filter((f) => f.type === "state_update").map((f) => f.data.state)).toEqual(["open"]);
+    await st.close();
+  });
+
+  it("creating a conversation again with the same clientMessageId answers the first and opens no second issue, also under concurrent retries", async () => {
+    const t = await setup();
+    const c = cust();
+    const first = await call(t.s, "POST", "/api/conversations", {
+      productSlug: "gh",
+      customerId: c,
+      message: "hi",
+      clientMessageId: "msg_open",
+    });
+    const again = await call(t.s, "POST", "/api/conversations", {
+      productSlug: "gh",
+      customerId: c,
+      message: "hi",
+      clientMessageId: "msg_open",
+    });
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    const racing = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        call(t.s, "POST", "/api/conversations", { productSlug: "gh", customerId: c, message: "race", clientMessageId: "msg_race" }),
+      ),
+    );
+    expect(new Set(racing.map((r) => r.body.conversationId)).size).toBe(1);
+    expect(t.gh.issues.size).toBe(2);
+    expect((await call(t.s, "GET", `/api/conversations/list?${t.q(c)}`)).body.conversations).toHaveLength(2);
   });
 });

@@ -413,6 +413,19 @@ describe("Slack backend", () => {
     expect(await bodies()).toEqual(["now <b> & @channel"]);
     await st.close();
   });
+
+  it("creating a conversation again with the same clientMessageId answers the first and starts no second thread, also under concurrent retries", async () => {
+    const t = await setup();
+    const c = cust();
+    const body = (m: string, k: string) => ({ productSlug: "chat", customerId: c, message: m, clientMessageId: k });
+    const first = await call(t.s, "POST", "/api/conversations", body("hi", "msg_open"));
+    const again = await call(t.s, "POST", "/api/conversations", body("hi", "msg_open"));
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    const racing = await Promise.all(Array.from({ length: 5 }, () => call(t.s, "POST", "/api/conversations", body("race", "msg_race"))));
+    expect(new Set(racing.map((r) => r.body.conversationId)).size).toBe(1);
+    expect(t.slack.posted.filter((p) => p.thread_ts === undefined)).toHaveLength(2);
+  });
 });
 
 describe("splitSlackText", () => {

@@ -14,6 +14,8 @@ export interface FakeIssue {
   body: string | null;
   state: "open" | "closed";
   state_reason: string | null;
+  /** When the issue was last closed (the time of an issue closed by a test: its updated_at). */
+  closed_at?: string | null;
   labels: string[];
   user: { login: string };
   assignee: { login: string } | null;
@@ -69,6 +71,7 @@ export async function fakeGithub(o: FakeGithubOptions) {
   let nextIssue = 1;
   let nextComment = 1000;
   let inFlightWrites = 0;
+  let labelGate: Promise<void> | undefined;
   let maxInFlightWrites = 0;
   const prefix = `/repos/${o.repo}/issues`;
 
@@ -81,7 +84,7 @@ export async function fakeGithub(o: FakeGithubOptions) {
     assignee: i.assignee && { ...issueBase.user, ...i.assignee },
     assignees: i.assignee ? [{ ...issueBase.user, ...i.assignee }] : [],
     comments: comments.filter((c) => c.issue === i.number).length,
-    closed_at: i.state === "closed" ? i.updated_at : null,
+    closed_at: i.state === "closed" ? (i.closed_at ?? i.updated_at) : null,
   });
   const commentJson = (c: FakeComment) => ({
     ...commentBase,
@@ -203,7 +206,9 @@ export async function fakeGithub(o: FakeGithubOptions) {
       if (rest.length === 1) {
         if (method === "GET") return send(res, 200, issueJson(issue));
         if (method === "PATCH") {
+          await labelGate;
           if (body.state) issue.state = body.state;
+          if (body.state) issue.closed_at = body.state === "closed" ? stamp() : null;
           if (body.state === "open") issue.state_reason = "reopened";
           if (body.state_reason !== undefined) issue.state_reason = body.state_reason;
           if (body.labels) issue.labels = [...body.labels];
@@ -213,6 +218,7 @@ export async function fakeGithub(o: FakeGithubOptions) {
       }
       if (rest[1] === "labels") {
         if (o.canLabel === false) return send(res, 403, { message: "Resource not accessible by personal access token", status: "403" });
+        await labelGate;
         if (method === "POST") {
           for (const l of body.labels) if (!issue.labels.includes(l)) issue.labels.push(l);
           touch();
@@ -293,6 +299,10 @@ export async function fakeGithub(o: FakeGithubOptions) {
       return c;
     },
     issueJson: (n: number) => issueJson(issues.get(n)!),
+    /** Holds status writes (labels added or removed, an issue PATCH) until `gate` resolves: the kit's write in flight. */
+    holdStatusWrites(gate: Promise<void> | undefined) {
+      labelGate = gate;
+    },
     commentJson,
     close: () =>
       new Promise<void>((r) => {

@@ -20,6 +20,7 @@ export interface GhIssue {
   body: string | null;
   state: "open" | "closed";
   state_reason?: string | null;
+  closed_at?: string | null;
   labels: Array<GhLabel | string>;
   user: GhUser | null;
   assignee?: GhUser | null;
@@ -123,16 +124,48 @@ export function issueMessage(ids: GhIds, issue: GhIssue, botLogin: string, custo
   };
 }
 
+/** What the messages say the status of an open conversation is: who wrote last (the status machine's rule). */
+export function statusFromMessages(messages: readonly Pick<MirrorMessage, "isCustomer" | "createdAt">[]): Status {
+  const last = [...messages].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0)).at(-1);
+  if (last && !last.isCustomer) return "waiting-for-customer";
+  return messages.length > 1 ? "waiting-for-agent" : "new";
+}
+
+/**
+ * The status a poll reads from an issue, idempotently, whatever label writes of the kit are in flight (the
+ * labels are the kit's output, not the truth of an open issue):
+ * - closed: resolved or closed by `state_reason`, unless a customer message is newer than `closed_at` (the kit
+ *   is reopening it for that message): the mirror's status stands;
+ * - open, mirrored as resolved or closed: reopened on GitHub, read from its labels (`statusOf`);
+ * - open: the mirror's status, unless a message newer than the mirror's last change (`since`) arrived without
+ *   its webhook: then whoever wrote last decides (a status an agent set after the last message stands).
+ */
+export function polledStatus(issue: GhIssue, messages: MirrorMessage[], known: Status, since: string): Status {
+  if (issue.state === "closed") {
+    const closedAt = issue.closed_at ? isoOf(issue.closed_at) : "";
+    // GitHub's times have whole seconds: a message in the second of the close counts as after it
+    if (isOpen(known) && messages.some((m) => m.isCustomer && m.createdAt >= closedAt)) return known;
+    return statusOf(issue, undefined, known);
+  }
+  if (!isOpen(known)) return statusOf(issue, undefined, known);
+  // GitHub's whole seconds again: a message in the second of the last change may be after it
+  const from = since.replace(/\.\d+Z$/, ".000Z");
+  return messages.some((m) => m.createdAt >= from) ? statusFromMessages(messages) : known;
+}
+
+/**
+ * The issue as a mirror snapshot. `mirrored`: the mirror's status and last change, when there is a mirror; a
+ * new mirror (an adopted issue) takes its status from the messages.
+ */
 export function snapshotOf(
   ids: GhIds,
   issue: GhIssue,
   comments: GhComment[],
   botLogin: string,
   customerId: string,
-  known?: Status,
+  mirrored: { status: Status; updatedAt: string } = { status: "new", updatedAt: "" },
 ): MirrorSnapshot {
-  return {
-    state: { subject: issue.title, status: statusOf(issue, undefined, known), labels: agentLabels(issue), assignee: assigneeOf(issue) },
-    messages: [issueMessage(ids, issue, botLogin, customerId), ...comments.map((c) => commentMessage(ids, c, botLogin, customerId))],
-  };
+  const messages = [issueMessage(ids, issue, botLogin, customerId), ...comments.map((c) => commentMessage(ids, c, botLogin, customerId))];
+  const status = polledStatus(issue, messages, mirrored.status, mirrored.updatedAt);
+  return { state: { subject: issue.title, status, labels: agentLabels(issue), assignee: assigneeOf(issue) }, messages };
 }

@@ -2,8 +2,9 @@
 // mirror, which repairs whatever a lost webhook missed (GitHub does not redeliver).
 import { iso } from "@mountkit/core";
 import { parseMetadata } from "../../domain/metadata.js";
-import { allPages, attached, bot, type GithubState } from "./client.js";
-import { type GhComment, type GhIssue, isoOf, snapshotOf } from "./mapping.js";
+import { isOpen } from "../../domain/status.js";
+import { allPages, attached, background, bot, type GithubState, writeOpenStatus } from "./client.js";
+import { type GhComment, type GhIssue, isoOf, labelNames, snapshotOf } from "./mapping.js";
 
 /** Brings one mirrored issue to GitHub's state; creates the mirror of a bot-opened issue it lacks. */
 async function reconcileIssue(s: GithubState, issue: GhIssue) {
@@ -21,7 +22,7 @@ async function reconcileIssue(s: GithubState, issue: GhIssue) {
       const opened = Date.parse(issue.created_at);
       if (!customerId || issue.user?.login?.toLowerCase() !== login.toLowerCase() || cx.clock.now() - opened < 60_000) return;
       const comments = await allPages<GhComment>(s, `${issuesPath}/${issue.number}/comments`, {});
-      const snap = snapshotOf(ids, issue, comments, login, customerId, "new");
+      const snap = snapshotOf(ids, issue, comments, login, customerId);
       c = await mirror.create({
         conversation: {
           id,
@@ -40,7 +41,12 @@ async function reconcileIssue(s: GithubState, issue: GhIssue) {
     }
     try {
       const comments = await allPages<GhComment>(s, `${issuesPath}/${issue.number}/comments`, {});
-      await mirror.sync(id, snapshotOf(ids, issue, comments, login, c.customerId, c.status));
+      const snap = snapshotOf(ids, issue, comments, login, c.customerId, c);
+      await mirror.sync(id, snap);
+      // the messages moved the status (a lost webhook): the issue's labels follow, as the webhook would have
+      const to = snap.state.status;
+      if (to && to !== c.status && isOpen(to) && !labelNames(issue).includes(to))
+        void background(s, "status labels", writeOpenStatus(s, issue.number, to, false));
     } catch (e) {
       if ((e as { gone?: boolean }).gone) await mirror.remove(id);
       else throw e;

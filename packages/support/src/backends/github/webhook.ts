@@ -15,6 +15,7 @@ export interface Payload {
   label?: { name: string };
   changes?: { title?: unknown; body?: unknown };
   repository?: { full_name?: string };
+  sender?: { login?: string };
 }
 
 export interface GithubWebhookDeps {
@@ -83,6 +84,9 @@ export function githubWebhook(d: GithubWebhookDeps): WebhookReceiver {
         return;
       }
       if (event !== "issues") return;
+      // the kit's own status writes (labels, close, reopen) come back as events: the mirror made that decision
+      // already, and the payload's labels may predate a later one, so its echo never moves the status
+      const own = p.sender?.login !== undefined && p.sender.login.toLowerCase() === (await d.bot()).toLowerCase();
       switch (p.action) {
         case "deleted":
         case "transferred":
@@ -101,7 +105,7 @@ export function githubWebhook(d: GithubWebhookDeps): WebhookReceiver {
         case "labeled":
         case "unlabeled":
           // an agent label leaves the status alone: the payload's status labels may predate a label write in flight
-          if (p.label && !isStatus(p.label.name)) {
+          if (own || (p.label && !isStatus(p.label.name))) {
             await mirror.setState(id, { labels: agentLabels(issue) });
             return;
           }
@@ -112,7 +116,7 @@ export function githubWebhook(d: GithubWebhookDeps): WebhookReceiver {
           return;
         case "closed":
         case "reopened":
-          await mirror.setState(id, { status: statusOf(issue, undefined, c.status), labels: agentLabels(issue) });
+          await mirror.setState(id, { ...(own ? {} : { status: statusOf(issue, undefined, c.status) }), labels: agentLabels(issue) });
           return;
         default:
           cx.logger.debug("support: github webhook action ignored", { event, action: p.action });
