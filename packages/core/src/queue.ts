@@ -5,7 +5,7 @@ import { exponentialCap, fullJitter, type RandomSource } from "./backoff.js";
 import { type Clock, systemClock } from "./clock.js";
 import { type IdGenerator, randomIds } from "./ids.js";
 import { kitLogger, type Logger } from "./logger.js";
-import { queueTelemetry } from "./telemetry.js";
+import { type QueueTelemetry, queueTelemetry } from "./telemetry.js";
 
 export interface Job<T = unknown> {
   id: string;
@@ -174,6 +174,37 @@ export interface Worker {
   idle(): Promise<void>;
 }
 
+/** What running one job needs from its worker. */
+interface JobRun {
+  clock: Clock;
+  log: Logger;
+  backoff: (attempt: number) => number;
+  tel: QueueTelemetry | undefined;
+}
+
+/** Runs one claimed job: completed on success; on failure `onDead` after its last attempt, and the retry or death recorded. */
+async function runJob<T>(o: WorkerOptions<T>, job: Job<T>, { clock, log, backoff, tel }: JobRun) {
+  const started = performance.now();
+  try {
+    await o.handler(job);
+    await o.store.complete({ id: job.id, now: clock.now() });
+    tel?.ran((performance.now() - started) / 1000, "done");
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const last = job.attempts >= job.maxAttempts;
+    tel?.ran((performance.now() - started) / 1000, last ? "dead" : "retry");
+    log.warn("job failed", { queue: o.queue, job: job.id, attempt: job.attempts, last, error: message });
+    try {
+      if (last) await o.onDead?.(job, err);
+    } catch (e) {
+      log.error("onDead failed", { queue: o.queue, job: job.id, error: e });
+    }
+    await o.store
+      .fail({ id: job.id, error: message, retryAt: last ? null : clock.now() + backoff(job.attempts), now: clock.now() })
+      .catch((e) => log.error("could not record job failure", { job: job.id, error: e }));
+  }
+}
+
 export function createWorker<T>(o: WorkerOptions<T>): Worker {
   const clock = o.clock ?? systemClock;
   const log = kitLogger(o.logger);
@@ -189,28 +220,7 @@ export function createWorker<T>(o: WorkerOptions<T>): Worker {
   let again = false;
   let idleWaiters: Array<() => void> = [];
   const tel = queueTelemetry(o.queue, () => o.store.counts(o.queue));
-
-  async function runJob(job: Job<T>) {
-    const started = tel && performance.now();
-    try {
-      await o.handler(job);
-      await o.store.complete({ id: job.id, now: clock.now() });
-      if (tel) tel.ran((performance.now() - started!) / 1000, "done");
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      const last = job.attempts >= job.maxAttempts;
-      if (tel) tel.ran((performance.now() - started!) / 1000, last ? "dead" : "retry");
-      log.warn("job failed", { queue: o.queue, job: job.id, attempt: job.attempts, last, error: message });
-      try {
-        if (last) await o.onDead?.(job, err);
-      } catch (e) {
-        log.error("onDead failed", { queue: o.queue, job: job.id, error: e });
-      }
-      await o.store
-        .fail({ id: job.id, error: message, retryAt: last ? null : clock.now() + backoff(job.attempts), now: clock.now() })
-        .catch((e) => log.error("could not record job failure", { job: job.id, error: e }));
-    }
-  }
+  const run: JobRun = { clock, log, backoff, tel };
 
   async function poll(): Promise<void> {
     do {
@@ -227,7 +237,7 @@ export function createWorker<T>(o: WorkerOptions<T>): Worker {
         if (!jobs.length) break;
         if (tel) for (const job of jobs) tel.claimed((clock.now() - job.runAt) / 1000);
         for (const job of jobs) {
-          const p = runJob(job as Job<T>).finally(() => {
+          const p = runJob(o, job as Job<T>, run).finally(() => {
             inFlight.delete(p);
             if (running) wake();
             else settleIdle();
