@@ -60,9 +60,12 @@ export function httpTelemetry(service: string): HttpTelemetry | undefined {
   if (!meter && !tracer) return undefined;
   return {
     service,
-    requests: meter?.createCounter("mountkit.http.requests", { description: "Requests answered, by service, route, method and status class" }),
+    requests: meter?.createCounter("mountkit.http.requests", {
+      description: "Requests answered, by service, route, method and status class",
+    }),
     duration: meter?.createHistogram("mountkit.http.request.duration", {
-      description: "Time from dispatch to the response head (a stream's first byte, not its end), by service, route, method and status class",
+      description:
+        "Time from dispatch to the response head (a stream's first byte, not its end), by service, route, method and status class",
       unit: "s",
       advice: { explicitBucketBoundaries: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] },
     }),
