@@ -1,5 +1,8 @@
 // The service's operations as typed in-process calls: interface A's customer calls and the agent side. The
-// routes call them after their guard (rate limits, bearer token); hosts and tests call them without HTTP.
+// routes call them after their guard (rate limits, bearer token); hosts and tests call them without HTTP, under
+// the same input rules (each write checks its route's body schema).
+import { issuesToDetails } from "@mountkit/core";
+import type * as z from "zod";
 import type { CustomerScope } from "./domain/backend.js";
 import type { Conversations } from "./domain/conversations.js";
 import type { ConversationPage } from "./domain/cursor.js";
@@ -9,6 +12,7 @@ import { type CloseAction, closeMessage } from "./domain/status.js";
 import { subjectOr } from "./domain/subject.js";
 import { issueDetail, type Summary } from "./domain/wire.js";
 import { supportError } from "./errors.js";
+import { AgentEditBody, AgentReplyBody, CreateBody, PostBody } from "./routes/schemas.js";
 
 export interface SupportApiDeps {
   products: ProductRegistry;
@@ -32,6 +36,21 @@ export interface SupportApi {
   agent: Omit<Conversations, "backend">;
 }
 
+/**
+ * The input checked by the schema its route validates, so a call in-process meets the rules HTTP does (a
+ * message of 1 to 20,000 characters...): the same 400 `invalid_request` with the same message and details.
+ */
+function checked(schema: z.ZodType, input: unknown): void {
+  const r = schema.safeParse(input);
+  if (r.success) return;
+  const details = issuesToDetails(r.error.issues);
+  const first = details[0];
+  throw supportError("invalid_request", {
+    message: first ? `invalid body: ${first.path ? `${first.path}: ` : ""}${first.message}` : "invalid body",
+    details,
+  });
+}
+
 /** The hidden block every customer message is stored with. */
 const customerBody = (message: string, customerId: string, clientMessageId: string | undefined): string =>
   withMetadata(message, clientMessageId ? { customerId, clientMessageId } : { customerId });
@@ -40,6 +59,7 @@ const customerBody = (message: string, customerId: string, clientMessageId: stri
 function customerApi({ products }: SupportApiDeps): Omit<SupportApi, "agent"> {
   return {
     async createConversation(input) {
+      checked(CreateBody, input);
       const p = products.require(input.productSlug);
       const r = await p.backend.createConversation({
         productSlug: p.slug,
@@ -74,6 +94,7 @@ function customerApi({ products }: SupportApiDeps): Omit<SupportApi, "agent"> {
       return issueDetail(v);
     },
     async postMessage(input) {
+      checked(PostBody, input);
       const p = products.require(input.productSlug);
       const r = await p.backend.postMessage({
         productSlug: p.slug,
@@ -105,8 +126,14 @@ export function createSupportApi(deps: SupportApiDeps): SupportApi {
       get: c.get,
       agentList: c.agentList,
       agentDetail: c.agentDetail,
-      reply: c.reply,
-      editMessage: c.editMessage,
+      async reply(id, input) {
+        checked(AgentReplyBody, input);
+        return c.reply(id, input);
+      },
+      async editMessage(id, messageId, body) {
+        checked(AgentEditBody, { body });
+        return c.editMessage(id, messageId, body);
+      },
       deleteMessage: c.deleteMessage,
       setLabels: c.setLabels,
       setAssignee: c.setAssignee,

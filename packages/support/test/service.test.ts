@@ -293,6 +293,42 @@ describe("support service", () => {
     expect((await s.api.listConversations({ productSlug: "nope", customerId: c })).conversations).toEqual([]);
   });
 
+  it("the in-process api caps messages as HTTP does: the same 400 body for a message over 20,000 characters, and nothing written", async () => {
+    const s = make({ agentToken: "tok" });
+    const c = cust();
+    const { conversationId: id } = await s.api.createConversation({ productSlug: "demo", customerId: c, message: "hi" });
+    const long = "x".repeat(20_001);
+    const viaHttp = await req(s, "POST", `/api/conversations/${id}/messages`, { productSlug: "demo", customerId: c, message: long });
+    expect(viaHttp.status).toBe(400);
+    const bodyOf = async (p: Promise<unknown>) => {
+      const e = await p.then(
+        () => undefined,
+        (x: unknown) => x,
+      );
+      expect(e).toMatchObject({ status: 400, code: "invalid_request" });
+      const r = s.errorResponse({ method: "POST", path: "/api/conversations", headers: {} }, e);
+      expect(r?.status).toBe(400);
+      const raw = r!.body;
+      const { requestId: _a, ...wire } = (typeof raw === "string" ? JSON.parse(raw) : raw) as Record<string, unknown>;
+      return wire;
+    };
+    const { requestId: _b, ...httpBody } = viaHttp.body;
+    expect(await bodyOf(s.api.postMessage({ productSlug: "demo", customerId: c, conversationId: id, message: long }))).toEqual(httpBody);
+    const created = await req(s, "POST", "/api/conversations", { productSlug: "demo", customerId: c, message: long });
+    const { requestId: _c, ...createBody } = created.body;
+    expect(created.status).toBe(400);
+    expect(await bodyOf(s.api.createConversation({ productSlug: "demo", customerId: c, message: long }))).toEqual(createBody);
+    await expect(s.api.postMessage({ productSlug: "demo", customerId: c, conversationId: id, message: "" })).rejects.toMatchObject({
+      status: 400,
+    });
+    await expect(s.api.agent.reply(id, { body: long, author: "Ann" })).rejects.toMatchObject({ status: 400, code: "invalid_request" });
+    // 20,000 is still allowed, and nothing of the refused calls was written
+    await s.api.postMessage({ productSlug: "demo", customerId: c, conversationId: id, message: "y".repeat(20_000) });
+    const d = await s.api.getConversation({ productSlug: "demo", customerId: c, conversationId: id });
+    expect(d.comments).toHaveLength(1);
+    expect((await s.api.listConversations({ productSlug: "demo", customerId: c })).conversations).toHaveLength(1);
+  });
+
   it("refuses bad configuration", () => {
     expect(() => createSupportService({ products: ["bad slug"] })).toThrow(/slug/);
     expect(() => createSupportService({ products: ["a", "a"] })).toThrow(/twice/);

@@ -11,10 +11,11 @@ import type { SupportContext } from "../http/context.js";
 import { conversationEvents, parseLastEventId } from "../stream/open.js";
 import {
   AgentDetailSchema,
+  AgentEditBody,
+  AgentReplyBody,
   AgentSummarySchema,
   CommentSchema,
   IdParam,
-  MessageBody,
   MessageIdParams,
   ProductSlug,
   StatusSchema,
@@ -255,7 +256,7 @@ const replyRoute = ({ cx, common, onThisSide }: AgentCx) =>
     operationId: "agentReply",
     summary: "Reply as an agent (status becomes waiting-for-customer)",
     params: IdParam,
-    body: z.object({ body: MessageBody, author: z.string().min(1).max(200) }),
+    body: AgentReplyBody,
     responses: { 200: { description: "Posted", schema: z.object({ id: z.string(), createdAt: Timestamp }) }, ...withBody },
     async handler({ params, body }) {
       await onThisSide(params.id);
@@ -271,7 +272,7 @@ const editRoute = ({ cx, common, onThisSide }: AgentCx) =>
     path: `${BASE}/:id/messages/:messageId`,
     operationId: "agentEditMessage",
     params: MessageIdParams,
-    body: z.object({ body: MessageBody }),
+    body: AgentEditBody,
     responses: {
       200: { description: "Edited", schema: CommentSchema.extend({ updatedAt: Timestamp }) },
       ...withBody,

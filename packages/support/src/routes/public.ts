@@ -9,18 +9,17 @@ import type { AddressSource } from "../http/client-address.js";
 import { admit, type SupportContext } from "../http/context.js";
 import { openStream, parseLastEventId } from "../stream/open.js";
 import {
-  ClientMessageId,
   CloseActionSchema,
   CommentSchema,
+  CreateBody,
   CustomerId,
   CustomerQuery,
   IdParam,
   IssueSchema,
-  MessageBody,
+  PostBody,
   ProductSlug,
   rateLimited,
   StreamEventSchema,
-  Subject,
   SummarySchema,
   Timestamp,
 } from "./schemas.js";
@@ -31,19 +30,6 @@ const err = (description: string) => ({ description });
 const limited = rateLimited("Rate limit exceeded");
 const bodyErrors = { 413: err("Request body over 64 KiB"), 415: err("Request body is not JSON") };
 
-const CreateBody = z.object({
-  productSlug: ProductSlug,
-  customerId: CustomerId,
-  message: MessageBody,
-  subject: Subject.optional(),
-  clientMessageId: ClientMessageId.optional(),
-});
-const PostBody = z.object({
-  productSlug: ProductSlug,
-  customerId: CustomerId,
-  message: MessageBody,
-  clientMessageId: ClientMessageId.optional(),
-});
 const CloseBody = z.object({ productSlug: ProductSlug, customerId: CustomerId, action: CloseActionSchema });
 export const LIST_LIMIT = { default: 50, max: 200 };
 const ListQuery = CustomerQuery.extend({
@@ -127,7 +113,7 @@ const listRoute = (cx: SupportContext) =>
     operationId: "listConversations",
     summary: "The customer's conversations, open and closed, most recent activity first, a page at a time",
     description:
-      "Pages of `limit` conversations (default 50, at most 200). When more follow, the `Link` header carries the next page's URL (`<URL>; rel=\"next\"`); the body keeps its `{ conversations }` shape.",
+      'Pages of `limit` conversations (default 50, at most 200). When more follow, the `Link` header carries the next page\'s URL (`<URL>; rel="next"`); the body keeps its `{ conversations }` shape.',
     tags,
     query: ListQuery,
     responses: {

@@ -32,6 +32,23 @@ export const MessageIdParams = z.object({ id: z.string().min(1).max(200), messag
 
 export const CustomerQuery = z.object({ productSlug: ProductSlug, customerId: CustomerId });
 
+/** Interface A's create and post bodies: the route validates them, and the typed API the same way in-process. */
+export const CreateBody = z.object({
+  productSlug: ProductSlug,
+  customerId: CustomerId,
+  message: MessageBody,
+  subject: Subject.optional(),
+  clientMessageId: ClientMessageId.optional(),
+});
+export const PostBody = z.object({
+  productSlug: ProductSlug,
+  customerId: CustomerId,
+  message: MessageBody,
+  clientMessageId: ClientMessageId.optional(),
+});
+export const AgentReplyBody = z.object({ body: MessageBody, author: z.string().min(1).max(200) });
+export const AgentEditBody = z.object({ body: MessageBody });
+
 export const SummarySchema = z.object({
   id: z.string(),
   subject: z.string(),
