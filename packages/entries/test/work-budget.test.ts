@@ -125,7 +125,8 @@ describe("hostile documents answered promptly", () => {
 
 describe("the inline path's step budget", () => {
   const pool = specPool();
-  const inlineOnly = specPool({ maxThreads: 0 });
+  // the inline path a host opts into (inlineBelowBytes), with no processes to hand a document to
+  const inlineOnly = specPool({ maxThreads: 0, inlineBelowBytes: 64 * 1024 });
   afterAll(() => Promise.all([pool.destroy(), inlineOnly.destroy()]));
 
   it("defaults to DEFAULT_INLINE_MAX_STEPS, and a host can set it", () => {

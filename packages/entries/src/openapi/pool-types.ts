@@ -22,7 +22,11 @@ export interface SpecPoolOptions {
    * Default 10; 0 runs them at the host's priority.
    */
   lowerPriorityBy?: number;
-  /** Documents smaller than this without YAML anchors are validated inline (cheaper than a process hop). Default 64 KiB. */
+  /**
+   * Documents smaller than this without YAML anchors are validated on the event loop, within `inlineMaxSteps`.
+   * Default 0: every document goes to a process, since the first validation of each OpenAPI version in a process
+   * compiles the specification's JSON Schema (0.4-1.3 s for 2.0, 3.0 and 3.1, 0.25 s more to load the library).
+   */
   inlineBelowBytes?: number;
   /**
    * Steps of work (limits.ts, StepBudget) a document validated inline may take on the host's event loop, a few
