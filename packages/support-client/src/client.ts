@@ -1,9 +1,9 @@
 // The support client: interface A calls, message retry with a stable clientMessageId, and live streams
-// that reconnect (full jitter under 1 s doubling to 30 s, then a detail refetch) or use the platform's EventSource.
+// that reconnect (1 s doubling to 30 s, jittered ±20%, then a detail refetch) or use the platform's EventSource.
 import type { Comment, Issue, Status, StreamEvent, Summary } from "@mountkit/support/wire";
 import { defaultStorage, type KeyValueStorage, newClientMessageId, persistentCustomerId } from "./ids.js";
 import { type EventSourceLike, type StreamHandlers, type Subscription, subscribeWithEventSource, subscribeWithFetch } from "./subscribe.js";
-import { type ClientContext, call, conversationPath as conv, read, retrying, SupportApiError } from "./transport.js";
+import { type ClientContext, call, conversationPath as conv, read, readPage, retrying, SupportApiError } from "./transport.js";
 
 export type { Comment, EventSourceLike, Issue, StreamEvent, StreamHandlers, Subscription, Summary };
 export { SupportApiError };
@@ -23,9 +23,9 @@ export interface SupportClientOptions {
   EventSource?: EventSourceLike;
   /** Attempts for a message POST, a read or a close on network errors, 5xx and 429. Default 5. */
   postAttempts?: number;
-  /** Cap of the first retry delay of those calls (full jitter), doubling. Default 500 ms. */
+  /** First retry delay of those calls, doubling (jittered ±20%). Default 500 ms. */
   postRetryMs?: number;
-  /** Stream reconnection delays: full jitter under a cap of 1 s doubling to 30 s by default. */
+  /** Stream reconnection delays: 1 s doubling to 30 s by default, each jittered ±20% within those bounds. */
   reconnect?: { initialMs: number; maxMs: number };
   /** The backoff jitter's random source, numbers in [0, 1) (tests inject one). Default Math.random. */
   random?: () => number;
@@ -35,7 +35,13 @@ export interface SupportClient {
   readonly customerId: string;
   readonly productSlug: string;
   create(input: { message: string; subject?: string; clientMessageId?: string }): Promise<{ conversationId: string; createdAt: string }>;
+  /** Every conversation, most recent activity first: the pages interface A answers, followed to the end. */
   list(): Promise<Summary[]>;
+  /**
+   * One page of the customer's conversations (`limit` per page, the server's default 50) and, when more follow,
+   * the URL of the next (`Link: rel="next"`): pass it back as `next` for that page.
+   */
+  listPage(input?: { limit?: number; next?: string }): Promise<{ conversations: Summary[]; next?: string }>;
   find(): Promise<string | undefined>;
   get(conversationId: string): Promise<{ issue: Issue; comments: Comment[] }>;
   /** Posts with a `clientMessageId` (generated when absent), retrying retryable failures with the same id. */
@@ -61,6 +67,15 @@ function clientContext(options: SupportClientOptions, customerId: string): Clien
   };
 }
 
+/** Interface A's largest list page. */
+const LIST_PAGE_MAX = 200;
+
+async function listPage(cx: ClientContext, input: { limit?: number; next?: string }) {
+  const url = input.next ?? `/api/conversations/list?${cx.scope}${input.limit ? `&limit=${input.limit}` : ""}`;
+  const r = await readPage<{ conversations: Summary[] }>(cx, url);
+  return { conversations: r.body.conversations, ...(r.next ? { next: r.next } : {}) };
+}
+
 export function createSupportClient(options: SupportClientOptions): SupportClient {
   const customerId = options.customerId ?? persistentCustomerId(options.storage ?? defaultStorage());
   const productSlug = options.productSlug;
@@ -77,7 +92,18 @@ export function createSupportClient(options: SupportClientOptions): SupportClien
         ...(subject ? { subject } : {}),
         ...(clientMessageId ? { clientMessageId } : {}),
       }),
-    list: async () => (await read<{ conversations: Summary[] }>(cx, `/api/conversations/list?${scope}`)).conversations,
+    listPage: (input = {}) => listPage(cx, input),
+    async list() {
+      const all: Summary[] = [];
+      const seen = new Set<string>();
+      let page = await listPage(cx, { limit: LIST_PAGE_MAX });
+      for (;;) {
+        all.push(...page.conversations);
+        if (!page.next || seen.has(page.next)) return all;
+        seen.add(page.next);
+        page = await listPage(cx, { next: page.next });
+      }
+    },
     find: async () => {
       const r = await read<{ found: boolean; conversationId?: string }>(cx, `/api/conversations/find?${scope}`);
       return r.found ? r.conversationId : undefined;

@@ -1,5 +1,5 @@
 // Interface A over fetch: one JSON call, its error (status, request id, Retry-After), and the retry loop the
-// calls that are safe to repeat go through (full jitter, at least Retry-After).
+// calls that are safe to repeat go through (doubling delays jittered ±20%, at least Retry-After).
 import { type Backoff, jitteredDelay, sleep } from "./backoff.js";
 
 /** What the client's calls and streams share, fixed when the client is created. */
@@ -36,9 +36,37 @@ export const conversationPath = (id: string) => `/api/conversations/${encodeURIC
 
 /** One request; a non-2xx answer or a network failure throws a {@link SupportApiError}. */
 export async function call<T>(cx: ClientContext, method: string, path: string, body?: unknown): Promise<T> {
+  return (await exchange<T>(cx, method, `${cx.base}${path}`, body)).body;
+}
+
+/** The `rel="next"` URL of an RFC 8288 `Link` header, resolved against `base`; undefined when there is none. */
+export function nextLink(header: string | null, base: string): string | undefined {
+  for (const part of header?.split(/,(?=\s*<)/) ?? []) {
+    const m = /^\s*<([^>]*)>(.*)$/.exec(part);
+    if (m && /;\s*rel\s*=\s*"?(?:[^";]*\s)?next(?:\s[^";]*)?"?\s*(?:;|$)/i.test(m[2]!)) return new URL(m[1]!, `${base}/`).href;
+  }
+  return undefined;
+}
+
+/**
+ * One page of a list: its body and the next page's URL from `Link: rel="next"` (interface A pages its lists).
+ * `url` is a path under the base, or a next-page URL this function answered earlier.
+ */
+export async function readPage<T>(cx: ClientContext, url: string): Promise<{ body: T; next?: string }> {
+  const target = /^https?:/i.test(url) ? url : `${cx.base}${url}`;
+  // a next-page URL goes only where the API is: the customer id travels in it
+  if (new URL(target).origin !== new URL(`${cx.base}/`).origin)
+    throw new SupportApiError(0, "next page off the API's origin", undefined, undefined);
+  return retrying(cx, async () => {
+    const r = await exchange<T>(cx, "GET", target);
+    return { body: r.body, next: nextLink(r.headers.get("link"), cx.base) };
+  });
+}
+
+async function exchange<T>(cx: ClientContext, method: string, url: string, body?: unknown): Promise<{ body: T; headers: Headers }> {
   let res: Response;
   try {
-    res = await cx.doFetch(`${cx.base}${path}`, {
+    res = await cx.doFetch(url, {
       method,
       headers: body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -62,11 +90,11 @@ export async function call<T>(cx: ClientContext, method: string, path: string, b
       Number.isFinite(ra) && ra > 0 ? ra * 1000 : undefined,
     );
   }
-  return json as T;
+  return { body: json as T, headers: res.headers };
 }
 
 /**
- * Runs `attempt` again on 429, 5xx and network failures (waiting full jitter, at least Retry-After), up to
+ * Runs `attempt` again on 429, 5xx and network failures (waiting the jittered doubling delay, at least Retry-After), up to
  * `postAttempts` times. Only for calls that are safe to repeat: reads, a send with its fixed clientMessageId,
  * and close (on a conversation already in that state it changes nothing).
  */

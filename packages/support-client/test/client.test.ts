@@ -45,15 +45,23 @@ describe("client helpers", () => {
     expect([0, 1, 2, 3, 4, 5, 6, 50].map((n) => backoffDelay(n))).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]);
   });
 
-  it("waits a full-jitter delay: uniform between 0 and that cap", () => {
-    expect([0, 1, 5, 50].map((n) => jitteredDelay(n, STREAM_BACKOFF, () => 0))).toEqual([0, 0, 0, 0]);
-    expect([0, 1, 5, 50].map((n) => jitteredDelay(n, STREAM_BACKOFF, () => 0.5))).toEqual([500, 1000, 15000, 15000]);
+  it("jitters each delay by ±20% around the doubled value, within 1 s..30 s: the delays still double on average", () => {
+    expect([0, 1, 2, 3, 4, 5, 50].map((n) => jitteredDelay(n, STREAM_BACKOFF, () => 0.5))).toEqual([
+      1000, 2000, 4000, 8000, 16000, 30000, 30000,
+    ]);
+    expect([1, 2, 3, 4, 5].map((n) => jitteredDelay(n, STREAM_BACKOFF, () => 0))).toEqual([1600, 3200, 6400, 12800, 24000]);
+    expect([0, 1, 4, 5].map((n) => jitteredDelay(n, STREAM_BACKOFF, () => 0.999999))).toEqual([1200, 2400, 19200, 30000]);
     fc.assert(
       fc.property(fc.nat(60), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (n, r) => {
         const d = jitteredDelay(n, STREAM_BACKOFF, () => r);
-        return d >= 0 && d <= backoffDelay(n);
+        return d >= 1000 && d <= 30_000 && Math.abs(d - backoffDelay(n)) <= 0.2 * backoffDelay(n) + 1;
       }),
     );
+    // on average (a fixed spread of random draws) each delay is twice the one before, until the ceiling
+    const draws = Array.from({ length: 1000 }, (_, i) => (i + 0.5) / 1000);
+    const mean = (n: number) => draws.reduce((sum, r) => sum + jitteredDelay(n, STREAM_BACKOFF, () => r), 0) / draws.length;
+    for (const n of [1, 2, 3]) expect(mean(n + 1) / mean(n)).toBeCloseTo(2, 2);
+    for (let n = 0; n < 8; n++) expect(mean(n + 1)).toBeGreaterThan(mean(n) - 1e-9);
   });
 
   it("strips for display exactly like the server's reference implementation", () => {
@@ -222,6 +230,32 @@ describe("client against a real server", () => {
     await expect(before.send(conversationId, "late")).rejects.toMatchObject({ status: 409, retryable: false });
   });
 
+  it("lists past interface A's page of 50: list() follows Link rel=next to the end, listPage() hands the next page's URL over", async () => {
+    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage() });
+    const made: string[] = [];
+    for (let i = 0; i < 205; i++) {
+      made.push(
+        (await service.api.createConversation({ productSlug: "demo", customerId: client.customerId, message: `n${i}` })).conversationId,
+      );
+    }
+    const all = await client.list();
+    expect(all).toHaveLength(205);
+    expect(new Set(all.map((c) => c.id))).toEqual(new Set(made));
+    const first = await client.listPage();
+    expect(first.conversations).toHaveLength(50);
+    expect(first.next).toMatch(/\/api\/conversations\/list\?.*cursor=/);
+    const second = await client.listPage({ next: first.next });
+    expect(second.conversations).toHaveLength(50);
+    expect(second.conversations.map((c) => c.id)).toEqual(all.slice(50, 100).map((c) => c.id));
+    const small = await client.listPage({ limit: 200 });
+    expect(small.conversations).toHaveLength(200);
+    const last = await client.listPage({ next: small.next });
+    expect(last.conversations).toHaveLength(5);
+    expect(last.next).toBeUndefined();
+    // a next URL elsewhere is never followed with the customer's id
+    await expect(client.listPage({ next: "https://elsewhere.example/api/conversations/list?cursor=x" })).rejects.toThrow(/origin/);
+  });
+
   it("does not retry a 4xx", async () => {
     const { f, ctl } = instrumentedFetch();
     const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage(), fetch: f, postRetryMs: 1 });
@@ -330,7 +364,7 @@ describe("client against a real server", () => {
 
   it("fetch reader: a dropped stream reconnects after 1 s with Last-Event-ID and refetches the detail", async () => {
     const { f, ctl } = instrumentedFetch();
-    // the jitter drawn at its top: the whole 1 s cap
+    // the jitter drawn at its top: 1 s plus a fifth
     const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage(), fetch: f, random: () => 0.9999 });
     const { conversationId } = await client.create({ message: "x" });
     const events: StreamEvent[] = [];
@@ -352,7 +386,7 @@ describe("client against a real server", () => {
     }
   });
 
-  it("fetch reader: the reconnect delay is full jitter under the cap, drawn from the injected random source", async () => {
+  it("fetch reader: the reconnect delay is the jittered first delay, drawn from the injected random source", async () => {
     const { f, ctl } = instrumentedFetch();
     const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage(), fetch: f, random: () => 0.3 });
     const { conversationId } = await client.create({ message: "x" });
@@ -363,10 +397,10 @@ describe("client against a real server", () => {
       const cutAt = Date.now();
       ctl.cut();
       await until(() => ctl.streamStarts.length >= 2, "reconnect");
-      // 0.3 of the 1 s cap: well before the cap, not at once
+      // never before the first delay of 1 s (0.3 draws 1 s · 0.92, kept at the 1 s floor), well before 2 s
       const waited = ctl.streamStarts[1]! - cutAt;
-      expect(waited).toBeGreaterThanOrEqual(250);
-      expect(waited).toBeLessThan(800);
+      expect(waited).toBeGreaterThanOrEqual(950);
+      expect(waited).toBeLessThan(1600);
     } finally {
       live.close();
     }

@@ -133,36 +133,60 @@ export class MountkitSupportElement extends HTMLElement {
     const main = body("Conversations", h("p", { class: "notice" }, "Loading…"));
     const start = h("button", { class: "primary", type: "button", onclick: () => void this.show({ kind: "new" }) }, "New conversation");
     this.#frame(heading, main, h("div", { class: "row", style: "padding:10px 12px" }, start));
-    let items: Summary[];
+    let page: { conversations: Summary[]; next?: string };
     try {
-      items = await this.client.list();
+      page = await this.client.listPage();
     } catch (e) {
       main.replaceChildren(h("p", { class: "error", role: "alert" }, `Could not load your conversations: ${(e as Error).message}`));
       return;
     }
     if (this.#view.kind !== "list") return;
-    if (!items.length) {
+    if (!page.conversations.length) {
       main.replaceChildren(h("p", { class: "empty" }, "No conversations yet. Start one and we will answer here."));
       return;
     }
-    items.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1));
-    main.replaceChildren(
+    const list = h("ul", { class: "list", "aria-label": "Your conversations" }, ...page.conversations.map((c) => this.#listItem(c)));
+    main.replaceChildren(list);
+    // interface A answers a page at a time, most recent first: the next one follows its `Link: rel="next"`
+    let next = page.next;
+    const more: HTMLButtonElement = h(
+      "button",
+      {
+        class: "more",
+        type: "button",
+        onclick: () => {
+          if (!next) return;
+          more.disabled = true;
+          this.client
+            .listPage({ next })
+            .then((p) => {
+              list.append(...p.conversations.map((c) => this.#listItem(c)));
+              next = p.next;
+              more.disabled = false;
+              more.hidden = !next;
+            })
+            .catch((err: Error) => {
+              more.disabled = false;
+              more.textContent = `Could not load more (${err.message}): try again`;
+            });
+        },
+      },
+      "Older conversations",
+    );
+    more.hidden = !next;
+    main.append(more);
+  }
+
+  #listItem(c: Summary) {
+    const s = statusOf(c.status, c.isOpen);
+    return h(
+      "li",
+      {},
       h(
-        "ul",
-        { class: "list", "aria-label": "Your conversations" },
-        ...items.map((c) => {
-          const s = statusOf(c.status, c.isOpen);
-          return h(
-            "li",
-            {},
-            h(
-              "button",
-              { type: "button", onclick: () => void this.show({ kind: "thread", id: c.id }) },
-              h("span", { class: "subject" }, c.subject),
-              h("span", { class: "meta" }, h("span", { class: `badge ${s.tone}` }, s.text), ` · ${when(c.updatedAt)}`),
-            ),
-          );
-        }),
+        "button",
+        { type: "button", onclick: () => void this.show({ kind: "thread", id: c.id }) },
+        h("span", { class: "subject" }, c.subject),
+        h("span", { class: "meta" }, h("span", { class: `badge ${s.tone}` }, s.text), ` · ${when(c.updatedAt)}`),
       ),
     );
   }

@@ -48,6 +48,7 @@ header h2 { flex: 1; margin: 0; font-size: 1rem; }
   width: 100%; text-align: left; border: 1px solid var(--mk-border); border-radius: 8px; padding: 10px;
   background: var(--mk-bg); display: grid; gap: 4px;
 }
+.more { margin-top: 8px; width: 100%; border: 1px dashed var(--mk-border); border-radius: 8px; padding: 8px; background: transparent; }
 .subject { font-weight: 600; overflow-wrap: anywhere; }
 .meta { color: var(--mk-muted); font-size: .85rem; }
 .badge { display: inline-block; border-radius: 999px; padding: 1px 8px; font-size: .78rem; font-weight: 600; border: 1px solid currentColor; }
