@@ -3,7 +3,8 @@
 // SQLite; the adapters' requests per CPU-second from bench/adapters.ts). The scenarios are the acceptance suite's own
 // (test/host-safety/scenarios.ts); here the example server runs on dist/, not pinned: the host under test is a 2-core
 // machine with its worker threads, as deployed.
-import { loadavg } from "node:os";
+import { execFileSync } from "node:child_process";
+import { availableParallelism, loadavg } from "node:os";
 import {
   answerSummary,
   episodesSummary,
@@ -123,7 +124,19 @@ async function episodeThroughput(count: number, bytes: number, extractMs: number
   }
 }
 
+/**
+ * Undoes `pinning()` of the figures before these (lib.ts pins this process, and children inherit it): the example
+ * server and its worker threads get the whole machine, as a host does.
+ */
+function unpin(): void {
+  if (process.platform !== "linux") return;
+  try {
+    execFileSync("taskset", ["-a", "-p", "-c", `0-${availableParallelism() - 1}`, String(process.pid)], { stdio: "ignore" });
+  } catch {}
+}
+
 export async function runHostSafety(args: string[]): Promise<void> {
+  unpin();
   const frameworks = argList(args, "framework", ["fastify", "express", "fetch"]) as Framework[];
   const idleMs = arg(args, "idle-seconds", 5) * 1000;
   const extractMs = arg(args, "extract-seconds", 300) * 1000;
