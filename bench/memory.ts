@@ -6,6 +6,7 @@
 // vectors, with CPU time next to wall time and the load average).
 
 import { loadavg } from "node:os";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import {
   createMemoryService,
   type EdgeRecord,
@@ -13,8 +14,10 @@ import {
   type EntityRecord,
   type EpisodeRecord,
   type MemoryService,
+  nlpExtractor,
 } from "@mountkit/memory";
 import { listen } from "../examples/server/src/listen.js";
+import { largeEpisode } from "../packages/memory/test/large-episodes.js";
 import { percentile } from "./lib.js";
 import { runQuality } from "./memory-quality.js";
 import { recallAtScale, type StoreName } from "./memory-scale.js";
@@ -91,8 +94,13 @@ function syntheticEpisode(r: () => number, i: number): string {
 }
 
 // --- 1. extraction throughput ---------------------------------------------------------------------
-async function extractionThroughput(n: number) {
-  const service = createMemoryService({ dailyQuota: 1e9, worker: { concurrency: 2 } });
+/** Where the offline extractor runs: on the event loop (`nlpExtractor()` given, as before issue #24) or on threads (the default). */
+type Placement = "event loop" | "threads";
+const serviceFor = (placement: Placement, extra: Parameters<typeof createMemoryService>[0] = {}) =>
+  createMemoryService({ dailyQuota: 1e9, ...(placement === "event loop" ? { extractor: nlpExtractor() } : {}), ...extra });
+
+async function extractionThroughput(n: number, placement: Placement) {
+  const service = serviceFor(placement, { worker: { concurrency: 2 } });
   await service.keys.create({ brainId: "throughput", key: KEY });
   const r = rng(7);
   const texts = Array.from({ length: n }, (_, i) => syntheticEpisode(r, i));
@@ -104,6 +112,40 @@ async function extractionThroughput(n: number) {
   const entities = (await service.store.listEntities({ brainId: "throughput", limit: 1_000_000 })).items.length;
   await service.dispose();
   return { n, seconds, perSecond: n / seconds, edges, entities };
+}
+
+/**
+ * Episodes posted over HTTP (`inFlight` requests at a time, spread over five brains) until all are extracted:
+ * episodes/s, the slowest POST answer and the worst event-loop delay of the process that hosts the service.
+ */
+async function httpThroughput(framework: "fastify" | "express" | "fetch", placement: Placement, contents: string[], inFlight: number) {
+  const service = serviceFor(placement, { worker: { concurrency: 4, pollMs: 50 }, extraction: { timeoutMs: 600_000 } });
+  const keys = await Promise.all([0, 1, 2, 3, 4].map((i) => service.keys.create({ brainId: `http-${i}`, key: `${KEY}_${i}` })));
+  const server = await listen(framework, [service]);
+  const api = http(server.url);
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  try {
+    loop.enable();
+    const t0 = performance.now();
+    let next = 0;
+    let slowestPost = 0;
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        for (let i = next++; i < contents.length; i = next++) {
+          const t = performance.now();
+          await api.post("/v1/episodes", { content: contents[i] }, keys[i % keys.length]!.key);
+          slowestPost = Math.max(slowestPost, performance.now() - t);
+        }
+      }),
+    );
+    await service.worker.idle();
+    const seconds = (performance.now() - t0) / 1000;
+    loop.disable();
+    return { n: contents.length, perSecond: contents.length / seconds, slowestPost, worstLoop: loop.max / 1e6 };
+  } finally {
+    await server.close();
+    await service.dispose();
+  }
 }
 
 // --- 2./3. freshness and recall latency over HTTP ---------------------------------------------------
@@ -275,11 +317,23 @@ export async function run(args: string[]): Promise<void> {
 }
 
 async function extractionAndFreshness(args: string[], framework: "fastify" | "express" | "fetch") {
-  console.log("1. extraction (default extractor, in-process, 2 workers)");
-  const tp = await extractionThroughput(Number(arg(args, "--episodes") ?? 2000));
+  const n = Number(arg(args, "--episodes") ?? 2000);
+  const large = Number(arg(args, "--large") ?? 50);
+  console.log("1. extraction, offline NLP extractor on the event loop (before issue #24) and on worker threads (the default)");
   console.log(
-    `   ${tp.n} episodes in ${tp.seconds.toFixed(2)} s: ${tp.perSecond.toFixed(0)} episodes/s (${tp.edges} edges, ${tp.entities} entities)`,
+    `   ${"where".padEnd(11)} ${"in-process".padStart(16)} ${`HTTP (${framework})`.padStart(16)} ${`${large} x 50 KB over HTTP`.padStart(22)} ${"slowest POST".padStart(13)} ${"worst loop".padStart(11)}`,
   );
+  const r = rng(11);
+  const small = Array.from({ length: n }, (_, i) => syntheticEpisode(r, i));
+  const big = Array.from({ length: large }, (_, i) => largeEpisode(100 + i));
+  for (const placement of ["event loop", "threads"] as const) {
+    const tp = await extractionThroughput(n, placement);
+    const viaHttp = await httpThroughput(framework, placement, small, 8);
+    const heavy = await httpThroughput(framework, placement, big, large);
+    console.log(
+      `   ${placement.padEnd(11)} ${`${tp.perSecond.toFixed(0)} episodes/s`.padStart(16)} ${`${viaHttp.perSecond.toFixed(0)} episodes/s`.padStart(16)} ${`${heavy.perSecond.toFixed(2)} episodes/s`.padStart(22)} ${ms(heavy.slowestPost).padStart(13)} ${ms(Math.max(viaHttp.worstLoop, heavy.worstLoop)).padStart(11)}   (${tp.edges} edges, ${tp.entities} entities; load ${loadavg()[0]!.toFixed(1)})`,
+    );
+  }
 
   const service = createMemoryService({ dailyQuota: 1e9, worker: { pollMs: 50 } });
   await service.keys.create({ brainId: "bench", key: KEY });
