@@ -257,6 +257,28 @@ function suite(t: AdapterTarget) {
       expect((await detail(id, c)).body.comments).toHaveLength(1);
     });
 
+    it("creating a conversation again with the same clientMessageId answers the first (200, same body) and creates nothing, also under concurrent retries", async () => {
+      const c = cust();
+      const key = `msg_${crypto.randomUUID()}`;
+      const body = { productSlug: "demo", customerId: c, message: "lost answer", clientMessageId: key };
+      const a = await call(u("/api/conversations"), { body });
+      const b = await call(u("/api/conversations"), { body });
+      expect(a.status).toBe(200);
+      expect(b.status).toBe(200);
+      expect(b.body).toEqual(a.body);
+      const raceKey = `msg_${crypto.randomUUID()}`;
+      const rs = await Promise.all(
+        Array.from({ length: 12 }, () => call(u("/api/conversations"), { body: { ...body, clientMessageId: raceKey } })),
+      );
+      for (const r of rs) expect(r.status).toBe(200);
+      expect(new Set(rs.map((r) => r.body.conversationId)).size).toBe(1);
+      const listed = await call(u(`/api/conversations/list?productSlug=demo&customerId=${c}`));
+      expect(listed.body.conversations).toHaveLength(2);
+      // another customer's same key is another conversation
+      const other = await call(u("/api/conversations"), { body: { ...body, customerId: cust() } });
+      expect(other.body.conversationId).not.toBe(a.body.conversationId);
+    });
+
     it("a retry of a message that got in before a close still answers the original", async () => {
       const c = cust();
       const id = await create(c);

@@ -329,6 +329,76 @@ describe("support service", () => {
     expect((await s.api.listConversations({ productSlug: "demo", customerId: c })).conversations).toHaveLength(1);
   });
 
+  it("the OpenAPI documents describe 408 on every route that reads a body, the streams' headers, and the paging of both lists", async () => {
+    const s = make({ agentToken: "tok", spiToken: "spi" });
+    const docs = {
+      a: (await req(s, "GET", "/api/conversations/openapi.json")).body,
+      b: (await req(s, "GET", "/care/openapi.json")).body,
+      agent: (await req(s, "GET", "/agent/openapi.json", undefined, { authorization: "Bearer tok" })).body,
+    };
+    for (const [name, doc] of Object.entries(docs)) {
+      expect(doc?.paths, name).toBeDefined();
+      for (const [path, ops] of Object.entries<any>(doc.paths)) {
+        for (const [method, op] of Object.entries<any>(ops)) {
+          if (op.requestBody) expect(Object.keys(op.responses), `${method} ${path}`).toContain("408");
+          if (op.responses["200"]?.content?.["text/event-stream"]) {
+            const headers = op.responses["200"].headers;
+            expect(headers["Cache-Control"], path).toMatchObject({ required: true, schema: { enum: ["no-cache, no-transform"] } });
+            expect(headers["X-Accel-Buffering"], path).toMatchObject({ required: true, schema: { enum: ["no"] } });
+          }
+        }
+      }
+    }
+    const paged = (op: any) => ({
+      params: op.parameters.map((p: any) => `${p.in}:${p.name}`).sort(),
+      link: op.responses["200"].headers.Link !== undefined,
+    });
+    expect(paged(docs.a.paths["/api/conversations/list"].get)).toEqual({
+      params: ["query:cursor", "query:customerId", "query:limit", "query:productSlug"],
+      link: true,
+    });
+    expect(paged(docs.b.paths["/care/conversations"].get)).toEqual({
+      params: ["query:cursor", "query:customerId", "query:limit"],
+      link: true,
+    });
+    // the stream answers with the headers its documents name
+    const c = cust();
+    const { conversationId: id } = await s.api.createConversation({ productSlug: "demo", customerId: c, message: "hi" });
+    const ac = new AbortController();
+    const r = await s.fetch(
+      new Request(`http://kit/api/conversations/${id}/stream?productSlug=demo&customerId=${c}`, { signal: ac.signal }),
+    );
+    expect(r.headers.get("cache-control")).toBe("no-cache, no-transform");
+    expect(r.headers.get("x-accel-buffering")).toBe("no");
+    ac.abort();
+    await r.body?.cancel().catch(() => undefined);
+  });
+
+  it("interface B answers the whole list unless asked for pages, then pages with Link rel=next as interface A does", async () => {
+    const s = make({ spiToken: "spi", limits: { rateLimit: 10_000 } });
+    const auth = { authorization: "Bearer spi" };
+    const c = cust();
+    for (let i = 0; i < 7; i++) await s.api.createConversation({ productSlug: "demo", customerId: c, message: `n${i}` });
+    const all = await req(s, "GET", `/care/conversations?customerId=${c}`, undefined, auth);
+    expect(all.body.conversations).toHaveLength(7);
+    expect(all.headers.get("link")).toBeNull();
+    const seen: string[] = [];
+    let url: string | undefined = `/care/conversations?customerId=${c}&limit=3`;
+    let pages = 0;
+    while (url) {
+      const page = await req(s, "GET", url, undefined, auth);
+      expect(page.status).toBe(200);
+      seen.push(...page.body.conversations.map((x: { id: string }) => x.id));
+      pages++;
+      const link = page.headers.get("link");
+      url = link ? /^<([^>]+)>; rel="next"$/.exec(link)![1] : undefined;
+    }
+    expect(pages).toBe(3);
+    expect(seen).toEqual(all.body.conversations.map((x: { id: string }) => x.id));
+    expect((await req(s, "GET", `/care/conversations?customerId=${c}&limit=0`, undefined, auth)).status).toBe(400);
+    expect((await req(s, "GET", `/care/conversations?customerId=${c}&cursor=nope`, undefined, auth)).status).toBe(400);
+  });
+
   it("refuses bad configuration", () => {
     expect(() => createSupportService({ products: ["bad slug"] })).toThrow(/slug/);
     expect(() => createSupportService({ products: ["a", "a"] })).toThrow(/twice/);

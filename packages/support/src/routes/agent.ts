@@ -14,6 +14,7 @@ import {
   AgentEditBody,
   AgentReplyBody,
   AgentSummarySchema,
+  bodyErrors,
   CommentSchema,
   IdParam,
   MessageIdParams,
@@ -21,6 +22,7 @@ import {
   StatusSchema,
   StreamEventSchema,
   SummarySchema,
+  streamHeaders,
   Timestamp,
 } from "./schemas.js";
 
@@ -65,7 +67,7 @@ const auth = {
   404: err("Conversation not found"),
   501: err("The product's conversations are worked on in its backend"),
 };
-const withBody = { ...auth, 413: err("Request body over 64 KiB"), 415: err("Request body is not JSON") };
+const withBody = { ...auth, ...bodyErrors };
 
 const elsewhere = () =>
   supportError("not_supported", { message: "this product's conversations are worked on in its backend (GitHub, Slack, a remote SPI)" });
@@ -165,7 +167,7 @@ const productStreamRoute = ({ cx, common }: AgentCx) =>
       "`connected` first, then `conversation_changed` with `{ conversationId, seq }` for every new conversation, message, edit, status, label or assignee change. Notices carry no id and are not replayed: a client that (re)connects reads the list again.",
     query: InboxStreamQuery,
     responses: {
-      200: { description: "Event stream", contentType: "text/event-stream", schema: StreamEventSchema },
+      200: { description: "Event stream", contentType: "text/event-stream", schema: StreamEventSchema, headers: streamHeaders },
       ...auth,
       400: err("Missing or invalid productSlug"),
       404: err("No product for the slug"),
@@ -203,7 +205,10 @@ const conversationStreamRoute = ({ cx, common, onThisSide }: AgentCx) =>
       "The same frames as `GET /api/conversations/{id}/stream`: `connected`, then the events after `Last-Event-ID` (header, or the `lastEventId` query) and live ones; `resync` when the id was never issued or the events are gone.",
     params: IdParam,
     query: StreamQuery,
-    responses: { 200: { description: "Event stream", contentType: "text/event-stream", schema: StreamEventSchema }, ...auth },
+    responses: {
+      200: { description: "Event stream", contentType: "text/event-stream", schema: StreamEventSchema, headers: streamHeaders },
+      ...auth,
+    },
     async handler({ params, query, headers, signal }) {
       await onThisSide(params.id);
       const c = await cx.api.agent.get(params.id);

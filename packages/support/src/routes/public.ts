@@ -9,6 +9,7 @@ import type { AddressSource } from "../http/client-address.js";
 import { admit, type SupportContext } from "../http/context.js";
 import { openStream, parseLastEventId } from "../stream/open.js";
 import {
+  bodyErrors,
   CloseActionSchema,
   CommentSchema,
   CreateBody,
@@ -16,11 +17,16 @@ import {
   CustomerQuery,
   IdParam,
   IssueSchema,
+  nextLinkHeader,
+  nextPageLink,
+  PageCursor,
+  PageLimit,
   PostBody,
   ProductSlug,
   rateLimited,
   StreamEventSchema,
   SummarySchema,
+  streamHeaders,
   Timestamp,
 } from "./schemas.js";
 
@@ -28,26 +34,10 @@ const BASE = "/api/conversations";
 const tags = ["conversations"];
 const err = (description: string) => ({ description });
 const limited = rateLimited("Rate limit exceeded");
-const bodyErrors = { 413: err("Request body over 64 KiB"), 415: err("Request body is not JSON") };
 
 const CloseBody = z.object({ productSlug: ProductSlug, customerId: CustomerId, action: CloseActionSchema });
 export const LIST_LIMIT = { default: 50, max: 200 };
-const ListQuery = CustomerQuery.extend({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(LIST_LIMIT.max)
-    .default(LIST_LIMIT.default)
-    .describe(`Conversations per page, 1..${LIST_LIMIT.max}; default ${LIST_LIMIT.default}`),
-  cursor: z.string().max(1000).optional().describe('Where the page starts: the `cursor` of the previous answer\'s `Link: rel="next"` URL'),
-});
-const nextLink = {
-  Link: {
-    description: 'Present when more conversations follow: `<URL>; rel="next"`, the URL of the next page (same query, a new `cursor`)',
-    schema: { type: "string", pattern: '^<[^>]+>; rel="next"$' },
-  },
-};
+const ListQuery = CustomerQuery.extend({ limit: PageLimit(LIST_LIMIT), cursor: PageCursor });
 const Posted = z.object({ id: z.string(), createdAt: Timestamp });
 const Closed = z.object({ success: z.literal(true), message: z.string() });
 const StreamQuery = CustomerQuery.extend({
@@ -117,7 +107,7 @@ const listRoute = (cx: SupportContext) =>
     tags,
     query: ListQuery,
     responses: {
-      200: { description: "OK", schema: z.object({ conversations: z.array(SummarySchema) }), headers: nextLink },
+      200: { description: "OK", schema: z.object({ conversations: z.array(SummarySchema) }), headers: nextLinkHeader },
       400: err("Missing parameters, a limit outside 1..200 or a cursor this API did not write"),
       ...limited,
     },
@@ -136,9 +126,8 @@ const listRoute = (cx: SupportContext) =>
       const conversations = rows.slice(0, query.limit);
       const last = conversations[conversations.length - 1];
       if (rows.length <= query.limit || !last) return json(200, { conversations });
-      const next = new URLSearchParams({ productSlug: query.productSlug, customerId: query.customerId, limit: String(query.limit) });
-      next.set("cursor", encodeConversationCursor(last));
-      return json(200, { conversations }, { link: `<${cx.basePath}${BASE}/list?${next}>; rel="next"` });
+      const same = { productSlug: query.productSlug, customerId: query.customerId, limit: String(query.limit) };
+      return json(200, { conversations }, { link: nextPageLink(`${cx.basePath}${BASE}/list`, same, encodeConversationCursor(last)) });
     },
   });
 
@@ -254,7 +243,7 @@ const streamRoute = (cx: SupportContext) =>
     params: IdParam,
     query: StreamQuery,
     responses: {
-      200: { description: "Event stream", contentType: "text/event-stream", schema: StreamEventSchema },
+      200: { description: "Event stream", contentType: "text/event-stream", schema: StreamEventSchema, headers: streamHeaders },
       400: err("Missing productSlug or customerId"),
       404: err("Conversation not found"),
       ...rateLimited("Rate limit or concurrent-stream limit exceeded"),

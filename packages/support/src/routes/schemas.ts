@@ -109,3 +109,50 @@ export const rateLimited = (description: string) => ({
     },
   },
 });
+
+/** What a route that reads a body can answer about it (the core answers these before the handler runs). */
+export const bodyErrors = {
+  408: { description: "Request body not received in time (`bodyTimeoutMs`, default 30 s); the connection is then closed" },
+  413: { description: "Request body over 64 KiB" },
+  415: { description: "Request body is not JSON" },
+};
+
+/** The headers every event stream answers with (docs/conventions.md#server-sent-events). */
+export const streamHeaders = {
+  "Cache-Control": {
+    description: "`no-cache, no-transform`: no cache holds the stream and no proxy compresses or rewrites it",
+    required: true,
+    schema: { type: "string", enum: ["no-cache, no-transform"] },
+  },
+  "X-Accel-Buffering": {
+    description: "`no`: nginx (and proxies that honour it) pass each event on at once instead of buffering",
+    required: true,
+    schema: { type: "string", enum: ["no"] },
+  },
+  Connection: { description: "`keep-alive` on HTTP/1.1 (HTTP/2 and later carry no such header)", schema: { type: "string" } },
+};
+
+/** Paging of a list of conversations: at most `limit` per page (`default` when absent), the next page's URL in `Link`. */
+export const PageLimit = (o: { default: number; max: number }) =>
+  z.coerce.number().int().min(1).max(o.max).default(o.default).describe(`Conversations per page, 1..${o.max}; default ${o.default}`);
+/** As {@link PageLimit}, but absent means "no pages" (interface B's whole list). */
+export const OptionalPageLimit = (o: { max: number }) =>
+  z.coerce.number().int().min(1).max(o.max).optional().describe(`Conversations per page, 1..${o.max}`);
+export const PageCursor = z
+  .string()
+  .max(1000)
+  .optional()
+  .describe('Where the page starts: the `cursor` of the previous answer\'s `Link: rel="next"` URL');
+export const nextLinkHeader = {
+  Link: {
+    description: 'Present when more conversations follow: `<URL>; rel="next"`, the URL of the next page (same query, a new `cursor`)',
+    schema: { type: "string", pattern: '^<[^>]+>; rel="next"$' },
+  },
+};
+
+/** The `Link: <…>; rel="next"` value of the page after `last`: the same query with its cursor. */
+export function nextPageLink(url: string, query: Record<string, string>, cursor: string): string {
+  const next = new URLSearchParams(query);
+  next.set("cursor", cursor);
+  return `<${url}?${next}>; rel="next"`;
+}

@@ -2,6 +2,7 @@
 // The product is the one this service was configured to expose there (inferred from the mount).
 import { empty, json, type Middleware, type Route, route } from "@mountkit/core";
 import * as z from "zod";
+import { decodeConversationCursor, encodeConversationCursor } from "../domain/cursor.js";
 import { parseMetadata } from "../domain/metadata.js";
 import type { Product } from "../domain/products.js";
 import { subjectOr } from "../domain/subject.js";
@@ -9,11 +10,17 @@ import { spiDetail } from "../domain/wire.js";
 import { supportError } from "../errors.js";
 import { bearer } from "../http/auth.js";
 import { admit, type SupportContext } from "../http/context.js";
+import { LIST_LIMIT } from "./public.js";
 import {
+  bodyErrors,
   CloseActionSchema,
   CustomerId,
   IdParam,
   MessageBody,
+  nextLinkHeader,
+  nextPageLink,
+  OptionalPageLimit,
+  PageCursor,
   rateLimited,
   SpiDetailSchema,
   Subject,
@@ -31,9 +38,10 @@ const common4xx = {
   404: err("No product is served on this SPI"),
   ...rateLimited("Rate limit exceeded"),
 };
-const bodyErrors = { 413: err("Request body over 64 KiB"), 415: err("Request body is not JSON") };
-
+/** Interface B answers the whole list, as it always has, unless the caller asks for pages. */
+const SPI_LIST_LIMIT = { max: 200 };
 const ListQuery = z.object({ customerId: CustomerId });
+const PagedListQuery = ListQuery.extend({ limit: OptionalPageLimit(SPI_LIST_LIMIT), cursor: PageCursor });
 /** Interface B's message body may be null (docs/support.md#messages); it is stored, and shown, as an empty message. */
 const SpiMessageBody = MessageBody.nullable().describe("1..20000 characters, or `null`: stored and shown as an empty message");
 const CreateBody = z.object({ customerId: CustomerId, subject: Subject, body: SpiMessageBody });
@@ -53,10 +61,13 @@ function clientMessageIdOf(body: string, customerId: string): string | null {
 interface SpiCx {
   common: { tags: string[]; security: string[]; use: Middleware[] };
   product(): Promise<Product>;
+  /** The mount prefix, for the next page's URL. */
+  basePath: string;
 }
 
 function spiCx(cx: SupportContext): SpiCx {
   return {
+    basePath: cx.basePath,
     common: { tags, security, use: [bearer(cx.spiToken, "support-spi")] },
     async product() {
       const p = cx.spiProduct === undefined ? undefined : cx.products.get(cx.spiProduct);
@@ -75,22 +86,33 @@ function samePath(body: { conversationId: string }, id: string) {
   if (body.conversationId !== id) throw supportError("invalid_request", { message: "conversationId in the body differs from the path" });
 }
 
-const listRoute = ({ common, product }: SpiCx) =>
+const listRoute = ({ common, product, basePath }: SpiCx) =>
   route({
     ...common,
     method: "GET",
     path: BASE,
     operationId: "spiListConversations",
-    summary: "The customer's conversations",
-    query: ListQuery,
+    summary: "The customer's conversations, most recent activity first: all of them, or a page at a time",
+    description:
+      "Without `limit` or `cursor`, every conversation, as interface B always has. With `limit` (1 to 200), pages of that many; with a `cursor` alone, pages of 50. When more follow, the `Link` header carries the next page's URL (`<URL>; rel=\"next\"`); the body keeps its `{ conversations }` shape.",
+    query: PagedListQuery,
     responses: {
-      200: { description: "OK", schema: z.object({ conversations: z.array(SummarySchema) }) },
-      400: err("Missing or invalid customerId"),
+      200: { description: "OK", schema: z.object({ conversations: z.array(SummarySchema) }), headers: nextLinkHeader },
+      400: err("Missing or invalid customerId, a limit outside 1..200 or a cursor this API did not write"),
       ...common4xx,
     },
     async handler({ query }) {
+      const after = query.cursor ? decodeConversationCursor(query.cursor) : undefined;
       const p = await product();
-      return json(200, { conversations: await p.backend.listConversations({ productSlug: p.slug, customerId: query.customerId }) });
+      const scope = { productSlug: p.slug, customerId: query.customerId };
+      if (query.limit === undefined && !after) return json(200, { conversations: await p.backend.listConversations(scope) });
+      const limit = query.limit ?? LIST_LIMIT.default;
+      const rows = await p.backend.listConversations({ ...scope, after, limit: limit + 1 });
+      const conversations = rows.slice(0, limit);
+      const last = conversations[conversations.length - 1];
+      if (rows.length <= limit || !last) return json(200, { conversations });
+      const same = { customerId: query.customerId, limit: String(limit) };
+      return json(200, { conversations }, { link: nextPageLink(`${basePath}${BASE}`, same, encodeConversationCursor(last)) });
     },
   });
 

@@ -36,6 +36,7 @@ export function webhookRoutes(cx: SupportContext): Route[] {
         200: { description: "Accepted (or a repeat of a delivery already processed)", schema: z.object({}).passthrough() },
         401: { description: "Signature missing, wrong or stale" },
         404: { description: "No backend takes webhooks from this source" },
+        408: { description: "Request body not received in time (`bodyTimeoutMs`, default 30 s); the connection is then closed" },
       },
       async handler(ctx) {
         const source = ctx.params.source;
