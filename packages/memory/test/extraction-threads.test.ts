@@ -131,7 +131,7 @@ describe("threaded NLP extractor", () => {
   });
 
   it("50 concurrent 50 KB episodes are accepted at once and all extracted, with the event loop free", async () => {
-    const s = service({ extraction: { timeoutMs: 600_000 }, worker: { concurrency: 4, pollMs: 50 } });
+    const s = service({ extraction: { timeoutMs: 600_000 }, worker: { pollMs: 50 } });
     const brains = ["b0", "b1", "b2", "b3", "b4"];
     const keys = await Promise.all(brains.map((brainId) => s.keys.create({ brainId })));
     const bodies = Array.from({ length: 50 }, (_, i) =>
