@@ -59,3 +59,21 @@ function packageDir(file: string): string {
   const at = file.lastIndexOf("/src/");
   return at < 0 ? dirname(file) : file.slice(0, at);
 }
+
+/**
+ * The host's Node options for a worker thread, without module loaders and preloads (`--import tsx`, `--loader`,
+ * `--require`): the worker's module is plain JavaScript, and a loader per thread is what crashed Node 20.
+ */
+export function workerExecArgv(argv: readonly string[] = process.execArgv): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (/^(--(import|loader|experimental-loader|require)|-r)$/.test(a)) {
+      i++;
+      continue;
+    }
+    if (/^--(import|loader|experimental-loader|require)=/.test(a)) continue;
+    out.push(a);
+  }
+  return out;
+}

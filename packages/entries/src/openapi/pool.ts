@@ -1,10 +1,8 @@
 // Runs spec validation in a pool of child processes: bounded processes, queue, heap and time per document, so no
-// posted or fetched document can hold the host's event loop or exhaust its heap (issue #10). Small anchor-free
-// documents stay inline.
-import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+// posted or fetched document can hold the host's event loop or exhaust its heap (issue #10). A host may opt into
+// judging small anchor-free documents inline, under a step budget (inlineBelowBytes, inlineMaxSteps).
 import { availableParallelism } from "node:os";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { workerModule } from "@mountkit/core/worker-module";
 import { DEFAULT_INLINE_MAX_STEPS, DEFAULT_SPEC_LIMITS, limitMessages, mayHaveAnchors, StepBudgetExceeded, stepBudget } from "./limits.js";
 import { decodeText } from "./parse.js";
 import { type PoolValidateRequest, type SpecPool, SpecPoolBusyError, type SpecPoolOptions } from "./pool-types.js";
@@ -14,41 +12,8 @@ import { validateSpec } from "./validate.js";
 
 export { type PoolValidateRequest, type SpecPool, SpecPoolBusyError, type SpecPoolOptions } from "./pool-types.js";
 
-/**
- * The child's module next to this one: `spec-worker.js` in the tsup build, where this code sits in a file directly
- * under dist/. From sources (vitest, tsx) the worker is bundled once per process with esbuild (a dev dependency,
- * loaded only here) into the package's node_modules/.cache, its dependencies left external so they resolve as
- * usual: the child runs plain Node, with no test runner's transform or loader.
- */
-let sourceWorker: string | undefined;
-function workerFile(): string {
-  const here = import.meta.url;
-  if (!/\.[cm]?ts$/.test(new URL(here).pathname)) return new URL("./spec-worker.js", here).href;
-  if (!sourceWorker) {
-    const esbuild = createRequire(here)("esbuild") as typeof import("esbuild");
-    const [bundle] = esbuild.buildSync({
-      entryPoints: [fileURLToPath(new URL("./worker.ts", here))],
-      write: false,
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      conditions: ["mountkit-source"],
-      packages: "external",
-      logLevel: "silent",
-    }).outputFiles;
-    // named by content: test processes running side by side share one file, written whole (rename) or not at all
-    const dir = fileURLToPath(new URL("../../node_modules/.cache/", here));
-    const file = `${dir}mountkit-spec-worker-${bundle!.hash.replace(/[^A-Za-z0-9]/g, "")}.mjs`;
-    if (!existsSync(file)) {
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(`${file}.${process.pid}`, bundle!.contents);
-      renameSync(`${file}.${process.pid}`, file);
-    }
-    sourceWorker = pathToFileURL(file).href;
-  }
-  return sourceWorker;
-}
+/** The child's module: `spec-worker.js` beside the built code in dist/, or `worker.ts` bundled once from sources. */
+const workerFile = () => workerModule({ from: import.meta.url, built: "./spec-worker.js", source: "./worker.ts", name: "spec-worker" });
 
 function poolOptions(o: SpecPoolOptions): SpecPool["options"] {
   return {

@@ -5,7 +5,7 @@ import { availableParallelism } from "node:os";
 import type { Logger } from "@mountkit/core";
 import { Piscina } from "piscina";
 import type { ExtractionThreadsOptions, OwnedExtractor } from "../runtime/types.js";
-import { workerExecArgv, workerFile } from "../runtime/worker-file.js";
+import { workerExecArgv, workerModule } from "@mountkit/core/worker-module";
 import { type Analysis, type AnalysisInput, analysisKey, nlpExtractor } from "./nlp-extractor.js";
 import type { ExtractionInput } from "./types.js";
 
@@ -107,7 +107,7 @@ export function threadedNlpExtractor(o: ExtractionThreadsOptions = {}, cx: Threa
     settings ??= {
       file:
         cx.file ??
-        workerFile({ here: import.meta.url, built: "./extract-worker.js", source: "./worker.ts", name: "mountkit-extract-worker" }),
+        workerModule({ from: import.meta.url, built: "./extract-worker.js", source: "./worker.ts", name: "extract-worker" }),
       size,
       maxQueue: o.maxQueue ?? 64,
       idleMs: o.idleMs ?? 60_000,

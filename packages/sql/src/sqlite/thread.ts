@@ -1,7 +1,7 @@
 // One SQLite connection thread as seen from the main thread: send a statement, await its answer. Ref'ed only while
 // a statement is out, so an idle database never keeps the host's process alive (as a plain connection would not).
 import { Worker } from "node:worker_threads";
-import { workerModule } from "@mountkit/core/worker-module";
+import { workerExecArgv, workerModule } from "@mountkit/core/worker-module";
 import type { QueryError, QueryReply, ThreadInit, ThreadReady } from "./protocol.js";
 
 export interface Answer {
@@ -30,8 +30,7 @@ export interface SqliteThread {
 }
 
 export function startThread(init: ThreadInit): SqliteThread {
-  // plain Node in the thread: no test runner's or tsx's hooks from the host's execArgv (the module is JS, bundled from sources)
-  const worker = new Worker(new URL(moduleUrl()), { workerData: init, execArgv: [], stdout: false, stderr: false });
+  const worker = new Worker(new URL(moduleUrl()), { workerData: init, execArgv: workerExecArgv(), stdout: false, stderr: false });
   const waiting = new Map<number, { resolve(a: Answer): void; reject(e: Error): void }>();
   let next = 1;
   let dead: Error | undefined;
