@@ -154,8 +154,10 @@ export interface EpisodesResult {
 }
 
 /**
- * Posts every body at once, then polls each accepted episode (`GET /v1/episodes/:id`, a round a second) until it is
- * `done` or `failed`, for at most `deadlineMs`.
+ * Posts every body at once, then polls each accepted episode (`GET /v1/episodes/:id`) until it is `done` or `failed`,
+ * for at most `deadlineMs`. A round a second goes through the pending episodes in order and stops at the first still
+ * at work (one brain's episodes are extracted in order, so the polling stays a request or two a second, not one per
+ * episode: its own load would slow the extraction it waits for); a last round checks every one still pending.
  */
 export async function postEpisodes(host: Host, bodies: readonly string[], deadlineMs: number): Promise<EpisodesResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: bodies.length });
@@ -170,19 +172,22 @@ export async function postEpisodes(host: Host, bodies: readonly string[], deadli
     const pending = new Set(accepts.filter((a) => a.status === 202).map((a) => jsonOf(a)?.id as string));
     let done = 0;
     let failed = 0;
-    const poll = new Agent({ keepAlive: true, maxSockets: 4 });
+    const poll = new Agent({ keepAlive: true, maxSockets: 1 });
+    /** False while the episode is still queued or at work. */
+    const settled = async (id: string) => {
+      const a = await send(`${host.url}/v1/episodes/${encodeURIComponent(id)}`, { headers, agent: poll, timeoutMs: 10_000 });
+      const status = jsonOf(a)?.status;
+      if (status !== "done" && status !== "failed") return false;
+      pending.delete(id);
+      status === "done" ? done++ : failed++;
+      return true;
+    };
     try {
       while (pending.size && performance.now() - t0 < deadlineMs) {
         await sleep(1000);
-        for (const id of [...pending]) {
-          const a = await send(`${host.url}/v1/episodes/${encodeURIComponent(id)}`, { headers, agent: poll, timeoutMs: 10_000 });
-          const status = jsonOf(a)?.status;
-          if (status === "done" || status === "failed") {
-            pending.delete(id);
-            status === "done" ? done++ : failed++;
-          }
-        }
+        for (const id of [...pending]) if (!(await settled(id))) break;
       }
+      for (const id of [...pending]) await settled(id);
     } finally {
       poll.destroy();
     }
