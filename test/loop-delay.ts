@@ -135,3 +135,27 @@ export async function unguarded<T>(work: () => T | Promise<T>): Promise<T> {
     for (const g of paused) g.resume();
   }
 }
+
+/**
+ * Runs `work` while two probes watch this process's event loop: node's delay histogram and a 10 ms interval's
+ * lateness. Both start before the work (the histogram's first tick is only its baseline) and are read after it.
+ */
+export async function watchLoop<T>(work: () => Promise<T>): Promise<{ result: T; wallMs: number; worstDelayMs: number }> {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  let late = 0;
+  let last = performance.now();
+  const probe = setInterval(() => {
+    const now = performance.now();
+    late = Math.max(late, now - last - 10);
+    last = now;
+  }, 10);
+  await new Promise((r) => setTimeout(r, 30));
+  const t0 = performance.now();
+  const result = await work();
+  const wallMs = performance.now() - t0;
+  await new Promise((r) => setTimeout(r, 30));
+  clearInterval(probe);
+  histogram.disable();
+  return { result, wallMs, worstDelayMs: Math.max(late, histogram.max / 1e6) };
+}

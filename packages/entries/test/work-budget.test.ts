@@ -1,39 +1,15 @@
 // Work budgets on untrusted OpenAPI documents (issue #24): pointers through `$ref`s resolved once each, every hostile
 // shape answered promptly, the inline path's step budget handing a document that needs more to a validation process,
 // and the host's event loop never held while it happens (a loop-delay probe with a generous threshold).
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { specPool, validateSpec } from "@mountkit/entries/node";
 import { afterAll, describe, expect, it } from "vitest";
+import { watchLoop } from "../../../test/loop-delay.js";
 import { DEFAULT_INLINE_MAX_STEPS, stepBudget } from "../src/openapi/limits.js";
 import { pointerResolver, resolvePointer } from "../src/openapi/refs.js";
 import { allOfBomb, parameterBomb, refChainBomb, schemaErrorBomb, uniqueItemsBomb } from "./fixtures/hostile-specs.js";
 
 /** Worst event-loop delay the validation of a hostile document may cause: generous, a stall is seconds. */
 const LOOP_DELAY_LIMIT_MS = 250;
-
-/**
- * Runs `work` while two probes watch the event loop: node's delay histogram and a 10 ms interval's lateness. Both start
- * before the work (the histogram's first tick is only its baseline) and read after it.
- */
-async function watched<T>(work: () => Promise<T>): Promise<{ result: T; wallMs: number; worstDelayMs: number }> {
-  const histogram = monitorEventLoopDelay({ resolution: 10 });
-  histogram.enable();
-  let late = 0;
-  let last = performance.now();
-  const probe = setInterval(() => {
-    const now = performance.now();
-    late = Math.max(late, now - last - 10);
-    last = now;
-  }, 10);
-  await new Promise((r) => setTimeout(r, 30));
-  const t0 = performance.now();
-  const result = await work();
-  const wallMs = performance.now() - t0;
-  await new Promise((r) => setTimeout(r, 30));
-  clearInterval(probe);
-  histogram.disable();
-  return { result, wallMs, worstDelayMs: Math.max(late, histogram.max / 1e6) };
-}
 
 /**
  * Each shape with the wall time it may take: seconds where the work was exponential (minutes before), the issue's
@@ -141,14 +117,14 @@ describe("the inline path's step budget", () => {
 
   for (const [name, text, maxMs] of hostile)
     it(`${name}: answered within ${maxMs / 1000} s, the event loop never held past ${LOOP_DELAY_LIMIT_MS} ms`, async () => {
-      const { result, wallMs, worstDelayMs } = await watched(() => pool.validate(Buffer.from(text)));
+      const { result, wallMs, worstDelayMs } = await watchLoop(() => pool.validate(Buffer.from(text)));
       expect(result.answer.valid).toBe(true);
       expect(wallMs).toBeLessThan(maxMs);
       expect(worstDelayMs).toBeLessThan(LOOP_DELAY_LIMIT_MS);
     }, 60_000);
 
   it("without validation processes, a document past the budget answers 422 naming inlineMaxSteps", async () => {
-    const { result, worstDelayMs } = await watched(() => inlineOnly.validate(Buffer.from(uniqueItemsBomb())));
+    const { result, worstDelayMs } = await watchLoop(() => inlineOnly.validate(Buffer.from(uniqueItemsBomb())));
     expect(result.answer).toEqual({
       valid: false,
       errors: [
