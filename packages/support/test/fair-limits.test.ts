@@ -2,20 +2,11 @@
 // per client address, the reserve for known customers, the per-address limit, and where the client address comes from.
 import { manualClock } from "@mountkit/core";
 import { withRemoteAddress } from "@mountkit/core/adapter";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createSupportService, type SupportService } from "../src/index.js";
+import { cust, serviceMaker } from "./services.js";
 
-const cust = () => `cust_${crypto.randomUUID()}`;
-const disposers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const d of disposers.splice(0)) await d();
-});
-
-function make(o: Partial<Parameters<typeof createSupportService>[0]> = {}): SupportService {
-  const s = createSupportService({ products: ["demo"], pruneIntervalMs: 0, ...o });
-  disposers.push(() => s.dispose());
-  return s;
-}
+const make = serviceMaker();
 
 /** A list call as a fetch host would hand it over: the peer address beside the Request. */
 async function list(s: SupportService, customerId: string, from: string | undefined, headers: Record<string, string> = {}) {

@@ -2,20 +2,11 @@
 // across instances sharing a store and bus, stream slots, and the in-process api.
 import { manualClock, sequentialIds } from "@mountkit/core";
 import { memoryPubSub, type PubSub } from "@mountkit/core/jobs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createSupportService, memorySupportStore, type SupportService } from "../src/index.js";
+import { cust, serviceMaker } from "./services.js";
 
-const cust = () => `cust_${crypto.randomUUID()}`;
-const disposers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const d of disposers.splice(0)) await d();
-});
-
-function make(o: Partial<Parameters<typeof createSupportService>[0]> = {}): SupportService {
-  const s = createSupportService({ products: ["demo"], pruneIntervalMs: 0, ...o });
-  disposers.push(() => s.dispose());
-  return s;
-}
+const make = serviceMaker();
 
 async function req(s: SupportService, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const r = await s.fetch(
