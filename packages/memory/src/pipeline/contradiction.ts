@@ -7,6 +7,7 @@
 import { isImmutable, isSingleValued } from "../domain/relations.js";
 import type { EdgeRecord } from "../domain/types.js";
 import type { EpisodeRun } from "./context.js";
+import { currentEdges } from "./lookups.js";
 
 const validFrom = (e: EdgeRecord) => e.tValid ?? e.tIngested;
 
@@ -14,12 +15,11 @@ const validFrom = (e: EdgeRecord) => e.tValid ?? e.tIngested;
 const validAfter = (e: EdgeRecord, t: number) => e.tInvalid === null || e.tInvalid > t;
 
 export async function resolveContradictions(run: EpisodeRun, edges: EdgeRecord[]): Promise<void> {
-  const { deps, episode } = run;
   const closedStored = new Set<string>();
   for (const e of [...edges].sort((a, b) => validFrom(a) - validFrom(b))) {
     await run.slice();
     if (!isSingleValued(e.relation) || (e.tInvalid !== null && e.tInvalid <= validFrom(e))) continue;
-    const stored = (await deps.store.findCurrentEdges({ brainId: episode.brainId, source: e.source, relation: e.relation })).filter(
+    const stored = (await currentEdges(run, e.source, e.relation)).filter(
       (s) => !closedStored.has(s.id) && (validAfter(s, validFrom(e)) || isImmutable(e.relation)),
     );
     const fresh = edges.filter(

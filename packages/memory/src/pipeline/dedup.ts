@@ -4,6 +4,7 @@ import { isSingleValued } from "../domain/relations.js";
 import type { EdgeRecord } from "../domain/types.js";
 import { terms } from "../text/tokenize.js";
 import type { EpisodeRun } from "./context.js";
+import { currentEdges } from "./lookups.js";
 
 function sameStatement(a: string, b: string): boolean {
   const ta = new Set(terms(a));
@@ -28,7 +29,7 @@ export async function dropDuplicates(run: EpisodeRun, edges: EdgeRecord[]): Prom
     const k = `${e.source}\u0000${e.relation}`;
     let current = known.get(k);
     if (!current) {
-      const stored = await run.deps.store.findCurrentEdges({ brainId: run.episode.brainId, source: e.source, relation: e.relation });
+      const stored = await currentEdges(run, e.source, e.relation);
       current = stored.filter((s) => s.tInvalid === null);
       known.set(k, current);
     }

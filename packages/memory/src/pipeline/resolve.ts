@@ -6,6 +6,7 @@ import type { ExtractedEntity } from "../extractors/types.js";
 import { jaroWinkler, nameKey, nameKeys } from "../text/names.js";
 import { escapeRegExp, fold } from "../text/tokenize.js";
 import type { EpisodeRun, ResolvedEntity } from "./context.js";
+import { entitiesByKeys } from "./lookups.js";
 
 const FUZZY_THRESHOLD = 0.93;
 
@@ -238,11 +239,7 @@ export function createResolver(run: EpisodeRun): Resolver {
     // within the episode first
     let best = index.best(q);
     if (!best || best.strength < 1) {
-      const candidates = await deps.store.findEntitiesByKeys({
-        brainId: episode.brainId,
-        keys: nameKeys([extracted.name, ...(extracted.aliases ?? [])]),
-        limit: 50,
-      });
+      const candidates = await entitiesByKeys(run, nameKeys([extracted.name, ...(extracted.aliases ?? [])]), 50);
       const scored: Match[] = candidates.map((c) => ({ entity: c, strength: matchStrength(q, c) })).filter((m) => m.strength > 0);
       // a bare given name shared by two known people stays ambiguous: do not guess
       const partial = scored.filter((m) => m.strength === 0.8);

@@ -11,6 +11,7 @@ import { resolveContradictions } from "./contradiction.js";
 import { dropDuplicates } from "./dedup.js";
 import { extractEntities } from "./entities.js";
 import { extractFacts } from "./facts.js";
+import { prefetchEntities } from "./lookups.js";
 import { createResolver, knownMentions } from "./resolve.js";
 import { timeSlicer } from "./slice.js";
 import { resolveTimes } from "./temporal.js";
@@ -107,6 +108,7 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
         try {
           const extracted = await extractEntities(run);
           extracted.push(...(await knownMentions(run, extracted)));
+          await prefetchEntities(run, extracted);
           for (const e of extracted) {
             await run.slice();
             await resolver.resolve(e);

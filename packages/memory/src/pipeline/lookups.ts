@@ -1,0 +1,57 @@
+// What a run reads from the store again and again, read once: the brain does not change under a run (its commit
+// checks the brain's version and resolves again on a conflict), so an answer read early stays true until it commits.
+// A 50 KB episode asked the store ~600 entity and ~1,100 edge lookups one by one.
+import type { EdgeRecord, EntityRecord } from "../domain/types.js";
+import type { ExtractedEntity } from "../extractors/types.js";
+import { nameKeys } from "../text/names.js";
+import type { EpisodeRun } from "./context.js";
+
+interface Prefetched {
+  /** Keys read in the prefetch: a lookup with another key asks the store. */
+  keys: Set<string>;
+  /** Entities by key, oldest first (the store's order within a key). */
+  byKey: Map<string, EntityRecord[]>;
+}
+
+const entities = new WeakMap<EpisodeRun, Prefetched>();
+const edges = new WeakMap<EpisodeRun, Map<string, Promise<EdgeRecord[]>>>();
+
+const byAge = (a: EntityRecord, b: EntityRecord) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** Reads, in one call, every stored entity that `extracted` could resolve to (as findEntitiesByKeys would). */
+export async function prefetchEntities(run: EpisodeRun, extracted: readonly ExtractedEntity[]): Promise<void> {
+  const keys = [...new Set(extracted.flatMap((e) => nameKeys([e.name, ...(e.aliases ?? [])])))];
+  if (!keys.length) return;
+  const limit = 50 * extracted.length;
+  const found = await run.deps.store.findEntitiesByKeys({ brainId: run.episode.brainId, keys, limit });
+  // a full answer may have been cut short: each lookup then asks the store itself
+  if (found.length >= limit) return;
+  const byKey = new Map<string, EntityRecord[]>();
+  for (const r of found.sort(byAge)) for (const k of r.keys) byKey.set(k, [...(byKey.get(k) ?? []), r]);
+  entities.set(run, { keys: new Set(keys), byKey });
+}
+
+/** findEntitiesByKeys for one lookup: from the prefetch when it read every key, else from the store. */
+export async function entitiesByKeys(run: EpisodeRun, keys: string[], limit: number): Promise<EntityRecord[]> {
+  const pre = entities.get(run);
+  if (!pre || !keys.every((k) => pre.keys.has(k))) return run.deps.store.findEntitiesByKeys({ brainId: run.episode.brainId, keys, limit });
+  // the store's order: the keys in the order asked, then the entities' age
+  const out = new Map<string, EntityRecord>();
+  for (const k of keys) for (const r of pre.byKey.get(k) ?? []) if (!out.has(r.id)) out.set(r.id, r);
+  return [...out.values()].slice(0, limit).map((r) => structuredClone(r));
+}
+
+/** findCurrentEdges of `source` and `relation`, once per run; none for an entity the run itself creates. */
+export async function currentEdges(run: EpisodeRun, source: string, relation: string): Promise<EdgeRecord[]> {
+  if (run.entities.get(source)?.isNew) return [];
+  let memo = edges.get(run);
+  if (!memo) edges.set(run, (memo = new Map()));
+  const key = `${source}\u0000${relation}`;
+  let read = memo.get(key);
+  if (!read) {
+    read = run.deps.store.findCurrentEdges({ brainId: run.episode.brainId, source, relation });
+    memo.set(key, read);
+    read.catch(() => memo.delete(key));
+  }
+  return (await read).map((e) => structuredClone(e));
+}
