@@ -19,19 +19,12 @@ export interface WorkerModuleSpec {
 }
 
 const bundled = new Map<string, string>();
+const building = new Map<string, Promise<string>>();
 
-/**
- * The worker's module URL. From sources the worker is bundled with esbuild (a dev dependency, loaded only then)
- * into the package's node_modules/.cache, its dependencies left external so they resolve as usual. The file is
- * named by content: test processes side by side share one file, written whole (rename) or not at all.
- */
-export function workerModule(spec: WorkerModuleSpec): string {
-  if (!/\.[cm]?ts$/.test(new URL(spec.from).pathname)) return new URL(spec.built, spec.from).href;
-  const entry = fileURLToPath(new URL(spec.source, spec.from));
-  const known = bundled.get(entry);
-  if (known) return known;
-  const esbuild = createRequire(spec.from)("esbuild") as typeof import("esbuild");
-  const [bundle] = esbuild.buildSync({
+const isSource = (from: string) => /\.[cm]?ts$/.test(new URL(from).pathname);
+
+function buildOptions(entry: string): import("esbuild").BuildOptions & { write: false } {
+  return {
     entryPoints: [entry],
     write: false,
     bundle: true,
@@ -41,17 +34,55 @@ export function workerModule(spec: WorkerModuleSpec): string {
     conditions: ["mountkit-source"],
     packages: "external",
     logLevel: "silent",
-  }).outputFiles;
+  };
+}
+
+/** Writes the bundle under a name taken from its content: processes side by side write it whole (rename) or not at all. */
+function save(spec: WorkerModuleSpec, entry: string, output: { hash: string; contents: Uint8Array }): string {
   const dir = `${packageDir(entry)}/node_modules/.cache/`;
-  const file = `${dir}mountkit-${spec.name}-${bundle!.hash.replace(/[^A-Za-z0-9]/g, "")}.mjs`;
+  const file = `${dir}mountkit-${spec.name}-${output.hash.replace(/[^A-Za-z0-9]/g, "")}.mjs`;
   if (!existsSync(file)) {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(`${file}.${process.pid}`, bundle!.contents);
+    writeFileSync(`${file}.${process.pid}`, output.contents);
     renameSync(`${file}.${process.pid}`, file);
   }
   const url = pathToFileURL(file).href;
   bundled.set(entry, url);
   return url;
+}
+
+/**
+ * The worker's module URL. From sources the worker is bundled with esbuild (a dev dependency, loaded only then)
+ * into the package's node_modules/.cache, its dependencies left external so they resolve as usual. A caller on an
+ * async path awaits `prepareWorkerModule` first, so the bundling never holds the event loop; this synchronous form
+ * bundles on the spot when nothing prepared it.
+ */
+export function workerModule(spec: WorkerModuleSpec): string {
+  if (!isSource(spec.from)) return new URL(spec.built, spec.from).href;
+  const entry = fileURLToPath(new URL(spec.source, spec.from));
+  const known = bundled.get(entry);
+  if (known) return known;
+  const esbuild = createRequire(spec.from)("esbuild") as typeof import("esbuild");
+  return save(spec, entry, esbuild.buildSync(buildOptions(entry)).outputFiles![0]!);
+}
+
+/** `workerModule`, with the bundling from sources done by esbuild's service off the event loop. */
+export function prepareWorkerModule(spec: WorkerModuleSpec): Promise<string> {
+  if (!isSource(spec.from)) return Promise.resolve(new URL(spec.built, spec.from).href);
+  const entry = fileURLToPath(new URL(spec.source, spec.from));
+  const known = bundled.get(entry);
+  if (known) return Promise.resolve(known);
+  let pending = building.get(entry);
+  if (!pending) {
+    pending = (async () => {
+      const esbuild = createRequire(spec.from)("esbuild") as typeof import("esbuild");
+      const out = await esbuild.build(buildOptions(entry));
+      return save(spec, entry, out.outputFiles![0]!);
+    })();
+    building.set(entry, pending);
+    pending.catch(() => building.delete(entry));
+  }
+  return pending;
 }
 
 /** The package folder holding the source `file` (the parent of its `src/`), so the cache sits in its node_modules. */

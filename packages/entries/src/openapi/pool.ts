@@ -2,7 +2,7 @@
 // posted or fetched document can hold the host's event loop or exhaust its heap (issue #10). A host may opt into
 // judging small anchor-free documents inline, under a step budget (inlineBelowBytes, inlineMaxSteps).
 import { availableParallelism } from "node:os";
-import { workerModule } from "@mountkit/core/worker-module";
+import { prepareWorkerModule, type WorkerModuleSpec } from "@mountkit/core/worker-module";
 import { DEFAULT_INLINE_MAX_STEPS, DEFAULT_SPEC_LIMITS, limitMessages, mayHaveAnchors, StepBudgetExceeded, stepBudget } from "./limits.js";
 import { decodeText } from "./parse.js";
 import { type PoolValidateRequest, type SpecPool, SpecPoolBusyError, type SpecPoolOptions } from "./pool-types.js";
@@ -13,7 +13,7 @@ import { validateSpec } from "./validate.js";
 export { type PoolValidateRequest, type SpecPool, SpecPoolBusyError, type SpecPoolOptions } from "./pool-types.js";
 
 /** The child's module: `spec-worker.js` beside the built code in dist/, or `worker.ts` bundled once from sources. */
-const workerFile = () => workerModule({ from: import.meta.url, built: "./spec-worker.js", source: "./worker.ts", name: "spec-worker" });
+const WORKER: WorkerModuleSpec = { from: import.meta.url, built: "./spec-worker.js", source: "./worker.ts", name: "spec-worker" };
 
 function poolOptions(o: SpecPoolOptions): SpecPool["options"] {
   return {
@@ -46,8 +46,9 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
     if (outstanding >= options.maxThreads + options.maxQueue) throw new SpecPoolBusyError();
     outstanding++;
     try {
+      const file = await prepareWorkerModule(WORKER);
       processes ??= processPool({
-        file: workerFile(),
+        file,
         size: options.maxThreads,
         timeoutMs: options.timeoutMs,
         maxMemoryMb: options.maxMemoryMb,

@@ -3,9 +3,9 @@
 // waits in a bounded queue, has a time limit, and a thread that throws or dies fails only its own episode.
 import { availableParallelism } from "node:os";
 import type { Logger } from "@mountkit/core";
+import { prepareWorkerModule, type WorkerModuleSpec, workerExecArgv, workerModule } from "@mountkit/core/worker-module";
 import { Piscina } from "piscina";
 import type { ExtractionThreadsOptions, OwnedExtractor } from "../runtime/types.js";
-import { workerExecArgv, workerModule } from "@mountkit/core/worker-module";
 import { type Analysis, type AnalysisInput, analysisKey, nlpExtractor } from "./nlp-extractor.js";
 import type { ExtractionInput } from "./types.js";
 
@@ -93,6 +93,9 @@ async function release(s: PoolSettings, shared: SharedPool): Promise<void> {
   await shared.pool.destroy();
 }
 
+/** The thread's module: `extract-worker.js` beside the built code in dist/, or `worker.ts` bundled once from sources. */
+const WORKER: WorkerModuleSpec = { from: import.meta.url, built: "./extract-worker.js", source: "./worker.ts", name: "extract-worker" };
+
 export function threadedNlpExtractor(o: ExtractionThreadsOptions = {}, cx: ThreadsContext = {}): ThreadedExtractor {
   const size = o.threads ?? defaultThreads();
   if (size === 0) return { ...nlpExtractor(), threads: 0, async destroy() {} };
@@ -105,9 +108,7 @@ export function threadedNlpExtractor(o: ExtractionThreadsOptions = {}, cx: Threa
 
   const hold = () => {
     settings ??= {
-      file:
-        cx.file ??
-        workerModule({ from: import.meta.url, built: "./extract-worker.js", source: "./worker.ts", name: "extract-worker" }),
+      file: cx.file ?? workerModule(WORKER),
       size,
       maxQueue: o.maxQueue ?? 64,
       idleMs: o.idleMs ?? 60_000,
@@ -118,6 +119,7 @@ export function threadedNlpExtractor(o: ExtractionThreadsOptions = {}, cx: Threa
 
   async function run(input: ExtractionInput): Promise<Analysis> {
     if (destroyed) throw new ExtractionStoppedError();
+    if (!settings && !cx.file) await prepareWorkerModule(WORKER);
     const { shared, settings: s } = hold();
     if (shared.outstanding >= s.size + s.maxQueue) throw new ExtractionBusyError();
     shared.outstanding++;

@@ -4,17 +4,10 @@
 // within the deadline (the wait for this process's writer plus SQLite's busy wait) fails with a 503 KitError
 // carrying Retry-After, instead of holding anything.
 import { coreError } from "@mountkit/core";
-import {
-  type CompiledQuery,
-  type DatabaseConnection,
-  type Driver,
-  type QueryResult,
-  SelectQueryNode,
-  SqliteDialect,
-} from "kysely";
+import { type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, SelectQueryNode, SqliteDialect } from "kysely";
 import type { SqliteDriverName } from "../drivers.js";
 import type { ThreadInit } from "./protocol.js";
-import { type Answer, type SqliteThread, SqliteThreadError, startThread } from "./thread.js";
+import { type Answer, prepareThreads, type SqliteThread, SqliteThreadError, startThread } from "./thread.js";
 
 export interface SqliteThreadOptions {
   filename: string;
@@ -57,10 +50,13 @@ function writerLock() {
             clearTimeout(entry.timer);
             resolve();
           },
-          timer: setTimeout(() => {
-            queue.splice(queue.indexOf(entry), 1);
-            reject(busy());
-          }, Math.max(0, deadline - Date.now())),
+          timer: setTimeout(
+            () => {
+              queue.splice(queue.indexOf(entry), 1);
+              reject(busy());
+            },
+            Math.max(0, deadline - Date.now()),
+          ),
         };
         queue.push(entry);
       });
@@ -169,6 +165,7 @@ export class SqliteThreadDriver implements Driver {
 
   /** Starts the writer thread; answers what it loaded. */
   async start(): Promise<{ driver: SqliteDriverName; vectors: boolean }> {
+    await prepareThreads();
     this.#pool ??= threadPool(this.options);
     try {
       return await this.#pool.writer.ready;

@@ -1,7 +1,7 @@
 // One SQLite connection thread as seen from the main thread: send a statement, await its answer. Ref'ed only while
 // a statement is out, so an idle database never keeps the host's process alive (as a plain connection would not).
 import { Worker } from "node:worker_threads";
-import { workerExecArgv, workerModule } from "@mountkit/core/worker-module";
+import { prepareWorkerModule, type WorkerModuleSpec, workerExecArgv, workerModule } from "@mountkit/core/worker-module";
 import type { QueryError, QueryReply, ThreadInit, ThreadReady } from "./protocol.js";
 
 export interface Answer {
@@ -19,7 +19,10 @@ export class SqliteThreadError extends Error {
   }
 }
 
-const moduleUrl = () => workerModule({ from: import.meta.url, built: "./sqlite-worker.js", source: "./worker.ts", name: "sqlite-worker" });
+const MODULE: WorkerModuleSpec = { from: import.meta.url, built: "./sqlite-worker.js", source: "./worker.ts", name: "sqlite-worker" };
+const moduleUrl = () => workerModule(MODULE);
+/** Bundles the thread's module off the event loop when running from sources; awaited before the first thread. */
+export const prepareThreads = () => prepareWorkerModule(MODULE);
 
 export interface SqliteThread {
   readonly ready: Promise<Extract<ThreadReady, { type: "ready" }>>;
