@@ -5,11 +5,13 @@ import { type IntervalHistogram, monitorEventLoopDelay } from "node:perf_hooks";
 const ci = process.env.CI === "true" || process.env.CI === "1";
 
 /**
- * The worst event-loop delay a server may show, in ms: `MOUNTKIT_LOOP_DELAY_MAX_MS`, else 250 on CI and 500
+ * The worst event-loop delay a server may show, in ms: `MOUNTKIT_LOOP_DELAY_MAX_MS`, else 500 on CI and 750
  * elsewhere (a laptop runs other things beside the suite). Generous on purpose: it catches a stall (a
- * synchronous database wait, an unbounded parse), not a slow machine; speed targets live in bench/.
+ * synchronous database wait, an unbounded parse: they held servers 1-122 s), not a slow machine, and CI runs two
+ * test files at once on two cores, where a garbage collection or a neighbour's burst alone reached 300 ms; speed
+ * targets live in bench/.
  */
-export const LOOP_DELAY_MAX_MS = threshold(process.env.MOUNTKIT_LOOP_DELAY_MAX_MS, ci ? 250 : 500);
+export const LOOP_DELAY_MAX_MS = threshold(process.env.MOUNTKIT_LOOP_DELAY_MAX_MS, ci ? 500 : 750);
 
 function threshold(raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw === "") return fallback;
