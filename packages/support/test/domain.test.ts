@@ -1,6 +1,7 @@
 // Status machine, default subject, constant-time compare and the agent cursor.
 import { constantTimeEqual } from "@mountkit/core";
 import { describe, expect, it } from "vitest";
+import { decodeConversationCursor as decodeCursor, encodeConversationCursor as encodeCursor } from "../src/domain/cursor.js";
 import {
   isOpen,
   onAgentReply,
@@ -12,7 +13,6 @@ import {
   wireLabels,
 } from "../src/domain/status.js";
 import { defaultSubject, FALLBACK_SUBJECT } from "../src/domain/subject.js";
-import { decodeConversationCursor as decodeCursor, encodeConversationCursor as encodeCursor } from "../src/domain/cursor.js";
 import { CUSTOMER_ID } from "../src/routes/schemas.js";
 
 describe("status machine", () => {

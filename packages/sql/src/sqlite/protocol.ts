@@ -30,6 +30,4 @@ export interface QueryError {
   code?: string;
 }
 
-export type QueryReply =
-  | { id: number; rows: unknown[]; changes?: number; lastId?: number }
-  | { id: number; error: QueryError };
+export type QueryReply = { id: number; rows: unknown[]; changes?: number; lastId?: number } | { id: number; error: QueryError };
