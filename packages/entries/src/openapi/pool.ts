@@ -32,6 +32,8 @@ function poolOptions(o: SpecPoolOptions): SpecPool["options"] {
 export function specPool(o: SpecPoolOptions = {}): SpecPool {
   const options = poolOptions(o);
   let processes: ProcessPool | undefined;
+  /** Counts destroy() calls: a document that was waiting for the worker's module when one came is answered busy. */
+  let generation = 0;
 
   const inline = (bytes: Uint8Array) => {
     if (bytes.byteLength >= options.inlineBelowBytes) return false;
@@ -46,7 +48,9 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
     if (outstanding >= options.maxThreads + options.maxQueue) throw new SpecPoolBusyError();
     outstanding++;
     try {
+      const before = generation;
       const file = await prepareWorkerModule(WORKER);
+      if (generation !== before) throw new SpecPoolBusyError("the validation pool was shut down");
       processes ??= processPool({
         file,
         size: options.maxThreads,
@@ -91,6 +95,7 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
       return inWorker(bytes, req);
     },
     async destroy() {
+      generation++;
       const p = processes;
       processes = undefined;
       await p?.destroy();

@@ -119,7 +119,10 @@ export function threadedNlpExtractor(o: ExtractionThreadsOptions = {}, cx: Threa
 
   async function run(input: ExtractionInput): Promise<Analysis> {
     if (destroyed) throw new ExtractionStoppedError();
-    if (!settings && !cx.file) await prepareWorkerModule(WORKER);
+    if (!settings && !cx.file) {
+      await prepareWorkerModule(WORKER);
+      if (destroyed) throw new ExtractionStoppedError();
+    }
     const { shared, settings: s } = hold();
     if (shared.outstanding >= s.size + s.maxQueue) throw new ExtractionBusyError();
     shared.outstanding++;

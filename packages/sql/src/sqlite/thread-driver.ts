@@ -161,11 +161,13 @@ class ThreadConnection implements DatabaseConnection {
 
 export class SqliteThreadDriver implements Driver {
   #pool: ThreadPool | undefined;
+  #destroyed = false;
   constructor(private readonly options: SqliteThreadOptions) {}
 
   /** Starts the writer thread; answers what it loaded. */
   async start(): Promise<{ driver: SqliteDriverName; vectors: boolean }> {
     await prepareThreads();
+    if (this.#destroyed) throw new Error("the SQLite database was closed while it opened");
     this.#pool ??= threadPool(this.options);
     try {
       return await this.#pool.writer.ready;
@@ -214,6 +216,7 @@ export class SqliteThreadDriver implements Driver {
   }
   async releaseConnection(): Promise<void> {}
   async destroy(): Promise<void> {
+    this.#destroyed = true;
     await this.#pool?.close();
   }
 }
