@@ -35,7 +35,7 @@ import { createTestDatabase, pgSkipReason, type TestDatabase } from "./sql-targe
 
 const FRAMEWORKS: Framework[] = ["fastify", "express", "fetch"];
 /** How long 50 large episodes may take to extract before the scenario gives up on the rest (a bound, not a target). */
-const EXTRACT_DEADLINE_MS = Number(process.env.MOUNTKIT_HOST_SAFETY_EXTRACT_MS ?? 180_000);
+const EXTRACT_DEADLINE_MS = Number(process.env.MOUNTKIT_HOST_SAFETY_EXTRACT_MS ?? 360_000);
 /** Past the server's lock timeout: a write must give up with 503 instead of waiting on. */
 const LONG_HOLD_MS = LIMITS.sqliteLockTimeoutMs + 2_000;
 const SHORT_HOLD_MS = 5_000;
