@@ -5,8 +5,9 @@ import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { Agent } from "node:http";
 import { fileURLToPath } from "node:url";
-import { type Answer, jsonOf, type ProbeStats, send, sleep, startProbe } from "./http.js";
+import { france } from "../../packages/entries/test/fixtures/countries.js";
 import { episodeBodies, pointerChainSpec, type SpecHost, serveSpecs } from "./hostile.js";
+import { type Answer, jsonOf, type ProbeStats, send, sleep, startProbe } from "./http.js";
 import { type Host, SOURCE_FLAGS } from "./server.js";
 
 /** The acceptance figures of issue 24. */
@@ -214,19 +215,7 @@ export interface LockResult {
   write: Answer;
 }
 
-const FRANCE = {
-  name: "France",
-  description: "The French Republic",
-  customData: {
-    emoji: "🇫🇷",
-    name: "France",
-    officialName: "French Republic",
-    sovereignty: "UN member state",
-    alpha2: "FR",
-    alpha3: "FRA",
-    numeric: "250",
-  },
-};
+const FRANCE = { name: "France", description: "The French Republic", customData: france };
 
 /**
  * Another process takes `BEGIN EXCLUSIVE` on the server's SQLite file for `holdMs` while clients read and write.
