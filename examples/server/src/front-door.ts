@@ -9,7 +9,7 @@ import type { Storage } from "@mountkit/sql";
 import { INBOX_PATH } from "@mountkit/support";
 import type { DevCredentials, Mode } from "./mode.js";
 import { opsRoutes } from "./ops.js";
-import { FRONT_DOOR_SCRIPT, frontDoorHtml, type ServiceCard, widgetDemoHtml } from "./site/html.js";
+import { type Credential, FRONT_DOOR_SCRIPT, frontDoorHtml, type ServiceCard, widgetDemoHtml } from "./site/html.js";
 
 export const REFERENCE_PATH = "/reference/";
 /** Where the front door serves the entries service's own document (the service serves only each type's). */
@@ -36,6 +36,14 @@ export interface HostOptions {
   products: readonly string[];
 }
 
+/**
+ * A bearer credential the server generated, shown with a curl line that uses it (`rest`: the rest of the line after
+ * the header); one configured by the operator is only named, never shown.
+ */
+function bearer(token: string | undefined, label: string, rest: string, configured: Credential): Credential {
+  return token ? { label, value: token, curl: `curl -H 'Authorization: Bearer ${token}' ${rest}` } : configured;
+}
+
 /** What each service offers a visitor: pages, documents and one call to try. */
 function cards(o: HostOptions, origin: string): ServiceCard[] {
   const c = o.credentials;
@@ -50,13 +58,10 @@ function cards(o: HostOptions, origin: string): ServiceCard[] {
       pages: [{ label: "API catalogue", href: ENTRIES_CATALOGUE_PATH }],
       documents: [{ label: "Entries API", href: ENTRIES_DOCUMENT, reference: ref("entries") }],
       credentials: [
-        c.entriesToken
-          ? {
-              label: "Entries token (HS256, generated)",
-              value: c.entriesToken,
-              curl: `curl -H 'Authorization: Bearer ${c.entriesToken}' ${origin}/api/v1/types`,
-            }
-          : { label: "Entries token", note: "from AUTH_* (not shown)" },
+        bearer(c.entriesToken, "Entries token (HS256, generated)", `${origin}/api/v1/types`, {
+          label: "Entries token",
+          note: "from AUTH_* (not shown)",
+        }),
       ],
     });
   if (has("memory"))
@@ -66,13 +71,12 @@ function cards(o: HostOptions, origin: string): ServiceCard[] {
       pages: [{ label: "Memory explorer", href: EXPLORER_PATH }],
       documents: [{ label: "Memory API", href: "/openapi.yaml", reference: ref("memory") }],
       credentials: [
-        c.memoryKey
-          ? {
-              label: 'Memory key (brain "dev", generated)',
-              value: c.memoryKey,
-              curl: `curl -H 'Authorization: Bearer ${c.memoryKey}' -H 'content-type: application/json' -d '{"content":"Ada joined Acme in 2021."}' ${origin}/v1/episodes`,
-            }
-          : { label: "Memory keys", note: "from MEMORY_API_KEYS (not shown)" },
+        bearer(
+          c.memoryKey,
+          'Memory key (brain "dev", generated)',
+          `-H 'content-type: application/json' -d '{"content":"Ada joined Acme in 2021."}' ${origin}/v1/episodes`,
+          { label: "Memory keys", note: "from MEMORY_API_KEYS (not shown)" },
+        ),
       ],
     });
   if (has("support"))
@@ -89,20 +93,24 @@ function cards(o: HostOptions, origin: string): ServiceCard[] {
         { label: "Agent API", href: "/agent/openapi.json", reference: ref("support-agent") },
       ],
       credentials: [
-        c.agentToken
-          ? {
-              label: "Agent token (inbox sign-in, generated)",
-              value: c.agentToken,
-              curl: `curl -H 'Authorization: Bearer ${c.agentToken}' '${origin}/agent/conversations?productSlug=${encodeURIComponent(product)}'`,
-            }
-          : { label: "Agent token", note: "from SUPPORT_AGENT_TOKEN (not shown)" },
-        c.spiToken
-          ? {
-              label: "SPI token (interface B, generated)",
-              value: c.spiToken,
-              curl: `curl -H 'Authorization: Bearer ${c.spiToken}' '${origin}/care/conversations?customerId=cust_00000000-0000-4000-8000-000000000000'`,
-            }
-          : { label: "SPI token", note: "from SUPPORT_SPI_TOKEN (not shown)" },
+        bearer(
+          c.agentToken,
+          "Agent token (inbox sign-in, generated)",
+          `'${origin}/agent/conversations?productSlug=${encodeURIComponent(product)}'`,
+          {
+            label: "Agent token",
+            note: "from SUPPORT_AGENT_TOKEN (not shown)",
+          },
+        ),
+        bearer(
+          c.spiToken,
+          "SPI token (interface B, generated)",
+          `'${origin}/care/conversations?customerId=cust_00000000-0000-4000-8000-000000000000'`,
+          {
+            label: "SPI token",
+            note: "from SUPPORT_SPI_TOKEN (not shown)",
+          },
+        ),
       ],
     });
   return out;
