@@ -43,6 +43,7 @@ export {
   text,
 } from "./route.js";
 export { defineService, issuesToDetails, type Service, type ServiceDefinition } from "./service.js";
+export { SLICE_MS, timeSlicer } from "./slice.js";
 export { type Channel, channel, type SseEvent } from "./sse.js";
 export { kitMeter, kitTracer, TELEMETRY_SCOPE } from "./telemetry.js";
 export { NUL_MESSAGE } from "./text.js";

@@ -2,6 +2,7 @@
 import { dump } from "js-yaml";
 import * as z from "zod";
 import { type HeaderDoc, type Middleware, middlewareDoc, type ResponseDoc, type Route } from "./route.js";
+import { timeSlicer } from "./slice.js";
 
 export type OpenApiDocument = Record<string, unknown> & { openapi: string; paths: Record<string, Record<string, unknown>> };
 
@@ -207,12 +208,7 @@ const indent = (text: string, by: string) => (by ? text.replace(/^(?=.)/gm, by) 
  */
 export async function toYamlSliced(doc: Record<string, unknown>, sliceMs = 4): Promise<string> {
   const out: string[] = [];
-  let since = performance.now();
-  const turn = async () => {
-    if (performance.now() - since < sliceMs) return;
-    await new Promise<void>((r) => setTimeout(r, 0));
-    since = performance.now();
-  };
+  const turn = timeSlicer(sliceMs);
   const walk = async (node: Record<string, unknown>, depth: number, by: string): Promise<void> => {
     for (const [key, value] of Object.entries(node)) {
       if (depth < 2 && isMapping(value) && Object.keys(value).length > 0) {

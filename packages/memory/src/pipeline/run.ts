@@ -2,7 +2,7 @@
 // are resolved and committed one at a time so two concurrent episodes never create the same entity:
 // the queue runs one job per brain across processes (group key), an in-process lock covers stores
 // without group keys, and the commit is optimistic on the brain's version (resolved again on conflict).
-import { kitMeter } from "@mountkit/core";
+import { kitMeter, timeSlicer } from "@mountkit/core";
 import type { Job } from "@mountkit/core/jobs";
 import type { Embedder } from "../embeddings.js";
 import { commit, indexVectors } from "./commit.js";
@@ -13,7 +13,6 @@ import { extractEntities } from "./entities.js";
 import { extractFacts } from "./facts.js";
 import { prefetchEntities } from "./lookups.js";
 import { createResolver, knownMentions } from "./resolve.js";
-import { timeSlicer } from "./slice.js";
 import { resolveTimes } from "./temporal.js";
 
 export const EXTRACTION_QUEUE = "memory.extract";

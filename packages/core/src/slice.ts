@@ -1,6 +1,6 @@
-// Time slices for the stages that run on the host's event loop (resolution, deduplication, contradiction): a
-// stage working through a large episode gives the loop a turn every few milliseconds, so the host's own requests
-// never wait behind it (issue #24: one 50 KB episode held the loop for a second).
+// Time slices for long work that stays on the host's event loop (memory's resolution, deduplication and
+// contradiction; a large OpenAPI document's YAML): the work gives the loop a turn every few milliseconds, so the
+// host's own requests never wait behind it (issue #24: one 50 KB episode held the loop for a second).
 
 /** Work between two turns of the event loop. */
 export const SLICE_MS = 8;
