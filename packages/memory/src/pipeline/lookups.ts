@@ -27,7 +27,12 @@ export async function prefetchEntities(run: EpisodeRun, extracted: readonly Extr
   // a full answer may have been cut short: each lookup then asks the store itself
   if (found.length >= limit) return;
   const byKey = new Map<string, EntityRecord[]>();
-  for (const r of found.sort(byAge)) for (const k of r.keys) byKey.set(k, [...(byKey.get(k) ?? []), r]);
+  for (const r of found.sort(byAge))
+    for (const k of r.keys) {
+      const same = byKey.get(k);
+      if (same) same.push(r);
+      else byKey.set(k, [r]);
+    }
   entities.set(run, { keys: new Set(keys), byKey });
 }
 
