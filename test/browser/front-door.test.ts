@@ -10,6 +10,7 @@ import { type ServerProcess, startServer } from "../storage/server-process.js";
 import { findChromium, launchChromium } from "./browser.js";
 
 const chromium = findChromium();
+// Skipped only on a machine without Chromium (its reason printed below); CI installs Debian's chromium first.
 const describeBrowser = "path" in chromium ? describe : describe.skip;
 if ("skip" in chromium) console.log(`[mountkit] browser tests skipped: ${chromium.skip}`);
 

@@ -125,8 +125,11 @@ describe("development mode", () => {
   });
 });
 
+// Skipped only where no PostgreSQL cluster could be started (no initdb/pg_ctl): the reason is printed and in the title;
+// under CI=true pgSkipReason() throws instead, so CI always runs it.
 const pgSkip = pgSkipReason();
-describe.skipIf(pgSkip !== null)("/readyz on PostgreSQL", () => {
+if (pgSkip) console.log(`[mountkit] skipping /readyz on PostgreSQL: ${pgSkip}`);
+describe.skipIf(pgSkip !== null)(`/readyz on PostgreSQL${pgSkip ? ` (skipped: ${pgSkip})` : ""}`, () => {
   it("answers 200 while the database is there and 503 with the kit's error body once it is dropped", async () => {
     const db = await createTestDatabase("postgres");
     const s = await server({ ...db.env, MOUNTKIT_ENV: "production" });
