@@ -26,22 +26,19 @@ const specB = generateSpec({ endpoints: 414, version: "2026-01-28.clover", forma
 let specServer: Server;
 let specBase = "";
 beforeAll(async () => {
+  // The bodies are built once, outside the guard: serializing a 414-endpoint spec is the test's own work, and
+  // doing it per request on the loop the servers share would show as their stall.
+  const bodies = await unguarded(() => ({
+    "/a.json": ["application/json", JSON.stringify(specA.document)],
+    "/b.yaml": ["application/yaml", dump(specB.document, { noRefs: true, lineWidth: -1 })],
+    "/b2.json": ["application/json", JSON.stringify({ ...specB.document, info: { title: "Payments REST API", version: "2026-06-01" } })],
+    "/no-title.json": ["application/json", JSON.stringify({ openapi: "3.1.0", info: { version: "1" }, paths: {} })],
+    "/not-a-spec.html": ["text/html", "<html>hello</html>"],
+  }));
   specServer = createServer((req, res) => {
-    const send = (ct: string, body: string) => res.writeHead(200, { "content-type": ct }).end(body);
-    switch (req.url) {
-      case "/a.json":
-        return send("application/json", JSON.stringify(specA.document));
-      case "/b.yaml":
-        return send("application/yaml", dump(specB.document, { noRefs: true, lineWidth: -1 }));
-      case "/b2.json":
-        return send("application/json", JSON.stringify({ ...specB.document, info: { title: "Payments REST API", version: "2026-06-01" } }));
-      case "/no-title.json":
-        return send("application/json", JSON.stringify({ openapi: "3.1.0", info: { version: "1" }, paths: {} }));
-      case "/not-a-spec.html":
-        return send("text/html", "<html>hello</html>");
-      default:
-        res.writeHead(404).end();
-    }
+    const body = bodies[req.url as keyof typeof bodies];
+    if (!body) return res.writeHead(404).end();
+    res.writeHead(200, { "content-type": body[0] }).end(body[1]);
   });
   await new Promise<void>((r) => specServer.listen(0, "127.0.0.1", r));
   specBase = `http://127.0.0.1:${(specServer.address() as AddressInfo).port}`;
