@@ -86,6 +86,9 @@ export function commitTests(test: StoreTest): void {
     expect((await store.getEntity({ brainId, id: alice.id }))!.aliases).toContain("A. Moreau");
     expect((await store.findEntitiesByKeys({ brainId, keys: ["a moreau"], limit: 5 })).map((e) => e.id)).toEqual([alice.id]);
     expect(await store.findCurrentEdges({ brainId, source: alice.id, relation: "lives_in" })).toHaveLength(1);
+    // several sources at once (a run's prefetch): each source's current edges, a repeated source counted once
+    expect((await store.findCurrentEdges({ brainId, source: [berlin.id, alice.id, alice.id] })).map((e) => e.id)).toEqual([e2.id]);
+    expect(await store.findCurrentEdges({ brainId, source: [berlin.id] })).toEqual([]);
     const pb = await store.getPlaybook({ brainId, slug: "alice" });
     expect(pb).toMatchObject({ slug: "alice", title: "Alice", episodeIds: [ep2.id] });
     expect((await store.edgesOfEpisodes({ brainId, episodeIds: [ep2.id] })).map((e) => e.id)).toEqual([e2.id]);

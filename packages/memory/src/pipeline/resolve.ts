@@ -56,8 +56,8 @@ interface Facets {
 }
 
 /** A record's keys and bags, computed again only when its name or aliases changed. */
-const facetMemo = new WeakMap<EntityRecord, Facets>();
-function facets(e: EntityRecord): Facets {
+const facetMemo = new WeakMap<Readonly<EntityRecord>, Facets>();
+function facets(e: Readonly<EntityRecord>): Facets {
   let f = facetMemo.get(e);
   if (!f || f.name !== e.name || f.aliases !== e.aliases || f.aliasCount !== e.aliases.length) {
     const keys = [e.name, ...e.aliases].map(memoKey).filter(Boolean);
@@ -86,10 +86,10 @@ function sharedEnough(q: Query, key: string, bag: Uint16Array): boolean {
   return shared / q.key.length + shared / key.length >= NEAR;
 }
 
-type Match = { entity: EntityRecord; strength: number };
+type Match = { entity: Readonly<EntityRecord>; strength: number };
 
 /** How well an extracted name denotes an existing entity; 0 when it does not. */
-function matchStrength(q: Query, candidate: EntityRecord): number {
+function matchStrength(q: Query, candidate: Readonly<EntityRecord>): number {
   const { key, kind, tokens } = q;
   if (!kindsCompatible(kind, candidate.kind)) return 0;
   const f = facets(candidate);
@@ -246,7 +246,8 @@ export function createResolver(run: EpisodeRun): Resolver {
       const usable = scored.filter((m) => m.strength !== 0.8 || partial.length === 1);
       for (const m of usable) {
         if (m.strength > (best?.strength ?? 0)) {
-          const existing = run.entities.get(m.entity.id) ?? { record: m.entity, isNew: false, changed: false };
+          // a candidate is shared with the run's other lookups (entitiesByKeys): the run changes its own copy
+          const existing = run.entities.get(m.entity.id) ?? { record: structuredClone(m.entity) as EntityRecord, isNew: false, changed: false };
           best = { target: existing, strength: m.strength };
         }
       }

@@ -11,7 +11,7 @@ import { resolveContradictions } from "./contradiction.js";
 import { dropDuplicates } from "./dedup.js";
 import { extractEntities } from "./entities.js";
 import { extractFacts } from "./facts.js";
-import { prefetchEntities } from "./lookups.js";
+import { prefetchEdges, prefetchEntities } from "./lookups.js";
 import { createResolver, knownMentions } from "./resolve.js";
 import { resolveTimes } from "./temporal.js";
 
@@ -114,6 +114,7 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
           }
           const facts = await extractFacts(run, resolver);
           const timed = resolveTimes(run, facts);
+          await prefetchEdges(run, timed);
           run.edges = await dropDuplicates(run, timed);
           await resolveContradictions(run, run.edges);
         } catch (err) {

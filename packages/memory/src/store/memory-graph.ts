@@ -55,7 +55,8 @@ export function edgeMethods({ data }: MemoryState): EdgeMethods {
     async findCurrentEdges({ brainId, source, relation }) {
       const d = data.get(brainId);
       if (!d) return [];
-      return [...(d.edgesBySource.get(source) ?? [])]
+      return (typeof source === "string" ? [source] : [...new Set(source)])
+        .flatMap((s) => [...(d.edgesBySource.get(s) ?? [])])
         .map((id) => d.edges.get(id)!)
         .filter((e) => e.tExpired === null && (!relation || e.relation === relation))
         .map(cloneEdge);

@@ -156,8 +156,11 @@ export interface MemoryStore {
    * bi-temporal point `at` (see edgeVisibleAt; absent: every edge, expired and invalid ones included).
    */
   listEdges(input: ListInput & { entityId?: string; at?: BitemporalPoint }): Promise<Page<EdgeRecord>>;
-  /** Edges not yet expired (tExpired null) with this source and relation: dedup and contradiction candidates. */
-  findCurrentEdges(input: { brainId: string; source: string; relation?: string }): Promise<EdgeRecord[]>;
+  /**
+   * Edges not yet expired (tExpired null) with this source (or any of these sources) and relation: dedup and
+   * contradiction candidates, in the store's edge order within each source.
+   */
+  findCurrentEdges(input: { brainId: string; source: string | readonly string[]; relation?: string }): Promise<EdgeRecord[]>;
   /** Edges touching any of these entities visible at (`asOf`, `knownAt`) (see edgeVisibleAt), most recently valid first. */
   edgesOfEntities(input: BitemporalPoint & { brainId: string; entityIds: string[]; limit: number }): Promise<EdgeRecord[]>;
   /** Edges extracted from these episodes. */

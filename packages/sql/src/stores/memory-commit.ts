@@ -3,7 +3,7 @@
 // brain's version (a commit that expected an older version rolls back as a conflict).
 import type { CommitResult, EntityRecord, ExtractionCommit } from "@mountkit/memory";
 import { sql } from "kysely";
-import { indexText, insertEdges, searchPlaceholder } from "./memory-index.js";
+import { indexText, insertEdges, insertIndexed } from "./memory-index.js";
 import { type Db, type MemoryStoreContext, num } from "./memory-rows.js";
 
 /** Thrown inside a commit's transaction to roll it back when the brain moved past `expectVersion`. */
@@ -101,24 +101,17 @@ async function existingIds(trx: Db, from: string, brainId: string, ids: string[]
 
 /** Inserts the created entities and updates the changed ones, with their index text and keys. */
 async function writeEntities(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit): Promise<void> {
-  for (const e of c.createEntities) {
-    await trx
-      .insertInto("memory_entities")
-      .values({
-        brain_id: e.brainId,
-        id: e.id,
-        name: e.name,
-        kind: e.kind,
-        aliases: JSON.stringify(e.aliases),
-        keys: JSON.stringify(e.keys),
-        created_at: e.createdAt,
-        updated_at: e.updatedAt,
-        ...searchPlaceholder(ctx.pg),
-      })
-      .execute();
-    await indexText(ctx, trx, "entities", c.brainId, e.id, entityText(e));
-    await insertEntityKeys(trx, c.brainId, e.id, e.keys);
-  }
+  const entityRow = (e: EntityRecord) => ({
+    brain_id: e.brainId,
+    id: e.id,
+    name: e.name,
+    kind: e.kind,
+    aliases: JSON.stringify(e.aliases),
+    keys: JSON.stringify(e.keys),
+    created_at: e.createdAt,
+    updated_at: e.updatedAt,
+  });
+  await insertIndexed(ctx, trx, "entities", c.brainId, c.createEntities, entityRow, entityText);
   for (const u of c.updateEntities) {
     await trx
       .updateTable("memory_entities")
@@ -127,17 +120,21 @@ async function writeEntities(ctx: MemoryStoreContext, trx: Db, c: ExtractionComm
       .where("id", "=", u.id)
       .execute();
     await indexText(ctx, trx, "entities", c.brainId, u.id, entityText(u), true);
-    await insertEntityKeys(trx, c.brainId, u.id, u.keys);
   }
+  await insertEntityKeys(trx, c.brainId, [...c.createEntities, ...c.updateEntities]);
 }
 
-async function insertEntityKeys(trx: Db, brainId: string, entityId: string, keys: string[]) {
-  if (!keys.length) return;
-  await trx
-    .insertInto("memory_entity_keys")
-    .values([...new Set(keys)].map((key) => ({ brain_id: brainId, key, entity_id: entityId })))
-    .onConflict((oc) => oc.columns(["brain_id", "key", "entity_id"]).doNothing())
-    .execute();
+/** Each entity's keys, in multi-row statements (a 50 KB episode creates some 600 entities). */
+async function insertEntityKeys(trx: Db, brainId: string, entities: readonly Pick<EntityRecord, "id" | "keys">[]) {
+  const rows = entities.flatMap((e) => [...new Set(e.keys)].map((key) => ({ brain_id: brainId, key, entity_id: e.id })));
+  // 3 parameters a row
+  const CHUNK = 1000;
+  for (let i = 0; i < rows.length; i += CHUNK)
+    await trx
+      .insertInto("memory_entity_keys")
+      .values(rows.slice(i, i + CHUNK))
+      .onConflict((oc) => oc.columns(["brain_id", "key", "entity_id"]).doNothing())
+      .execute();
 }
 
 /** Closes the commit's invalidated edges (an earlier `t_invalid` already set is kept). */

@@ -1,7 +1,7 @@
 // Entities and edges of the SQL memory store: reads by id, key and entity, pages, full-text search, and
 // an edge's invalidation. Edges are read bi-temporally (`visible` in memory-rows.ts); their insertion
 // order is the `ord` column on PostgreSQL, the rowid on SQLite.
-import type { MemoryStore } from "@mountkit/memory";
+import type { EdgeRecord, MemoryStore } from "@mountkit/memory";
 import { type RawBuilder, sql } from "kysely";
 import { page, rowsById } from "./memory-reads.js";
 import { type At, cols, EDGE_COLS, ENTITY_COLS, type MemoryStoreContext, type Row, toEdge, toEntity, visible } from "./memory-rows.js";
@@ -38,9 +38,16 @@ export function entityMethods(ctx: MemoryStoreContext): EntityMethods {
         .orderBy("k.entity_id")
         .execute();
       // the order the keys were asked in, then the entities' age: the most specific key's entity first
-      const ids: string[] = [];
-      for (const key of keys) for (const r of rows) if (r.key === key && !ids.includes(r.entity_id)) ids.push(r.entity_id);
-      return entities.many(brainId, ids.slice(0, limit));
+      // (one pass over the rows: a prefetch asks thousands of keys, and a scan per key was quadratic)
+      const byKey = new Map<string, string[]>();
+      for (const r of rows) {
+        const same = byKey.get(r.key);
+        if (same) same.push(r.entity_id);
+        else byKey.set(r.key, [r.entity_id]);
+      }
+      const ids = new Set<string>();
+      for (const key of keys) for (const id of byKey.get(key) ?? []) if (ids.size < limit) ids.add(id);
+      return entities.many(brainId, [...ids]);
     },
     async searchEntities({ brainId, query, limit }) {
       return searchMemory(ctx.search, "entities", brainId, query, limit, null, toEntity);
@@ -70,9 +77,17 @@ export function edgeMethods(ctx: MemoryStoreContext): EdgeMethods {
       return page(db, "memory_edges", "t_ingested", "id", brainId, limit, after, toEdge, where);
     },
     async findCurrentEdges({ brainId, source, relation }) {
-      let q = selectEdges(brainId).where("t.source", "=", source).where("t.t_expired", "is", null);
-      if (relation) q = q.where("t.relation", "=", relation);
-      return (await q.orderBy(`t.${edgeOrder}`).execute()).map(toEdge);
+      const sources = typeof source === "string" ? [source] : [...new Set(source)];
+      const out: EdgeRecord[] = [];
+      // a run's prefetch asks for hundreds of sources: a few hundred parameters a statement
+      for (let i = 0; i < sources.length; i += 500) {
+        const chunk = sources.slice(i, i + 500);
+        let q = selectEdges(brainId).where("t.t_expired", "is", null);
+        q = chunk.length === 1 ? q.where("t.source", "=", chunk[0]!) : q.where("t.source", "in", chunk);
+        if (relation) q = q.where("t.relation", "=", relation);
+        for (const r of await q.orderBy(`t.${edgeOrder}`).execute()) out.push(toEdge(r));
+      }
+      return out;
     },
     async edgesOfEntities(input) {
       return edgesOfEntities(ctx, input);

@@ -22,7 +22,7 @@ export async function indexText(ctx: MemoryStoreContext, trx: Db, kind: Kind, br
 /** Columns PostgreSQL requires on insert before `indexText` fills them. */
 export const searchPlaceholder = (pg: boolean) => (pg ? { search: sql`''::tsvector`, n_terms: 0 } : {});
 
-function edgeRow(e: EdgeRecord, pg: boolean) {
+function edgeRow(e: EdgeRecord) {
   return {
     brain_id: e.brainId,
     id: e.id,
@@ -37,38 +37,49 @@ function edgeRow(e: EdgeRecord, pg: boolean) {
     episode_id: e.episodeId,
     invalidation_reason: e.invalidationReason,
     invalidated_by: e.invalidatedBy,
-    ...searchPlaceholder(pg),
   };
 }
 
 /**
- * Inserts a commit's edges with their full-text rows in a few multi-row statements (one round trip per
- * chunk, not two per edge): PostgreSQL computes the tsvector in the insert, SQLite fills the brain's
- * FTS5 table from the inserted rows' rowids. The text indexed is what `indexText` would write.
+ * Inserts rows of `kind` with their full-text rows in a few multi-row statements (one round trip per chunk, not
+ * two per row): PostgreSQL computes the tsvector in the insert, SQLite fills the brain's FTS5 table from the
+ * inserted rows' rowids. The text indexed is what `indexText` would write.
  */
-export async function insertEdges(ctx: MemoryStoreContext, trx: Db, brainId: string, edges: EdgeRecord[]) {
-  if (!edges.length) return;
+export async function insertIndexed<T extends { id: string }>(
+  ctx: MemoryStoreContext,
+  trx: Db,
+  kind: Kind,
+  brainId: string,
+  items: readonly T[],
+  row: (item: T) => Record<string, unknown>,
+  text: (item: T) => string,
+) {
+  if (!items.length) return;
   const { pg } = ctx;
-  // 13 columns plus the text: well under SQLite's 32,766 and PostgreSQL's 65,535 parameters per chunk
+  // at most 14 columns: well under SQLite's 32,766 and PostgreSQL's 65,535 parameters per chunk
   const CHUNK = 200;
-  const fts = pg ? null : sql.table(await ctx.ftsByBrain.ensure(trx, "edges", brainId));
-  for (let i = 0; i < edges.length; i += CHUNK) {
-    const chunk = edges.slice(i, i + CHUNK);
-    const terms = chunk.map((e) => searchTerms(e.fact));
+  const fts = pg ? null : sql.table(await ctx.ftsByBrain.ensure(trx, kind, brainId));
+  for (let i = 0; i < items.length; i += CHUNK) {
+    const chunk = items.slice(i, i + CHUNK);
+    const terms = chunk.map((item) => searchTerms(text(item)));
     await trx
-      .insertInto("memory_edges")
+      .insertInto(table(kind) as "memory_edges")
       .values(
-        chunk.map((e, k) => ({
-          ...edgeRow(e, pg),
+        chunk.map((item, k) => ({
+          ...row(item),
           ...(pg ? { search: sql`to_tsvector('simple', ${terms[k]!.join(" ")})`, n_terms: terms[k]!.length } : {}),
-        })),
+        })) as never,
       )
       .execute();
     if (fts) {
-      const rows = sql.join(chunk.map((e, k) => sql`(${e.id}, ${terms[k]!.join(" ")})`));
+      const rows = sql.join(chunk.map((item, k) => sql`(${item.id}, ${terms[k]!.join(" ")})`));
       await sql`insert into ${fts} (rowid, terms)
-        select t.rowid, v.column2 from (values ${rows}) v cross join memory_edges t
+        select t.rowid, v.column2 from (values ${rows}) v cross join ${sql.table(table(kind))} t
         where t.brain_id = ${brainId} and t.id = v.column1`.execute(trx);
     }
   }
 }
+
+/** Inserts a commit's edges with their full-text rows (`insertIndexed`). */
+export const insertEdges = (ctx: MemoryStoreContext, trx: Db, brainId: string, edges: EdgeRecord[]) =>
+  insertIndexed(ctx, trx, "edges", brainId, edges, edgeRow, (e) => e.fact);
