@@ -10,15 +10,26 @@ type Statement = ReturnType<SqliteConnection["prepare"]>;
 /** Prepared statements by SQL text: the stores send a few hundred distinct statements, over and over. */
 const CACHE_SIZE = 256;
 
+/** SQLite's extended constraint codes by number, named as better-sqlite3 names them. */
+const CONSTRAINTS: Record<number, string> = {
+  275: "SQLITE_CONSTRAINT_CHECK",
+  787: "SQLITE_CONSTRAINT_FOREIGNKEY",
+  1299: "SQLITE_CONSTRAINT_NOTNULL",
+  1555: "SQLITE_CONSTRAINT_PRIMARYKEY",
+  2067: "SQLITE_CONSTRAINT_UNIQUE",
+};
+
+/** The error as the main thread gets it: one `code` whichever driver threw (better-sqlite3's names). */
 function errorOf(e: unknown): QueryError {
   const err = e as { message?: unknown; code?: unknown; errcode?: unknown };
   const message = typeof err?.message === "string" ? err.message : String(e);
   let code = typeof err?.code === "string" && err.code.startsWith("SQLITE_") ? err.code : undefined;
-  // node:sqlite reports ERR_SQLITE_ERROR with the primary result code in errcode (5: busy, 8: read-only)
-  const primary = typeof err?.errcode === "number" ? err.errcode & 0xff : undefined;
+  // node:sqlite reports ERR_SQLITE_ERROR with the extended result code in errcode (primary: its low byte)
+  const extended = typeof err?.errcode === "number" ? err.errcode : undefined;
+  const primary = extended === undefined ? undefined : extended & 0xff;
   if (!code && (primary === 5 || /database is locked/.test(message))) code = "SQLITE_BUSY";
   if (!code && (primary === 8 || /attempt to write a readonly database/.test(message))) code = "SQLITE_READONLY";
-  if (!code && primary === 19 && /UNIQUE constraint failed/.test(message)) code = "SQLITE_CONSTRAINT_UNIQUE";
+  if (!code && primary === 19) code = CONSTRAINTS[extended!] ?? "SQLITE_CONSTRAINT";
   return { message, ...(code ? { code } : {}) };
 }
 
