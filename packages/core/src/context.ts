@@ -18,11 +18,12 @@ const requestIds = (() => {
   return () => `${prefix}${(++n).toString(36)}`;
 })();
 
+/** The query as an object; an empty value (`?tag=`) counts as absent (docs/conventions.md#empty-means-absent). */
 function queryObject(q: URLSearchParams): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const key of new Set(q.keys())) {
-    const all = q.getAll(key);
-    out[key] = all.length === 1 ? all[0]! : all;
+    const all = q.getAll(key).filter((v) => v !== "");
+    if (all.length) out[key] = all.length === 1 ? all[0]! : all;
   }
   return out;
 }
