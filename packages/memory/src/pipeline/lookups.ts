@@ -51,8 +51,8 @@ export async function entitiesByKeys(run: EpisodeRun, keys: string[], limit: num
 }
 
 /**
- * Reads, in one call, the current edges of every (source, relation) pair of `edges` whose source the brain holds,
- * for `currentEdges` to answer from (a 50 KB episode asked ~1,100 pairs one statement at a time).
+ * Reads, in a few calls, the current edges of every (source, relation) pair of `wanted` whose source the brain
+ * holds, for `currentEdges` to answer from (a 50 KB episode asked ~1,100 pairs one statement at a time).
  */
 export async function prefetchEdges(run: EpisodeRun, wanted: readonly Pick<EdgeRecord, "source" | "relation">[]): Promise<void> {
   const pairs = new Map<string, { source: string; relation: string }>();
@@ -60,12 +60,18 @@ export async function prefetchEdges(run: EpisodeRun, wanted: readonly Pick<EdgeR
   let memo = edges.get(run);
   if (!memo) edges.set(run, (memo = new Map()));
   const sources = [...new Set([...pairs.values()].map((p) => p.source))];
-  if (!sources.length) return;
-  const found = await run.deps.store.findCurrentEdges({ brainId: run.episode.brainId, source: sources });
   const grouped = new Map<string, EdgeRecord[]>([...pairs.keys()].map((k) => [k, []]));
-  for (const e of found) grouped.get(pairKey(e.source, e.relation))?.push(e);
+  // a few dozen sources a call, with a turn between: one answer for a large brain's every edge would be one long
+  // deserialisation on the loop
+  for (let i = 0; i < sources.length; i += PREFETCH_SOURCES) {
+    await run.slice();
+    const found = await run.deps.store.findCurrentEdges({ brainId: run.episode.brainId, source: sources.slice(i, i + PREFETCH_SOURCES) });
+    for (const e of found) grouped.get(pairKey(e.source, e.relation))?.push(e);
+  }
   for (const [k, list] of grouped) if (!memo.has(k)) memo.set(k, Promise.resolve(list));
 }
+
+const PREFETCH_SOURCES = 50;
 
 const pairKey = (source: string, relation: string) => `${source}\u0000${relation}`;
 

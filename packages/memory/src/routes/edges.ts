@@ -39,7 +39,7 @@ export const edgeRoutes = ({ api, guard }: RouteDeps) => [
     method: "POST",
     path: "/v1/edges/:id/invalidate",
     operationId: "invalidateEdge",
-    summary: "Mark an edge superseded: tInvalid and tExpired become now; it stays readable",
+    summary: "Mark an edge superseded: tInvalid becomes now and the reason is recorded; tExpired stays null and the edge stays readable",
     tags: ["edges"],
     security: SECURITY,
     use: guard,
