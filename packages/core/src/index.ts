@@ -1,6 +1,7 @@
 // @mountkit/core: the framework-agnostic kernel every service builds on. The root holds what a service and its
 // host use; adapters take `@mountkit/core/adapter`, queues and limits `/jobs`, store suites `/testing`.
 export { type Clock, iso, type ManualClock, manualClock, systemClock } from "./clock.js";
+export { type EntityTagList, entityTags, ifMatchHolds, ifNoneMatchHits, strongMatch, weakMatch } from "./conditional.js";
 export type { CorsOptions } from "./cors.js";
 export { base64url, decodeCursor, encodeCursor, isCursorId, isCursorInstant, isCursorInteger } from "./cursor.js";
 export {

@@ -4,7 +4,7 @@ import { DEFAULT_BODY_LIMIT, invalidJson } from "./body.js";
 import { type Clock, systemClock } from "./clock.js";
 import { saneRequestId } from "./context.js";
 import { type CorsOptions, corsPolicy } from "./cors.js";
-import { coreError, ErrorBodySchema, errorBody as kitErrorBody, isKitError, KitError } from "./errors.js";
+import { coreError, ErrorBodySchema, isKitError, KitError, errorBody as kitErrorBody } from "./errors.js";
 import { toFetchHandler } from "./fetch.js";
 import { type KitRequest, type KitResponse, normaliseMountPath } from "./http.js";
 import { type IdGenerator, randomIds } from "./ids.js";

@@ -10,6 +10,7 @@ export const entriesError = defineServiceErrors({
   spec_refused: { status: 422, message: "specUrl refused" },
   spec_unavailable: { status: 422, message: "specUrl could not be fetched" },
   spec_invalid: { status: 422, message: "the OpenAPI document failed validation" },
+  precondition_failed: { status: 412, message: "the entry changed since the version the request named (If-Match): read it again" },
   validator_unavailable: { status: 503, message: "the OpenAPI validation address is unavailable" },
 });
 

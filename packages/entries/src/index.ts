@@ -48,7 +48,16 @@ export {
   type EntriesServiceOptions,
 } from "./service.js";
 export { memoryEntriesStore } from "./store/memory.js";
-export type { EntriesStore, Entry, EntryPosition, InventoryInput, InventorySummary, Operation } from "./store/types.js";
+export type {
+  EntriesStore,
+  Entry,
+  EntryPosition,
+  EntryRevision,
+  InventoryInput,
+  InventorySummary,
+  Operation,
+  RevisionNote,
+} from "./store/types.js";
 export { type ApisCustomData, apisCustomData } from "./types/apis.js";
 export { type CountriesCustomData, countriesCustomData, flagOf } from "./types/countries.js";
 export {

@@ -2,6 +2,7 @@
 import {
   type Clock,
   defineService,
+  documented,
   type IdGenerator,
   type Logger,
   type Middleware,
@@ -15,7 +16,7 @@ import { createEntriesApi, type EntriesApi } from "./api.js";
 import { requireAuth } from "./auth/middleware.js";
 import type { TokenVerifier } from "./auth/verifier.js";
 import type { AnyEntryTypes } from "./domain/entries.js";
-import { entriesError } from "./errors.js";
+import { entriesError, errorSchema } from "./errors.js";
 import type { SafeFetchOptions } from "./fetch/policy.js";
 import { sameOriginFetcher } from "./fetch/same-origin.js";
 import { apisPrepare } from "./inventory/apis-hook.js";
@@ -24,6 +25,7 @@ import type { SpecPool, SpecPoolOptions } from "./openapi/pool-types.js";
 import type { ValidationOutcome } from "./openapi/validate.js";
 import { dataRoutes } from "./routes/data.js";
 import { inventoryRoutes } from "./routes/inventory.js";
+import { revisionRoutes } from "./routes/revisions.js";
 import { typeRoutes } from "./routes/types.js";
 import { validateRoutes } from "./routes/validate.js";
 import { memoryEntriesStore } from "./store/memory.js";
@@ -129,11 +131,14 @@ export function createEntriesService<const T extends AnyEntryTypeDefinitions = [
   const api = createEntriesApi({ store, types, clock, ids, basePath, fetch: fetchOptions, pool });
 
   // Runs before auth and body parsing: an unknown type is a 404 whatever the request carries.
-  const knownType: Middleware = async (ctx, next) => {
-    const typeId = (ctx.params as Record<string, string>).typeId;
-    if (typeId === undefined || !types.get(typeId)) throw entriesError("unknown_type", { message: `unknown type ${typeId}` });
-    return next();
-  };
+  const knownType: Middleware = documented(
+    async (ctx, next) => {
+      const typeId = (ctx.params as Record<string, string>).typeId;
+      if (typeId === undefined || !types.get(typeId)) throw entriesError("unknown_type", { message: `unknown type ${typeId}` });
+      return next();
+    },
+    { responses: { 404: { description: "Unknown type", schema: errorSchema } } },
+  );
   const auth = requireAuth(o.auth);
 
   const service = defineService({
@@ -151,6 +156,7 @@ export function createEntriesService<const T extends AnyEntryTypeDefinitions = [
     routes: [
       ...typeRoutes({ api, types, knownType }),
       ...dataRoutes({ api, auth, knownType, basePath }),
+      ...revisionRoutes({ api, auth, knownType }),
       ...inventoryRoutes({ api, knownType }),
       ...validateRoutes({ api, bodyLimit: o.validateBodyLimit ?? 25 * 1024 * 1024 }),
       ...(o.catalogueScript === undefined

@@ -1,7 +1,9 @@
 // Store conformance suite: every EntriesStore (memory, SQLite, PostgreSQL, third-party) must pass it.
 import { refusedOrAnswered, type SkipGroup, skipLookup } from "@mountkit/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EntriesStore, Entry, InventoryInput } from "./store/types.js";
+import { makeEntry, makeInventory, type Register, uid } from "./conformance/fixtures.js";
+import { revisionTests } from "./conformance/revisions.js";
+import type { EntriesStore, Entry } from "./store/types.js";
 
 export interface EntriesStoreTarget {
   store: EntriesStore;
@@ -12,44 +14,6 @@ export interface DescribeEntriesStoreOptions {
   /** Tests to skip, each with a written reason. */
   skip?: SkipGroup[];
 }
-
-let counter = 0;
-const uid = (p: string) => `${p}_${Date.now().toString(36)}_${(counter++).toString(36)}`;
-
-function makeEntry(over: Partial<Entry> = {}): Entry {
-  return {
-    id: uid("ent"),
-    typeId: "countries",
-    ownerId: "alice",
-    name: "Name",
-    description: "Description",
-    customData: { nested: { list: [1, "two", { three: true }] }, unicode: "Ångström ✓" },
-    tags: ["a"],
-    dateCreated: 1_700_000_000_000,
-    dateModified: 1_700_000_000_000,
-    ...over,
-  };
-}
-
-function makeInventory(n: number, version = "2.0"): InventoryInput {
-  const operations = Array.from({ length: n }, (_, i) => ({
-    method: i % 2 ? "POST" : "GET",
-    path: `/v1/r${String(Math.floor(i / 2)).padStart(4, "0")}`,
-    ...(i % 3 ? { operationId: `op${i}` } : {}),
-    ...(i % 5 ? { summary: `Summary ${i}` } : {}),
-  }));
-  return {
-    specVersion: "3.1.0",
-    title: "API",
-    version,
-    endpoints: n,
-    paths: Math.ceil(n / 2),
-    tags: ["api", "openapi", `v${version}`],
-    operations,
-  };
-}
-
-type Register = (title: string, fn: () => Promise<void>) => void;
 
 /** Records: create, get, copies, refusals of odd input. */
 function recordTests(test: Register, s: () => EntriesStore) {
@@ -291,5 +255,6 @@ export function describeEntriesStore(name: string, factory: () => Promise<Entrie
     recordTests(test, s);
     listTests(test, s);
     changeTests(test, s);
+    revisionTests(test, s);
   });
 }

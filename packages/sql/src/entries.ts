@@ -6,8 +6,8 @@ import { type OpenStorageOptions, openMigrated } from "./open.js";
 import { sqlEntriesStore } from "./stores/entries.js";
 
 export { entriesMigrations } from "./migrations/entries.js";
-export { sqlEntriesStore } from "./stores/entries.js";
 export type { OpenStorageOptions } from "./open.js";
+export { sqlEntriesStore } from "./stores/entries.js";
 
 export interface EntriesStorage {
   db: SqlDatabase;

@@ -1,21 +1,22 @@
 // @mountkit/sql: one database for every mountkit service (embedded SQLite by default, PostgreSQL by URL),
 // versioned migrations, and SQL implementations of the core and service store interfaces.
-export { type Dialect, isPostgresUrl, type OpenDatabaseOptions, openDatabase, type SqlDatabase } from "./db.js";
-export { type PgPool, preferredSqliteDriver, type SqliteDriverName } from "./drivers.js";
-export { type AppliedMigration, exec, type Migration, type MigrationSet, migrate } from "./migrate.js";
-export { coreMigrations } from "./migrations/core.js";
+
 export { insertJob, type SqlJobStoreOptions, sqlJobStore } from "./core/jobs.js";
 export { sqlQuotaCounter, sqlRateLimiter } from "./core/limiter.js";
 export { type PgPubSub, type PgPubSubOptions, pgPubSub } from "./core/pubsub.js";
-export { supportMigrations } from "./migrations/support.js";
-export { sqlSupportStore } from "./stores/support.js";
-export { memoryMigrations } from "./migrations/memory.js";
-export { type SqlMemoryStoreOptions, sqlMemoryStore } from "./stores/memory.js";
-export type { VectorCellOptions } from "./stores/memory-vectors-cells.js";
-export { sqlQuotaHolds } from "./stores/memory-quota.js";
-export { entriesMigrations } from "./migrations/entries.js";
-export { sqlEntriesStore } from "./stores/entries.js";
-export { allMigrations, type OpenStorageOptions, openStorage, type Storage } from "./storage.js";
+export { type Dialect, isPostgresUrl, type OpenDatabaseOptions, openDatabase, type SqlDatabase } from "./db.js";
+export { type PgPool, preferredSqliteDriver, type SqliteDriverName } from "./drivers.js";
 export { type EntriesStorage, openEntriesStorage } from "./entries.js";
 export { type MemoryStorage, openMemoryStorage, openMemoryStore } from "./memory.js";
+export { type AppliedMigration, exec, type Migration, type MigrationSet, migrate } from "./migrate.js";
+export { coreMigrations } from "./migrations/core.js";
+export { entriesMigrations } from "./migrations/entries.js";
+export { memoryMigrations } from "./migrations/memory.js";
+export { supportMigrations } from "./migrations/support.js";
+export { allMigrations, type OpenStorageOptions, openStorage, type Storage } from "./storage.js";
+export { sqlEntriesStore } from "./stores/entries.js";
+export { type SqlMemoryStoreOptions, sqlMemoryStore } from "./stores/memory.js";
+export { sqlQuotaHolds } from "./stores/memory-quota.js";
+export type { VectorCellOptions } from "./stores/memory-vectors-cells.js";
+export { sqlSupportStore } from "./stores/support.js";
 export { openSupportStorage, type SupportStorage } from "./support.js";

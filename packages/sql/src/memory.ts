@@ -7,8 +7,8 @@ import { type OpenStorageOptions, openMigrated, optionsFromEnv } from "./open.js
 import { sqlMemoryStore } from "./stores/memory.js";
 
 export { memoryMigrations } from "./migrations/memory.js";
-export { type SqlMemoryStoreOptions, sqlMemoryStore } from "./stores/memory.js";
 export type { OpenStorageOptions } from "./open.js";
+export { type SqlMemoryStoreOptions, sqlMemoryStore } from "./stores/memory.js";
 
 export interface MemoryStorage {
   db: SqlDatabase;

@@ -8,10 +8,10 @@ import { supportMigrations } from "./migrations/support.js";
 import { type OpenStorageOptions, openBus, openMigrated } from "./open.js";
 import { sqlSupportStore } from "./stores/support.js";
 
-export { supportMigrations } from "./migrations/support.js";
-export { sqlSupportStore } from "./stores/support.js";
 export { sqlRateLimiter } from "./core/limiter.js";
+export { supportMigrations } from "./migrations/support.js";
 export type { OpenStorageOptions } from "./open.js";
+export { sqlSupportStore } from "./stores/support.js";
 
 export interface SupportStorage {
   db: SqlDatabase;

@@ -1,12 +1,12 @@
 // Bearer-token middleware: 401 with a reason for a missing or refused token; the principal lands in ctx.state.
-import type { Middleware, RequestContext } from "@mountkit/core";
-import { entriesError } from "../errors.js";
+import { documented, type Middleware, type RequestContext } from "@mountkit/core";
+import { entriesError, errorSchema } from "../errors.js";
 import { AuthError, type Principal, type TokenVerifier } from "./verifier.js";
 
 const BEARER = /^Bearer[ \t]+([^\s]+)\s*$/i;
 
 export function requireAuth(verifier: TokenVerifier): Middleware {
-  return async (ctx, next) => {
+  return documented(async (ctx, next) => {
     const header = ctx.headers.authorization;
     if (!header) throw unauthorized("missing bearer token", false);
     const m = BEARER.exec(header);
@@ -21,8 +21,20 @@ export function requireAuth(verifier: TokenVerifier): Middleware {
     }
     ctx.state.principal = principal;
     return next();
-  };
+  }, UNAUTHORIZED_DOC);
 }
+
+const UNAUTHORIZED_DOC = {
+  responses: {
+    401: {
+      description: "Bearer token missing, malformed, expired, or with a wrong signature, issuer or audience",
+      schema: errorSchema,
+      headers: {
+        "WWW-Authenticate": { description: "The Bearer challenge (RFC 6750), naming the reason when a token was sent.", required: true },
+      },
+    },
+  },
+};
 
 /** RFC 6750: no error code when no credentials were sent, `invalid_token` with a description otherwise. */
 function unauthorized(message: string, presented = true) {

@@ -21,3 +21,13 @@ export const offsetCursor = {
     return v[1];
   },
 };
+
+/** A position in an entry's revisions, newest first: the number of the last one seen. */
+export const revisionCursor = {
+  encode: (revision: number) => encodeCursor(["r", revision]),
+  decode(cursor: string): number {
+    const v = decodeCursor(cursor);
+    if (!v || v.length !== 2 || v[0] !== "r" || !isCursorInteger(v[1])) throw entriesError("invalid_cursor");
+    return v[1];
+  },
+};

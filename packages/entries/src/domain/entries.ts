@@ -1,10 +1,10 @@
 // The entry operations behind the routes and `service.api`: submit, list, get, update, delete, inventory.
 import type { Clock, IdGenerator } from "@mountkit/core";
 import { entriesError, type Issue } from "../errors.js";
-import type { EntriesStore, Entry, InventoryInput, Operation } from "../store/types.js";
+import type { EntriesStore, Entry, EntryRevision, InventoryInput, Operation } from "../store/types.js";
 import { dropNullOptionals } from "../types/nulls.js";
 import type { EntryType, PrepareContext, TypeRegistry } from "../types/registry.js";
-import { entryCursor, offsetCursor } from "./cursor.js";
+import { entryCursor, offsetCursor, revisionCursor } from "./cursor.js";
 
 export interface EntryInput<C = Record<string, unknown>> {
   name: string;
@@ -55,15 +55,42 @@ export interface EntriesDomain<M extends object = AnyEntryTypes> {
     q?: string;
   }): Promise<Page<Entry<M[K]>>>;
   get<K extends keyof M & string>(input: { typeId: K; id: string }): Promise<Entry<M[K]>>;
+  /**
+   * Changes an entry (owner only). `expectModified`: apply only while the entry still has this `dateModified` (the
+   * version its ETag names), else 412; of two changes expecting the same version, one applies.
+   */
   update<K extends keyof M & string>(input: {
     typeId: K;
     id: string;
     ownerId: string;
     patch: EntryPatch<M[K]>;
+    expectModified?: number;
     signal?: AbortSignal;
     requestId?: string;
   }): Promise<Entry<M[K]>>;
-  remove<K extends keyof M & string>(input: { typeId: K; id: string; ownerId: string }): Promise<void>;
+  remove<K extends keyof M & string>(input: { typeId: K; id: string; ownerId: string; expectModified?: number }): Promise<void>;
+  /** The entry's revisions, newest first. */
+  revisions<K extends keyof M & string>(input: {
+    typeId: K;
+    id: string;
+    cursor?: string;
+    limit?: number;
+  }): Promise<Page<EntryRevision<M[K]>>>;
+  revision<K extends keyof M & string>(input: { typeId: K; id: string; revision: number }): Promise<EntryRevision<M[K]>>;
+  /**
+   * Makes a revision's name, description, customData and own tags the entry's again, as a change of its own (a
+   * new revision; a catalogued type catalogues the restored customData anew). Owner only; `expectModified` as in
+   * `update`.
+   */
+  restore<K extends keyof M & string>(input: {
+    typeId: K;
+    id: string;
+    revision: number;
+    ownerId: string;
+    expectModified?: number;
+    signal?: AbortSignal;
+    requestId?: string;
+  }): Promise<Entry<M[K]>>;
   inventory<K extends keyof M & string>(input: { typeId: K; id: string; cursor?: string; limit?: number }): Promise<InventoryPage>;
 }
 
@@ -99,6 +126,60 @@ export function entriesDomain(deps: { store: EntriesStore; types: TypeRegistry; 
     return e;
   }
 
+  /** Why a conditional write applied nothing: the entry is gone (404) or moved past the expected version (412). */
+  async function notApplied(typeId: string, id: string, expectModified: number | undefined): Promise<never> {
+    const now = await store.get({ typeId, id });
+    if (now && expectModified !== undefined) throw entriesError("precondition_failed");
+    throw entriesError("not_found", { message: `no ${typeId} entry ${id}` });
+  }
+
+  /** A change by the owner: PATCH, or a restore (`restoredFrom`); recorded as the entry's next revision. */
+  async function change(input: {
+    typeId: string;
+    id: string;
+    ownerId: string;
+    patch: EntryPatch;
+    expectModified?: number;
+    restoredFrom?: number;
+    signal?: AbortSignal;
+    requestId?: string;
+  }): Promise<Entry> {
+    const { typeId, id, ownerId, expectModified, signal, requestId } = input;
+    let { patch } = input;
+    const type = typeOf(typeId);
+    const current = await existing(typeId, id);
+    if (current.ownerId !== ownerId) throw entriesError("forbidden");
+    if (expectModified !== undefined && current.dateModified !== expectModified) throw entriesError("precondition_failed");
+    let inventory: InventoryInput | undefined;
+    let typeTags: string[] = [];
+    const previous = await store.getInventory({ typeId, entryId: id });
+    if (patch.customData !== undefined)
+      patch = { ...patch, customData: dropNullOptionals(type.schema.jsonSchema, patch.customData) as Record<string, unknown> };
+    if (patch.customData !== undefined) {
+      const prep = await checkCustomData(type, patch.customData, context(signal, requestId));
+      inventory = prep.inventory;
+      typeTags = prep.tags ?? [];
+    } else typeTags = previous?.tags ?? [];
+    // The tags a catalogue added are recomputed, so a new spec version replaces the old `v...` tag.
+    const own = patch.tags ?? current.tags.filter((t) => !previous?.tags.includes(t));
+    const updated = await store.update({
+      typeId,
+      id,
+      ownerId,
+      changes: {
+        ...(patch.name !== undefined ? { name: patch.name } : {}),
+        ...(patch.description !== undefined ? { description: patch.description } : {}),
+        ...(patch.customData !== undefined ? { customData: patch.customData } : {}),
+        tags: dedupe([...own, ...typeTags]),
+        dateModified: Math.max(clock.now(), current.dateModified + 1),
+      },
+      ...(patch.customData !== undefined ? { inventory: inventory ?? null } : {}),
+      expectModified,
+      note: { authorId: ownerId, derivedTags: typeTags, restoredFrom: input.restoredFrom ?? null },
+    });
+    return updated ?? notApplied(typeId, id, expectModified);
+  }
+
   return {
     async submit({ typeId, ownerId, entry, signal, requestId }) {
       const type = typeOf(typeId);
@@ -116,7 +197,7 @@ export function entriesDomain(deps: { store: EntriesStore; types: TypeRegistry; 
         dateCreated: now,
         dateModified: now,
       };
-      await store.create({ entry: saved, inventory: prep.inventory });
+      await store.create({ entry: saved, inventory: prep.inventory, derivedTags: prep.tags ?? [] });
       return saved;
     },
 
@@ -134,44 +215,40 @@ export function entriesDomain(deps: { store: EntriesStore; types: TypeRegistry; 
       return existing(typeId, id);
     },
 
-    async update({ typeId, id, ownerId, patch, signal, requestId }) {
-      const type = typeOf(typeId);
-      const current = await existing(typeId, id);
-      if (current.ownerId !== ownerId) throw entriesError("forbidden");
-      let inventory: InventoryInput | undefined;
-      let typeTags: string[] = [];
-      const previous = await store.getInventory({ typeId, entryId: id });
-      if (patch.customData !== undefined)
-        patch = { ...patch, customData: dropNullOptionals(type.schema.jsonSchema, patch.customData) as Record<string, unknown> };
-      if (patch.customData !== undefined) {
-        const prep = await checkCustomData(type, patch.customData, context(signal, requestId));
-        inventory = prep.inventory;
-        typeTags = prep.tags ?? [];
-      } else typeTags = previous?.tags ?? [];
-      // The tags a catalogue added are recomputed, so a new spec version replaces the old `v...` tag.
-      const own = patch.tags ?? current.tags.filter((t) => !previous?.tags.includes(t));
-      const updated = await store.update({
-        typeId,
-        id,
-        ownerId,
-        changes: {
-          ...(patch.name !== undefined ? { name: patch.name } : {}),
-          ...(patch.description !== undefined ? { description: patch.description } : {}),
-          ...(patch.customData !== undefined ? { customData: patch.customData } : {}),
-          tags: dedupe([...own, ...typeTags]),
-          dateModified: Math.max(clock.now(), current.dateModified + 1),
-        },
-        ...(patch.customData !== undefined ? { inventory: inventory ?? null } : {}),
-      });
-      if (!updated) throw entriesError("not_found", { message: `no ${typeId} entry ${id}` });
-      return updated;
-    },
+    update: (input) => change(input),
 
-    async remove({ typeId, id, ownerId }) {
+    async remove({ typeId, id, ownerId, expectModified }) {
       typeOf(typeId);
       const current = await existing(typeId, id);
       if (current.ownerId !== ownerId) throw entriesError("forbidden");
-      if (!(await store.delete({ typeId, id, ownerId }))) throw entriesError("not_found", { message: `no ${typeId} entry ${id}` });
+      if (expectModified !== undefined && current.dateModified !== expectModified) throw entriesError("precondition_failed");
+      if (!(await store.delete({ typeId, id, ownerId, expectModified }))) await notApplied(typeId, id, expectModified);
+    },
+
+    async revisions({ typeId, id, cursor, limit = 20 }) {
+      typeOf(typeId);
+      const before = cursor ? revisionCursor.decode(cursor) : undefined;
+      await existing(typeId, id);
+      const rows = await store.listRevisions({ typeId, entryId: id, limit: limit + 1, before });
+      const items = rows.slice(0, limit);
+      const last = items[items.length - 1];
+      return { items, next: rows.length > limit && last ? revisionCursor.encode(last.revision) : null };
+    },
+
+    async revision({ typeId, id, revision }) {
+      typeOf(typeId);
+      const r = await store.getRevision({ typeId, entryId: id, revision });
+      if (!r) throw entriesError("not_found", { message: `no revision ${revision} of ${typeId} entry ${id}` });
+      return r;
+    },
+
+    async restore({ typeId, id, revision, ownerId, expectModified, signal, requestId }) {
+      typeOf(typeId);
+      const r = await store.getRevision({ typeId, entryId: id, revision });
+      if (!r) throw entriesError("not_found", { message: `no revision ${revision} of ${typeId} entry ${id}` });
+      const own = r.tags.filter((t) => !r.derivedTags.includes(t));
+      const patch = { name: r.name, description: r.description, customData: r.customData, tags: own };
+      return change({ typeId, id, ownerId, patch, expectModified, restoredFrom: revision, signal, requestId });
     },
 
     async inventory({ typeId, id, cursor, limit = 100 }) {

@@ -5,7 +5,7 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { limitMessages } from "./limits.js";
-import { SpecPoolBusyError, type PoolValidateRequest } from "./pool-types.js";
+import { type PoolValidateRequest, SpecPoolBusyError } from "./pool-types.js";
 import type { ValidationOutcome } from "./validate.js";
 import type { FromWorker, ToWorker, WorkerTask } from "./worker.js";
 

@@ -2,13 +2,26 @@
 import { nullableOptionals } from "@mountkit/core";
 import type { EntryType } from "../types/registry.js";
 import type { JsonSchema } from "../types/schema.js";
+import {
+  cursorParam,
+  type DocumentContext,
+  errors,
+  idParam,
+  ifMatchParam,
+  json,
+  type Limits,
+  ref,
+  secured,
+  VERSION_HEADERS,
+} from "./doc-parts.js";
+import { revisionsPart } from "./type-revisions.js";
 
 export interface TypeDocumentOptions {
   /** Where the service is mounted (`servers[0].url`); default `/`. */
   basePath?: string;
   /** Whether the type has an inventory route (types with a `prepare` hook). */
   inventory: boolean;
-  limits: { name: number; description: number; tags: number; tag: number; listMax: number; operationsMax: number; query: number };
+  limits: Limits;
 }
 
 const NULL_NOTE = "On every optional field, JSON `null` means the same as leaving the field out.";
@@ -38,24 +51,6 @@ export function hoistDefs(schema: JsonSchema, prefix: string, into: Record<strin
   for (const [name, def] of Object.entries(defs)) into[rename(name)] = rewrite(def);
   const { $defs: _a, definitions: _b, ...rest } = schema;
   return rewrite(rest) as JsonSchema;
-}
-
-const json = (schema: unknown) => ({ "application/json": { schema } });
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const resp = (name: string) => ({ $ref: `#/components/responses/${name}` });
-
-type Limits = TypeDocumentOptions["limits"];
-
-/** What every part of one type's document is built from. */
-interface DocumentContext {
-  type: EntryType;
-  /** The type id in PascalCase: the prefix of its schema names and operation ids. */
-  P: string;
-  /** `/api/v1/types/<id>` */
-  base: string;
-  limits: Limits;
-  /** The 503 of a type with a catalogue step (it calls the validation address); none otherwise. */
-  unavailable: Array<[string, string]>;
 }
 
 /** The entry schemas of one type: input, patch, entry and list, all sharing its customData schema. */
@@ -181,24 +176,17 @@ function sharedResponses(): Record<string, unknown> {
       content: json(ref("ValidationError")),
     },
     ServiceUnavailable: {
-      description: "The OpenAPI validation address did not answer; nothing was saved, retry later.",
+      description:
+        "The database stayed busy past its lock timeout (with `Retry-After`), or, for a type with a catalogue step, the OpenAPI validation address did not answer; nothing was saved, retry later.",
+      content: json(ref("Error")),
+    },
+    PreconditionFailed: {
+      description: "`If-Match` names a version the entry has moved past: nothing changed; read it again.",
       content: json(ref("Error")),
     },
     InternalError: { description: "Server processing error.", content: json(ref("InternalError")) },
   };
 }
-
-const errors = (...names: Array<[string, string]>) => Object.fromEntries(names.map(([status, name]) => [status, resp(name)]));
-// built per document, so that no two documents share (and a host editing one cannot change the other)
-const secured = () => [{ bearerAuth: [] }];
-const idParam = () => ({ name: "id", in: "path", required: true, schema: { type: "string" }, description: "Entry id." });
-const cursorParam = () => ({
-  name: "cursor",
-  in: "query",
-  required: false,
-  schema: { type: "string" },
-  description: "`next` of the previous page.",
-});
 
 /** `POST` and `GET .../data`: submit and list. `input` is the request schema, inlined for client generators. */
 function collectionPath(c: DocumentContext, input: unknown) {
@@ -219,6 +207,7 @@ function collectionPath(c: DocumentContext, input: unknown) {
               required: true,
               schema: { type: "string", format: "uri-reference" },
             },
+            ...VERSION_HEADERS(),
           },
           content: json(ref(`${P}Entry`)),
         },
@@ -229,7 +218,7 @@ function collectionPath(c: DocumentContext, input: unknown) {
           ["415", "UnsupportedMediaType"],
           ["422", "Unprocessable"],
           ["500", "InternalError"],
-          ...c.unavailable,
+          ["503", "ServiceUnavailable"],
         ),
       },
     },
@@ -267,8 +256,18 @@ function itemPath(c: DocumentContext) {
       operationId: `get${P}Entry`,
       summary: `Get a ${type.id} entry`,
       tags: [P],
+      parameters: [
+        {
+          name: "If-None-Match",
+          in: "header",
+          required: false,
+          schema: { type: "string" },
+          description: "ETags (weak comparison) or `*`: 304 without a body when the entry is still at one of them.",
+        },
+      ],
       responses: {
-        "200": { description: "The entry.", content: json(ref(`${P}Entry`)) },
+        "200": { description: "The entry.", headers: VERSION_HEADERS(), content: json(ref(`${P}Entry`)) },
+        "304": { description: "`If-None-Match` names the entry as it is: no body.", headers: VERSION_HEADERS() },
         ...errors(["400", "BadRequest"], ["404", "NotFound"], ["500", "InternalError"]),
       },
     },
@@ -277,19 +276,21 @@ function itemPath(c: DocumentContext) {
       summary: `Change a ${type.id} entry (owner only)`,
       tags: [P],
       security: secured(),
+      parameters: [ifMatchParam()],
       requestBody: { required: true, content: json(ref(`${P}EntryPatch`)) },
       responses: {
-        "200": { description: "The updated entry; `dateModified` moved.", content: json(ref(`${P}Entry`)) },
+        "200": { description: "The updated entry; `dateModified` moved.", headers: VERSION_HEADERS(), content: json(ref(`${P}Entry`)) },
         ...errors(
           ["400", "BadRequest"],
           ["401", "Unauthorized"],
           ["403", "Forbidden"],
           ["404", "NotFound"],
+          ["412", "PreconditionFailed"],
           ["413", "PayloadTooLarge"],
           ["415", "UnsupportedMediaType"],
           ["422", "Unprocessable"],
           ["500", "InternalError"],
-          ...c.unavailable,
+          ["503", "ServiceUnavailable"],
         ),
       },
     },
@@ -298,9 +299,18 @@ function itemPath(c: DocumentContext) {
       summary: `Delete a ${type.id} entry (owner only)`,
       tags: [P],
       security: secured(),
+      parameters: [ifMatchParam()],
       responses: {
-        "204": { description: "Deleted." },
-        ...errors(["400", "BadRequest"], ["401", "Unauthorized"], ["403", "Forbidden"], ["404", "NotFound"], ["500", "InternalError"]),
+        "204": { description: "Deleted, with its revisions." },
+        ...errors(
+          ["400", "BadRequest"],
+          ["401", "Unauthorized"],
+          ["403", "Forbidden"],
+          ["404", "NotFound"],
+          ["412", "PreconditionFailed"],
+          ["500", "InternalError"],
+          ["503", "ServiceUnavailable"],
+        ),
       },
     },
   };
@@ -353,7 +363,7 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
   const P = pascal(type.id);
   const base = `/api/v1/types/${type.id}`;
   // only a type with a catalogue step calls the validation address
-  const c: DocumentContext = { type, P, base, limits: o.limits, unavailable: o.inventory ? [["503", "ServiceUnavailable"]] : [] };
+  const c: DocumentContext = { type, P, base, limits: o.limits };
   const schemas: Record<string, unknown> = {};
   const { $schema: _d, ...raw } = type.schema.jsonSchema;
   // one customData schema for requests and entries alike (clients share the type): its optional members take null as absent
@@ -372,6 +382,9 @@ export function typeDocument(type: EntryType, o: TypeDocumentOptions): Record<st
       },
     },
   };
+  const revisions = revisionsPart(c, customData);
+  Object.assign(schemas, revisions.schemas);
+  Object.assign(paths, revisions.paths);
   if (o.inventory) {
     const inventory = inventoryPart(c);
     Object.assign(schemas, inventory.schemas);

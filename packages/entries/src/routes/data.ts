@@ -5,6 +5,7 @@ import type { EntriesApi } from "../api.js";
 import { principalOf } from "../auth/middleware.js";
 import { errorSchema } from "../errors.js";
 import { badRequestBody, entry, entryInput, entryParams, entryPatch, listQuery, typeParams, validationErrorBody } from "./schemas.js";
+import { expectedVersion, notModified, stale, unavailable, VERSION_HEADERS, versioned, versionHeaders } from "./versions.js";
 
 /** A write's author and the request's signal and id, handed to the type's hook. */
 const writer = (ctx: RequestContext<any, any, any>) => ({ ownerId: principalOf(ctx).sub, signal: ctx.signal, requestId: ctx.requestId });
@@ -21,7 +22,7 @@ export function dataRoutes(o: { api: EntriesApi; auth: Middleware; knownType: Mi
     route<P, undefined, B>({
       ...def,
       ...owned,
-      responses: { ...def.responses, 422: { description: "customData failed validation", schema: validationErrorBody } },
+      responses: { ...def.responses, 422: { description: "customData failed validation", schema: validationErrorBody }, 503: unavailable },
     });
   return [
     authorWrite({
@@ -32,15 +33,16 @@ export function dataRoutes(o: { api: EntriesApi; auth: Middleware; knownType: Mi
       params: typeParams,
       body: entryInput,
       responses: {
-        201: { description: "Created", schema: entry },
+        201: {
+          ...versioned("Created", entry),
+          headers: { ...VERSION_HEADERS, Location: { description: "The entry's address", required: true } },
+        },
         400: { description: "Invalid body: not JSON, not an object, or a field fails its schema", schema: badRequestBody },
-        401: { description: "Missing or invalid token", schema: errorSchema },
-        404: { description: "Unknown type", schema: errorSchema },
       },
       async handler(ctx) {
         const saved = await api.submit({ typeId: ctx.params.typeId, entry: ctx.body, ...writer(ctx) });
         const location = `${o.basePath}/api/v1/types/${encodeURIComponent(saved.typeId)}/data/${encodeURIComponent(saved.id)}`;
-        return json(201, saved, { location });
+        return json(201, saved, { location, ...versionHeaders(saved) });
       },
     }),
     route({
@@ -65,9 +67,15 @@ export function dataRoutes(o: { api: EntriesApi; auth: Middleware; knownType: Mi
       tags,
       params: entryParams,
       use: [o.knownType],
-      responses: { 200: { description: "The entry", schema: entry }, 404: notFound },
+      responses: {
+        200: versioned("The entry", entry),
+        304: { description: "`If-None-Match` names the entry as it is: no body", headers: VERSION_HEADERS },
+        404: notFound,
+      },
       async handler(ctx) {
-        return json(200, await api.get(ctx.params));
+        const found = await api.get(ctx.params);
+        if (notModified(ctx, found)) return empty(304, versionHeaders(found));
+        return json(200, found, versionHeaders(found));
       },
     }),
     authorWrite({
@@ -77,9 +85,11 @@ export function dataRoutes(o: { api: EntriesApi; auth: Middleware; knownType: Mi
       summary: "Change an entry (owner only)",
       params: entryParams,
       body: entryPatch,
-      responses: { 200: { description: "Updated", schema: entry }, 403: notOwner, 404: notFound },
+      responses: { 200: versioned("Updated", entry), 403: notOwner, 404: notFound, 412: stale },
       async handler(ctx) {
-        return json(200, await api.update({ ...ctx.params, patch: ctx.body, ...writer(ctx) }));
+        const expectModified = await expectedVersion(api, ctx, ctx.params);
+        const updated = await api.update({ ...ctx.params, patch: ctx.body, expectModified, ...writer(ctx) });
+        return json(200, updated, versionHeaders(updated));
       },
     }),
     route({
@@ -89,9 +99,10 @@ export function dataRoutes(o: { api: EntriesApi; auth: Middleware; knownType: Mi
       summary: "Delete an entry (owner only)",
       params: entryParams,
       ...owned,
-      responses: { 204: { description: "Deleted" }, 403: notOwner },
+      responses: { 204: { description: "Deleted" }, 403: notOwner, 404: notFound, 412: stale, 503: unavailable },
       async handler(ctx) {
-        await api.remove({ ...ctx.params, ownerId: principalOf(ctx).sub });
+        const expectModified = await expectedVersion(api, ctx, ctx.params);
+        await api.remove({ ...ctx.params, ownerId: principalOf(ctx).sub, expectModified });
         return empty(204);
       },
     }),

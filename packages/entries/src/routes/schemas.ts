@@ -40,8 +40,28 @@ export const entry = z.object({
   dateModified: z.number().int(),
 });
 
+/** One kept state of an entry (docs/entries.md#revisions-and-versions). */
+export const revision = z.object({
+  typeId: z.string(),
+  entryId: z.string(),
+  revision: z.number().int().min(1),
+  authorId: z.string().describe("`sub` of who made the change"),
+  date: z.number().int().describe("The entry's `dateModified` after the change (epoch ms)"),
+  name: z.string(),
+  description: z.string(),
+  customData: z.record(z.string(), z.unknown()),
+  tags: z.array(z.string()).describe("The entry's tags after the change"),
+  derivedTags: z.array(z.string()).describe("Those of `tags` the type's catalogue step added"),
+  restoredFrom: z.number().int().nullable().describe("The revision this change restored"),
+});
+
 export const typeParams = z.object({ typeId: z.string() });
 export const entryParams = z.object({ typeId: z.string(), id: z.string().min(1).max(200) });
+export const revisionParams = entryParams.extend({ revision: z.string().regex(/^[1-9][0-9]{0,14}$/, "a revision number from 1") });
+export const revisionsQuery = z.object({
+  cursor: z.string().max(500).optional(),
+  limit: z.coerce.number().int().min(1).max(LIMITS.listMax).optional(),
+});
 
 const limit = (max: number) => z.coerce.number().int().min(1).max(max).optional();
 

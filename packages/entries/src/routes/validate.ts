@@ -2,6 +2,7 @@
 import { json, route } from "@mountkit/core";
 import * as z from "zod";
 import type { EntriesApi } from "../api.js";
+import { errorSchema } from "../errors.js";
 
 export const SPEC_CONTENT_TYPES = [
   "application/json",
@@ -55,6 +56,10 @@ export function validateRoutes(o: { api: EntriesApi; bodyLimit: number }) {
       responses: {
         200: { description: "Valid: can be catalogued", schema: answerSchema },
         422: { description: "Invalid", schema: answerSchema },
+        503: {
+          description: "The validation processes are busy or the remote validation address did not answer; retry later",
+          schema: errorSchema,
+        },
       },
       async handler(ctx) {
         const answer = await o.api.validateOpenApi(ctx.rawBody ?? new Uint8Array(0), { baseUrl: ctx.query.baseUrl, signal: ctx.signal });

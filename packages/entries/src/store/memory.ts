@@ -1,5 +1,5 @@
 // In-memory EntriesStore: the reference implementation the conformance suite pins down.
-import type { EntriesStore, Entry, InventoryInput, InventorySummary, Operation } from "./types.js";
+import type { EntriesStore, Entry, EntryRevision, InventoryInput, InventorySummary, Operation, RevisionNote } from "./types.js";
 
 const key = (typeId: string, id: string) => `${typeId}\u0000${id}`;
 
@@ -15,14 +15,23 @@ export const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => String.fromC
 export function memoryEntriesStore(): EntriesStore {
   const entries = new Map<string, Entry>();
   const inventories = new Map<string, InventoryInput>();
+  /** Each entry's revisions, oldest first (revision n at index n - 1). */
+  const revisions = new Map<string, EntryRevision[]>();
   // Copies in and out, like a database would: callers never share state with the store.
   const copy = <T>(v: T): T => structuredClone(v);
+  const keep = (e: Entry, note: RevisionNote) => {
+    const k = key(e.typeId, e.id);
+    const list = revisions.get(k) ?? [];
+    list.push(revisionOf(e, list.length + 1, note));
+    revisions.set(k, list);
+  };
 
   return {
-    async create({ entry, inventory }) {
+    async create({ entry, inventory, derivedTags }) {
       const k = key(entry.typeId, entry.id);
       if (entries.has(k)) throw new Error(`entry ${entry.id} already exists`);
       entries.set(k, copy(entry));
+      keep(entry, { authorId: entry.ownerId, derivedTags: derivedTags ?? [] });
       if (inventory) inventories.set(k, copy(inventory));
     },
     async get({ typeId, id }) {
@@ -43,23 +52,37 @@ export function memoryEntriesStore(): EntriesStore {
       out.sort(compareEntries);
       return out.slice(0, Math.max(0, limit)).map(copy);
     },
-    async update({ typeId, id, ownerId, changes, inventory }) {
+    async update({ typeId, id, ownerId, changes, inventory, expectModified, note }) {
       const k = key(typeId, id);
       const e = entries.get(k);
-      if (!e || e.ownerId !== ownerId) return null;
+      if (!e || e.ownerId !== ownerId || (expectModified !== undefined && e.dateModified !== expectModified)) return null;
       const next: Entry = { ...e, ...copy(changes) };
       entries.set(k, next);
+      keep(next, note ?? { authorId: ownerId, derivedTags: [] });
       if (inventory === null) inventories.delete(k);
       else if (inventory) inventories.set(k, copy(inventory));
       return copy(next);
     },
-    async delete({ typeId, id, ownerId }) {
+    async delete({ typeId, id, ownerId, expectModified }) {
       const k = key(typeId, id);
       const e = entries.get(k);
-      if (!e || e.ownerId !== ownerId) return false;
+      if (!e || e.ownerId !== ownerId || (expectModified !== undefined && e.dateModified !== expectModified)) return false;
       entries.delete(k);
       inventories.delete(k);
+      revisions.delete(k);
       return true;
+    },
+    async listRevisions({ typeId, entryId, limit, before }) {
+      const list = revisions.get(key(typeId, entryId)) ?? [];
+      const upTo = before === undefined ? list.length : Math.min(list.length, Math.max(0, before - 1));
+      return list
+        .slice(Math.max(0, upTo - Math.max(0, limit)), upTo)
+        .reverse()
+        .map(copy);
+    },
+    async getRevision({ typeId, entryId, revision }) {
+      const r = revisions.get(key(typeId, entryId))?.[revision - 1];
+      return r ? copy(r) : null;
     },
     async getInventory({ typeId, entryId }) {
       const inv = inventories.get(key(typeId, entryId));
@@ -72,5 +95,22 @@ export function memoryEntriesStore(): EntriesStore {
       if (!inv) return [];
       return inv.operations.slice(Math.max(0, offset), Math.max(0, offset) + Math.max(0, limit)).map((o) => copy(o) as Operation);
     },
+  };
+}
+
+/** The revision `revision` of entry `e` as it is now, with `note`'s author and provenance. */
+export function revisionOf(e: Entry, revision: number, note: RevisionNote): EntryRevision {
+  return {
+    typeId: e.typeId,
+    entryId: e.id,
+    revision,
+    authorId: note.authorId,
+    date: e.dateModified,
+    name: e.name,
+    description: e.description,
+    customData: structuredClone(e.customData),
+    tags: [...e.tags],
+    derivedTags: [...note.derivedTags],
+    restoredFrom: note.restoredFrom ?? null,
   };
 }

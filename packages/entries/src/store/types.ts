@@ -38,6 +38,36 @@ export interface InventoryInput {
 
 export type InventorySummary = Omit<InventoryInput, "operations">;
 
+/**
+ * One kept state of an entry: what it held after its submission (revision 1) or after a change (one more each).
+ * A store writes it in the same transaction as the change, and deletes an entry's revisions with the entry.
+ */
+export interface EntryRevision<C = Record<string, unknown>> {
+  typeId: string;
+  entryId: string;
+  revision: number;
+  /** The `sub` of who made the change. */
+  authorId: string;
+  /** Epoch milliseconds: the entry's `dateModified` after the change. */
+  date: number;
+  name: string;
+  description: string;
+  customData: C;
+  /** The entry's tags after the change... */
+  tags: string[];
+  /** ...of which these were added by the type's catalogue step (not by the author). */
+  derivedTags: string[];
+  /** The revision this change restored, else null. */
+  restoredFrom: number | null;
+}
+
+/** What a change records beside the entry's new fields (see `EntryRevision`). */
+export interface RevisionNote {
+  authorId: string;
+  derivedTags: string[];
+  restoredFrom?: number | null;
+}
+
 /** Keyset position in the entries order (newest first: `dateCreated` desc, then `id` desc). */
 export interface EntryPosition {
   dateCreated: number;
@@ -45,8 +75,11 @@ export interface EntryPosition {
 }
 
 export interface EntriesStore {
-  /** Saves a new entry and, when given, its inventory, atomically. Entry ids are unique per store. */
-  create(input: { entry: Entry; inventory?: InventoryInput }): Promise<void>;
+  /**
+   * Saves a new entry, its revision 1 (authored by its owner) and, when given, its inventory, atomically. Entry
+   * ids are unique per store.
+   */
+  create(input: { entry: Entry; inventory?: InventoryInput; derivedTags?: string[] }): Promise<void>;
   get(input: { typeId: string; id: string }): Promise<Entry | null>;
   /**
    * Entries of one type, newest first (`dateCreated` desc, `id` desc), strictly after `after` when given,
@@ -56,7 +89,9 @@ export interface EntriesStore {
    */
   list(input: { typeId: string; limit: number; after?: EntryPosition; tag?: string; ownerId?: string; q?: string }): Promise<Entry[]>;
   /**
-   * Applies `changes` when the entry exists and belongs to `ownerId`; returns the updated entry or null.
+   * Applies `changes` when the entry exists, belongs to `ownerId` and, when `expectModified` is given, still has
+   * that `dateModified` (compare-and-set: of two changes expecting the same state, one applies); records the
+   * next revision with `note` in the same transaction. Returns the updated entry, or null when nothing applied.
    * `inventory`: an object replaces the stored inventory, `null` removes it, absent leaves it.
    */
   update(input: {
@@ -65,9 +100,17 @@ export interface EntriesStore {
     ownerId: string;
     changes: Partial<Pick<Entry, "name" | "description" | "customData" | "tags">> & { dateModified: number };
     inventory?: InventoryInput | null;
+    expectModified?: number;
+    note?: RevisionNote;
   }): Promise<Entry | null>;
-  /** Deletes the entry and its inventory when it exists and belongs to `ownerId`; false otherwise. */
-  delete(input: { typeId: string; id: string; ownerId: string }): Promise<boolean>;
+  /**
+   * Deletes the entry, its inventory and its revisions when it exists, belongs to `ownerId` and (when given) still
+   * has the `dateModified` `expectModified`; false otherwise.
+   */
+  delete(input: { typeId: string; id: string; ownerId: string; expectModified?: number }): Promise<boolean>;
+  /** An entry's revisions, newest first, those numbered below `before` when given, at most `limit`. */
+  listRevisions(input: { typeId: string; entryId: string; limit: number; before?: number }): Promise<EntryRevision[]>;
+  getRevision(input: { typeId: string; entryId: string; revision: number }): Promise<EntryRevision | null>;
   getInventory(input: { typeId: string; entryId: string }): Promise<InventorySummary | null>;
   /** Operations in stored order from position `offset` (0-based), at most `limit`. */
   listOperations(input: { typeId: string; entryId: string; offset: number; limit: number }): Promise<Operation[]>;

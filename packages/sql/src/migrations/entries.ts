@@ -1,4 +1,4 @@
-// Tables of the entries service: entries, and the inventory (summary + operations) of catalogued APIs.
+// Tables of the entries service: entries, their revisions, and the inventory (summary + operations) of catalogued APIs.
 import type { MigrationSet } from "../migrate.js";
 import { exec } from "../migrate.js";
 
@@ -47,6 +47,32 @@ export const entriesMigrations: MigrationSet = {
             summary text,
             primary key (type_id, entry_id, position)
           )`,
+        ]);
+      },
+    },
+    {
+      version: 2,
+      name: "entry revisions",
+      async up(db, dialect) {
+        const key = dialect === "postgres" ? 'text collate "C"' : "text";
+        await exec(db, [
+          `create table entries_revisions (
+            type_id text not null,
+            entry_id ${key} not null,
+            revision integer not null,
+            author_id text not null,
+            date bigint not null,
+            name text not null,
+            description text not null,
+            custom_data text not null,
+            tags text not null,
+            derived_tags text not null,
+            restored_from integer,
+            primary key (type_id, entry_id, revision)
+          )`,
+          // the entries stored before revisions were kept: their present state becomes revision 1
+          `insert into entries_revisions (type_id, entry_id, revision, author_id, date, name, description, custom_data, tags, derived_tags, restored_from)
+            select type_id, id, 1, owner_id, date_modified, name, description, custom_data, tags, '[]', null from entries`,
         ]);
       },
     },

@@ -1,8 +1,9 @@
-// EntriesStore on SQL: entries keyed by (type, id), an inventory summary per catalogued entry and its
-// operations one row each (so `listOperations` pages in the database, not in memory).
+// EntriesStore on SQL: entries keyed by (type, id), their revisions (entries-revisions.ts), an inventory summary per
+// catalogued entry and its operations one row each (so `listOperations` pages in the database, not in memory).
 import type { EntriesStore, Entry, EntryPosition, InventoryInput, InventorySummary, Operation } from "@mountkit/entries";
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { SqlDatabase } from "../db.js";
+import { dropRevisions, getRevision, keepRevision, listRevisions } from "./entries-revisions.js";
 
 interface EntryRow {
   type_id: string;
@@ -159,7 +160,7 @@ export function sqlEntriesStore(database: SqlDatabase): EntriesStore {
   const db = database.kysely as Kysely<EntriesDb>;
   const pg = database.dialect === "postgres";
   return {
-    async create({ entry, inventory }) {
+    async create({ entry, inventory, derivedTags }) {
       await db.transaction().execute(async (trx) => {
         await trx
           .insertInto("entries")
@@ -175,6 +176,7 @@ export function sqlEntriesStore(database: SqlDatabase): EntriesStore {
             date_modified: entry.dateModified,
           })
           .execute();
+        await keepRevision(trx, entry, { authorId: entry.ownerId, derivedTags: derivedTags ?? [] });
         if (inventory) await putInventory(trx, entry.typeId, entry.id, inventory);
       });
     },
@@ -188,43 +190,42 @@ export function sqlEntriesStore(database: SqlDatabase): EntriesStore {
       return listEntries(db, pg, query);
     },
 
-    async update({ typeId, id, ownerId, changes, inventory }) {
+    async update({ typeId, id, ownerId, changes, inventory, expectModified, note }) {
       return db.transaction().execute(async (trx) => {
         const set: Partial<EntryRow> = { date_modified: changes.dateModified };
         if (changes.name !== undefined) set.name = changes.name;
         if (changes.description !== undefined) set.description = changes.description;
         if (changes.customData !== undefined) set.custom_data = JSON.stringify(changes.customData);
         if (changes.tags !== undefined) set.tags = JSON.stringify(changes.tags);
-        const row = await trx
-          .updateTable("entries")
-          .set(set)
-          .where("type_id", "=", typeId)
-          .where("id", "=", id)
-          .where("owner_id", "=", ownerId)
-          .returningAll()
-          .executeTakeFirst();
+        let q = trx.updateTable("entries").set(set).where("type_id", "=", typeId).where("id", "=", id).where("owner_id", "=", ownerId);
+        // compare-and-set: PostgreSQL re-checks the condition on the row it waited for, SQLite writes one at a time
+        if (expectModified !== undefined) q = q.where("date_modified", "=", expectModified);
+        const row = await q.returningAll().executeTakeFirst();
         if (!row) return null;
+        const updated = toEntry(row);
+        await keepRevision(trx, updated, note ?? { authorId: ownerId, derivedTags: [] });
         if (inventory !== undefined) {
           await dropInventory(trx, typeId, id);
           if (inventory !== null) await putInventory(trx, typeId, id, inventory);
         }
-        return toEntry(row);
+        return updated;
       });
     },
 
-    async delete({ typeId, id, ownerId }) {
+    async delete({ typeId, id, ownerId, expectModified }) {
       return db.transaction().execute(async (trx) => {
-        const r = await trx
-          .deleteFrom("entries")
-          .where("type_id", "=", typeId)
-          .where("id", "=", id)
-          .where("owner_id", "=", ownerId)
-          .executeTakeFirst();
+        let q = trx.deleteFrom("entries").where("type_id", "=", typeId).where("id", "=", id).where("owner_id", "=", ownerId);
+        if (expectModified !== undefined) q = q.where("date_modified", "=", expectModified);
+        const r = await q.executeTakeFirst();
         if (Number(r.numDeletedRows) === 0) return false;
         await dropInventory(trx, typeId, id);
+        await dropRevisions(trx, typeId, id);
         return true;
       });
     },
+
+    listRevisions: (query) => listRevisions(db, query),
+    getRevision: (query) => getRevision(db, query),
 
     async getInventory({ typeId, entryId }) {
       const r = await db

@@ -5,9 +5,9 @@
 import { type SearchHit, searchTerms } from "@mountkit/memory";
 import { sql } from "kysely";
 import type { ftsTables } from "./memory-fts.js";
+import { bm25, type FtsStatistics, ftsRanker, ftsTokens } from "./memory-fts-rank.js";
 import { type At, cols, type Db, type Kind, type Row, table, visible } from "./memory-rows.js";
 import { PG_SEARCH_DEFAULTS, searchPg } from "./memory-search-pg.js";
-import { bm25, type FtsStatistics, ftsRanker, ftsTokens } from "./memory-fts-rank.js";
 import { bestPool, byRank, RANK_BUDGET, RANK_POOL, RANK_TOKENS, type SearchTiers, tieredSearch } from "./memory-search-scale.js";
 
 /** What a search reads besides its arguments. */

@@ -12,7 +12,6 @@ import type { SearchHit } from "@mountkit/memory";
 import { type Kysely, sql } from "kysely";
 import {
   CELL_DEFAULTS,
-  type VectorCellOptions,
   type Centroids,
   cellStore,
   floats,
@@ -24,6 +23,7 @@ import {
   sampleVectors,
   trainCentroids,
   unit,
+  type VectorCellOptions,
 } from "./memory-vectors-cells.js";
 import { indexable, type VectorIndex, type VectorItem, type VectorKind } from "./memory-vectors-shared.js";
 
