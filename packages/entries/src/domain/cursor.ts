@@ -13,21 +13,20 @@ export const entryCursor = {
   },
 };
 
-export const offsetCursor = {
-  encode: (offset: number) => encodeCursor(["o", offset]),
-  decode(cursor: string): number {
-    const v = decodeCursor(cursor);
-    if (!v || v.length !== 2 || v[0] !== "o" || !isCursorInteger(v[1])) throw entriesError("invalid_cursor");
-    return v[1];
-  },
-};
+/** A cursor holding one integer under `tag`: anything else is a 400. */
+function integerCursor(tag: string) {
+  return {
+    encode: (n: number) => encodeCursor([tag, n]),
+    decode(cursor: string): number {
+      const v = decodeCursor(cursor);
+      if (!v || v.length !== 2 || v[0] !== tag || !isCursorInteger(v[1])) throw entriesError("invalid_cursor");
+      return v[1];
+    },
+  };
+}
+
+/** A position in an inventory's operations. */
+export const offsetCursor = integerCursor("o");
 
 /** A position in an entry's revisions, newest first: the number of the last one seen. */
-export const revisionCursor = {
-  encode: (revision: number) => encodeCursor(["r", revision]),
-  decode(cursor: string): number {
-    const v = decodeCursor(cursor);
-    if (!v || v.length !== 2 || v[0] !== "r" || !isCursorInteger(v[1])) throw entriesError("invalid_cursor");
-    return v[1];
-  },
-};
+export const revisionCursor = integerCursor("r");

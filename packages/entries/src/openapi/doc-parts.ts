@@ -26,6 +26,19 @@ export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const resp = (name: string) => ({ $ref: `#/components/responses/${name}` });
 export const errors = (...names: Array<[string, string]>) => Object.fromEntries(names.map(([status, name]) => [status, resp(name)]));
 
+/** What an owner's write of an entry can answer besides `more`: bad input, no or the wrong token, none, stale, busy. */
+export const ownerWriteErrors = (...more: Array<[string, string]>) =>
+  errors(
+    ["400", "BadRequest"],
+    ["401", "Unauthorized"],
+    ["403", "Forbidden"],
+    ["404", "NotFound"],
+    ["412", "PreconditionFailed"],
+    ...more,
+    ["500", "InternalError"],
+    ["503", "ServiceUnavailable"],
+  );
+
 // built per document, so that no two documents share (and a host editing one cannot change the other)
 export const secured = () => [{ bearerAuth: [] }];
 export const idParam = () => ({ name: "id", in: "path", required: true, schema: { type: "string" }, description: "Entry id." });

@@ -10,6 +10,7 @@ import {
   ifMatchParam,
   json,
   type Limits,
+  ownerWriteErrors,
   ref,
   secured,
   VERSION_HEADERS,
@@ -280,18 +281,7 @@ function itemPath(c: DocumentContext) {
       requestBody: { required: true, content: json(ref(`${P}EntryPatch`)) },
       responses: {
         "200": { description: "The updated entry; `dateModified` moved.", headers: VERSION_HEADERS(), content: json(ref(`${P}Entry`)) },
-        ...errors(
-          ["400", "BadRequest"],
-          ["401", "Unauthorized"],
-          ["403", "Forbidden"],
-          ["404", "NotFound"],
-          ["412", "PreconditionFailed"],
-          ["413", "PayloadTooLarge"],
-          ["415", "UnsupportedMediaType"],
-          ["422", "Unprocessable"],
-          ["500", "InternalError"],
-          ["503", "ServiceUnavailable"],
-        ),
+        ...ownerWriteErrors(["413", "PayloadTooLarge"], ["415", "UnsupportedMediaType"], ["422", "Unprocessable"]),
       },
     },
     delete: {
@@ -302,15 +292,7 @@ function itemPath(c: DocumentContext) {
       parameters: [ifMatchParam()],
       responses: {
         "204": { description: "Deleted, with its revisions." },
-        ...errors(
-          ["400", "BadRequest"],
-          ["401", "Unauthorized"],
-          ["403", "Forbidden"],
-          ["404", "NotFound"],
-          ["412", "PreconditionFailed"],
-          ["500", "InternalError"],
-          ["503", "ServiceUnavailable"],
-        ),
+        ...ownerWriteErrors(),
       },
     },
   };

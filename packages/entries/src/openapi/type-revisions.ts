@@ -1,6 +1,17 @@
 // The revisions part of a per-type OpenAPI document: the type's revision schema (its customData inlined) and the
 // list, read and restore paths (docs/entries.md#revisions-and-versions).
-import { cursorParam, type DocumentContext, errors, idParam, ifMatchParam, json, ref, secured, VERSION_HEADERS } from "./doc-parts.js";
+import {
+  cursorParam,
+  type DocumentContext,
+  errors,
+  idParam,
+  ifMatchParam,
+  json,
+  ownerWriteErrors,
+  ref,
+  secured,
+  VERSION_HEADERS,
+} from "./doc-parts.js";
 
 export function revisionsPart(c: DocumentContext, customData: unknown) {
   const { P, type, base, limits: L } = c;
@@ -86,16 +97,7 @@ export function revisionsPart(c: DocumentContext, customData: unknown) {
         parameters: [ifMatchParam()],
         responses: {
           "200": { description: "The entry as restored.", headers: VERSION_HEADERS(), content: json(ref(`${P}Entry`)) },
-          ...errors(
-            ["400", "BadRequest"],
-            ["401", "Unauthorized"],
-            ["403", "Forbidden"],
-            ["404", "NotFound"],
-            ["412", "PreconditionFailed"],
-            ["422", "Unprocessable"],
-            ["500", "InternalError"],
-            ["503", "ServiceUnavailable"],
-          ),
+          ...ownerWriteErrors(["422", "Unprocessable"]),
         },
       },
     },
