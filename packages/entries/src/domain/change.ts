@@ -1,0 +1,67 @@
+// An owner's change of an entry (a PATCH or a restore): checked, catalogued again when customData changes, written
+// with a compare-and-set when the request named a version, and recorded as the entry's next revision.
+import { entriesError } from "../errors.js";
+import type { Entry, InventoryInput } from "../store/types.js";
+import { dropNullOptionals } from "../types/nulls.js";
+import { type DomainParts, dedupe } from "./parts.js";
+import type { EntryPatch } from "./types.js";
+
+export function entryChanges(parts: DomainParts) {
+  const { store, clock, typeOf, checkCustomData, context, existing } = parts;
+
+  /** Why a conditional write applied nothing: the entry is gone (404) or moved past the expected version (412). */
+  async function notApplied(typeId: string, id: string, expectModified: number | undefined): Promise<never> {
+    const now = await store.get({ typeId, id });
+    if (now && expectModified !== undefined) throw entriesError("precondition_failed");
+    throw entriesError("not_found", { message: `no ${typeId} entry ${id}` });
+  }
+
+  /** A change by the owner: PATCH, or a restore (`restoredFrom`); recorded as the entry's next revision. */
+  async function change(input: {
+    typeId: string;
+    id: string;
+    ownerId: string;
+    patch: EntryPatch;
+    expectModified?: number;
+    restoredFrom?: number;
+    signal?: AbortSignal;
+    requestId?: string;
+  }): Promise<Entry> {
+    const { typeId, id, ownerId, expectModified, signal, requestId } = input;
+    let { patch } = input;
+    const type = typeOf(typeId);
+    const current = await existing(typeId, id);
+    if (current.ownerId !== ownerId) throw entriesError("forbidden");
+    if (expectModified !== undefined && current.dateModified !== expectModified) throw entriesError("precondition_failed");
+    let inventory: InventoryInput | undefined;
+    let typeTags: string[] = [];
+    const previous = await store.getInventory({ typeId, entryId: id });
+    if (patch.customData !== undefined)
+      patch = { ...patch, customData: dropNullOptionals(type.schema.jsonSchema, patch.customData) as Record<string, unknown> };
+    if (patch.customData !== undefined) {
+      const prep = await checkCustomData(type, patch.customData, context(signal, requestId));
+      inventory = prep.inventory;
+      typeTags = prep.tags ?? [];
+    } else typeTags = previous?.tags ?? [];
+    // The tags a catalogue added are recomputed, so a new spec version replaces the old `v...` tag.
+    const own = patch.tags ?? current.tags.filter((t) => !previous?.tags.includes(t));
+    const updated = await store.update({
+      typeId,
+      id,
+      ownerId,
+      changes: {
+        ...(patch.name !== undefined ? { name: patch.name } : {}),
+        ...(patch.description !== undefined ? { description: patch.description } : {}),
+        ...(patch.customData !== undefined ? { customData: patch.customData } : {}),
+        tags: dedupe([...own, ...typeTags]),
+        dateModified: Math.max(clock.now(), current.dateModified + 1),
+      },
+      ...(patch.customData !== undefined ? { inventory: inventory ?? null } : {}),
+      expectModified,
+      note: { authorId: ownerId, derivedTags: typeTags, restoredFrom: input.restoredFrom ?? null },
+    });
+    return updated ?? notApplied(typeId, id, expectModified);
+  }
+
+  return { change, notApplied };
+}

@@ -1,0 +1,48 @@
+// An entry's revisions: listed newest first, read one by one, and restored as a change of their own.
+import { entriesError } from "../errors.js";
+import type { Entry } from "../store/types.js";
+import { revisionCursor } from "./cursor.js";
+import type { DomainParts } from "./parts.js";
+import type { EntriesDomain, EntryPatch } from "./types.js";
+
+type Change = (input: {
+  typeId: string;
+  id: string;
+  ownerId: string;
+  patch: EntryPatch;
+  expectModified?: number;
+  restoredFrom?: number;
+  signal?: AbortSignal;
+  requestId?: string;
+}) => Promise<Entry>;
+
+export function revisionOps(parts: DomainParts, change: Change): Pick<EntriesDomain, "revisions" | "revision" | "restore"> {
+  const { store, typeOf, existing } = parts;
+  return {
+    async revisions({ typeId, id, cursor, limit = 20 }) {
+      typeOf(typeId);
+      const before = cursor ? revisionCursor.decode(cursor) : undefined;
+      await existing(typeId, id);
+      const rows = await store.listRevisions({ typeId, entryId: id, limit: limit + 1, before });
+      const items = rows.slice(0, limit);
+      const last = items[items.length - 1];
+      return { items, next: rows.length > limit && last ? revisionCursor.encode(last.revision) : null };
+    },
+
+    async revision({ typeId, id, revision }) {
+      typeOf(typeId);
+      const r = await store.getRevision({ typeId, entryId: id, revision });
+      if (!r) throw entriesError("not_found", { message: `no revision ${revision} of ${typeId} entry ${id}` });
+      return r;
+    },
+
+    async restore({ typeId, id, revision, ownerId, expectModified, signal, requestId }) {
+      typeOf(typeId);
+      const r = await store.getRevision({ typeId, entryId: id, revision });
+      if (!r) throw entriesError("not_found", { message: `no revision ${revision} of ${typeId} entry ${id}` });
+      const own = r.tags.filter((t) => !r.derivedTags.includes(t));
+      const patch = { name: r.name, description: r.description, customData: r.customData, tags: own };
+      return change({ typeId, id, ownerId, patch, expectModified, restoredFrom: revision, signal, requestId });
+    },
+  };
+}
