@@ -6,6 +6,17 @@ import { dropNullOptionals } from "../types/nulls.js";
 import { type DomainParts, dedupe } from "./parts.js";
 import type { EntryPatch } from "./types.js";
 
+export interface ChangeInput {
+  typeId: string;
+  id: string;
+  ownerId: string;
+  patch: EntryPatch;
+  expectModified?: number;
+  restoredFrom?: number;
+  signal?: AbortSignal;
+  requestId?: string;
+}
+
 export function entryChanges(parts: DomainParts) {
   const { store, clock, typeOf, checkCustomData, context, existing } = parts;
 
@@ -16,23 +27,20 @@ export function entryChanges(parts: DomainParts) {
     throw entriesError("not_found", { message: `no ${typeId} entry ${id}` });
   }
 
-  /** A change by the owner: PATCH, or a restore (`restoredFrom`); recorded as the entry's next revision. */
-  async function change(input: {
-    typeId: string;
-    id: string;
-    ownerId: string;
-    patch: EntryPatch;
-    expectModified?: number;
-    restoredFrom?: number;
-    signal?: AbortSignal;
-    requestId?: string;
-  }): Promise<Entry> {
-    const { typeId, id, ownerId, expectModified, signal, requestId } = input;
-    let { patch } = input;
-    const type = typeOf(typeId);
+  /** The entry a write by `ownerId` may touch: it exists (404), is theirs (403), and is at `expectModified` when given (412). */
+  async function writable(typeId: string, id: string, ownerId: string, expectModified: number | undefined): Promise<Entry> {
     const current = await existing(typeId, id);
     if (current.ownerId !== ownerId) throw entriesError("forbidden");
     if (expectModified !== undefined && current.dateModified !== expectModified) throw entriesError("precondition_failed");
+    return current;
+  }
+
+  /** A change by the owner: PATCH, or a restore (`restoredFrom`); recorded as the entry's next revision. */
+  async function change(input: ChangeInput): Promise<Entry> {
+    const { typeId, id, ownerId, expectModified, signal, requestId } = input;
+    let { patch } = input;
+    const type = typeOf(typeId);
+    const current = await writable(typeId, id, ownerId, expectModified);
     let inventory: InventoryInput | undefined;
     let typeTags: string[] = [];
     const previous = await store.getInventory({ typeId, entryId: id });
@@ -63,5 +71,5 @@ export function entryChanges(parts: DomainParts) {
     return updated ?? notApplied(typeId, id, expectModified);
   }
 
-  return { change, notApplied };
+  return { change, notApplied, writable };
 }

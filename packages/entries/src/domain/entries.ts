@@ -15,7 +15,7 @@ export function entriesDomain(deps: DomainDeps): EntriesDomain {
   const { store, clock, ids } = deps;
   const parts = domainParts(deps);
   const { typeOf, checkCustomData, context, existing } = parts;
-  const { change, notApplied } = entryChanges(parts);
+  const { change, notApplied, writable } = entryChanges(parts);
 
   return {
     async submit({ typeId, ownerId, entry, signal, requestId }) {
@@ -56,9 +56,7 @@ export function entriesDomain(deps: DomainDeps): EntriesDomain {
 
     async remove({ typeId, id, ownerId, expectModified }) {
       typeOf(typeId);
-      const current = await existing(typeId, id);
-      if (current.ownerId !== ownerId) throw entriesError("forbidden");
-      if (expectModified !== undefined && current.dateModified !== expectModified) throw entriesError("precondition_failed");
+      await writable(typeId, id, ownerId, expectModified);
       if (!(await store.delete({ typeId, id, ownerId, expectModified }))) await notApplied(typeId, id, expectModified);
     },
 

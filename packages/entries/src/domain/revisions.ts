@@ -1,23 +1,23 @@
 // An entry's revisions: listed newest first, read one by one, and restored as a change of their own.
 import { entriesError } from "../errors.js";
 import type { Entry } from "../store/types.js";
+import type { ChangeInput } from "./change.js";
 import { revisionCursor } from "./cursor.js";
 import type { DomainParts } from "./parts.js";
-import type { EntriesDomain, EntryPatch } from "./types.js";
+import type { EntriesDomain } from "./types.js";
 
-type Change = (input: {
-  typeId: string;
-  id: string;
-  ownerId: string;
-  patch: EntryPatch;
-  expectModified?: number;
-  restoredFrom?: number;
-  signal?: AbortSignal;
-  requestId?: string;
-}) => Promise<Entry>;
-
-export function revisionOps(parts: DomainParts, change: Change): Pick<EntriesDomain, "revisions" | "revision" | "restore"> {
+export function revisionOps(
+  parts: DomainParts,
+  change: (input: ChangeInput) => Promise<Entry>,
+): Pick<EntriesDomain, "revisions" | "revision" | "restore"> {
   const { store, typeOf, existing } = parts;
+  /** The revision, else 404 (an unknown type first). */
+  async function found(typeId: string, id: string, revision: number) {
+    typeOf(typeId);
+    const r = await store.getRevision({ typeId, entryId: id, revision });
+    if (!r) throw entriesError("not_found", { message: `no revision ${revision} of ${typeId} entry ${id}` });
+    return r;
+  }
   return {
     async revisions({ typeId, id, cursor, limit = 20 }) {
       typeOf(typeId);
@@ -29,17 +29,10 @@ export function revisionOps(parts: DomainParts, change: Change): Pick<EntriesDom
       return { items, next: rows.length > limit && last ? revisionCursor.encode(last.revision) : null };
     },
 
-    async revision({ typeId, id, revision }) {
-      typeOf(typeId);
-      const r = await store.getRevision({ typeId, entryId: id, revision });
-      if (!r) throw entriesError("not_found", { message: `no revision ${revision} of ${typeId} entry ${id}` });
-      return r;
-    },
+    revision: ({ typeId, id, revision }) => found(typeId, id, revision),
 
     async restore({ typeId, id, revision, ownerId, expectModified, signal, requestId }) {
-      typeOf(typeId);
-      const r = await store.getRevision({ typeId, entryId: id, revision });
-      if (!r) throw entriesError("not_found", { message: `no revision ${revision} of ${typeId} entry ${id}` });
+      const r = await found(typeId, id, revision);
       const own = r.tags.filter((t) => !r.derivedTags.includes(t));
       const patch = { name: r.name, description: r.description, customData: r.customData, tags: own };
       return change({ typeId, id, ownerId, patch, expectModified, restoredFrom: revision, signal, requestId });
