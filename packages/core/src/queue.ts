@@ -156,8 +156,8 @@ export interface WorkerOptions<T> {
   concurrency?: number;
   pollMs?: number;
   leaseMs?: number;
-  /** Delay before attempt n+1; default full jitter under a cap of 1 s doubling up to 5 min. */
-  backoffMs?: (attempt: number) => number;
+  /** Delay before attempt n+1 of `job`; default full jitter under a cap of 1 s doubling up to 5 min. */
+  backoffMs?: (attempt: number, job: Job<T>) => number;
   /** The jitter's random source (tests inject a fixed one). Default Math.random. */
   random?: RandomSource;
   clock?: Clock;
@@ -178,7 +178,7 @@ export interface Worker {
 interface JobRun {
   clock: Clock;
   log: Logger;
-  backoff: (attempt: number) => number;
+  backoff: (attempt: number, job: Job<never>) => number;
   tel: QueueTelemetry | undefined;
 }
 
@@ -200,7 +200,7 @@ async function runJob<T>(o: WorkerOptions<T>, job: Job<T>, { clock, log, backoff
       log.error("onDead failed", { queue: o.queue, job: job.id, error: e });
     }
     await o.store
-      .fail({ id: job.id, error: message, retryAt: last ? null : clock.now() + backoff(job.attempts), now: clock.now() })
+      .fail({ id: job.id, error: message, retryAt: last ? null : clock.now() + backoff(job.attempts, job as Job<never>), now: clock.now() })
       .catch((e) => log.error("could not record job failure", { job: job.id, error: e }));
   }
 }
@@ -212,7 +212,7 @@ export function createWorker<T>(o: WorkerOptions<T>): Worker {
   const pollMs = o.pollMs ?? 250;
   const leaseMs = o.leaseMs ?? 60_000;
   const random = o.random ?? Math.random;
-  const backoff = o.backoffMs ?? ((n: number) => fullJitter(exponentialCap(n - 1, 1000, 300_000), random));
+  const backoff = (o.backoffMs as JobRun["backoff"] | undefined) ?? ((n: number) => fullJitter(exponentialCap(n - 1, 1000, 300_000), random));
   const inFlight = new Set<Promise<void>>();
   let running = false;
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -3,7 +3,7 @@
 import type { Clock, IdGenerator } from "@mountkit/core";
 import { type AnyEntryTypes, type EntriesDomain, entriesDomain } from "./domain/entries.js";
 import { entriesError } from "./errors.js";
-import type { SafeFetchOptions } from "./fetch/policy.js";
+import type { SafeFetchOptions } from "@mountkit/core/outbound";
 import { answerFor } from "./openapi/answer.js";
 import type { SpecPool } from "./openapi/pool-types.js";
 import { typeDocument } from "./openapi/type-document.js";

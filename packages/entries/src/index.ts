@@ -14,7 +14,7 @@ export {
 export { AuthError, type Principal, type TokenVerifier } from "./auth/verifier.js";
 export type { AnyEntryTypes, EntriesDomain, EntryInput, EntryPatch, InventoryPage, Page } from "./domain/entries.js";
 export { entriesError, errorSchema, type Issue } from "./errors.js";
-export { type AddressVerdict, checkAddress } from "./fetch/address-policy.js";
+export { type AddressVerdict, checkAddress } from "@mountkit/core/outbound";
 export {
   DEFAULT_MAX_BYTES,
   DEFAULT_TIMEOUT_MS,
@@ -22,7 +22,7 @@ export {
   type ResolvedAddress,
   type SafeFetchOptions,
   SpecFetchError,
-} from "./fetch/policy.js";
+} from "@mountkit/core/outbound";
 export { catalogue, type Inventory } from "./inventory/catalogue.js";
 export {
   type RemoteValidationClientOptions,

@@ -2,7 +2,7 @@
 
 import { specRuntime } from "#spec-runtime";
 import { entriesError } from "../errors.js";
-import { type SafeFetchOptions, SpecFetchError } from "../fetch/policy.js";
+import { type SafeFetchOptions, SpecFetchError } from "@mountkit/core/outbound";
 import { type ValidateRequest, type ValidationClient, ValidatorUnavailableError } from "../openapi/client.js";
 import { SpecPoolBusyError } from "../openapi/pool-types.js";
 import type { ValidationOutcome } from "../openapi/validate.js";

@@ -1,6 +1,6 @@
 // `#spec-runtime` on Node: the validation process pool, and the SSRF-safe fetch that pins each connection to the
 // address it vetted (DNS resolved by the kit).
-import { safeFetch } from "../fetch/safe-fetch.js";
+import { safeFetch } from "@mountkit/core/outbound";
 import { specPool } from "../openapi/pool.js";
 import type { SpecRuntime } from "./types.js";
 

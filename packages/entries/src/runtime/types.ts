@@ -1,6 +1,6 @@
 // What validating and fetching specs needs from the runtime (`#spec-runtime` resolves to `node.ts` on Node,
 // `fetch.ts` elsewhere): the validation pool and the outbound fetch of user-chosen URLs.
-import type { FetchedDocument, SafeFetchOptions } from "../fetch/policy.js";
+import type { FetchedDocument, SafeFetchOptions } from "@mountkit/core/outbound";
 import type { SpecPool, SpecPoolOptions } from "../openapi/pool-types.js";
 
 export interface SpecRuntime {

@@ -1,5 +1,6 @@
-// The spec-fetch policy shared by every runtime: what a user-chosen URL may reach, redirects followed by hand and
-// re-checked, size and time caps. The transport (how one request is sent and its body read) is the runtime's.
+// The outbound policy shared by every runtime (spec fetches, webhook deliveries): what a user-chosen URL may reach,
+// redirects followed by hand and re-checked, size and time caps. The transport (how one request is sent and its body
+// read) is the runtime's.
 import { checkAddress, isIpLiteral, METADATA_HOSTS } from "./address-policy.js";
 
 export interface ResolvedAddress {
@@ -101,10 +102,22 @@ export interface TransportResponse {
   read(maxBytes: number, signal: AbortSignal): Promise<Uint8Array>;
 }
 
-/** How a runtime sends one GET: `pinned` is the vetted address the connection must use, when the runtime resolved one. */
+/** A request other than a plain GET (a webhook's POST). */
+export interface OutboundRequest {
+  method?: string;
+  body?: string | Uint8Array;
+}
+
+/** How a runtime sends one request: `pinned` is the vetted address the connection must use, when the runtime resolved one. */
 export interface SpecTransport {
   resolve?: (hostname: string) => Promise<ResolvedAddress[]>;
-  send(url: URL, pinned: ResolvedAddress | undefined, signal: AbortSignal, headers: Record<string, string>): Promise<TransportResponse>;
+  send(
+    url: URL,
+    pinned: ResolvedAddress | undefined,
+    signal: AbortSignal,
+    headers: Record<string, string>,
+    request?: OutboundRequest,
+  ): Promise<TransportResponse>;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -161,3 +174,52 @@ export async function fetchUnderPolicy(input: string | URL, options: SafeFetchOp
 
 /** The cap's message, the same on every runtime. */
 export const tooLarge = (maxBytes: number) => new SpecFetchError("failed", `the document is larger than ${maxBytes} bytes`);
+
+/** What one request sent by `sendUnderPolicy` answered: any status, and the start of its body. */
+export interface OutboundAnswer {
+  status: number;
+  /** At most `keepBytes` of the body, decoded as UTF-8; the rest is dropped unread. */
+  body: string;
+  truncated: boolean;
+}
+
+/**
+ * Sends one request (a webhook's POST) to a user-chosen URL under the policy: the target vetted and pinned, no
+ * redirect followed (a 3xx is an answer like any other), the whole exchange under `timeoutMs`, and no more than
+ * `keepBytes` of the answer read. Throws SpecFetchError when the target is refused or did not answer.
+ */
+export async function sendUnderPolicy(
+  input: string | URL,
+  request: OutboundRequest & { headers?: Record<string, string>; keepBytes?: number },
+  options: Pick<SafeFetchOptions, "allowPrivate" | "resolve" | "timeoutMs" | "signal">,
+  transport: SpecTransport,
+): Promise<OutboundAnswer> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(options.signal ? [options.signal] : [])]);
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    throw new SpecFetchError("refused", "not an absolute URL");
+  }
+  const pinned = await vetTarget(url, options, transport.resolve);
+  try {
+    const res = await transport.send(url, pinned, signal, request.headers ?? {}, request);
+    const keep = request.keepBytes ?? 4096;
+    let bytes: Uint8Array;
+    let truncated = false;
+    try {
+      bytes = await res.read(keep, signal);
+    } catch (e) {
+      if (!(e instanceof SpecFetchError)) throw e;
+      bytes = new Uint8Array();
+      truncated = true;
+    }
+    return { status: res.status, body: new TextDecoder().decode(bytes), truncated };
+  } catch (e) {
+    if (e instanceof SpecFetchError) throw e;
+    if (signal.aborted)
+      throw new SpecFetchError("failed", options.signal?.aborted ? "the request was cancelled" : `timed out: no answer within ${timeoutMs} ms`);
+    throw new SpecFetchError("failed", `could not reach ${url.host}: ${(e as { code?: string }).code ?? (e as Error).message}`);
+  }
+}

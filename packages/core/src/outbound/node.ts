@@ -1,5 +1,6 @@
-// Outbound fetch of user-chosen URLs on Node: DNS resolved here, every address checked, the connection pinned to the
-// checked address (no DNS rebinding between check and connect); redirects, caps and errors follow `policy.ts`.
+// `@mountkit/core/outbound` on Node: requests to user-chosen URLs with DNS resolved here, every address checked, the
+// connection pinned to the checked address (no DNS rebinding between check and connect); redirects, caps and errors
+// follow `policy.ts`.
 import { lookup as dnsLookup } from "node:dns/promises";
 // biome-ignore lint/style/noRestrictedImports: an outbound client, not the request boundary: pinning the socket to the vetted IP needs the lookup hook of http.request (global fetch has none without undici's Agent).
 import { request as httpRequest, type IncomingMessage } from "node:http";
@@ -10,20 +11,14 @@ import {
   fetchUnderPolicy,
   IncompleteBody,
   type ResolvedAddress,
+  type OutboundRequest,
   type SafeFetchOptions,
   type SpecTransport,
   tooLarge,
   vetTarget as vetWith,
 } from "./policy.js";
 
-export {
-  DEFAULT_MAX_BYTES,
-  DEFAULT_TIMEOUT_MS,
-  type FetchedDocument,
-  type ResolvedAddress,
-  type SafeFetchOptions,
-  SpecFetchError,
-} from "./policy.js";
+export * from "./shared.js";
 
 const systemResolve = async (hostname: string): Promise<ResolvedAddress[]> =>
   (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
@@ -34,16 +29,22 @@ export async function vetTarget(url: URL, options: Pick<SafeFetchOptions, "allow
 }
 
 /** One request to a vetted address; the socket connects to `pinned`, TLS still verifies the URL's host name. */
-function requestOnce(url: URL, pinned: ResolvedAddress, signal: AbortSignal, headers: Record<string, string>): Promise<IncomingMessage> {
+function requestOnce(
+  url: URL,
+  pinned: ResolvedAddress,
+  signal: AbortSignal,
+  headers: Record<string, string>,
+  request: OutboundRequest = {},
+): Promise<IncomingMessage> {
   const lookup: LookupFunction = (_hostname, opts, callback) => {
     if ((opts as { all?: boolean }).all) (callback as (e: null, a: ResolvedAddress[]) => void)(null, [pinned]);
     else callback(null, pinned.address, pinned.family);
   };
   const send = url.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = send(url, { method: "GET", headers, lookup, signal, agent: false }, resolve);
+    const req = send(url, { method: request.method ?? "GET", headers, lookup, signal, agent: false }, resolve);
     req.on("error", reject);
-    req.end();
+    req.end(request.body);
   });
 }
 
@@ -69,10 +70,11 @@ async function readCapped(res: IncomingMessage, maxBytes: number, signal: AbortS
   return Buffer.concat(chunks, total);
 }
 
-const nodeTransport: SpecTransport = {
+/** Node's transport: http(s).request on a socket pinned to the vetted address. */
+export const outboundTransport: SpecTransport = {
   resolve: systemResolve,
-  async send(url, pinned, signal, headers) {
-    const res = await requestOnce(url, pinned!, signal, headers);
+  async send(url, pinned, signal, headers, request) {
+    const res = await requestOnce(url, pinned!, signal, headers, request);
     return {
       status: res.statusCode ?? 0,
       location: res.headers.location,
@@ -85,5 +87,5 @@ const nodeTransport: SpecTransport = {
 
 /** GETs a user-chosen URL under the policy. Throws SpecFetchError; never returns a non-2xx answer. */
 export function safeFetch(input: string | URL, options: SafeFetchOptions = {}): Promise<FetchedDocument> {
-  return fetchUnderPolicy(input, options, nodeTransport);
+  return fetchUnderPolicy(input, options, outboundTransport);
 }
