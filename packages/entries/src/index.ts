@@ -37,6 +37,7 @@ export {
 } from "./openapi/client.js";
 export { DEFAULT_SPEC_LIMITS, type SpecLimits } from "./openapi/limits.js";
 export { type CheckOptions, type ParsedSpec, type ParseOutcome, parseSpec, type SpecFormat, type SpecIssue } from "./openapi/parse.js";
+export type { LintOptions, LintReport, LintResult, LintRulesetDefinition, LintSeverity } from "./openapi/lint-types.js";
 export { type PoolValidateRequest, type SpecPool, SpecPoolBusyError, type SpecPoolOptions } from "./openapi/pool-types.js";
 export { type TypeDocumentOptions, typeDocument } from "./openapi/type-document.js";
 export type { ValidateSpecOptions, ValidationAnswer, ValidationOutcome } from "./openapi/validate.js";

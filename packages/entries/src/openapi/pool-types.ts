@@ -1,4 +1,5 @@
 // The spec pool's contract, shared by every runtime: options, requests, and the "not judged" error (answered 503).
+import type { LintOptions, LintTask } from "./lint-types.js";
 import type { SpecLimits } from "./limits.js";
 import type { ValidationOutcome } from "./validate.js";
 
@@ -35,6 +36,12 @@ export interface SpecPoolOptions {
    */
   inlineMaxSteps?: number;
   limits?: Partial<SpecLimits>;
+  /**
+   * Spec linting with Spectral beside the validation (issue #28): the ruleset, in the validation processes, under the
+   * same time and memory limits. Default `{ ruleset: "oas" }`; `false` or `{ ruleset: "off" }` lints nothing. While it
+   * is on, documents are not judged inline (`inlineBelowBytes`) unless there are no processes (`maxThreads: 0`).
+   */
+  lint?: LintOptions | false;
 }
 
 export interface PoolValidateRequest {
@@ -48,7 +55,7 @@ export interface SpecPool {
   validate(bytes: Uint8Array, request?: PoolValidateRequest): Promise<ValidationOutcome>;
   /** Ends the validation processes; documents in them answer 503. Later calls start new ones. */
   destroy(): Promise<void>;
-  readonly options: Required<Omit<SpecPoolOptions, "limits">> & { limits: SpecLimits };
+  readonly options: Required<Omit<SpecPoolOptions, "limits" | "lint">> & { limits: SpecLimits; lint?: LintTask };
 }
 
 /** The pool is full: the caller answers 503 (the document was not judged). */

@@ -3,6 +3,7 @@
 // judging small anchor-free documents inline, under a step budget (inlineBelowBytes, inlineMaxSteps).
 import { availableParallelism } from "node:os";
 import { prepareWorkerModule, type WorkerModuleSpec } from "@mountkit/core/worker-module";
+import { failedLint, lintTask } from "./lint-types.js";
 import { DEFAULT_INLINE_MAX_STEPS, DEFAULT_SPEC_LIMITS, limitMessages, mayHaveAnchors, StepBudgetExceeded, stepBudget } from "./limits.js";
 import { decodeText } from "./parse.js";
 import { type PoolValidateRequest, type SpecPool, SpecPoolBusyError, type SpecPoolOptions } from "./pool-types.js";
@@ -26,6 +27,7 @@ function poolOptions(o: SpecPoolOptions): SpecPool["options"] {
     inlineMaxSteps: o.inlineMaxSteps ?? DEFAULT_INLINE_MAX_STEPS,
     lowerPriorityBy: o.lowerPriorityBy ?? 10,
     limits: { ...DEFAULT_SPEC_LIMITS, ...o.limits },
+    lint: lintTask(o.lint),
   };
 }
 
@@ -37,6 +39,8 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
 
   const inline = (bytes: Uint8Array) => {
     if (bytes.byteLength >= options.inlineBelowBytes) return false;
+    // Spectral cannot count its steps: a document to lint goes to a process while there are any
+    if (options.lint && options.maxThreads > 0) return false;
     const text = decodeText(bytes);
     return text === undefined || !mayHaveAnchors(text);
   };
@@ -58,13 +62,20 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
         maxMemoryMb: options.maxMemoryMb,
         lowerPriorityBy: options.lowerPriorityBy,
         idleMs: 60_000,
+        preloadLint: !!options.lint,
       });
-      const task = { bytes, baseUrl: req.baseUrl, limits: options.limits, maxWarnings: req.maxWarnings };
+      const task = { bytes, baseUrl: req.baseUrl, limits: options.limits, maxWarnings: req.maxWarnings, lint: options.lint };
       return await processes.run(task, req);
     } finally {
       outstanding--;
     }
   }
+
+  /** Judged on the event loop, where nothing is linted: the lint part says so. */
+  const unlinted = (o: ValidationOutcome): ValidationOutcome =>
+    options.lint && o.answer.valid
+      ? { ...o, answer: { ...o.answer, lint: failedLint(options.lint, "not linted: no validation processes (maxThreads 0)") } }
+      : o;
 
   /**
    * A small document is judged on the event loop within `inlineMaxSteps` (issue #24: 900 bytes of `$ref` chains once
@@ -72,13 +83,15 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
    */
   async function inlineOrWorker(bytes: Uint8Array, req: PoolValidateRequest): Promise<ValidationOutcome> {
     try {
-      return await validateSpec(bytes, {
-        baseUrl: req.baseUrl,
-        fetchDocument: req.fetchDocument,
-        maxWarnings: req.maxWarnings,
-        limits: options.limits,
-        budget: stepBudget(options.inlineMaxSteps),
-      });
+      return unlinted(
+        await validateSpec(bytes, {
+          baseUrl: req.baseUrl,
+          fetchDocument: req.fetchDocument,
+          maxWarnings: req.maxWarnings,
+          limits: options.limits,
+          budget: stepBudget(options.inlineMaxSteps),
+        }),
+      );
     } catch (e) {
       if (!(e instanceof StepBudgetExceeded)) throw e;
       if (options.maxThreads > 0) return inWorker(bytes, req);

@@ -4,6 +4,7 @@
 // from taking the host with it); either way the caller gets a verdict and the next document a fresh process.
 import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { failedLint, type LintReport, type LintTask } from "./lint-types.js";
 import { limitMessages } from "./limits.js";
 import { type PoolValidateRequest, SpecPoolBusyError } from "./pool-types.js";
 import type { ValidationOutcome } from "./validate.js";
@@ -18,6 +19,8 @@ export interface ProcessPoolOptions {
   lowerPriorityBy: number;
   /** An idle child ends after this long. */
   idleMs: number;
+  /** The deployment lints: children load Spectral before they say they are ready. */
+  preloadLint?: boolean;
 }
 
 type Settled = { ok: true; outcome: ValidationOutcome } | { ok: false; error: unknown };
@@ -26,6 +29,9 @@ interface Task {
   req: PoolValidateRequest;
   settle: (r: Settled) => void;
   timer?: NodeJS.Timeout;
+  lint?: LintTask;
+  /** The validation's outcome, held while the child lints the document. */
+  validated?: ValidationOutcome;
 }
 
 interface Child {
@@ -53,6 +59,15 @@ export interface ProcessPool {
 const START_MS = 30_000;
 
 const invalid = (message: string): ValidationOutcome => ({ answer: { valid: false, errors: [{ path: "", message }] } });
+
+const withLint = (o: ValidationOutcome, lint: LintReport): ValidationOutcome =>
+  o.answer.valid ? { ...o, answer: { ...o.answer, lint } } : o;
+
+/**
+ * A child stopped (time, memory, a crash) while it linted: the validation's verdict stands, and the lint part says why
+ * it is missing, in the limit's words.
+ */
+const lintCut = (t: Task, reason: string): Settled => ({ ok: true, outcome: withLint(t.validated!, failedLint(t.lint!, reason)) });
 
 /** What V8 prints when a heap cap is reached (the wording differs between the main heap, a local heap and versions). */
 const OUT_OF_HEAP = /out of memory|allocation failed|heap limit|Ineffective mark-compacts|invalid size error/i;
@@ -115,8 +130,18 @@ function release(state: PoolState, c: Child): void {
 function onMessage(state: PoolState, c: Child, m: FromWorker): void {
   const t = c.task;
   if (m.type === "ready" || !t) return;
-  if (m.type === "done" || m.type === "failed") {
-    finish(c, m.type === "done" ? { ok: true, outcome: m.outcome } : { ok: false, error: new Error(m.message) });
+  if (m.type === "done" && m.lintFollows && t.lint) {
+    t.validated = m.outcome;
+    return;
+  }
+  if (m.type === "done" || m.type === "failed" || m.type === "linted") {
+    if (m.type === "linted")
+      finish(
+        c,
+        t.validated ? { ok: true, outcome: withLint(t.validated, m.lint) } : { ok: false, error: new Error("lint without a validation") },
+      );
+    else if (m.type === "done") finish(c, { ok: true, outcome: m.outcome });
+    else finish(c, t.validated ? lintCut(t, "lint failed") : { ok: false, error: new Error(m.message) });
     release(state, c);
     return;
   }
@@ -150,6 +175,12 @@ function send(state: PoolState, c: Child, m: ToWorker): void {
 
 /** How a child that ended under a document answers for it: out of heap is the document's fault (422), else not judged. */
 function ended(state: PoolState, c: Child, code: number | null, signal: NodeJS.Signals | null): Settled {
+  const t = c.task;
+  if (t?.validated)
+    return lintCut(
+      t,
+      c.outOfHeap ? limitMessages.memory(state.o.maxMemoryMb) : `lint failed: the process ended (${signal ?? `exit code ${code}`})`,
+    );
   if (c.outOfHeap) return { ok: true, outcome: invalid(limitMessages.memory(state.o.maxMemoryMb)) };
   return { ok: false, error: new SpecPoolBusyError(`the validation process ended (${signal ?? `exit code ${code}`})`) };
 }
@@ -166,7 +197,7 @@ function deferred<T>() {
 
 function spawn(state: PoolState): Child {
   const { o } = state;
-  const proc = fork(fileURLToPath(o.file), [String(o.lowerPriorityBy)], {
+  const proc = fork(fileURLToPath(o.file), [String(o.lowerPriorityBy), o.preloadLint ? "lint" : ""], {
     execArgv: [`--max-old-space-size=${o.maxMemoryMb}`],
     serialization: "advanced",
     stdio: ["ignore", "ignore", "pipe", "ipc"],
@@ -252,6 +283,7 @@ function runOn(state: PoolState, c: Child, task: Omit<WorkerTask, "canFetch">, r
   };
   const t: Task = {
     req,
+    lint: task.lint,
     settle: (r) => {
       req.signal?.removeEventListener("abort", onAbort);
       if (r.ok) answer.resolve(r.outcome);
@@ -265,7 +297,8 @@ function runOn(state: PoolState, c: Child, task: Omit<WorkerTask, "canFetch">, r
     () => {
       if (c.task !== t) return;
       t.timer = setTimeout(() => {
-        finish(c, { ok: true, outcome: invalid(limitMessages.time(state.o.timeoutMs)) });
+        const message = limitMessages.time(state.o.timeoutMs);
+        finish(c, t.validated ? lintCut(t, message) : { ok: true, outcome: invalid(message) });
         retire(state, c);
       }, state.o.timeoutMs);
       send(state, c, { type: "task", task: { ...task, canFetch: !!req.fetchDocument } });

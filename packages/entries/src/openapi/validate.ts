@@ -1,6 +1,7 @@
 // The OpenAPI validation behind the validation address: hard errors only for what blocks cataloguing, the rest as warnings.
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { catalogue, type Inventory } from "../inventory/catalogue.js";
+import type { LintReport } from "./lint-types.js";
 import { DEFAULT_SPEC_LIMITS, limitMessages, type SpecLimits, type StepBudget, StepBudgetExceeded, stepBudget } from "./limits.js";
 import { checkDocument, decodeText, type ParsedSpec, parseSpec, parseText, type SpecIssue } from "./parse.js";
 import { withPositions } from "./positions.js";
@@ -22,6 +23,8 @@ export type ValidationAnswer =
       warningCount: number;
       /** References not followed (other origins, no base URL): what was left unchecked, not defects. Capped likewise. */
       notices?: SpecIssue[];
+      /** The deployment's lint ruleset's findings (issue #28); only from the validation processes, absent when linting is off. */
+      lint?: LintReport;
     }
   | { valid: false; errors: SpecIssue[] };
 

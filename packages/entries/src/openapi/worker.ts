@@ -3,7 +3,10 @@
 // External `$ref` documents are fetched by the parent (it holds the spec-fetch policy) over the IPC channel.
 import { readdirSync } from "node:fs";
 import { getPriority, setPriority } from "node:os";
+import { lintDocument, preloadSpectral } from "./lint.js";
+import type { LintReport, LintTask } from "./lint-types.js";
 import type { SpecLimits } from "./limits.js";
+import { decodeText } from "./parse.js";
 import { type ValidationOutcome, validateSpec } from "./validate.js";
 
 export interface WorkerTask {
@@ -13,17 +16,24 @@ export interface WorkerTask {
   maxWarnings?: number;
   /** The parent fetches external documents for this task: `fetch` out, `fetched` back. */
   canFetch: boolean;
+  /** Lint a valid document with this ruleset after validating it (issue #28); absent, no linting. */
+  lint?: LintTask;
 }
 
 export type FetchReply = { id: number; bytes: Uint8Array } | { id: number; error: string };
 
 /** Parent to child. */
 export type ToWorker = { type: "task"; task: WorkerTask } | { type: "fetched"; reply: FetchReply };
-/** Child to parent: `ready` once it listens, then per task any number of `fetch` and one `done` or `failed`. */
+/**
+ * Child to parent: `ready` once it listens, then per task any number of `fetch` and one `done` or `failed`. A `done`
+ * with `lintFollows` is followed by one `linted`: the parent holds the validation's outcome meanwhile, so a lint that
+ * runs out of time or memory costs the lint part of the answer, never the validation's verdict.
+ */
 export type FromWorker =
   | { type: "ready" }
   | { type: "fetch"; id: number; url: string }
-  | { type: "done"; outcome: ValidationOutcome }
+  | { type: "done"; outcome: ValidationOutcome; lintFollows?: boolean }
+  | { type: "linted"; lint: LintReport }
   | { type: "failed"; message: string };
 
 /**
@@ -63,17 +73,27 @@ function fetchThroughParent(url: URL): Promise<Uint8Array> {
 }
 
 async function run(task: WorkerTask): Promise<void> {
+  const fetchDocument = task.canFetch && task.baseUrl ? fetchThroughParent : undefined;
+  let text: string | undefined;
   try {
-    const outcome = await validateSpec(task.bytes, {
+    // the text is decoded once for both: bytes that are not UTF-8 go as they are, for the validation to refuse
+    text = task.lint ? decodeText(task.bytes) : undefined;
+    const outcome = await validateSpec(text ?? task.bytes, {
       baseUrl: task.baseUrl,
       limits: task.limits,
       maxWarnings: task.maxWarnings,
-      fetchDocument: task.canFetch && task.baseUrl ? fetchThroughParent : undefined,
+      fetchDocument,
     });
-    send({ type: "done", outcome });
+    const lintFollows = !!task.lint && outcome.answer.valid && text !== undefined;
+    send({ type: "done", outcome, lintFollows });
+    if (!lintFollows) return;
   } catch (e) {
     send({ type: "failed", message: (e as Error)?.message ?? String(e) });
+    return;
   }
+  const format = /^\s*[{[]/.test(text!) ? "json" : "yaml";
+  const input = { text: text!, format, baseUrl: task.baseUrl, fetchDocument, maxDepth: task.limits.maxDepth } as const;
+  send({ type: "linted", lint: await lintDocument(input, task.lint!) });
 }
 
 function onMessage(m: ToWorker): void {
@@ -88,12 +108,15 @@ function onMessage(m: ToWorker): void {
   else w.reject(new Error(m.reply.error));
 }
 
-// Only as a child with an IPC channel: imported anywhere else, this module does nothing. Its one argument is the
-// niceness to add (`lowerPriorityBy`).
+// Only as a child with an IPC channel: imported anywhere else, this module does nothing. Its arguments are the
+// niceness to add (`lowerPriorityBy`) and `lint` when the deployment lints (Spectral is loaded before `ready`).
 if (process.send) {
   lowerPriority(Number(process.argv[2] ?? 0));
   process.on("message", onMessage);
-  send({ type: "ready" });
+  const ready = () => send({ type: "ready" });
+  // a load that fails is reported by the first lint (lintDocument loads again and answers `failed`)
+  if (process.argv[3] === "lint") preloadSpectral().then(ready, ready);
+  else ready();
   // the parent went away (it crashed, or closed the channel): nothing is left to answer
   process.on("disconnect", () => process.exit(0));
 }

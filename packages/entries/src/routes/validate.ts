@@ -25,6 +25,30 @@ const issue = z.object({
     .describe("1-based line of `path` in the posted or fetched text (the key, for an object member), when known"),
   column: z.number().int().min(1).optional().describe("1-based column of the same place, in UTF-16 code units"),
 });
+const lintResult = z.object({
+  rule: z.string().describe("The rule's code (`operation-operationId`), or Spectral's own: `parser`, `invalid-ref`, `unrecognized-format`"),
+  severity: z.enum(["error", "warning", "info", "hint"]),
+  message: z.string(),
+  path: z.string().describe("JSON Pointer of the part concerned, in the document named by `source` (the validated one when absent)"),
+  line: issue.shape.line,
+  column: issue.shape.column,
+  source: z.string().optional().describe("URL of the external (`$ref`-ed) document the finding is in"),
+});
+const lintCounts = z.object({ error: z.number().int(), warning: z.number().int(), info: z.number().int(), hint: z.number().int() });
+const lintSchema = z
+  .object({
+    ruleset: z.string().describe("The ruleset applied: `oas`, or the name of the deployment's own"),
+    results: z.array(lintResult).describe("Findings in Spectral's order, at most the deployment's `lint.maxResults` (default 200)"),
+    resultCount: z.number().int().describe("All findings; `results` may hold fewer"),
+    counts: lintCounts.describe("All findings by severity"),
+    failed: z
+      .string()
+      .optional()
+      .describe(
+        "Linting did not finish (a limit reached, the ruleset could not be loaded, a rule failed): why; results and counts are then empty",
+      ),
+  })
+  .describe("Spec linting with Spectral beside the validation (docs/entries.md#spec-linting); absent when the deployment lints nothing");
 const answerSchema = z.union([
   z.object({
     valid: z.literal(true),
@@ -36,6 +60,7 @@ const answerSchema = z.union([
     warnings: z.array(issue),
     warningCount: z.number().int(),
     notices: z.array(issue).optional(),
+    lint: lintSchema.optional(),
   }),
   z.object({ valid: z.literal(false), errors: z.array(issue) }),
 ]);
