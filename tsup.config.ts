@@ -14,6 +14,7 @@ const packages: Array<{ dir: string; entries?: Record<string, string>; inline?: 
       testing: "src/testing.ts",
       cli: "src/cli.ts",
       "spec-worker": "src/openapi/worker.ts",
+      "diff-worker": "src/diff/worker.ts",
       node: "src/node.ts",
       // the package's `#spec-runtime` and `#platform` imports: `node` on Node, the other on fetch runtimes (package.json "imports")
       "runtime-node": "src/runtime/node.ts",

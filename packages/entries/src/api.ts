@@ -1,6 +1,8 @@
 // The service's operations as typed in-process calls: the entry operations (`domain/entries.ts`), the validation
 // address and each type's OpenAPI document. Routes call it after their guard; hosts and tests call it without HTTP.
 import type { Clock, IdGenerator } from "@mountkit/core";
+import { type DiffApi, diffOps } from "./diff/api.js";
+import type { DiffPool } from "./diff/pool-types.js";
 import { type AnyEntryTypes, type EntriesDomain, entriesDomain } from "./domain/entries.js";
 import { entriesError } from "./errors.js";
 import type { SafeFetchOptions } from "@mountkit/core/outbound";
@@ -12,7 +14,7 @@ import type { EntriesStore } from "./store/types.js";
 import type { TypeRegistry } from "./types/registry.js";
 
 /** `M`: typeId -> customData type (`EntryTypesOf<...>`); the default is untyped. */
-export interface EntriesApi<M extends object = AnyEntryTypes> extends EntriesDomain<M> {
+export interface EntriesApi<M extends object = AnyEntryTypes> extends EntriesDomain<M>, DiffApi {
   /** The validation address, in process. */
   validateOpenApi(body: Uint8Array | string, options?: { baseUrl?: string; signal?: AbortSignal }): ReturnType<typeof answerFor>;
   /** The OpenAPI document of one type (throws a 404 KitError for an unknown type). */
@@ -29,6 +31,8 @@ export interface EntriesApiDeps {
   /** Policy for the documents the validation address fetches (`{ url }` requests, same-origin `$ref`s). */
   fetch: SafeFetchOptions;
   pool: SpecPool;
+  /** The spec diff processes (docs/entries.md#spec-diffs). */
+  diffs: DiffPool;
 }
 
 /** Each type's document, built once per registry version (registering a type clears them). */
@@ -55,6 +59,7 @@ export function createEntriesApi(deps: EntriesApiDeps): EntriesApi {
   const { store, types, clock, ids, fetch, pool } = deps;
   return {
     ...entriesDomain({ store, types, clock, ids }),
+    ...diffOps({ store, types, fetch, pool: deps.diffs }),
     validateOpenApi: (body, options = {}) =>
       answerFor(typeof body === "string" ? new TextEncoder().encode(body) : body, {
         baseUrl: options.baseUrl,

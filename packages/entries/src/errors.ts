@@ -12,6 +12,8 @@ export const entriesError = defineServiceErrors({
   spec_invalid: { status: 422, message: "the OpenAPI document failed validation" },
   precondition_failed: { status: 412, message: "the entry changed since the version the request named (If-Match): read it again" },
   validator_unavailable: { status: 503, message: "the OpenAPI validation address is unavailable" },
+  diff_request_invalid: { status: 400, message: 'the body must be JSON { "base": ..., "head": ... }' },
+  diff_failed: { status: 422, message: "the documents could not be compared" },
 });
 
 export const errorSchema = ErrorBodySchema;

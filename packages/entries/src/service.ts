@@ -24,6 +24,7 @@ import { type ValidateRequest, validationAddress, validationClient } from "./ope
 import type { SpecPool, SpecPoolOptions } from "./openapi/pool-types.js";
 import type { ValidationOutcome } from "./openapi/validate.js";
 import { dataRoutes } from "./routes/data.js";
+import { diffRoutes } from "./routes/diff.js";
 import { inventoryRoutes } from "./routes/inventory.js";
 import { revisionRoutes } from "./routes/revisions.js";
 import { typeRoutes } from "./routes/types.js";
@@ -89,7 +90,7 @@ export interface EntriesService<M extends object = AnyEntryTypes> extends Servic
   store: EntriesStore;
 }
 
-export const ENTRIES_MOUNTS = ["/api/v1/types", "/api/dev/validate-openapi"];
+export const ENTRIES_MOUNTS = ["/api/v1/types", "/api/dev/validate-openapi", "/api/dev/diff-openapi"];
 /** Where the API catalogue page is served when the host opts in (`catalogueScript`); beside the validation address. */
 export const ENTRIES_CATALOGUE_PATH = "/api/dev/catalogue/";
 
@@ -122,13 +123,14 @@ export function createEntriesService<const T extends AnyEntryTypeDefinitions = [
   const ids = o.ids ?? randomIds;
   const fetchOptions: SafeFetchOptions = o.specFetch ?? {};
   const pool = specRuntime.specPool(o.validation);
+  const diffs = specRuntime.diffPool(o.validation);
   const { local, client } = validation(o, basePath, pool, fetchOptions);
   const types = typeRegistry([
     builtinTypes.apis(apisPrepare({ client, fetch: fetchOptions, local, maxConcurrent: o.maxConcurrentSpecs })),
     builtinTypes.countries(),
     ...(o.types ?? []),
   ]);
-  const api = createEntriesApi({ store, types, clock, ids, basePath, fetch: fetchOptions, pool });
+  const api = createEntriesApi({ store, types, clock, ids, basePath, fetch: fetchOptions, pool, diffs });
 
   // Runs before auth and body parsing: an unknown type is a 404 whatever the request carries.
   const knownType: Middleware = documented(
@@ -159,12 +161,14 @@ export function createEntriesService<const T extends AnyEntryTypeDefinitions = [
       ...revisionRoutes({ api, auth, knownType }),
       ...inventoryRoutes({ api, knownType }),
       ...validateRoutes({ api, bodyLimit: o.validateBodyLimit ?? 25 * 1024 * 1024 }),
+      // two documents in one body: twice the validation address's limit
+      ...diffRoutes({ api, knownType, bodyLimit: 2 * (o.validateBodyLimit ?? 25 * 1024 * 1024) }),
       ...(o.catalogueScript === undefined
         ? []
         : pageRoutes({ path: ENTRIES_CATALOGUE_PATH, title: "API catalogue", element: "mountkit-catalogue", script: o.catalogueScript })),
     ],
     dispose: async () => {
-      await pool.destroy();
+      await Promise.all([pool.destroy(), diffs.destroy()]);
       await store.close?.();
     },
   });

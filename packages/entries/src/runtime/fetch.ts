@@ -29,5 +29,11 @@ function unavailablePool(o: SpecPoolOptions = {}): SpecPool {
 
 export const specRuntime: SpecRuntime = {
   specPool: unavailablePool,
+  diffPool: () => ({
+    async diff() {
+      throw new SpecPoolBusyError("no spec diff on this runtime: it runs in processes, on Node");
+    },
+    async destroy() {},
+  }),
   safeFetch,
 };
