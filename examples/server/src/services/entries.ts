@@ -65,6 +65,8 @@ export async function entriesFromEnv(
     store: deps.store ?? memoryEntriesStore(),
     validator: { url: env.VALIDATE_URL || undefined, selfUrl: deps.selfUrl },
     specFetch: { allowPrivate: env.SPEC_FETCH_ALLOW_PRIVATE === "1" },
+    // the spec lint ruleset (docs/entries.md#spec-linting): oas, off, or a Spectral ruleset file
+    validation: { lint: { ruleset: env.ENTRIES_LINT_RULESET || "oas" } },
     // the API catalogue page at /api/dev/catalogue/ (read-only: it needs no token)
     catalogueScript: entriesCatalogueScript,
     logger: deps.logger,
