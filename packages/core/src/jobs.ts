@@ -18,6 +18,7 @@ export {
   type Job,
   type JobStore,
   memoryJobStore,
+  type NewJob,
   type Queue,
   type Worker,
   type WorkerOptions,

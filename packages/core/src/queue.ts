@@ -33,12 +33,15 @@ export interface EnqueueInput {
   groupKey?: string;
 }
 
+/** A job as a store inserts it: what `enqueue` was given, with its id and the time. */
+export type NewJob = EnqueueInput & { id: string; now: number };
+
 /**
  * Storage behind a queue. `claim` must be atomic: a job is leased to one worker at a time, and at most one
  * job of a group key is running (under a live lease) at any moment, across every claimer of the store.
  */
 export interface JobStore {
-  enqueue(job: EnqueueInput & { id: string; now: number }): Promise<string>;
+  enqueue(job: NewJob): Promise<string>;
   /**
    * Leases up to `limit` due jobs (queued, or running with an expired lease) until `now + leaseMs`, oldest
    * `runAt` first, skipping jobs whose group has another job running under a live lease and taking at most
@@ -212,7 +215,8 @@ export function createWorker<T>(o: WorkerOptions<T>): Worker {
   const pollMs = o.pollMs ?? 250;
   const leaseMs = o.leaseMs ?? 60_000;
   const random = o.random ?? Math.random;
-  const backoff = (o.backoffMs as JobRun["backoff"] | undefined) ?? ((n: number) => fullJitter(exponentialCap(n - 1, 1000, 300_000), random));
+  const backoff =
+    (o.backoffMs as JobRun["backoff"] | undefined) ?? ((n: number) => fullJitter(exponentialCap(n - 1, 1000, 300_000), random));
   const inFlight = new Set<Promise<void>>();
   let running = false;
   let timer: ReturnType<typeof setTimeout> | undefined;

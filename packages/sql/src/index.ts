@@ -4,6 +4,7 @@
 export { insertJob, type SqlJobStoreOptions, sqlJobStore } from "./core/jobs.js";
 export { sqlQuotaCounter, sqlRateLimiter } from "./core/limiter.js";
 export { type PgPubSub, type PgPubSubOptions, pgPubSub } from "./core/pubsub.js";
+export { sqlWebhookStore } from "./core/webhooks.js";
 export { type Dialect, isPostgresUrl, type OpenDatabaseOptions, openDatabase, type SqlDatabase } from "./db.js";
 export { type PgPool, preferredSqliteDriver, type SqliteDriverName } from "./drivers.js";
 export { type EntriesStorage, openEntriesStorage } from "./entries.js";

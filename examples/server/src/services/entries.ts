@@ -13,6 +13,7 @@ import {
 } from "@mountkit/entries";
 import { entriesCatalogueScript } from "@mountkit/entries-catalogue";
 import type { ModeDeps } from "../mode.js";
+import { webhooksFromEnv } from "./webhooks.js";
 
 /** Production without any AUTH_* variable: every call that needs a token is refused (no secret is made up). */
 const refuseAll: TokenVerifier = {
@@ -64,9 +65,10 @@ export async function entriesFromEnv(
     auth: await verifierFromEnv(env, deps),
     store: deps.store ?? memoryEntriesStore(),
     validator: { url: env.VALIDATE_URL || undefined, selfUrl: deps.selfUrl },
-    specFetch: { allowPrivate: env.SPEC_FETCH_ALLOW_PRIVATE === "1" },
     // the spec lint ruleset (docs/entries.md#spec-linting): oas, off, or a Spectral ruleset file
     validation: { lint: { ruleset: env.ENTRIES_LINT_RULESET || "oas" } },
+    specFetch: { allowPrivate: env.SPEC_FETCH_ALLOW_PRIVATE === "1" },
+    webhooks: webhooksFromEnv(env),
     // the API catalogue page at /api/dev/catalogue/ (read-only: it needs no token)
     catalogueScript: entriesCatalogueScript,
     logger: deps.logger,

@@ -1,6 +1,6 @@
 // `@mountkit/core/outbound` on fetch runtimes (Workers, Deno, Bun, browsers): requests through the runtime's `fetch`,
 // redirects handed back to the policy. The address policy and caps are the same as on Node.
-import { fetchUnderPolicy, type FetchedDocument, IncompleteBody, type SafeFetchOptions, type SpecTransport, tooLarge } from "./policy.js";
+import { type FetchedDocument, fetchUnderPolicy, IncompleteBody, type SafeFetchOptions, type SpecTransport, tooLarge } from "./policy.js";
 
 export * from "./shared.js";
 
@@ -35,7 +35,13 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: num
  */
 export const outboundTransport: SpecTransport = {
   async send(url, _pinned, signal, headers, request) {
-    const res = await fetch(url, { method: request?.method ?? "GET", headers, body: (request?.body as BodyInit | undefined) ?? null, redirect: "manual", signal });
+    const res = await fetch(url, {
+      method: request?.method ?? "GET",
+      headers,
+      body: (request?.body as BodyInit | undefined) ?? null,
+      redirect: "manual",
+      signal,
+    });
     return {
       status: res.status,
       location: res.headers.get("location") ?? undefined,

@@ -219,7 +219,10 @@ export async function sendUnderPolicy(
   } catch (e) {
     if (e instanceof SpecFetchError) throw e;
     if (signal.aborted)
-      throw new SpecFetchError("failed", options.signal?.aborted ? "the request was cancelled" : `timed out: no answer within ${timeoutMs} ms`);
+      throw new SpecFetchError(
+        "failed",
+        options.signal?.aborted ? "the request was cancelled" : `timed out: no answer within ${timeoutMs} ms`,
+      );
     throw new SpecFetchError("failed", `could not reach ${url.host}: ${(e as { code?: string }).code ?? (e as Error).message}`);
   }
 }

@@ -110,7 +110,14 @@ export function startWebhooks(o: {
       };
       await store.addDelivery(d);
       // idempotent: a fan-out retried after a crash finds the delivery and its job already there
-      await o.jobs.enqueue({ queue: deliveryQueue(o.service), id: d.id, payload: { deliveryId: d.id }, groupKey: sub.id, maxAttempts: schedule.length + 1, now: clock.now() });
+      await o.jobs.enqueue({
+        queue: deliveryQueue(o.service),
+        id: d.id,
+        payload: { deliveryId: d.id },
+        groupKey: sub.id,
+        maxAttempts: schedule.length + 1,
+        now: clock.now(),
+      });
     }
     deliver?.wake();
   }
@@ -137,7 +144,15 @@ export function startWebhooks(o: {
       if (!(await attempt(e, sub, job))) throw new Error(`delivery ${e.id} not taken`);
   }
 
-  const fan = createWorker<WebhookEvent>({ store: o.jobs, queue: fanoutQueue(o.service), handler: fanout, concurrency: 2, pollMs, clock, logger: log });
+  const fan = createWorker<WebhookEvent>({
+    store: o.jobs,
+    queue: fanoutQueue(o.service),
+    handler: fanout,
+    concurrency: 2,
+    pollMs,
+    clock,
+    logger: log,
+  });
   deliver = createWorker<{ deliveryId: string }>({
     store: o.jobs,
     queue: deliveryQueue(o.service),

@@ -1,6 +1,6 @@
 // Making events and the jobs that carry them: an event is written as a fan-out job, in the same transaction as the
 // change it reports when the store can (EnqueueInput is what stores insert), so a committed change always has its event.
-import type { EnqueueInput } from "../queue.js";
+import type { NewJob } from "../queue.js";
 import type { WebhookEvent } from "./types.js";
 
 let lastTime = 0;
@@ -30,6 +30,14 @@ export const fanoutQueue = (service: string) => `webhooks.${service}.fanout`;
 export const deliveryQueue = (service: string) => `webhooks.${service}.deliver`;
 
 /** The fan-out job of an event: one per event (its id), a scope's events fanned out one at a time, in order. */
-export function eventJob(service: string, event: WebhookEvent): EnqueueInput & { id: string; now: number } {
-  return { queue: fanoutQueue(service), id: event.id, payload: event, groupKey: event.scope, runAt: event.occurredAt, now: event.occurredAt, maxAttempts: 20 };
+export function eventJob(service: string, event: WebhookEvent): NewJob {
+  return {
+    queue: fanoutQueue(service),
+    id: event.id,
+    payload: event,
+    groupKey: event.scope,
+    runAt: event.occurredAt,
+    now: event.occurredAt,
+    maxAttempts: 20,
+  };
 }

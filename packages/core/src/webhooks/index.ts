@@ -2,10 +2,10 @@
 // they report), fan out to the subscriptions of their scope, and are delivered signed per Standard Webhooks.
 export { DEFAULT_RETRY_SCHEDULE_MS, retryDelay, startWebhooks, type WebhookDispatcher, type WebhookOptions } from "./dispatcher.js";
 export { deliveryQueue, eventId, eventJob, fanoutQueue, webhookEvent } from "./events.js";
-export { webhookRoutes, type WebhookRoutesOptions } from "./routes.js";
+export { memoryWebhookStore } from "./memory-store.js";
+export { type WebhookRoutesOptions, webhookRoutes } from "./routes.js";
 export { newSecret } from "./secret.js";
 export { signedHeaders } from "./send.js";
-export { memoryWebhookStore } from "./memory-store.js";
 export {
   type Delivery,
   type DeliveryAttempt,

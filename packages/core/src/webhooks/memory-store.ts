@@ -1,5 +1,5 @@
 // The in-process WebhookStore: for tests and single-process hosts without a database.
-import { KEPT_ATTEMPTS, type Delivery, type Subscription, type WebhookStore } from "./types.js";
+import { type Delivery, KEPT_ATTEMPTS, type Subscription, type WebhookStore } from "./types.js";
 
 const copy = <T>(v: T): T => structuredClone(v);
 
@@ -17,10 +17,15 @@ export function memoryWebhookStore(): WebhookStore {
       return s && s.scope === scope ? copy(s) : null;
     },
     async listSubscriptions(scope) {
-      return [...subs.values()].filter((s) => s.scope === scope).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1)).map(copy);
+      return [...subs.values()]
+        .filter((s) => s.scope === scope)
+        .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))
+        .map(copy);
     },
     async matchingSubscriptions(scope, type) {
-      return [...subs.values()].filter((s) => s.scope === scope && s.enabled && (s.events.includes("*") || s.events.includes(type))).map(copy);
+      return [...subs.values()]
+        .filter((s) => s.scope === scope && s.enabled && (s.events.includes("*") || s.events.includes(type)))
+        .map(copy);
     },
     async updateSubscription(s) {
       const old = subs.get(s.id);

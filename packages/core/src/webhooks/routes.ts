@@ -4,8 +4,7 @@
 import * as z from "zod";
 import { coreError } from "../errors.js";
 import { randomIds } from "../ids.js";
-import { SpecFetchError } from "../outbound/policy.js";
-import { vetTarget } from "../outbound/policy.js";
+import { SpecFetchError, vetTarget } from "../outbound/policy.js";
 import { empty, json, type Middleware, type RequestContext, type ResponseDoc, type Route, route } from "../route.js";
 import type { WebhookDispatcher } from "./dispatcher.js";
 import { newSecret } from "./secret.js";
@@ -67,7 +66,9 @@ export function webhookRoutes(o: WebhookRoutesOptions): Route[] {
   const common = { tags: ["webhooks"], use: o.use, ...(o.security ? { security: o.security } : {}) };
   const errors = (...s: number[]): Record<number, ResponseDoc> => ({
     ...o.authErrors,
-    ...Object.fromEntries(s.map((n) => [n, { description: n === 404 ? "No such subscription or delivery in your scope" : "Invalid input" }])),
+    ...Object.fromEntries(
+      s.map((n) => [n, { description: n === 404 ? "No such subscription or delivery in your scope" : "Invalid input" }]),
+    ),
   });
   const found = async (ctx: RequestContext<{ id: string }>) => {
     const s = await store.getSubscription(o.scopeOf(ctx), ctx.params.id);
@@ -121,7 +122,7 @@ export function webhookRoutes(o: WebhookRoutesOptions): Route[] {
     route({
       ...common,
       method: "GET",
-      path: `${o.path}/{id}`,
+      path: `${o.path}/:id`,
       operationId: "getWebhook",
       summary: "Read one subscription",
       params: Id,
@@ -131,7 +132,7 @@ export function webhookRoutes(o: WebhookRoutesOptions): Route[] {
     route({
       ...common,
       method: "PATCH",
-      path: `${o.path}/{id}`,
+      path: `${o.path}/:id`,
       operationId: "updateWebhook",
       summary: "Change a subscription's URL, events, description or state, or rotate its secret",
       params: Id,
@@ -158,20 +159,21 @@ export function webhookRoutes(o: WebhookRoutesOptions): Route[] {
     route({
       ...common,
       method: "DELETE",
-      path: `${o.path}/{id}`,
+      path: `${o.path}/:id`,
       operationId: "deleteWebhook",
       summary: "Delete a subscription and its delivery log",
       params: Id,
       responses: { 204: { description: "Deleted" }, ...errors(404) },
       handler: async (ctx) => {
-        if (!(await store.deleteSubscription(o.scopeOf(ctx), ctx.params.id))) throw coreError("not_found", { message: "no such subscription" });
+        if (!(await store.deleteSubscription(o.scopeOf(ctx), ctx.params.id)))
+          throw coreError("not_found", { message: "no such subscription" });
         return empty(204);
       },
     }),
     route({
       ...common,
       method: "GET",
-      path: `${o.path}/{id}/deliveries`,
+      path: `${o.path}/:id/deliveries`,
       operationId: "listWebhookDeliveries",
       summary: "A subscription's delivery log, newest event first",
       params: Id,
@@ -189,7 +191,7 @@ export function webhookRoutes(o: WebhookRoutesOptions): Route[] {
     route({
       ...common,
       method: "GET",
-      path: `${o.path}/{id}/deliveries/{deliveryId}`,
+      path: `${o.path}/:id/deliveries/:deliveryId`,
       operationId: "getWebhookDelivery",
       summary: "One delivery with its attempts",
       params: DeliveryParams,
@@ -199,7 +201,7 @@ export function webhookRoutes(o: WebhookRoutesOptions): Route[] {
     route({
       ...common,
       method: "POST",
-      path: `${o.path}/{id}/deliveries/{deliveryId}/redeliver`,
+      path: `${o.path}/:id/deliveries/:deliveryId/redeliver`,
       operationId: "redeliverWebhook",
       summary: "Send a delivery again now (delivered or failed ones too), with the same webhook-id",
       params: DeliveryParams,

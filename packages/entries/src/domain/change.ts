@@ -53,6 +53,7 @@ export function entryChanges(parts: DomainParts) {
     } else typeTags = previous?.tags ?? [];
     // The tags a catalogue added are recomputed, so a new spec version replaces the old `v...` tag.
     const own = patch.tags ?? current.tags.filter((t) => !previous?.tags.includes(t));
+    const event = await parts.events?.prepare("entry.updated", ownerId);
     const updated = await store.update({
       typeId,
       id,
@@ -67,7 +68,9 @@ export function entryChanges(parts: DomainParts) {
       ...(patch.customData !== undefined ? { inventory: inventory ?? null } : {}),
       expectModified,
       note: { authorId: ownerId, derivedTags: typeTags, restoredFrom: input.restoredFrom ?? null },
+      ...(event ? { enqueue: event } : {}),
     });
+    if (updated && event) parts.events?.committed();
     return updated ?? notApplied(typeId, id, expectModified);
   }
 

@@ -12,7 +12,7 @@ import type { EntriesDomain } from "./types.js";
 export type { AnyEntryTypes, EntriesDomain, EntryInput, EntryPatch, InventoryPage, Page } from "./types.js";
 
 export function entriesDomain(deps: DomainDeps): EntriesDomain {
-  const { store, clock, ids } = deps;
+  const { store, clock, ids, events } = deps;
   const parts = domainParts(deps);
   const { typeOf, checkCustomData, context, existing } = parts;
   const { change, notApplied, writable } = entryChanges(parts);
@@ -34,7 +34,14 @@ export function entriesDomain(deps: DomainDeps): EntriesDomain {
         dateCreated: now,
         dateModified: now,
       };
-      await store.create({ entry: saved, inventory: prep.inventory, derivedTags: prep.tags ?? [] });
+      const event = await events?.prepare("entry.created", ownerId);
+      await store.create({
+        entry: saved,
+        inventory: prep.inventory,
+        derivedTags: prep.tags ?? [],
+        ...(event ? { enqueue: event(saved) } : {}),
+      });
+      if (event) events?.committed();
       return saved;
     },
 
@@ -56,8 +63,11 @@ export function entriesDomain(deps: DomainDeps): EntriesDomain {
 
     async remove({ typeId, id, ownerId, expectModified }) {
       typeOf(typeId);
-      await writable(typeId, id, ownerId, expectModified);
-      if (!(await store.delete({ typeId, id, ownerId, expectModified }))) await notApplied(typeId, id, expectModified);
+      const current = await writable(typeId, id, ownerId, expectModified);
+      const event = await events?.prepare("entry.deleted", ownerId);
+      if (!(await store.delete({ typeId, id, ownerId, expectModified, ...(event ? { enqueue: event(current) } : {}) })))
+        await notApplied(typeId, id, expectModified);
+      else if (event) events?.committed();
     },
 
     ...revisionOps(parts, change),

@@ -3,12 +3,15 @@ import type { Clock, IdGenerator } from "@mountkit/core";
 import { entriesError, type Issue } from "../errors.js";
 import type { EntriesStore, Entry } from "../store/types.js";
 import type { EntryType, PrepareContext, TypeRegistry } from "../types/registry.js";
+import type { EntryEvents } from "./events.js";
 
 export interface DomainDeps {
   store: EntriesStore;
   types: TypeRegistry;
   clock: Clock;
   ids: IdGenerator;
+  /** Outbound events of changes; none when absent. */
+  events?: EntryEvents;
 }
 
 export const dedupe = (tags: readonly string[]) => [...new Set(tags)];

@@ -1,4 +1,6 @@
 // In-memory EntriesStore: the reference implementation the conformance suite pins down.
+import { memoryJobStore } from "@mountkit/core/jobs";
+import { memoryWebhookStore } from "@mountkit/core/webhooks";
 import type { EntriesStore, Entry, EntryRevision, InventoryInput, InventorySummary, Operation, RevisionNote } from "./types.js";
 
 const key = (typeId: string, id: string) => `${typeId}\u0000${id}`;
@@ -17,6 +19,7 @@ export function memoryEntriesStore(): EntriesStore {
   const inventories = new Map<string, InventoryInput>();
   /** Each entry's revisions, oldest first (revision n at index n - 1). */
   const revisions = new Map<string, EntryRevision[]>();
+  const jobs = memoryJobStore();
   // Copies in and out, like a database would: callers never share state with the store.
   const copy = <T>(v: T): T => structuredClone(v);
   const keep = (e: Entry, note: RevisionNote) => {
@@ -27,12 +30,15 @@ export function memoryEntriesStore(): EntriesStore {
   };
 
   return {
-    async create({ entry, inventory, derivedTags }) {
+    jobs,
+    webhooks: memoryWebhookStore(),
+    async create({ entry, inventory, derivedTags, enqueue }) {
       const k = key(entry.typeId, entry.id);
       if (entries.has(k)) throw new Error(`entry ${entry.id} already exists`);
       entries.set(k, copy(entry));
       keep(entry, { authorId: entry.ownerId, derivedTags: derivedTags ?? [] });
       if (inventory) inventories.set(k, copy(inventory));
+      for (const j of enqueue ?? []) await jobs.enqueue(j);
     },
     async get({ typeId, id }) {
       const e = entries.get(key(typeId, id));
@@ -52,7 +58,7 @@ export function memoryEntriesStore(): EntriesStore {
       out.sort(compareEntries);
       return out.slice(0, Math.max(0, limit)).map(copy);
     },
-    async update({ typeId, id, ownerId, changes, inventory, expectModified, note }) {
+    async update({ typeId, id, ownerId, changes, inventory, expectModified, note, enqueue }) {
       const k = key(typeId, id);
       const e = entries.get(k);
       if (!e || e.ownerId !== ownerId || (expectModified !== undefined && e.dateModified !== expectModified)) return null;
@@ -61,15 +67,17 @@ export function memoryEntriesStore(): EntriesStore {
       keep(next, note ?? { authorId: ownerId, derivedTags: [] });
       if (inventory === null) inventories.delete(k);
       else if (inventory) inventories.set(k, copy(inventory));
+      for (const j of enqueue?.(copy(next)) ?? []) await jobs.enqueue(j);
       return copy(next);
     },
-    async delete({ typeId, id, ownerId, expectModified }) {
+    async delete({ typeId, id, ownerId, expectModified, enqueue }) {
       const k = key(typeId, id);
       const e = entries.get(k);
       if (!e || e.ownerId !== ownerId || (expectModified !== undefined && e.dateModified !== expectModified)) return false;
       entries.delete(k);
       inventories.delete(k);
       revisions.delete(k);
+      for (const j of enqueue ?? []) await jobs.enqueue(j);
       return true;
     },
     async listRevisions({ typeId, entryId, limit, before }) {

@@ -1,4 +1,6 @@
 // The entries store interface. Plain JSON records and explicit ordering/pagination, so SQL stores can implement it.
+import type { JobStore, NewJob } from "@mountkit/core/jobs";
+import type { WebhookStore } from "@mountkit/core/webhooks";
 
 /** A stored entry; `C` is its type's customData (see `CustomDataOf`), untyped by default. */
 export interface Entry<C = Record<string, unknown>> {
@@ -77,9 +79,9 @@ export interface EntryPosition {
 export interface EntriesStore {
   /**
    * Saves a new entry, its revision 1 (authored by its owner) and, when given, its inventory, atomically. Entry
-   * ids are unique per store.
+   * ids are unique per store. `enqueue`: jobs (the change's events) queued on `jobs` in the same transaction.
    */
-  create(input: { entry: Entry; inventory?: InventoryInput; derivedTags?: string[] }): Promise<void>;
+  create(input: { entry: Entry; inventory?: InventoryInput; derivedTags?: string[]; enqueue?: readonly NewJob[] }): Promise<void>;
   get(input: { typeId: string; id: string }): Promise<Entry | null>;
   /**
    * Entries of one type, newest first (`dateCreated` desc, `id` desc), strictly after `after` when given,
@@ -92,7 +94,8 @@ export interface EntriesStore {
    * Applies `changes` when the entry exists, belongs to `ownerId` and, when `expectModified` is given, still has
    * that `dateModified` (compare-and-set: of two changes expecting the same state, one applies); records the
    * next revision with `note` in the same transaction. Returns the updated entry, or null when nothing applied.
-   * `inventory`: an object replaces the stored inventory, `null` removes it, absent leaves it.
+   * `inventory`: an object replaces the stored inventory, `null` removes it, absent leaves it. `enqueue`: the jobs
+   * for the updated entry (its events), queued on `jobs` in the same transaction.
    */
   update(input: {
     typeId: string;
@@ -102,17 +105,22 @@ export interface EntriesStore {
     inventory?: InventoryInput | null;
     expectModified?: number;
     note?: RevisionNote;
+    enqueue?: (updated: Entry) => readonly NewJob[];
   }): Promise<Entry | null>;
   /**
    * Deletes the entry, its inventory and its revisions when it exists, belongs to `ownerId` and (when given) still
-   * has the `dateModified` `expectModified`; false otherwise.
+   * has the `dateModified` `expectModified`; false otherwise. `enqueue`: jobs queued on `jobs` in the same transaction.
    */
-  delete(input: { typeId: string; id: string; ownerId: string; expectModified?: number }): Promise<boolean>;
+  delete(input: { typeId: string; id: string; ownerId: string; expectModified?: number; enqueue?: readonly NewJob[] }): Promise<boolean>;
   /** An entry's revisions, newest first, those numbered below `before` when given, at most `limit`. */
   listRevisions(input: { typeId: string; entryId: string; limit: number; before?: number }): Promise<EntryRevision[]>;
   getRevision(input: { typeId: string; entryId: string; revision: number }): Promise<EntryRevision | null>;
   getInventory(input: { typeId: string; entryId: string }): Promise<InventorySummary | null>;
   /** Operations in stored order from position `offset` (0-based), at most `limit`. */
   listOperations(input: { typeId: string; entryId: string; offset: number; limit: number }): Promise<Operation[]>;
+  /** The durable queue the store writes `enqueue` jobs to (the same database on SQL). */
+  readonly jobs: JobStore;
+  /** Webhook subscriptions and deliveries, beside the entries. */
+  readonly webhooks: WebhookStore;
   close?(): Promise<void>;
 }

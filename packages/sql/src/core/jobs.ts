@@ -4,7 +4,7 @@
 // two claimers in different processes can never both see a group as free.
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import type { EnqueueInput, Job, JobStore } from "@mountkit/core/jobs";
+import type { Job, JobStore, NewJob } from "@mountkit/core/jobs";
 import { type Kysely, sql } from "kysely";
 import type { SqlDatabase } from "../db.js";
 
@@ -48,7 +48,7 @@ const CLAIM_LOCK_KEY = 0x6d6b_6a62;
  * Inserts a queued job unless its id exists. Exposed so a store can enqueue in the same transaction as
  * the record the job is about (an episode and its extraction job are written together or not at all).
  */
-export async function insertJob(db: Kysely<any>, job: EnqueueInput & { id: string; now: number }): Promise<void> {
+export async function insertJob(db: Kysely<any>, job: NewJob): Promise<void> {
   await (db as Kysely<JobsDb>)
     .insertInto("jobs")
     .values({

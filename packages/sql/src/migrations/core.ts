@@ -1,4 +1,5 @@
-// Tables behind the core interfaces: durable jobs, sliding-log rate limits, quota counters.
+// Tables behind the core interfaces: durable jobs, sliding-log rate limits, quota counters, webhook subscriptions and
+// deliveries.
 import type { MigrationSet } from "../migrate.js";
 import { exec } from "../migrate.js";
 
@@ -60,6 +61,44 @@ export const coreMigrations: MigrationSet = {
         await exec(db, [
           "alter table jobs add column group_key text",
           "create index jobs_group_running on jobs (queue, group_key, state) where group_key is not null",
+        ]);
+      },
+    },
+    {
+      version: 5,
+      name: "webhook subscriptions and deliveries",
+      async up(db) {
+        await exec(db, [
+          `create table webhook_subscriptions (
+            id text primary key,
+            scope text not null,
+            url text not null,
+            events text not null,
+            secret text not null,
+            description text not null,
+            enabled integer not null,
+            created_at bigint not null,
+            updated_at bigint not null
+          )`,
+          "create index webhook_subscriptions_scope on webhook_subscriptions (scope, created_at)",
+          `create table webhook_deliveries (
+            id text primary key,
+            subscription_id text not null,
+            scope text not null,
+            event_id text not null,
+            event_type text not null,
+            subject text not null,
+            payload text not null,
+            occurred_at bigint not null,
+            state text not null check (state in ('pending', 'delivered', 'failed')),
+            attempts text not null,
+            attempt_count integer not null,
+            created_at bigint not null,
+            delivered_at bigint,
+            next_attempt_at bigint
+          )`,
+          "create index webhook_deliveries_log on webhook_deliveries (subscription_id, event_id)",
+          "create index webhook_deliveries_pending on webhook_deliveries (subscription_id, subject, event_id) where state = 'pending'",
         ]);
       },
     },

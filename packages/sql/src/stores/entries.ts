@@ -1,7 +1,10 @@
 // EntriesStore on SQL: entries keyed by (type, id), their revisions (entries-revisions.ts), an inventory summary per
 // catalogued entry and its operations one row each (so `listOperations` pages in the database, not in memory).
+
 import type { EntriesStore, Entry, EntryPosition, InventoryInput, InventorySummary, Operation } from "@mountkit/entries";
 import { type Kysely, sql, type Transaction } from "kysely";
+import { insertJob, sqlJobStore } from "../core/jobs.js";
+import { sqlWebhookStore } from "../core/webhooks.js";
 import type { SqlDatabase } from "../db.js";
 import { dropRevisions, getRevision, keepRevision, listRevisions } from "./entries-revisions.js";
 
@@ -160,7 +163,9 @@ export function sqlEntriesStore(database: SqlDatabase): EntriesStore {
   const db = database.kysely as Kysely<EntriesDb>;
   const pg = database.dialect === "postgres";
   return {
-    async create({ entry, inventory, derivedTags }) {
+    jobs: sqlJobStore(database),
+    webhooks: sqlWebhookStore(database),
+    async create({ entry, inventory, derivedTags, enqueue }) {
       await db.transaction().execute(async (trx) => {
         await trx
           .insertInto("entries")
@@ -178,6 +183,7 @@ export function sqlEntriesStore(database: SqlDatabase): EntriesStore {
           .execute();
         await keepRevision(trx, entry, { authorId: entry.ownerId, derivedTags: derivedTags ?? [] });
         if (inventory) await putInventory(trx, entry.typeId, entry.id, inventory);
+        for (const j of enqueue ?? []) await insertJob(trx, j);
       });
     },
 
@@ -190,7 +196,7 @@ export function sqlEntriesStore(database: SqlDatabase): EntriesStore {
       return listEntries(db, pg, query);
     },
 
-    async update({ typeId, id, ownerId, changes, inventory, expectModified, note }) {
+    async update({ typeId, id, ownerId, changes, inventory, expectModified, note, enqueue }) {
       return db.transaction().execute(async (trx) => {
         const set: Partial<EntryRow> = { date_modified: changes.dateModified };
         if (changes.name !== undefined) set.name = changes.name;
@@ -208,11 +214,12 @@ export function sqlEntriesStore(database: SqlDatabase): EntriesStore {
           await dropInventory(trx, typeId, id);
           if (inventory !== null) await putInventory(trx, typeId, id, inventory);
         }
+        for (const j of enqueue?.(updated) ?? []) await insertJob(trx, j);
         return updated;
       });
     },
 
-    async delete({ typeId, id, ownerId, expectModified }) {
+    async delete({ typeId, id, ownerId, expectModified, enqueue }) {
       return db.transaction().execute(async (trx) => {
         let q = trx.deleteFrom("entries").where("type_id", "=", typeId).where("id", "=", id).where("owner_id", "=", ownerId);
         if (expectModified !== undefined) q = q.where("date_modified", "=", expectModified);
@@ -220,6 +227,7 @@ export function sqlEntriesStore(database: SqlDatabase): EntriesStore {
         if (Number(r.numDeletedRows) === 0) return false;
         await dropInventory(trx, typeId, id);
         await dropRevisions(trx, typeId, id);
+        for (const j of enqueue ?? []) await insertJob(trx, j);
         return true;
       });
     },
