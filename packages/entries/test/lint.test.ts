@@ -127,7 +127,7 @@ describe("the ruleset per deployment", () => {
     "",
   ].join("\n");
   const services: Array<ReturnType<typeof createEntriesService>> = [];
-  const make = (lint: LintOptions | false) => {
+  const make = (lint: LintOptions | false | undefined) => {
     const s = createEntriesService({ auth, validation: { maxThreads: 1, lint } });
     services.push(s);
     return s;
@@ -138,7 +138,7 @@ describe("the ruleset per deployment", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("oas by default: rule, severity, message, JSON pointer, line and column, and counts", async () => {
+  it("{}: the oas ruleset: rule, severity, message, JSON pointer, line and column, and counts", async () => {
     const { status, answer } = await post(make({}), spec);
     expect(status).toBe(200);
     const lint = answer.lint!;
@@ -158,8 +158,9 @@ describe("the ruleset per deployment", () => {
     expect(error + warning + info + hint).toBe(lint.resultCount);
   });
 
-  it("off: no lint part; false likewise", async () => {
+  it("off: no lint part; false and no option likewise", async () => {
     expect((await post(make({ ruleset: "off" }), spec)).answer.lint).toBeUndefined();
+    expect((await post(make(undefined), spec)).answer.lint).toBeUndefined();
     expect((await post(make(false), spec)).answer.lint).toBeUndefined();
   });
 

@@ -42,7 +42,7 @@ function excerpt(issue: Issue, text: string | undefined, parsed: unknown): HTMLE
   return h("pre", { class: "excerpt", "aria-label": "The value at this path" }, cut.join("\n"));
 }
 
-function issueList(kind: "error" | "warning" | "notice", issues: Issue[], text: string | undefined, parsed: unknown): HTMLElement {
+function issueList(kind: "error" | "warning" | "notice" | "lint", issues: Issue[], text: string | undefined, parsed: unknown): HTMLElement {
   return h(
     "ol",
     { class: `issues issue-${kind}` },
@@ -63,6 +63,22 @@ function issueList(kind: "error" | "warning" | "notice", issues: Issue[], text: 
       ),
     ),
   );
+}
+
+type Lint = NonNullable<Extract<ValidationAnswer, { valid: true }>["lint"]>;
+
+/** The deployment's lint findings (issue #28): severity, rule and message at their path and line, like the warnings. */
+function lintView(lint: Lint, text: string | undefined, parsed: unknown): Array<HTMLElement | null> {
+  const title = `Lint, ruleset ${lint.ruleset}`;
+  if (lint.failed) return [h("h4", {}, title), h("p", { class: "muted" }, `Not linted: ${lint.failed}`)];
+  const { error, warning, info, hint } = lint.counts;
+  const counts = `${fmtNumber(error)} errors, ${fmtNumber(warning)} warnings, ${fmtNumber(info)} info, ${fmtNumber(hint)} hints`;
+  const shown = lint.resultCount > lint.results.length ? `, ${fmtNumber(lint.results.length)} shown` : "";
+  const issues = lint.results.map((r) => ({ ...r, message: `${r.severity} · ${r.rule}: ${r.message}` }));
+  return [
+    h("h4", {}, lint.resultCount === 0 ? `${title}: no findings` : `${title} (${counts}${shown})`),
+    issues.length ? issueList("lint", issues, text, parsed) : null,
+  ];
 }
 
 function answerView(a: ValidationAnswer, text: string | undefined): HTMLElement {
@@ -110,6 +126,7 @@ function answerView(a: ValidationAnswer, text: string | undefined): HTMLElement 
     ),
     warnings.length ? issueList("warning", warnings, text, parsed) : null,
     a.notices?.length ? [h("h4", {}, `Notices (${fmtNumber(a.notices.length)})`), issueList("notice", a.notices, text, parsed)] : null,
+    a.lint ? lintView(a.lint, text, parsed) : null,
   );
 }
 

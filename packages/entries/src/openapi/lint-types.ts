@@ -66,9 +66,9 @@ export const DEFAULT_LINT_MAX_RESULTS = 200;
 
 const baseName = (file: string) => file.replace(/\\/g, "/").split("/").pop() || file;
 
-/** The task for the options, or undefined when linting is off. */
+/** The task for the options, or undefined when linting is off (no options: off; `{}`: `oas`). */
 export function lintTask(o: LintOptions | false | undefined): LintTask | undefined {
-  if (o === false) return undefined;
+  if (o === false || o === undefined) return undefined;
   const ruleset = o?.ruleset ?? "oas";
   const maxResults = Math.max(0, Math.floor(o?.maxResults ?? DEFAULT_LINT_MAX_RESULTS));
   if (ruleset === "off") return undefined;

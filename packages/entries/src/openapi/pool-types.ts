@@ -38,8 +38,8 @@ export interface SpecPoolOptions {
   limits?: Partial<SpecLimits>;
   /**
    * Spec linting with Spectral beside the validation (issue #28): the ruleset, in the validation processes, under the
-   * same time and memory limits. Default `{ ruleset: "oas" }`; `false` or `{ ruleset: "off" }` lints nothing. While it
-   * is on, documents are not judged inline (`inlineBelowBytes`) unless there are no processes (`maxThreads: 0`).
+   * same time and memory limits: `{}` or `{ ruleset: "oas" }` lints with Spectral's `spectral:oas`. Default off (as
+   * `false` or `{ ruleset: "off" }`): a hostile document can hold a lint up to `timeoutMs`. While it is on, documents are not judged inline (`inlineBelowBytes`) unless there are no processes (`maxThreads: 0`).
    */
   lint?: LintOptions | false;
 }

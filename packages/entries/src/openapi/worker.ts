@@ -72,8 +72,18 @@ function fetchThroughParent(url: URL): Promise<Uint8Array> {
   });
 }
 
+/** One fetch per document and task: the validation and the lint resolve the same references. */
+function fetchOnce(): (url: URL) => Promise<Uint8Array> {
+  const fetched = new Map<string, Promise<Uint8Array>>();
+  return (url) => {
+    let bytes = fetched.get(url.href);
+    if (!bytes) fetched.set(url.href, (bytes = fetchThroughParent(url)));
+    return bytes;
+  };
+}
+
 async function run(task: WorkerTask): Promise<void> {
-  const fetchDocument = task.canFetch && task.baseUrl ? fetchThroughParent : undefined;
+  const fetchDocument = task.canFetch && task.baseUrl ? fetchOnce() : undefined;
   let text: string | undefined;
   try {
     // the text is decoded once for both: bytes that are not UTF-8 go as they are, for the validation to refuse
@@ -114,7 +124,7 @@ if (process.send) {
   lowerPriority(Number(process.argv[2] ?? 0));
   process.on("message", onMessage);
   const ready = () => send({ type: "ready" });
-  // a load that fails is reported by the first lint (lintDocument loads again and answers `failed`)
+  // a load that fails is reported by every lint (`failed`), never by the validation
   if (process.argv[3] === "lint") preloadSpectral().then(ready, ready);
   else ready();
   // the parent went away (it crashed, or closed the channel): nothing is left to answer
