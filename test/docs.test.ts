@@ -13,7 +13,7 @@ import { parse as parseYaml } from "yaml";
 import { externalReferences, scanTree, textFiles } from "./external-references.js";
 
 const ROOT = new URL("..", import.meta.url).pathname;
-const PAGES = ["conventions", "entries", "memory", "support"] as const;
+const PAGES = ["conventions", "entries", "memory", "support", "webhooks"] as const;
 const read = (file: string) => readFileSync(join(ROOT, file), "utf8");
 
 interface DocRoute {
