@@ -44,7 +44,37 @@ async function child(mode: string, file: string, runs: number) {
   };
 }
 
+/** Spec diffs (docs/entries.md#spec-diffs) on generated 1 MB and 10 MB specs, beside the validation of the same spec. */
+async function diffs(runs: number) {
+  const script = fileURLToPath(new URL("./servers/entries-diff.ts", import.meta.url));
+  const rows = [];
+  for (const [endpoints, extra] of [
+    [75, 150],
+    [620, 1650],
+  ] as const) {
+    const { stdout } = await run$(process.execPath, [...nodeFlags(), script, String(endpoints), String(extra), String(runs)], {
+      maxBuffer: 1 << 20,
+    });
+    const line = stdout.split("\n").find((l) => l.startsWith("result "));
+    if (!line) throw new Error("diff bench: no result");
+    const r = JSON.parse(line.slice(7));
+    rows.push({
+      spec: `JSON ${r.mb.toFixed(1)} MB, ${r.operations} ops`,
+      "validate ms": r.validationMs,
+      "diff identical ms": r.identicalMs,
+      "diff 3 ops changed ms": r.fewMs,
+      "same, via diff process ms": r.pooledMs,
+      "diff every op changed ms": r.worstMs,
+      result: `${r.few}; worst: ${r.worst}`,
+    });
+  }
+  console.log(`\nspec diff beside validation (median of ${runs} runs, in one process; "via diff process" adds the IPC hop)`);
+  console.log(table(rows));
+}
+
 export async function run(args: string[]): Promise<void> {
+  const runs0 = arg(args, "runs", 5);
+  if (args.includes("--diff-only")) return diffs(Math.max(1, runs0 - 2));
   const seconds = arg(args, "seconds", 5);
   const connections = arg(args, "connections", 16);
   const runs = arg(args, "runs", 5);
@@ -134,4 +164,7 @@ export async function run(args: string[]): Promise<void> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+
+  // 3. spec diffs next to the validation time
+  await diffs(Math.max(1, runs - 2));
 }

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { silentLogger } from "@mountkit/core";
 import { type EntriesService, memoryEntriesStore, signHs256 } from "@mountkit/entries";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import { load } from "js-yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FRAMEWORKS, listen, type Running } from "../servers.js";
 import { entriesFromEnv } from "../../examples/server/src/services/entries.js";
@@ -27,6 +28,13 @@ const PETSTORE = readFileSync(join(FIXTURES, "oai30", "pass", "petstore-expanded
 // a Swagger 2.0 document with two operations sharing an operationId: catalogued, with a warning at a path
 const FLAWED = readFileSync(join(FIXTURES, "sp-validate-spec", "fail", "duplicate-operation-ids.yaml"), "utf8");
 const SECRET = "catalogue-browser-test-secret-0123456789abcdef";
+// two revisions of a small spec: the second removes an operation (packages/entries/test/fixtures/diff/)
+const DIFF_PAIR = load(
+  readFileSync(join(import.meta.dirname, "..", "..", "packages", "entries", "test", "fixtures", "diff", "removed-operation.yaml"), "utf8"),
+) as {
+  base: unknown;
+  head: unknown;
+};
 
 const chromium = findChromium();
 const describeBrowser = "path" in chromium ? describe : describe.skip;
@@ -46,6 +54,8 @@ async function serveSpecs(): Promise<{ url: string; close(): Promise<void> }> {
     "/github/api.github.com.json": { body: GITHUB_SPEC, type: "application/json" },
     "/petstore-expanded.yaml": { body: PETSTORE, type: "application/yaml" },
     "/flawed.yaml": { body: FLAWED, type: "application/yaml" },
+    "/pets-v1.json": { body: JSON.stringify(DIFF_PAIR.base), type: "application/json" },
+    "/pets-v2.json": { body: JSON.stringify(DIFF_PAIR.head), type: "application/json" },
   };
   const server: Server = createServer((req, res) => {
     const file = files[req.url ?? ""];
@@ -242,6 +252,25 @@ describeBrowser("API catalogue in Chromium", () => {
         expect(await ui.getByLabel("Filter operations").inputValue()).toBe("pulls review");
         expect(await table().locator("tbody tr").count()).toBe(expected.length);
         expect(await header("Operation id").getAttribute("aria-sort")).toBe("ascending");
+      });
+
+      it("shows the spec changes between two revisions of an entry, breaking first", async () => {
+        const created = await submit(`Pets (${framework})`, "Two revisions.", `${specs.url}/pets-v1.json`, []);
+        const token = await signHs256(SECRET, { sub: "catalogue-author", expiresInSec: 600 });
+        const changed = await call(`${base}/api/v1/types/apis/data/${created.id}`, {
+          method: "PATCH",
+          headers: { authorization: `Bearer ${token}` },
+          body: { customData: { specUrl: `${specs.url}/pets-v2.json` } },
+        });
+        expect(changed.status).toBe(200);
+        await page.goto(`${base}/api/dev/catalogue/#/entries/apis/${created.id}`);
+        const form = page.locator("mountkit-catalogue form.diff-form");
+        await expect.poll(() => form.getByLabel("From").inputValue()).toBe("1");
+        expect(await form.getByLabel("To").inputValue()).toBe("2");
+        await form.getByRole("button", { name: "Compare specs" }).click();
+        const first = page.locator("mountkit-catalogue .diff-result section").first();
+        await expect.poll(() => first.locator("h4").innerText()).toBe("Breaking (1)");
+        expect(await first.locator("li").innerText()).toContain("DELETE /pets/{id}");
       });
 
       it("renders a type's OpenAPI readably", async () => {

@@ -20,9 +20,16 @@ export interface TypeSummary {
 
 // the wire records are the service's own types, imported as types only: nothing of the server is bundled
 // (`Issue`: a warning or error of the validation address, `line`/`column` only when the validator gives them)
-import type { Entry, InventoryPage as Inventory, SpecIssue as Issue, ValidationAnswer } from "@mountkit/entries";
+import type {
+  Entry,
+  EntryRevision,
+  InventoryPage as Inventory,
+  SpecIssue as Issue,
+  RevisionDiff,
+  ValidationAnswer,
+} from "@mountkit/entries";
 
-export type { Entry, Inventory, Issue, ValidationAnswer };
+export type { Entry, EntryRevision, Inventory, Issue, RevisionDiff, ValidationAnswer };
 export type { Operation } from "@mountkit/entries";
 
 export function apiBase(doc: Document = document): string {
@@ -73,6 +80,14 @@ export function createApi(base: string, fetchImpl: typeof fetch = fetch.bind(glo
         `${typePath(typeId)}/data/${encodeURIComponent(id)}/inventory?limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
         signal,
       ),
+    /** An entry's revisions, newest first (one page of up to 100). */
+    revisions: (typeId: string, id: string, signal?: AbortSignal) =>
+      get<{ items: EntryRevision[] }>(`${typePath(typeId)}/data/${encodeURIComponent(id)}/revisions?limit=100`, signal).then(
+        (b) => b.items,
+      ),
+    /** The changes between the specs of two revisions (docs/entries.md#spec-diffs). */
+    revisionDiff: (typeId: string, id: string, base: number, head: number, signal?: AbortSignal) =>
+      get<RevisionDiff>(`${typePath(typeId)}/data/${encodeURIComponent(id)}/revisions/${base}/diff/${head}`, signal),
     /** The validation address: a pasted document (JSON or YAML) or `{ url }`. 200 and 422 are both answers. */
     async validate(input: { document: string } | { url: string }, signal?: AbortSignal): Promise<ValidationAnswer> {
       const isJson = "url" in input || /^\s*[{[]/.test(input.document);

@@ -41,6 +41,8 @@ export type { LintOptions, LintReport, LintResult, LintRulesetDefinition, LintSe
 export { type PoolValidateRequest, type SpecPool, SpecPoolBusyError, type SpecPoolOptions } from "./openapi/pool-types.js";
 export { type TypeDocumentOptions, typeDocument } from "./openapi/type-document.js";
 export type { ValidateSpecOptions, ValidationAnswer, ValidationOutcome } from "./openapi/validate.js";
+export type { RevisionDiff } from "./diff/api.js";
+export type { ChangeAction, ChangeKind, DiffSide, SpecChange, SpecDiff } from "./diff/types.js";
 export {
   createEntriesService,
   ENTRIES_CATALOGUE_PATH,

@@ -3,6 +3,7 @@ import { ApiError, type Inventory } from "../api.js";
 import { fmtDate, h, hashOf } from "../dom.js";
 import { operationsTable } from "../ops-table.js";
 import type { ViewContext } from "./context.js";
+import { specDiffSection } from "./spec-diff.js";
 
 export async function entryView(ctx: ViewContext): Promise<Node> {
   const typeId = ctx.segments[1]!;
@@ -61,6 +62,8 @@ export async function entryView(ctx: ViewContext): Promise<Node> {
   );
   if (first) section.append(inventorySection(ctx, typeId, id, first));
   else if (specUrl) section.append(h("p", { class: "muted" }, "This entry has no inventory."));
+  const diff = specUrl ? await specDiffSection(ctx, typeId, id).catch(() => null) : null;
+  if (diff) section.append(diff);
   ctx.announce(`${entry.name}${first ? `, ${first.endpoints} operations` : ""}`);
   return section;
 }

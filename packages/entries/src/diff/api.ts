@@ -33,7 +33,8 @@ export function diffOps(deps: { store: EntriesStore; types: TypeRegistry; fetch:
     try {
       out = await pool.diff(body, { signal, fetchDocument: fetcher(signal ? { ...deps.fetch, signal } : deps.fetch) });
     } catch (e) {
-      if (e instanceof SpecPoolBusyError) throw entriesError("validator_unavailable", { message: "the spec diff processes are busy", cause: e });
+      if (e instanceof SpecPoolBusyError)
+        throw entriesError("validator_unavailable", { message: "the spec diff processes are busy", cause: e });
       throw e;
     }
     if (out.ok) return out.diff;

@@ -81,7 +81,8 @@ function parseSide(side: "base" | "head", input: Uint8Array | string, limits?: S
 export function diffSpecs(baseInput: Uint8Array | string, headInput: Uint8Array | string, options: DiffSpecsOptions = {}): DiffOutcome {
   const base = parseSide("base", baseInput, options.limits);
   const head = parseSide("head", headInput, options.limits);
-  if (Array.isArray(base) || Array.isArray(head)) return { ok: false, errors: [...(Array.isArray(base) ? base : []), ...(Array.isArray(head) ? head : [])] };
+  if (Array.isArray(base) || Array.isArray(head))
+    return { ok: false, errors: [...(Array.isArray(base) ? base : []), ...(Array.isArray(head) ? head : [])] };
   const [before, after] = commonVersion(base, head);
   pruneUnchanged(before, after);
   alignReferences(before, after);

@@ -50,7 +50,12 @@ export function securityNarrowed(before: unknown, after: unknown): boolean {
 
 const describe = (v: unknown) =>
   requirements(v)
-    .map((r) => Object.entries(r).map(([k, s]) => (s.length ? `${k} (${s.join(", ")})` : k)).join(" + ") || "none")
+    .map(
+      (r) =>
+        Object.entries(r)
+          .map(([k, s]) => (s.length ? `${k} (${s.join(", ")})` : k))
+          .join(" + ") || "none",
+    )
     .join(" or ");
 
 function effectiveSecurity(doc: Json, op: { method: string; path: string } | undefined): unknown {
@@ -92,7 +97,8 @@ const typeSet = (v: unknown): Set<string> | undefined => {
 
 /** 3.1 `type` lists: a request that accepts fewer types breaks senders, a response that may hold more breaks readers. */
 function typeListVerdict(d: LibraryDiff): Verdict | undefined {
-  if (d.action !== "replace" || d.path[d.path.length - 1] !== "type" || !(Array.isArray(d.before) || Array.isArray(d.after))) return undefined;
+  if (d.action !== "replace" || d.path[d.path.length - 1] !== "type" || !(Array.isArray(d.before) || Array.isArray(d.after)))
+    return undefined;
   const dir = direction(d.path);
   const b = typeSet(d.before);
   const a = typeSet(d.after);

@@ -17,7 +17,6 @@ export interface DiffTask {
   canFetch: boolean;
 }
 
-
 function send(m: FromWorker | { type: "done"; outcome: DiffTaskOutcome }): void {
   process.send?.(m);
 }
@@ -38,7 +37,8 @@ const badRequest = (message: string): DiffTaskOutcome => ({ ok: false, request: 
 /** One side's document: text as is, a document object as JSON, a `{ url }` fetched; else the issue. */
 async function side(name: "base" | "head", v: unknown, canFetch: boolean): Promise<string | Uint8Array | DiffIssue> {
   if (typeof v === "string") return v;
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return { path: name, message: `${name} must be a document (text or object) or { "url": string }` };
+  if (typeof v !== "object" || v === null || Array.isArray(v))
+    return { path: name, message: `${name} must be a document (text or object) or { "url": string }` };
   const keys = Object.keys(v);
   const url = (v as { url?: unknown }).url;
   if (keys.length !== 1 || typeof url !== "string") return JSON.stringify(v);
