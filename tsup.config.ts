@@ -6,7 +6,7 @@ import { defineConfig } from "tsup";
 const packages: Array<{ dir: string; entries?: Record<string, string>; inline?: Record<string, string> }> = [
   {
     dir: "packages/core",
-    entries: { adapter: "src/adapter.ts", jobs: "src/jobs.ts", testing: "src/testing.ts", "browser-bundle": "src/browser-bundle.ts", dom: "src/dom.ts", "worker-module": "src/worker-module.ts", "outbound-node": "src/outbound/node.ts", "outbound-fetch": "src/outbound/fetch.ts", webhooks: "src/webhooks/index.ts" },
+    entries: { adapter: "src/adapter.ts", jobs: "src/jobs.ts", testing: "src/testing.ts", "browser-bundle": "src/browser-bundle.ts", dom: "src/dom.ts", "worker-module": "src/worker-module.ts", "outbound-node": "src/outbound/node.ts", "outbound-fetch": "src/outbound/fetch.ts", webhooks: "src/webhooks/index.ts", "webhooks-cli": "src/webhooks/cli.ts" },
   },
   {
     dir: "packages/entries",

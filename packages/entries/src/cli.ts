@@ -2,6 +2,7 @@
 import { readFile } from "node:fs/promises";
 import { basename, extname } from "node:path";
 import { parseArgs } from "node:util";
+import { webhooksCommand } from "@mountkit/core/webhooks-cli";
 import { load as loadYaml } from "js-yaml";
 import { progressBar } from "./cli/progress.js";
 
@@ -20,6 +21,7 @@ export interface ImportFailure {
 }
 
 const USAGE = `usage: mountkit entries import <file-or-url>... [options]
+       mountkit webhooks <command> [options]   (mountkit webhooks --help)
 
 Submits each argument to a running mountkit server:
   https://...          an OpenAPI/Swagger document's URL: an \`apis\` entry (name from info.title)
@@ -198,6 +200,7 @@ export async function main(
   out: NodeJS.WriteStream = process.stdout,
 ): Promise<number> {
   const [group, command, ...rest] = argv;
+  if (group === "webhooks") return webhooksCommand(argv.slice(1), env, out);
   if (group !== "entries" || command !== "import") {
     process.stderr.write(`${USAGE}\n`);
     return group === "-h" || group === "--help" ? 0 : 2;

@@ -65,27 +65,18 @@ function payloadOf(event: WebhookEvent): string {
   return JSON.stringify({ type: event.type, timestamp: new Date(event.occurredAt).toISOString(), data: event.data });
 }
 
-export function startWebhooks(o: {
+/** The two job handlers: an event's fan-out into deliveries, and one delivery (after its subject's earlier ones). */
+function handlers(o: {
   service: string;
   store: WebhookStore;
   jobs: JobStore;
   clock: Clock;
-  logger?: Logger;
-  options?: WebhookOptions;
-}): WebhookDispatcher {
-  const options = o.options ?? {};
-  const log = kitLogger(o.logger);
-  const schedule = options.retryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS;
-  const send: SendOptions = {
-    timeoutMs: options.timeoutMs ?? 10_000,
-    transport: outboundTransport,
-    ...(options.allowPrivate ? { allowPrivate: true } : {}),
-    ...(options.resolve ? { resolve: options.resolve } : {}),
-  };
-  const pollMs = options.pollMs ?? 500;
-  const { store, clock } = o;
-  let deliver: Worker | undefined;
-
+  schedule: readonly number[];
+  send: SendOptions;
+  log: Logger;
+  wakeDelivery: () => void;
+}) {
+  const { store, clock, schedule, send, log, wakeDelivery } = o;
   async function fanout(job: Job<WebhookEvent>) {
     const event = job.payload;
     const subs = await store.matchingSubscriptions(event.scope, event.type);
@@ -119,7 +110,7 @@ export function startWebhooks(o: {
         now: clock.now(),
       });
     }
-    deliver?.wake();
+    wakeDelivery();
   }
 
   /** Sends one delivery; true when the receiver took it. */
@@ -144,6 +135,31 @@ export function startWebhooks(o: {
       if (!(await attempt(e, sub, job))) throw new Error(`delivery ${e.id} not taken`);
   }
 
+  return { fanout, deliverOne };
+}
+
+export function startWebhooks(o: {
+  service: string;
+  store: WebhookStore;
+  jobs: JobStore;
+  clock: Clock;
+  logger?: Logger;
+  options?: WebhookOptions;
+}): WebhookDispatcher {
+  const options = o.options ?? {};
+  const log = kitLogger(o.logger);
+  const schedule = options.retryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS;
+  const send: SendOptions = {
+    timeoutMs: options.timeoutMs ?? 10_000,
+    transport: outboundTransport,
+    ...(options.allowPrivate ? { allowPrivate: true } : {}),
+    ...(options.resolve ? { resolve: options.resolve } : {}),
+  };
+  const pollMs = options.pollMs ?? 500;
+  const { store, clock } = o;
+  let deliver: Worker | undefined;
+
+  const { fanout, deliverOne } = handlers({ ...o, schedule, send, log, wakeDelivery: () => deliver?.wake() });
   const fan = createWorker<WebhookEvent>({
     store: o.jobs,
     queue: fanoutQueue(o.service),

@@ -59,7 +59,8 @@ function checkEvents(events: string[], known: readonly string[]) {
   });
 }
 
-export function webhookRoutes(o: WebhookRoutesOptions): Route[] {
+/** What the subscription and delivery routes share: the options, the auth, the scoped lookups. */
+function routeParts(o: WebhookRoutesOptions) {
   const { webhooks } = o;
   const store = webhooks.store;
   const allowPrivate = webhooks.options.allowPrivate === true;
@@ -81,6 +82,12 @@ export function webhookRoutes(o: WebhookRoutesOptions): Route[] {
     if (!d || d.subscriptionId !== s.id) throw coreError("not_found", { message: "no such delivery" });
     return d;
   };
+  return { store, allowPrivate, common, errors, found, delivery };
+}
+
+type Parts = ReturnType<typeof routeParts>;
+
+function subscriptionRoutes(o: WebhookRoutesOptions, { store, allowPrivate, common, errors, found }: Parts): Route[] {
   return [
     route({
       ...common,
@@ -170,6 +177,12 @@ export function webhookRoutes(o: WebhookRoutesOptions): Route[] {
         return empty(204);
       },
     }),
+  ];
+}
+
+function deliveryRoutes(o: WebhookRoutesOptions, { store, common, errors, found, delivery }: Parts): Route[] {
+  const { webhooks } = o;
+  return [
     route({
       ...common,
       method: "GET",
@@ -214,4 +227,9 @@ export function webhookRoutes(o: WebhookRoutesOptions): Route[] {
       },
     }),
   ];
+}
+
+export function webhookRoutes(o: WebhookRoutesOptions): Route[] {
+  const parts = routeParts(o);
+  return [...subscriptionRoutes(o, parts), ...deliveryRoutes(o, parts)];
 }
