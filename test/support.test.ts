@@ -876,6 +876,7 @@ function suite(t: AdapterTarget) {
         "/api/conversations/{id}",
         "/api/conversations/{id}/close",
         "/api/conversations/{id}/messages",
+        "/api/conversations/{id}/rating",
         "/api/conversations/{id}/stream",
       ]);
       const b = await call(u("/care/openapi.json"));
@@ -885,6 +886,11 @@ function suite(t: AdapterTarget) {
         "/care/conversations/{id}",
         "/care/conversations/{id}/close",
         "/care/conversations/{id}/messages",
+        "/care/webhooks",
+        "/care/webhooks/{id}",
+        "/care/webhooks/{id}/deliveries",
+        "/care/webhooks/{id}/deliveries/{deliveryId}",
+        "/care/webhooks/{id}/deliveries/{deliveryId}/redeliver",
       ]);
       expect(b.body.components.securitySchemes.spiBearer).toMatchObject({ type: "http", scheme: "bearer" });
       const prefixed = await call(u("/notoken/api/conversations/openapi.json"));

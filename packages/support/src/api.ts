@@ -12,7 +12,8 @@ import { type CloseAction, closeMessage } from "./domain/status.js";
 import { subjectOr } from "./domain/subject.js";
 import { issueDetail, type Summary } from "./domain/wire.js";
 import { supportError } from "./errors.js";
-import { AgentEditBody, AgentReplyBody, CreateBody, PostBody } from "./routes/schemas.js";
+import { AgentEditBody, AgentReplyBody, CreateBody, PostBody, RateBody } from "./routes/schemas.js";
+import type { Rating } from "./store/types.js";
 
 export interface SupportApiDeps {
   products: ProductRegistry;
@@ -32,6 +33,8 @@ export interface SupportApi {
     input: CustomerScope & { conversationId: string; message: string; clientMessageId?: string },
   ): Promise<{ id: string; createdAt: string }>;
   closeConversation(input: CustomerScope & { conversationId: string; action: CloseAction }): Promise<{ success: true; message: string }>;
+  /** Rates a resolved or closed conversation 1 to 5, with an optional comment; rating again replaces it. */
+  rateConversation(input: CustomerScope & { conversationId: string; score: number; comment?: string | null }): Promise<{ rating: Rating }>;
   /** Agent operations (no HTTP auth in-process). */
   agent: Omit<Conversations, "backend">;
 }
@@ -114,6 +117,19 @@ function customerApi({ products }: SupportApiDeps): Omit<SupportApi, "agent"> {
         action: input.action,
       });
       return { success: true, message: closeMessage(status) };
+    },
+    async rateConversation(input) {
+      checked(RateBody, { productSlug: input.productSlug, customerId: input.customerId, score: input.score, comment: input.comment });
+      const p = products.require(input.productSlug);
+      if (!p.backend.rateConversation) throw supportError("not_supported", { message: "this product's backend keeps no ratings" });
+      const rating = await p.backend.rateConversation({
+        productSlug: p.slug,
+        customerId: input.customerId,
+        conversationId: input.conversationId,
+        score: input.score,
+        comment: input.comment ?? null,
+      });
+      return { rating };
     },
   };
 }

@@ -6,6 +6,7 @@ export const supportError = defineServiceErrors({
   conversation_not_found: { status: 404, message: "conversation not found" },
   message_not_found: { status: 404, message: "message not found" },
   conversation_closed: { status: 409, message: "conversation is closed" },
+  conversation_open: { status: 409, message: "conversation is open: it can be rated once resolved or closed" },
   too_many_streams: { status: 429, message: "too many concurrent streams for this customer" },
   not_supported: { status: 501, message: "not supported by this product's backend" },
   backend_unavailable: { status: 502, message: "support backend unavailable" },

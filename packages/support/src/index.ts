@@ -15,12 +15,13 @@ export type {
   WebhookRequest,
 } from "./domain/backend.js";
 export { conversationTopic, EVENT_TYPES, type EventDataMap, type EventNotice, type EventType, productTopic } from "./domain/events.js";
+export { productScope, SUPPORT_EVENTS, type SupportEventType } from "./domain/outbound.js";
 export { formatMetadata, type Metadata, parseMetadata, stripMetadata, withMetadata } from "./domain/metadata.js";
 export { createMirror, type Mirror, type MirrorMessage, type MirrorSnapshot, type MirrorState } from "./domain/mirror.js";
 export type { Product, ProductConfig, ProductLimits } from "./domain/products.js";
 export { DEFAULT_LIMITS } from "./domain/products.js";
 export { type CloseAction, isOpen, STATUSES, type State, type Status, stateOf } from "./domain/status.js";
-export type { Comment, ConversationView, Issue, Summary } from "./domain/wire.js";
+export type { AgentSummary, Comment, ConversationView, Issue, Summary } from "./domain/wire.js";
 export { supportError } from "./errors.js";
 export { addressKey, type ClientAddressOptions } from "./http/client-address.js";
 export { CUSTOMER_ID } from "./routes/schemas.js";
@@ -31,11 +32,13 @@ export {
   type ConversationPatch,
   type ConversationRecord,
   type CreateConversationResult,
+  type Enqueue,
   type EventInput,
   type EventRecord,
   type ListConversationsQuery,
   METADATA_MARK,
   type MessageRecord,
+  type Rating,
   type SupportStore,
   type WriteFailure,
   type WriteResult,

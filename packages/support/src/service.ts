@@ -18,16 +18,20 @@ import {
   type Service,
   systemClock,
 } from "@mountkit/core";
-import { memoryJobStore, memoryPubSub, memoryRateLimiter, type PubSub, type RateLimiter } from "@mountkit/core/jobs";
+import { memoryPubSub, memoryRateLimiter, type PubSub, type RateLimiter } from "@mountkit/core/jobs";
+import { startWebhooks, type WebhookOptions } from "@mountkit/core/webhooks";
 import { createSupportApi, type SupportApi } from "./api.js";
 import { createConversations } from "./domain/conversations.js";
+import { supportEvents } from "./domain/outbound.js";
 import { type ProductConfig, type ProductLimits, type ProductRegistry, productRegistry } from "./domain/products.js";
 import { ErrorSchema } from "./errors.js";
 import { type ClientAddressOptions, clientAddressOf } from "./http/client-address.js";
+import type { SpiToken } from "./http/auth.js";
 import type { SupportContext } from "./http/context.js";
 import { agentRoutes } from "./routes/agent.js";
 import { publicRoutes } from "./routes/public.js";
 import { spiRoutes } from "./routes/spi.js";
+import { subscriptionRoutes } from "./routes/subscriptions.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { memorySupportStore } from "./store/memory.js";
 import type { SupportStore } from "./store/types.js";
@@ -47,7 +51,7 @@ export interface SupportServiceOptions extends ClientAddressOptions {
   limits?: Partial<ProductLimits>;
   /** The product interface B serves; default the first product. */
   spiProduct?: string;
-  /** Bearer token of /care; unset refuses every call with 401. */
+  /** Bearer token of /care for `spiProduct` (a product's own `spiToken` speaks for that product); unset: only those. */
   spiToken?: string;
   /** Bearer token of /agent; unset refuses every call with 401. */
   agentToken?: string;
@@ -80,6 +84,11 @@ export interface SupportServiceOptions extends ClientAddressOptions {
   eventRetentionMs?: number;
   /** How often old events are pruned; default 1 minute, 0 disables. */
   pruneIntervalMs?: number;
+  /**
+   * Outbound events (docs/support.md#webhooks): delivery timeouts, the retry schedule, receivers on private
+   * addresses (`allowPrivate`). Subscriptions live in the store (`store.webhooks`), at `/care/webhooks`.
+   */
+  webhooks?: WebhookOptions;
 }
 
 export interface SupportService extends Service {
@@ -129,14 +138,17 @@ function supportContext(options: SupportServiceOptions): SupportContext & { conf
   const logger = kitLogger(options.logger);
   const store = options.store ?? memorySupportStore();
   const bus = options.bus ?? memoryPubSub();
-  const conversations = createConversations({ store, bus, clock, ids, logger });
   const configs = options.products.map((p) => (typeof p === "string" ? { slug: p } : p));
+  if (options.spiProduct !== undefined && !configs.some((c) => c.slug === options.spiProduct))
+    throw new Error(`spiProduct ${options.spiProduct} is not a configured product`);
+  const spiProduct = options.spiProduct ?? configs[0]?.slug;
+  const tokens = spiTokens(options.spiToken, spiProduct, configs);
+  const { jobs } = store;
+  const hooks = startWebhooks({ service: "support", store: store.webhooks, jobs, clock, logger, options: options.webhooks });
+  const conversations = createConversations({ store, bus, clock, ids, logger, events: supportEvents(hooks, clock) });
   const products = productRegistry(configs, conversations.backend, options.limits);
-  const jobs = store.jobs ?? memoryJobStore();
   for (const p of products.list()) if (!p.builtin) p.backend.attach?.({ productSlug: p.slug, store, bus, clock, ids, logger, jobs });
   const hub = createStreamHub({ store, bus, logger, clock });
-  if (options.spiProduct !== undefined && !products.get(options.spiProduct))
-    throw new Error(`spiProduct ${options.spiProduct} is not a configured product`);
   return {
     configs,
     basePath: (options.basePath ?? "").replace(/\/+$/, ""),
@@ -150,13 +162,27 @@ function supportContext(options: SupportServiceOptions): SupportContext & { conf
     clock,
     ids,
     logger,
-    spiProduct: options.spiProduct ?? configs[0]?.slug,
-    spiToken: options.spiToken || undefined,
+    spiProduct,
+    spiTokens: tokens,
     agentToken: options.agentToken || undefined,
+    hooks,
     heartbeatMs: options.heartbeatMs ?? 15_000,
     streamsByCustomer: new Map(),
     clientAddress: clientAddressOf(options),
   };
+}
+
+/** The SPI's tokens: the service's for `spiProduct`, each product's own for it; one token speaks for one product. */
+function spiTokens(service: string | undefined, spiProduct: string | undefined, configs: readonly ProductConfig[]): SpiToken[] {
+  const out: SpiToken[] = service ? [{ token: service, productSlug: spiProduct }] : [];
+  for (const c of configs) {
+    if (!c.spiToken) continue;
+    const other = out.find((t) => t.token === c.spiToken);
+    if (other && other.productSlug !== c.slug)
+      throw new Error(`product ${c.slug}'s spiToken is also the token of ${other.productSlug ?? "the SPI"}`);
+    if (!other) out.push({ token: c.spiToken, productSlug: c.slug });
+  }
+  return out;
 }
 
 const securitySchemes = {
@@ -182,7 +208,7 @@ function docRoute(basePath: string, path: string, title: string, routes: Route[]
 /** Interfaces A, B and the agent side, each with its document, plus the optional widget script and inbox page. */
 function supportRoutes(cx: SupportContext, options: SupportServiceOptions): Route[] {
   const a = publicRoutes(cx);
-  const b = spiRoutes(cx);
+  const b = [...spiRoutes(cx), ...subscriptionRoutes(cx)];
   const agent = [...agentRoutes(cx), ...webhookRoutes(cx)];
   return [
     ...a,
@@ -240,6 +266,7 @@ export function createSupportService(options: SupportServiceOptions): SupportSer
       prune.stop();
       hub.close();
       for (const p of products.list()) if (!p.builtin) await p.backend.dispose?.();
+      await cx.hooks.stop();
     },
   });
   return Object.assign(service, { api: cx.api, store, products, hub, pruneEvents: prune.pruneEvents });

@@ -1,7 +1,7 @@
 // The SupportStore conformance suite: every store implementation (memory, SQLite, PostgreSQL, third-party) runs it.
 import { refusedOrAnswered, type SkipGroup, skipLookup } from "@mountkit/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ConversationRecord, EventInput, MessageRecord, SupportStore } from "./store/types.js";
+import type { ConversationRecord, Enqueue, EventInput, MessageRecord, SupportStore } from "./store/types.js";
 
 export interface DescribeSupportStoreOptions {
   /** Tests to skip, each group with the reason written down. */
@@ -552,6 +552,78 @@ function logTests(test: StoreTest) {
   });
 }
 
+/** The jobs a write queues with what it wrote (the outbound events), and the customer's rating. */
+function enqueueTests(test: StoreTest) {
+  test("writes queue the jobs their enqueue makes from what they wrote, and none when nothing is written", async (store) => {
+    const queue = uid("test.enqueue");
+    const seen: Parameters<Enqueue>[0][] = [];
+    const enqueue: Enqueue = (written) => {
+      seen.push(written);
+      const payload = {
+        conversation: written.conversation.id,
+        lastSeq: written.conversation.lastSeq,
+        message: written.message?.id ?? null,
+      };
+      return [{ queue, id: uid("job"), payload, now: T0 }];
+    };
+    const input = conversationInput({ customerId: uid("cust") });
+    const id = input.conversation.id;
+    await store.createConversation({ ...input, dedupKey: "first", enqueue });
+    const reply = message(id, { clientMessageId: "m1" });
+    const patch = { status: "waiting-for-agent" as const };
+    expect(
+      (await store.appendMessage({ conversationId: id, expectedSeq: 1, message: reply, patch, events: [event("x", 2)], enqueue })).ok,
+    ).toBe(true);
+    const assign = { patch: { assignee: "ann" }, events: [event("y", 3)], enqueue };
+    expect((await store.updateConversation({ conversationId: id, expectedSeq: 2, ...assign })).ok).toBe(true);
+    // none of these writes anything, so none queues a job: a stale seq, a missing conversation, two duplicates
+    expect((await store.updateConversation({ conversationId: id, expectedSeq: 2, ...assign })).ok).toBe(false);
+    expect((await store.updateConversation({ conversationId: uid("conv"), expectedSeq: 0, ...assign })).ok).toBe(false);
+    const again = await store.appendMessage({
+      conversationId: id,
+      expectedSeq: 3,
+      message: { ...reply, id: uid("cmt") },
+      patch,
+      events: [],
+      enqueue,
+    });
+    expect(again.ok).toBe(false);
+    expect(
+      (await store.createConversation({ ...conversationInput({ customerId: input.conversation.customerId }), dedupKey: "first", enqueue }))
+        .duplicate,
+    ).toBe(true);
+    expect(seen.map((w) => [w.conversation.id, w.conversation.lastSeq, w.message?.id ?? null])).toEqual([
+      [id, 1, input.message.id],
+      [id, 2, reply.id],
+      [id, 3, null],
+    ]);
+    expect(seen[1]!.conversation.status).toBe("waiting-for-agent");
+    expect(seen[2]!.conversation.assignee).toBe("ann");
+    const jobs = await store.jobs.claim({ queue, limit: 10, now: T0 + 1, leaseMs: 1000 });
+    expect(jobs.map((j) => j.payload).sort((a: any, b: any) => a.lastSeq - b.lastSeq)).toEqual([
+      { conversation: id, lastSeq: 1, message: input.message.id },
+      { conversation: id, lastSeq: 2, message: reply.id },
+      { conversation: id, lastSeq: 3, message: null },
+    ]);
+  });
+
+  test("a rating is kept with the conversation and replaced by the next one", async (store) => {
+    const input = conversationInput({ status: "resolved", productSlug: uid("p") });
+    const id = input.conversation.id;
+    await store.createConversation(input);
+    expect((await store.getConversation({ id }))?.rating).toBeUndefined();
+    const first = { score: 4, comment: "quick and kind", ratedAt: at(5) };
+    const r = await store.updateConversation({ conversationId: id, expectedSeq: 1, patch: { rating: first }, events: [] });
+    expect(r.ok && r.conversation.rating).toEqual(first);
+    expect((await store.getConversation({ id }))?.rating).toEqual(first);
+    const second = { score: 2, comment: null, ratedAt: at(6) };
+    await store.updateConversation({ conversationId: id, expectedSeq: 1, patch: { rating: second }, events: [] });
+    await store.updateConversation({ conversationId: id, expectedSeq: 1, patch: { assignee: "bo" }, events: [event("a", 7)] });
+    expect((await store.getConversation({ id }))?.rating).toEqual(second);
+    expect((await store.listConversations({ productSlug: input.conversation.productSlug }))[0]?.rating).toEqual(second);
+  });
+}
+
 /** Registers one test that runs on a fresh store (made by the suite's factory, closed after it). */
 type StoreTest = (title: string, fn: (store: SupportStore) => Promise<void>) => void;
 
@@ -577,6 +649,7 @@ export function describeSupportStore(
       const t = lookup(title);
       (t.skipped ? it.skip : it)(t.title, () => fn(store));
     };
-    for (const group of [basicTests, listTests, appendTests, dedupTests, createDedupTests, changeTests, logTests]) group(test);
+    for (const group of [basicTests, listTests, appendTests, dedupTests, createDedupTests, changeTests, logTests, enqueueTests])
+      group(test);
   });
 }

@@ -1,5 +1,5 @@
 // Tables of the support service: conversations (with their event-log position and creation dedup key),
-// messages, the event log, and the ids of inbound webhook deliveries.
+// messages, the event log, the ids of inbound webhook deliveries, and the customers' ratings.
 import type { MigrationSet } from "../migrate.js";
 import { exec } from "../migrate.js";
 
@@ -81,6 +81,18 @@ export const supportMigrations: MigrationSet = {
           "alter table support_conversations add column dedup_key text",
           `create unique index support_conversations_dedup on support_conversations (product_slug, customer_id, dedup_key)
             where dedup_key is not null and deleted_at is null`,
+        ]);
+      },
+    },
+    {
+      version: 4,
+      name: "conversation ratings",
+      async up(db) {
+        // one rating per conversation (docs/support.md#ratings), replaced when the customer rates again
+        await exec(db, [
+          "alter table support_conversations add column rating_score integer",
+          "alter table support_conversations add column rating_comment text",
+          "alter table support_conversations add column rated_at text",
         ]);
       },
     },

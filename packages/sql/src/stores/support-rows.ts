@@ -18,6 +18,10 @@ export interface ConversationRow {
   deleted_at: string | null;
   /** The creation's dedup key (`SupportStore.createConversation`); null without one. */
   dedup_key?: string | null;
+  /** The customer's rating (migration 4): all three null until rated. */
+  rating_score?: number | null;
+  rating_comment?: string | null;
+  rated_at?: string | null;
 }
 
 export interface MessageRow {
@@ -69,6 +73,9 @@ export function toConversation(r: ConversationRow): ConversationRecord {
     updatedAt: r.updated_at,
     lastSeq: Number(r.last_seq),
     deletedAt: r.deleted_at,
+    ...(r.rating_score == null
+      ? {}
+      : { rating: { score: Number(r.rating_score), comment: r.rating_comment ?? null, ratedAt: r.rated_at! } }),
   };
 }
 
@@ -117,5 +124,10 @@ export function patchColumns(patch: ConversationPatch): Partial<ConversationRow>
   if (patch.labels !== undefined) out.labels = JSON.stringify(patch.labels);
   if (patch.assignee !== undefined) out.assignee = patch.assignee;
   if (patch.updatedAt !== undefined) out.updated_at = patch.updatedAt;
+  if (patch.rating !== undefined) {
+    out.rating_score = patch.rating.score;
+    out.rating_comment = patch.rating.comment;
+    out.rated_at = patch.rating.ratedAt;
+  }
   return out;
 }

@@ -2,8 +2,17 @@
 // update of the conversation row (`last_seq = expectedSeq`, `advance`): it locks the row on PostgreSQL, so
 // concurrent writers serialise there and the loser sees a conflict; SQLite's BEGIN IMMEDIATE serialises
 // them anyway. The events a write appends take the seqs it claimed.
-import type { AppendMessageResult, ConversationRecord, EventInput, MessageRecord, SupportStore, WriteResult } from "@mountkit/support";
+import type {
+  AppendMessageResult,
+  ConversationRecord,
+  Enqueue,
+  EventInput,
+  MessageRecord,
+  SupportStore,
+  WriteResult,
+} from "@mountkit/support";
 import { type Kysely, sql, type Transaction } from "kysely";
+import { insertJob } from "../core/jobs.js";
 import { isUniqueViolation, Rollback } from "./errors.js";
 import { type ConversationRow, type Db, messageRow, patchColumns, type SupportDb, toConversation, toMessage } from "./support-rows.js";
 
@@ -36,6 +45,11 @@ async function insertEvents(trx: Transaction<SupportDb>, conversationId: string,
       })),
     )
     .execute();
+}
+
+/** The jobs of a write (its outbound events), inserted in the write's transaction. */
+async function insertJobs(trx: Transaction<SupportDb>, enqueue: Enqueue | undefined, written: Parameters<Enqueue>[0]) {
+  for (const j of enqueue?.(written) ?? []) await insertJob(trx, j);
 }
 
 /**
@@ -123,7 +137,7 @@ async function createConversation(
 
 async function insertConversation(
   db: Db,
-  { conversation, message, events, dedupKey }: Parameters<SupportStore["createConversation"]>[0],
+  { conversation, message, events, dedupKey, enqueue }: Parameters<SupportStore["createConversation"]>[0],
 ): Promise<{ conversation: ConversationRecord; message: MessageRecord; seqs: number[] }> {
   const seqs = seqsAfter(0, events.length);
   const row: ConversationRow = {
@@ -143,18 +157,20 @@ async function insertConversation(
     dedup_key: dedupKey ?? null,
   };
   const m = messageRow(message, conversation.id, seqs[0] ?? 0);
+  const written = { conversation: toConversation(row), message: toMessage(m) };
   await db.transaction().execute(async (trx) => {
     await trx.insertInto("support_conversations").values(row).execute();
     await trx.insertInto("support_messages").values(m).execute();
     await insertEvents(trx, conversation.id, seqs, events);
+    await insertJobs(trx, enqueue, written);
   });
-  return { conversation: toConversation(row), message: toMessage(m), seqs };
+  return { ...written, seqs };
 }
 
 /** SupportStore.appendMessage: a message with a known clientMessageId answers `duplicate` with the first. */
 async function appendMessage(
   db: Db,
-  { conversationId, expectedSeq, message, patch, events }: Parameters<SupportStore["appendMessage"]>[0],
+  { conversationId, expectedSeq, message, patch, events, enqueue }: Parameters<SupportStore["appendMessage"]>[0],
 ): Promise<AppendMessageResult> {
   const clientId = message.clientMessageId;
   try {
@@ -169,7 +185,9 @@ async function appendMessage(
       const m = messageRow(message, conversationId, seqs[0] ?? Number(r.row.last_seq));
       await trx.insertInto("support_messages").values(m).execute();
       await insertEvents(trx, conversationId, seqs, events);
-      return { ok: true, conversation: toConversation(r.row), message: toMessage(m), seqs };
+      const written = { conversation: toConversation(r.row), message: toMessage(m) };
+      await insertJobs(trx, enqueue, written);
+      return { ok: true, ...written, seqs };
     });
   } catch (e) {
     // a concurrent retry with the same clientMessageId committed first (only reachable with no events,
@@ -196,13 +214,15 @@ export function conversationWrites(db: Db): ConversationWrites {
       return appendMessage(db, input);
     },
 
-    async updateConversation({ conversationId, expectedSeq, patch, events }): Promise<WriteResult> {
+    async updateConversation({ conversationId, expectedSeq, patch, events, enqueue }): Promise<WriteResult> {
       return write(db, async (trx): Promise<WriteResult> => {
         const r = await advance(trx, conversationId, expectedSeq, events.length, patchColumns(patch));
         if ("ok" in r) return r;
         const seqs = seqsAfter(expectedSeq, events.length);
         await insertEvents(trx, conversationId, seqs, events);
-        return { ok: true, conversation: toConversation(r.row), seqs };
+        const conversation = toConversation(r.row);
+        await insertJobs(trx, enqueue, { conversation });
+        return { ok: true, conversation, seqs };
       });
     },
 

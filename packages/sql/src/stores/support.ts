@@ -4,6 +4,7 @@ import type { ListConversationsQuery, SupportStore } from "@mountkit/support";
 import { METADATA_MARK } from "@mountkit/support";
 import { sql } from "kysely";
 import { sqlJobStore } from "../core/jobs.js";
+import { sqlWebhookStore } from "../core/webhooks.js";
 import type { SqlDatabase } from "../db.js";
 import { type Db, toConversation, toEvent, toMessage } from "./support-rows.js";
 import { conversationWrites } from "./support-writes.js";
@@ -109,8 +110,9 @@ export function sqlSupportStore(database: SqlDatabase): SupportStore {
       return { events: rows.map(toEvent), prunedThrough: Number(conv.pruned_through) };
     },
 
-    // the backends' durable work (Slack events) shares the `jobs` table of the core migrations
+    // the outbound events and the backends' durable work (Slack events) share the `jobs` table of the core migrations
     jobs: sqlJobStore(database),
+    webhooks: sqlWebhookStore(database),
 
     ...deliveryClaims(db),
   };

@@ -3,19 +3,11 @@
 import { supportError } from "../errors.js";
 import type { ConversationRecord, ListConversationsQuery } from "../store/types.js";
 import { appendWithStatus, live, mutate, newMessage, type StoreCx, statusEvents } from "./conversation-writes.js";
-import type { AgentSummary, Conversations } from "./conversations.js";
+import type { Conversations } from "./conversations.js";
 import { ev } from "./events.js";
 import { parseMetadata, withMetadata } from "./metadata.js";
 import { isStatus, onAgentReply, wireLabels } from "./status.js";
-import { type Comment, comment, summary, view } from "./wire.js";
-
-const agentSummary = (c: ConversationRecord): AgentSummary => ({
-  ...summary(c),
-  customerId: c.customerId,
-  productSlug: c.productSlug,
-  assignee: c.assignee,
-  labels: wireLabels(c.status, c.labels),
-});
+import { agentSummary, type Comment, comment, summary, view } from "./wire.js";
 
 export function agentReads(x: StoreCx): Pick<Conversations, "get" | "agentList" | "agentDetail"> {
   const { store } = x;
@@ -152,12 +144,13 @@ export function agentChanges(x: StoreCx): Pick<Conversations, "setLabels" | "set
       const r = await mutate(
         x,
         () => live(x, id),
-        (c) =>
+        async (c) =>
           store.updateConversation({
             conversationId: id,
             expectedSeq: c.lastSeq,
             patch: { assignee },
             events: [ev.assigneeChanged(assignee, x.now())],
+            enqueue: await x.events?.prepare(c.productSlug, c, { assignee }),
           }),
       );
       return r!.conversation.assignee;
@@ -168,10 +161,11 @@ export function agentChanges(x: StoreCx): Pick<Conversations, "setLabels" | "set
       const r = await mutate(
         x,
         async () => (current = await live(x, id)),
-        (c) => {
+        async (c) => {
           if (c.status === status) return null;
           const s = statusEvents(c, status, x.now());
-          return store.updateConversation({ conversationId: id, expectedSeq: c.lastSeq, patch: s.patch, events: s.events });
+          const enqueue = await x.events?.prepare(c.productSlug, c, s.patch);
+          return store.updateConversation({ conversationId: id, expectedSeq: c.lastSeq, patch: s.patch, events: s.events, enqueue });
         },
       );
       return summary(r ? r.conversation : current!);

@@ -3,7 +3,7 @@
 // and mirror it into the store's event log so streams work the same way.
 import type { Clock, IdGenerator, Logger } from "@mountkit/core";
 import type { JobStore, PubSub } from "@mountkit/core/jobs";
-import type { ConversationRecord, SupportStore } from "../store/types.js";
+import type { ConversationRecord, Rating, SupportStore } from "../store/types.js";
 import type { ConversationPage } from "./cursor.js";
 import type { CloseAction, Status } from "./status.js";
 import type { ConversationView, Summary } from "./wire.js";
@@ -75,6 +75,11 @@ export interface CustomerBackend {
    * status the conversation is in afterwards, which on a no-op is the one it already had.
    */
   closeConversation(input: CustomerScope & { conversationId: string; action: CloseAction }): Promise<{ status: Status }>;
+  /**
+   * The customer's rating of a resolved or closed conversation, replacing an earlier one. Throws
+   * `conversation_not_found`, or `conversation_open` while it is open. Absent: the backend keeps no ratings (501).
+   */
+  rateConversation?(input: CustomerScope & { conversationId: string; score: number; comment: string | null }): Promise<Rating>;
   /**
    * For a non-built-in backend: the local (mirrored) conversation whose event log the customer's stream
    * follows; null when it is not this customer's. Absent: the backend has no live events (501).

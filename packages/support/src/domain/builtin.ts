@@ -1,12 +1,12 @@
 // The built-in backend: customer conversations kept in the service's own store. Every change is a
 // conditional store write that appends its events, then an ids-only notice on the bus.
 import { supportError } from "../errors.js";
-import type { ConversationRecord } from "../store/types.js";
+import type { ConversationRecord, Rating } from "../store/types.js";
 import type { CustomerBackend, CustomerScope } from "./backend.js";
 import { appendWithStatus, CUSTOMER_AUTHOR, mutate, newMessage, notify, type StoreCx, statusEvents } from "./conversation-writes.js";
 import { storePage } from "./cursor.js";
 import { ev } from "./events.js";
-import { type CloseAction, onClose, onCustomerMessage, openedConversation, type Status } from "./status.js";
+import { type CloseAction, isOpen, onClose, onCustomerMessage, openedConversation, type Status } from "./status.js";
 import { comment, summary, view } from "./wire.js";
 
 /** The conversation when it is this customer's and not deleted, else `conversation_not_found`. */
@@ -23,15 +23,18 @@ const createConversation =
     const at = x.now();
     const id = x.ids("conv");
     const message = newMessage(x, id, { body, author: CUSTOMER_AUTHOR, isCustomer: true, clientMessageId }, at);
-    const { conversation, seqs } = await x.store.createConversation({
+    const enqueue = await x.events?.prepare(productSlug, null);
+    const { conversation, seqs, duplicate } = await x.store.createConversation({
       conversation: { ...openedConversation({ id, productSlug, customerId, subject, at }), firstMessageId: message.id },
       message,
       events: [ev.newComment(comment({ ...message, seq: 0 }), at)],
       // a retry after a lost answer gets the conversation its first attempt created (nothing written)
       dedupKey: clientMessageId,
+      enqueue,
     });
     // no stream of it exists yet, but an inbox lists it (a duplicate has no new seqs: no notice)
     notify(x, conversation, seqs);
+    if (enqueue && !duplicate) x.events?.committed();
     return { conversationId: conversation.id, createdAt: conversation.createdAt };
   };
 
@@ -77,15 +80,36 @@ const closeConversation =
     await mutate(
       x,
       () => owned(x, scope, conversationId),
-      (c) => {
+      async (c) => {
         const t = onClose(c.status, action as CloseAction);
         status = t.ok ? t.next : c.status;
         if (!t.ok || t.next === c.status) return null;
         const s = statusEvents(c, t.next, x.now());
-        return x.store.updateConversation({ conversationId, expectedSeq: c.lastSeq, patch: s.patch, events: s.events });
+        const enqueue = await x.events?.prepare(c.productSlug, c, s.patch);
+        return x.store.updateConversation({ conversationId, expectedSeq: c.lastSeq, patch: s.patch, events: s.events, enqueue });
       },
     );
     return { status: status! };
+  };
+
+/** The customer rates a resolved or closed conversation; rating again replaces the rating (docs/support.md#ratings). */
+const rateConversation =
+  (x: StoreCx): NonNullable<CustomerBackend["rateConversation"]> =>
+  async ({ conversationId, score, comment: text, ...scope }) => {
+    let rating: Rating | undefined;
+    await mutate(
+      x,
+      () => owned(x, scope, conversationId),
+      async (c) => {
+        if (isOpen(c.status)) throw supportError("conversation_open");
+        rating = { score, comment: text, ratedAt: x.now() };
+        const patch = { rating };
+        // no stream event: a rating changes nothing a conversation's stream shows
+        const enqueue = await x.events?.prepare(c.productSlug, c, patch);
+        return x.store.updateConversation({ conversationId, expectedSeq: c.lastSeq, patch, events: [], enqueue });
+      },
+    );
+    return rating!;
   };
 
 export function builtinBackend(x: StoreCx): CustomerBackend {
@@ -105,5 +129,6 @@ export function builtinBackend(x: StoreCx): CustomerBackend {
 
     postMessage: postMessage(x),
     closeConversation: closeConversation(x),
+    rateConversation: rateConversation(x),
   };
 }

@@ -5,6 +5,7 @@ import type { PubSub } from "@mountkit/core/jobs";
 import { supportError } from "../errors.js";
 import type { ConversationPatch, ConversationRecord, EventInput, MessageRecord, SupportStore } from "../store/types.js";
 import { conversationTopic, ev, productTopic } from "./events.js";
+import type { SupportEvents } from "./outbound.js";
 import { type Status, stateOf, statusChangeEffects, wireLabels } from "./status.js";
 import { comment } from "./wire.js";
 
@@ -17,6 +18,8 @@ export interface ConversationsDeps {
   clock: Clock;
   ids: IdGenerator;
   logger: Logger;
+  /** Outbound events (webhooks) of the changes; none when absent. */
+  events?: SupportEvents;
 }
 
 export interface StoreCx extends ConversationsDeps {
@@ -66,6 +69,7 @@ export async function mutate<R extends { ok: true; seqs: number[] } | { ok: fals
     if (r === null) return null;
     if (r.ok) {
       notify(x, c, r.seqs);
+      x.events?.committed();
       return r as Extract<R, { ok: true }>;
     }
     if (r.reason === "not_found") throw supportError("conversation_not_found");
@@ -84,13 +88,15 @@ export function newMessage(
 }
 
 /** Appends `message` as a `new_comment` and moves the conversation to `next` in the same conditional write. */
-export function appendWithStatus(x: StoreCx, c: ConversationRecord, message: Omit<MessageRecord, "seq">, next: Status, at: string) {
+export async function appendWithStatus(x: StoreCx, c: ConversationRecord, message: Omit<MessageRecord, "seq">, next: Status, at: string) {
   const s = statusEvents(c, next, at);
+  const patch = { ...s.patch, updatedAt: at };
   return x.store.appendMessage({
     conversationId: message.conversationId,
     expectedSeq: c.lastSeq,
     message,
-    patch: { ...s.patch, updatedAt: at },
+    patch,
     events: [ev.newComment(comment({ ...message, seq: 0 }), at), ...s.events],
+    enqueue: await x.events?.prepare(c.productSlug, c, patch),
   });
 }

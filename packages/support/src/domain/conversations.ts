@@ -6,16 +6,11 @@ import type { CustomerBackend } from "./backend.js";
 import { builtinBackend } from "./builtin.js";
 import { type ConversationsDeps, storeCx } from "./conversation-writes.js";
 import type { Status } from "./status.js";
-import type { Comment, ConversationView, Summary } from "./wire.js";
+import type { AgentSummary, Comment, ConversationView, Summary } from "./wire.js";
 
 export { CUSTOMER_AUTHOR } from "./conversation-writes.js";
 
-export interface AgentSummary extends Summary {
-  customerId: string;
-  productSlug: string;
-  assignee: string | null;
-  labels: string[];
-}
+export type { AgentSummary };
 
 export interface AgentListQuery {
   productSlug: string;

@@ -46,6 +46,11 @@ export interface ProductConfig {
   limits?: Partial<ProductLimits>;
   /** Origins allowed to call interface A from a browser for this product (see `corsOrigins` of the service). */
   corsOrigins?: readonly string[];
+  /**
+   * The product's own bearer token of the Support SPI (`/care`): interface B and the webhook subscriptions
+   * (`/care/webhooks`) of this product only. The service's `spiToken` speaks for `spiProduct`.
+   */
+  spiToken?: string;
 }
 
 export interface Product {

@@ -1,5 +1,5 @@
 // Records to wire shapes: summaries, comments, interface A's `{issue, comments}`, interface B and agent details.
-import type { ConversationRecord, MessageRecord } from "../store/types.js";
+import type { ConversationRecord, MessageRecord, Rating } from "../store/types.js";
 import type { Comment, Issue, Summary } from "../wire.js";
 import { isOpen, stateOf, wireLabels } from "./status.js";
 
@@ -11,6 +11,16 @@ export interface ConversationView extends Summary {
   messages: Comment[];
   /** Id of the message shown as `issue.body`; the first message when absent. */
   firstMessageId?: string;
+  /** The customer's rating; null or absent when not rated (or the backend keeps none). */
+  rating?: Rating | null;
+}
+
+/** A conversation as the agent side lists it: the summary plus customer, product, assignee and labels. */
+export interface AgentSummary extends Summary {
+  customerId: string;
+  productSlug: string;
+  assignee: string | null;
+  labels: string[];
 }
 
 export const summary = (c: ConversationRecord): Summary => ({
@@ -20,6 +30,14 @@ export const summary = (c: ConversationRecord): Summary => ({
   isOpen: isOpen(c.status),
   createdAt: c.createdAt,
   updatedAt: c.updatedAt,
+});
+
+export const agentSummary = (c: ConversationRecord): AgentSummary => ({
+  ...summary(c),
+  customerId: c.customerId,
+  productSlug: c.productSlug,
+  assignee: c.assignee,
+  labels: wireLabels(c.status, c.labels),
 });
 
 export const comment = (m: MessageRecord): Comment => ({
@@ -35,6 +53,7 @@ export const view = (c: ConversationRecord, messages: MessageRecord[]): Conversa
   labels: wireLabels(c.status, c.labels),
   messages: messages.map(comment),
   firstMessageId: c.firstMessageId,
+  rating: c.rating ?? null,
 });
 
 /** Interface A's detail: the first message is the issue body, later ones are comments. */
@@ -56,8 +75,8 @@ export function issueDetail(v: ConversationView): { issue: Issue; comments: Comm
   };
 }
 
-/** Interface B's detail: summary fields plus every message. */
-export function spiDetail(v: ConversationView): Summary & { messages: Comment[] } {
+/** Interface B's detail: summary fields, every message and the customer's rating. */
+export function spiDetail(v: ConversationView): Summary & { messages: Comment[]; rating: Rating | null } {
   return {
     id: v.id,
     subject: v.subject,
@@ -66,5 +85,6 @@ export function spiDetail(v: ConversationView): Summary & { messages: Comment[] 
     createdAt: v.createdAt,
     updatedAt: v.updatedAt,
     messages: v.messages,
+    rating: v.rating ?? null,
   };
 }

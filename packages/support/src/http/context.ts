@@ -1,12 +1,14 @@
 // What the route modules share: the typed api, the domain, the product registry, live delivery and the limits.
 import type { Clock, IdGenerator, Logger } from "@mountkit/core";
 import type { PubSub, RateLimiter } from "@mountkit/core/jobs";
+import type { WebhookDispatcher } from "@mountkit/core/webhooks";
 import type { SupportApi } from "../api.js";
 import type { Conversations } from "../domain/conversations.js";
 import type { Product, ProductRegistry } from "../domain/products.js";
 import { supportError } from "../errors.js";
 import type { SupportStore } from "../store/types.js";
 import type { StreamHub } from "../stream/hub.js";
+import type { SpiToken } from "./auth.js";
 import type { AddressSource } from "./client-address.js";
 
 export interface SupportContext {
@@ -26,8 +28,11 @@ export interface SupportContext {
   logger: Logger;
   /** The product interface B serves (the SPI infers it from where it is mounted). */
   spiProduct: string | undefined;
-  spiToken: string | undefined;
+  /** The SPI's bearer tokens, each with the product it speaks for. */
+  spiTokens: readonly SpiToken[];
   agentToken: string | undefined;
+  /** The outbound events (webhooks): subscriptions, fan-out and deliveries. */
+  hooks: WebhookDispatcher;
   heartbeatMs: number;
   /** Open streams per customer, in this process. */
   streamsByCustomer: Map<string, number>;

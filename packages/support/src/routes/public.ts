@@ -23,6 +23,8 @@ import {
   PageLimit,
   PostBody,
   ProductSlug,
+  RateBody,
+  RatingSchema,
   rateLimited,
   StreamEventSchema,
   SummarySchema,
@@ -204,6 +206,23 @@ const closeRoute = (cx: SupportContext) =>
     },
   });
 
+const rateRoute = (cx: SupportContext) =>
+  route({
+    ...onConversation(cx, "POST", "/rating", cx.api.rateConversation),
+    operationId: "rateConversation",
+    summary: "Rate a resolved or closed conversation 1 to 5, with an optional comment; rating again replaces the rating",
+    body: RateBody,
+    responses: {
+      200: { description: "The rating as kept", schema: z.object({ rating: RatingSchema }) },
+      400: err("Missing productSlug or customerId, or a score that is not a whole number from 1 to 5"),
+      404: err("Conversation not found"),
+      409: err("Conversation is still open"),
+      ...bodyErrors,
+      ...limited,
+      501: err("This product's backend keeps no ratings"),
+    },
+  });
+
 /**
  * The local conversation a customer's stream follows, checked against the customer; a built-in product is
  * admitted after the check, another backend's before it opens (opening may call out).
@@ -265,5 +284,5 @@ const streamRoute = (cx: SupportContext) =>
   });
 
 export function publicRoutes(cx: SupportContext): Route[] {
-  return [createRoute, listRoute, findRoute, getRoute, postRoute, closeRoute, streamRoute].map((make) => make(cx));
+  return [createRoute, listRoute, findRoute, getRoute, postRoute, closeRoute, rateRoute, streamRoute].map((make) => make(cx));
 }

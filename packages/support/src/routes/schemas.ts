@@ -46,6 +46,18 @@ export const PostBody = z.object({
   message: MessageBody,
   clientMessageId: ClientMessageId.optional(),
 });
+/** Interface A's rating body (docs/support.md#ratings). */
+export const RateBody = z.object({
+  productSlug: ProductSlug,
+  customerId: CustomerId,
+  score: z.number().int().min(1).max(5).describe("1 (poor) to 5 (great)"),
+  comment: z.string().min(1).max(2000).nullable().optional().describe("Optional, 1..2000 characters"),
+});
+export const RatingSchema = z.object({
+  score: z.number().int().min(1).max(5),
+  comment: z.string().nullable(),
+  ratedAt: Timestamp,
+});
 export const AgentReplyBody = z.object({ body: MessageBody, author: z.string().min(1).max(200) });
 export const AgentEditBody = z.object({ body: MessageBody });
 
@@ -74,7 +86,10 @@ export const IssueSchema = z.object({
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
-export const SpiDetailSchema = SummarySchema.extend({ messages: z.array(CommentSchema) });
+export const SpiDetailSchema = SummarySchema.extend({
+  messages: z.array(CommentSchema),
+  rating: RatingSchema.nullable().describe("The customer's rating of the resolved or closed conversation; null until rated"),
+});
 export const AgentSummarySchema = SummarySchema.extend({
   customerId: z.string(),
   productSlug: z.string(),

@@ -1,5 +1,6 @@
 // Interface B: the Support SPI under /care, bearer-protected, over the same store as interface A.
-// The product is the one this service was configured to expose there (inferred from the mount).
+// The product is the one the bearer token speaks for: the service's `spiToken` serves `spiProduct`, a product's own
+// `spiToken` that product.
 import { empty, json, type Middleware, type Route, route } from "@mountkit/core";
 import * as z from "zod";
 import { decodeConversationCursor, encodeConversationCursor } from "../domain/cursor.js";
@@ -8,7 +9,7 @@ import type { Product } from "../domain/products.js";
 import { subjectOr } from "../domain/subject.js";
 import { spiDetail } from "../domain/wire.js";
 import { supportError } from "../errors.js";
-import { bearer } from "../http/auth.js";
+import { SPI_PRODUCT, spiBearer } from "../http/auth.js";
 import { admit, type SupportContext } from "../http/context.js";
 import { LIST_LIMIT } from "./public.js";
 import {
@@ -57,21 +58,28 @@ function clientMessageIdOf(body: string, customerId: string): string | null {
   return meta?.clientMessageId && meta.customerId === customerId ? meta.clientMessageId : null;
 }
 
-/** What the SPI routes share: the bearer guard and route fields, and the product served here (admitted). */
+/** What the SPI routes share: the bearer guard and route fields, and the product the caller's token speaks for (admitted). */
 interface SpiCx {
   common: { tags: string[]; security: string[]; use: Middleware[] };
-  product(): Promise<Product>;
+  product(state: Record<string, unknown>): Promise<Product>;
   /** The mount prefix, for the next page's URL. */
   basePath: string;
+}
+
+/** The product the SPI guard found for the caller's token (`product_not_found` when the service serves none). */
+export function spiProductOf(cx: SupportContext, state: Record<string, unknown>): Product {
+  const slug = state[SPI_PRODUCT];
+  const p = typeof slug === "string" ? cx.products.get(slug) : undefined;
+  if (!p) throw supportError("product_not_found", { message: "no product is served on this SPI" });
+  return p;
 }
 
 function spiCx(cx: SupportContext): SpiCx {
   return {
     basePath: cx.basePath,
-    common: { tags, security, use: [bearer(cx.spiToken, "support-spi")] },
-    async product() {
-      const p = cx.spiProduct === undefined ? undefined : cx.products.get(cx.spiProduct);
-      if (!p) throw supportError("product_not_found", { message: "no product is served on this SPI" });
+    common: { tags, security, use: [spiBearer(cx.spiTokens, "support-spi")] },
+    async product(state) {
+      const p = spiProductOf(cx, state);
       await admit(cx, p);
       return p;
     },
@@ -94,16 +102,16 @@ const listRoute = ({ common, product, basePath }: SpiCx) =>
     operationId: "spiListConversations",
     summary: "The customer's conversations, most recent activity first: all of them, or a page at a time",
     description:
-      "Without `limit` or `cursor`, every conversation, as interface B always has. With `limit` (1 to 200), pages of that many; with a `cursor` alone, pages of 50. When more follow, the `Link` header carries the next page's URL (`<URL>; rel=\"next\"`); the body keeps its `{ conversations }` shape.",
+      'Without `limit` or `cursor`, every conversation, as interface B always has. With `limit` (1 to 200), pages of that many; with a `cursor` alone, pages of 50. When more follow, the `Link` header carries the next page\'s URL (`<URL>; rel="next"`); the body keeps its `{ conversations }` shape.',
     query: PagedListQuery,
     responses: {
       200: { description: "OK", schema: z.object({ conversations: z.array(SummarySchema) }), headers: nextLinkHeader },
       400: err("Missing or invalid customerId, a limit outside 1..200 or a cursor this API did not write"),
       ...common4xx,
     },
-    async handler({ query }) {
+    async handler({ query, state }) {
       const after = query.cursor ? decodeConversationCursor(query.cursor) : undefined;
-      const p = await product();
+      const p = await product(state);
       const scope = { productSlug: p.slug, customerId: query.customerId };
       if (query.limit === undefined && !after) return json(200, { conversations: await p.backend.listConversations(scope) });
       const limit = query.limit ?? LIST_LIMIT.default;
@@ -130,8 +138,8 @@ const createRoute = ({ common, product }: SpiCx) =>
       ...common4xx,
       ...bodyErrors,
     },
-    async handler({ body }) {
-      const p = await product();
+    async handler({ body, state }) {
+      const p = await product(state);
       const r = await p.backend.createConversation({
         productSlug: p.slug,
         customerId: body.customerId,
@@ -158,8 +166,8 @@ const getRoute = ({ common, product }: SpiCx) =>
       ...common4xx,
       404: err("Not found or not this customer's"),
     },
-    async handler({ params, query }) {
-      const p = await product();
+    async handler({ params, query, state }) {
+      const p = await product(state);
       const v = await p.backend.getConversation({ productSlug: p.slug, customerId: query.customerId, conversationId: params.id });
       if (!v) throw supportError("conversation_not_found");
       return json(200, spiDetail(v));
@@ -181,9 +189,9 @@ const postRoute = ({ common, product }: SpiCx) =>
       409: err("Conversation is closed"),
       ...bodyErrors,
     },
-    async handler({ params, body }) {
+    async handler({ params, body, state }) {
       samePath(body, params.id);
-      const p = await product();
+      const p = await product(state);
       const r = await p.backend.postMessage({
         productSlug: p.slug,
         customerId: body.customerId,
@@ -209,9 +217,9 @@ const closeRoute = ({ common, product }: SpiCx) =>
       404: err("Not found or not this customer's"),
       ...bodyErrors,
     },
-    async handler({ params, body }) {
+    async handler({ params, body, state }) {
       samePath(body, params.id);
-      const p = await product();
+      const p = await product(state);
       await p.backend.closeConversation({
         productSlug: p.slug,
         customerId: body.customerId,

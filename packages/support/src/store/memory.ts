@@ -1,9 +1,11 @@
 // In-memory SupportStore: every operation runs synchronously inside one call, so each is atomic.
-import { memoryJobStore } from "@mountkit/core/jobs";
+import { type JobStore, memoryJobStore } from "@mountkit/core/jobs";
+import { memoryWebhookStore } from "@mountkit/core/webhooks";
 import {
   type AppendMessageResult,
   type ConversationPatch,
   type ConversationRecord,
+  type Enqueue,
   type EventInput,
   type EventRecord,
   type ListConversationsQuery,
@@ -39,6 +41,11 @@ function matches(c: ConversationRecord, messages: MessageRecord[], q: string): b
 
 type Rows = Map<string, Row>;
 
+/** Queues a write's jobs right after it (`SupportStore.jobs`): nothing else runs between the two. */
+async function queue(jobs: JobStore, enqueue: Enqueue | undefined, written: Parameters<Enqueue>[0]) {
+  for (const j of enqueue?.(copy(written)) ?? []) await jobs.enqueue(j);
+}
+
 function append(row: Row, events: EventInput[]): number[] {
   const seqs: number[] = [];
   for (const e of events) {
@@ -66,6 +73,7 @@ function writable(rows: Rows, conversationId: string, expectedSeq: number): Row 
 /** Creating a conversation and reading conversations and messages. */
 function conversationReads(
   rows: Rows,
+  jobs: JobStore,
 ): Pick<
   SupportStore,
   "createConversation" | "findCreatedConversation" | "getConversation" | "listConversations" | "listMessages" | "getMessage"
@@ -79,7 +87,7 @@ function conversationReads(
     return row && !row.conversation.deletedAt ? row : undefined;
   };
   return {
-    async createConversation({ conversation, message, events, dedupKey }) {
+    async createConversation({ conversation, message, events, dedupKey, enqueue }) {
       const key = dedupKey == null ? undefined : createdKey(conversation.productSlug, conversation.customerId, dedupKey);
       const earlier = key === undefined ? undefined : liveCreated(key);
       if (earlier) return { duplicate: true, conversation: copy(earlier.conversation), seqs: [] };
@@ -97,6 +105,7 @@ function conversationReads(
       if (m.clientMessageId !== null) row.byClientId.set(m.clientMessageId, m);
       rows.set(conversation.id, row);
       if (key !== undefined) created.set(key, conversation.id);
+      await queue(jobs, enqueue, { conversation: row.conversation, message: m });
       return { conversation: copy(row.conversation), message: copy(m), seqs };
     },
 
@@ -144,9 +153,10 @@ function conversationReads(
 /** The conditional writes: each checks `expectedSeq` and appends its events in the same call. */
 function conditionalWrites(
   rows: Rows,
+  jobs: JobStore,
 ): Pick<SupportStore, "appendMessage" | "updateConversation" | "updateMessage" | "deleteMessage" | "deleteConversation"> {
   return {
-    async appendMessage({ conversationId, expectedSeq, message, patch, events }): Promise<AppendMessageResult> {
+    async appendMessage({ conversationId, expectedSeq, message, patch, events, enqueue }): Promise<AppendMessageResult> {
       const existing = rows.get(conversationId);
       if (existing && !existing.conversation.deletedAt && message.clientMessageId !== null) {
         const dup = existing.byClientId.get(message.clientMessageId);
@@ -159,14 +169,16 @@ function conditionalWrites(
       const m: MessageRecord = { ...copy(message), conversationId, seq: seqs[0] ?? row.conversation.lastSeq };
       row.messages.push(m);
       if (m.clientMessageId !== null) row.byClientId.set(m.clientMessageId, m);
+      await queue(jobs, enqueue, { conversation: row.conversation, message: m });
       return { ok: true, conversation: copy(row.conversation), message: copy(m), seqs };
     },
 
-    async updateConversation({ conversationId, expectedSeq, patch, events }): Promise<WriteResult> {
+    async updateConversation({ conversationId, expectedSeq, patch, events, enqueue }): Promise<WriteResult> {
       const row = writable(rows, conversationId, expectedSeq);
       if ("ok" in row) return row;
       apply(row, patch);
       const seqs = append(row, events);
+      await queue(jobs, enqueue, { conversation: row.conversation });
       return { ok: true, conversation: copy(row.conversation), seqs };
     },
 
@@ -266,11 +278,13 @@ function deliveryClaims(): Pick<SupportStore, "claimDelivery" | "releaseDelivery
 
 export function memorySupportStore(): SupportStore {
   const rows: Rows = new Map();
+  const jobs = memoryJobStore();
   return {
-    ...conversationReads(rows),
-    ...conditionalWrites(rows),
+    ...conversationReads(rows, jobs),
+    ...conditionalWrites(rows, jobs),
     ...eventLog(rows),
-    jobs: memoryJobStore(),
+    jobs,
+    webhooks: memoryWebhookStore(),
     ...deliveryClaims(),
   };
 }

@@ -1,6 +1,7 @@
 // The support store interface: plain JSON records, explicit ordering, atomic operations the domain needs.
 // Implemented in memory here (memory.ts) and in SQL elsewhere; every implementation runs `describeSupportStore`.
-import type { JobStore } from "@mountkit/core/jobs";
+import type { JobStore, NewJob } from "@mountkit/core/jobs";
+import type { WebhookStore } from "@mountkit/core/webhooks";
 import type { Status } from "../domain/status.js";
 
 /** Where a stored body's hidden metadata block starts: search reads a body up to the first one. */
@@ -24,6 +25,16 @@ export interface ConversationRecord {
   lastSeq: number;
   /** Set when deleted: the row stays as a tombstone so the id is never recycled and streams see `issue_deleted`. */
   deletedAt: string | null;
+  /** The customer's satisfaction rating of a resolved or closed conversation; absent until rated. */
+  rating?: Rating;
+}
+
+/** A customer's rating of a conversation: one per conversation, replaced when the customer rates again. */
+export interface Rating {
+  /** 1 (poor) to 5 (great). */
+  score: number;
+  comment: string | null;
+  ratedAt: string;
 }
 
 export interface MessageRecord {
@@ -58,7 +69,14 @@ export interface EventInput {
   createdAt: string;
 }
 
-export type ConversationPatch = Partial<Pick<ConversationRecord, "subject" | "status" | "labels" | "assignee" | "updatedAt">>;
+export type ConversationPatch = Partial<Pick<ConversationRecord, "subject" | "status" | "labels" | "assignee" | "updatedAt" | "rating">>;
+
+/**
+ * Jobs (a change's outbound events) a write queues on `SupportStore.jobs` in its own transaction, made from what it
+ * wrote: the conversation as it is after the write and, for a write that adds one, the message. Not called when the
+ * write does nothing (a conflict, a missing conversation, a duplicate).
+ */
+export type Enqueue = (written: { conversation: ConversationRecord; message?: MessageRecord }) => readonly NewJob[];
 
 /** Why a conditional write did nothing: the conversation is missing or deleted, or `expectedSeq` is stale. */
 export type WriteFailure = { ok: false; reason: "not_found" | "conflict" };
@@ -113,6 +131,7 @@ export interface SupportStore {
     message: Omit<MessageRecord, "seq">;
     events: EventInput[];
     dedupKey?: string | null;
+    enqueue?: Enqueue;
   }): Promise<CreateConversationResult>;
 
   /** The live conversation of this product and customer created with `dedupKey`, else null. */
@@ -140,6 +159,7 @@ export interface SupportStore {
     message: Omit<MessageRecord, "seq">;
     patch: ConversationPatch;
     events: EventInput[];
+    enqueue?: Enqueue;
   }): Promise<AppendMessageResult>;
 
   /** Applies `patch` and appends `events` when `lastSeq === expectedSeq`. */
@@ -148,6 +168,7 @@ export interface SupportStore {
     expectedSeq: number;
     patch: ConversationPatch;
     events: EventInput[];
+    enqueue?: Enqueue;
   }): Promise<WriteResult>;
 
   /** Replaces a message's body; `not_found` also when the message is missing. */
@@ -196,8 +217,11 @@ export interface SupportStore {
   pruneDeliveries(input: { before: string }): Promise<number>;
 
   /**
-   * Durable work of the backends (Slack events acknowledged before they are processed), kept where the
-   * conversations are so a restarted process resumes it. Absent: the service keeps it in memory.
+   * Durable work kept where the conversations are, so a restarted process resumes it: the outbound events
+   * (`enqueue`, written with the change they report) and the backends' work (Slack events acknowledged before they
+   * are processed).
    */
-  readonly jobs?: JobStore;
+  readonly jobs: JobStore;
+  /** Outbound-event (webhook) subscriptions and their deliveries (docs/support.md#webhooks). */
+  readonly webhooks: WebhookStore;
 }

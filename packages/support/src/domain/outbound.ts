@@ -1,0 +1,61 @@
+// The support service's outbound events (docs/support.md#webhooks): `conversation.created`, `message.created`,
+// `conversation.status_changed`, `conversation.assigned` and `conversation.rated`, in the scope of the conversation's
+// product, about the conversation. A write makes its events' jobs from what it wrote, in its own transaction, and
+// only when the product has a subscription taking one of them.
+import type { Clock } from "@mountkit/core";
+import type { NewJob } from "@mountkit/core/jobs";
+import { eventJob, type WebhookDispatcher, webhookEvent } from "@mountkit/core/webhooks";
+import type { ConversationPatch, ConversationRecord, Enqueue } from "../store/types.js";
+import { agentSummary, comment } from "./wire.js";
+
+export const SUPPORT_EVENTS = [
+  "conversation.created",
+  "message.created",
+  "conversation.status_changed",
+  "conversation.assigned",
+  "conversation.rated",
+] as const;
+export type SupportEventType = (typeof SUPPORT_EVENTS)[number];
+
+/** The webhook scope of a product's conversations. */
+export const productScope = (productSlug: string) => `support:product:${productSlug}`;
+
+export interface SupportEvents {
+  /**
+   * The `enqueue` of a write on `before` (null: the conversation's creation) applying `patch`, or none when the
+   * product has no enabled subscription taking any of the events. The events follow from what the write wrote: a
+   * new conversation, a new message, a status or assignee other than `before`'s, a rating in `patch`.
+   */
+  prepare(productSlug: string, before: ConversationRecord | null, patch?: ConversationPatch): Promise<Enqueue | undefined>;
+  /** Tells the dispatcher a change with events was committed. */
+  committed(): void;
+}
+
+export function supportEvents(hooks: WebhookDispatcher, clock: Clock): SupportEvents {
+  return {
+    async prepare(productSlug, before, patch = {}) {
+      const scope = productScope(productSlug);
+      const subs = (await hooks.store.listSubscriptions(scope)).filter((s) => s.enabled);
+      const wanted = (type: SupportEventType) => subs.some((s) => s.events.includes("*") || s.events.includes(type));
+      if (!SUPPORT_EVENTS.some(wanted)) return undefined;
+      return ({ conversation: c, message }) => {
+        const out: NewJob[] = [];
+        const conversation = agentSummary(c);
+        const add = (type: SupportEventType, data: Record<string, unknown>) => {
+          if (!wanted(type)) return;
+          const event = webhookEvent({ type, scope, subject: c.id, data: { conversationId: c.id, ...data }, now: clock.now() });
+          out.push(eventJob("support", event));
+        };
+        // in the order they happened: ids are time-ordered, and a subject's deliveries follow them
+        if (!before) add("conversation.created", { conversation, ...(message ? { message: comment(message) } : {}) });
+        if (message) add("message.created", { ...comment(message) });
+        if (before && before.status !== c.status) add("conversation.status_changed", { from: before.status, to: c.status, conversation });
+        if (before && before.assignee !== c.assignee)
+          add("conversation.assigned", { assignee: c.assignee, previous: before.assignee, conversation });
+        if (patch.rating && c.rating) add("conversation.rated", { rating: c.rating, conversation });
+        return out;
+      };
+    },
+    committed: () => hooks.wake(),
+  };
+}
