@@ -7,6 +7,7 @@ import type { PubSub, RateLimiter } from "@mountkit/core/jobs";
 import { createSupportService, githubBackend, type ProductConfig, type SupportStore, slackBackend, spiBackend } from "@mountkit/support";
 import { supportInboxScript } from "@mountkit/support-inbox";
 import { supportWidgetScript } from "@mountkit/support-widget";
+import { webhooksFromEnv } from "./webhooks.js";
 
 const positiveInt = (raw: string | undefined, name: string, fallback: number): number => {
   const s = raw?.trim();
@@ -158,5 +159,6 @@ export async function supportFromEnv(
     limiter: deps.limiter,
     logger: deps.logger,
     ...(deps.clock ? { clock: deps.clock } : {}),
+    webhooks: webhooksFromEnv(env),
   });
 }
