@@ -5,7 +5,7 @@ import { defineConfig } from "vitest/config";
 // the binaries are missing; an error under CI=true). The three HTTP conformance suites run three times:
 // on the in-memory stores, on SQLite and on PostgreSQL (test/storage/sql-stores-setup.ts swaps the stores).
 const INCLUDE = ["packages/*/test/**/*.test.ts", "adapters/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts", "test/**/*.test.ts"];
-const HTTP_SUITES = ["test/entries.test.ts", "test/entries-revisions.test.ts", "test/entries-webhooks.test.ts", "test/entries-diff.test.ts", "test/memory.test.ts", "test/support.test.ts", "test/support-webhooks-out.test.ts", "test/nul-and-cursors.test.ts", "test/entries-hardening.test.ts", "test/support-pages.test.ts", "test/support-fair-limits.test.ts"];
+const HTTP_SUITES = ["test/entries.test.ts", "test/entries-revisions.test.ts", "test/entries-webhooks.test.ts", "test/entries-diff.test.ts", "test/memory.test.ts", "test/memory-webhooks.test.ts", "test/support.test.ts", "test/support-webhooks-out.test.ts", "test/nul-and-cursors.test.ts", "test/entries-hardening.test.ts", "test/support-pages.test.ts", "test/support-fair-limits.test.ts"];
 
 export default defineConfig({
   resolve: { conditions: ["mountkit-source"] },

@@ -2,6 +2,7 @@
 // around them; hosts and tests can call them without HTTP.
 import type { Clock, IdGenerator } from "@mountkit/core";
 import { iso } from "@mountkit/core";
+import type { MemoryEvents } from "./domain/events.js";
 import { renderPlaybook } from "./domain/playbook.js";
 import type { EdgeRecord, EpisodeRecord } from "./domain/types.js";
 import { edgeVisibleAt } from "./domain/types.js";
@@ -21,6 +22,8 @@ export interface MemoryApiDeps {
   /** Called after an episode is stored so the worker picks its job at once. */
   onEnqueued?: () => void;
   maxAttempts?: number;
+  /** Outbound events of changes (the manual invalidation's); none when absent. */
+  events?: MemoryEvents;
 }
 
 export interface CreateEpisodeInput {
@@ -145,7 +148,7 @@ function recallCalls({ deps, store, clock }: ApiContext) {
   };
 }
 
-function edgeCalls({ store, clock }: ApiContext) {
+function edgeCalls({ deps, store, clock }: ApiContext) {
   return {
     async getEdge(brainId: string, id: string) {
       const e = await store.getEdge({ brainId, id });
@@ -169,6 +172,7 @@ function edgeCalls({ store, clock }: ApiContext) {
     /** Ends validity now, also for an edge whose known end lies in the future; the record is not expired. */
     async invalidateEdge(brainId: string, id: string, input: { reason?: string } = {}) {
       const now = clock.now();
+      const enqueue = await deps.events?.invalidated(brainId);
       const r = await store.invalidateEdge({
         brainId,
         id,
@@ -176,7 +180,9 @@ function edgeCalls({ store, clock }: ApiContext) {
         tExpired: null,
         reason: input.reason?.trim() || "invalidated manually",
         invalidatedBy: null,
+        ...(enqueue ? { enqueue } : {}),
       });
+      if (r.ok && enqueue) deps.events?.committed();
       if (!r.ok && r.reason === "not_found") throw notFound("edge", id);
       if (!r.ok) {
         const current = await store.getEdge({ brainId, id });

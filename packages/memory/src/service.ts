@@ -11,15 +11,18 @@ import {
   systemClock,
 } from "@mountkit/core";
 import { createWorker, type QuotaCounter, type Worker } from "@mountkit/core/jobs";
+import { startWebhooks, type WebhookDispatcher, type WebhookOptions, webhookRoutes } from "@mountkit/core/webhooks";
 import { extractionRuntime } from "#extraction-runtime";
 import { createMemoryApi, type MemoryApi } from "./api.js";
 import { createApiKey, revokeApiKey } from "./auth/keys.js";
-import { requireApiKey } from "./auth/middleware.js";
+import { brainOf, requireApiKey } from "./auth/middleware.js";
+import { brainScope, MEMORY_EVENTS, memoryEvents } from "./domain/events.js";
 import type { Embedder } from "./embeddings.js";
 import type { Extractor } from "./extractors/types.js";
 import { createPipeline, EXTRACTION_QUEUE, type ExtractionPayload } from "./pipeline/run.js";
 import { dailyQuota } from "./quota.js";
 import type { RecallWeights } from "./retrieval/recall.js";
+import { errors, SECURITY } from "./routes/common.js";
 import { edgeRoutes } from "./routes/edges.js";
 import { entityRoutes } from "./routes/entities.js";
 import { episodeRoutes } from "./routes/episodes.js";
@@ -66,6 +69,11 @@ export interface MemoryServiceOptions {
    * key is typed into the page and sent as the bearer of its API calls. Off by default.
    */
   explorerScript?: string | (() => string | Promise<string>);
+  /**
+   * Outbound events (`episode.done`, `episode.failed`, `edge.invalidated`, `edge.superseded`) to the subscriptions of
+   * `/v1/webhooks`: receivers' address policy, time cap, retry schedule, concurrency (docs/webhooks.md).
+   */
+  webhooks?: WebhookOptions;
 }
 
 /** Where the explorer page lives, under the service's basePath. */
@@ -75,6 +83,8 @@ export interface MemoryService extends Service {
   readonly api: MemoryApi;
   readonly store: MemoryStore;
   readonly worker: Worker;
+  /** The outbound events' dispatcher (fan-out and delivery workers; `idle()`, `wake()`). */
+  readonly webhooks: WebhookDispatcher;
   /** The extractor the pipeline runs: `options.extractor`, or the default (on worker threads on Node). */
   readonly extractor: Extractor;
   readonly keys: {
@@ -91,6 +101,8 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
   // the default extractor is the service's own: its threads end with dispose; a host's extractor is the host's
   const owned = options.extractor ? undefined : extractionRuntime.defaultExtractor(options.extraction, { logger });
   const extractor = options.extractor ?? owned!;
+  const webhooks = startWebhooks({ service: "memory", store: store.webhooks, jobs: store.jobs, clock, logger, options: options.webhooks });
+  const events = memoryEvents(webhooks, clock);
   const pipeline = createPipeline({
     store,
     extractor,
@@ -98,6 +110,7 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
     clock,
     ids,
     logger,
+    events,
   });
   const worker = createWorker<ExtractionPayload>({
     store: store.jobs,
@@ -117,6 +130,7 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
     recallWeights: options.recallWeights,
     onEnqueued: () => worker.wake(),
     maxAttempts: options.worker?.maxAttempts,
+    events,
   });
   // a host's own counter is used as given (reserve and refund); the store's holds otherwise
   const quota = options.quota
@@ -132,6 +146,15 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
     ...edgeRoutes(deps),
     ...entityRoutes(deps),
     ...playbookRoutes(deps),
+    ...webhookRoutes({
+      webhooks,
+      path: "/v1/webhooks",
+      use: guard,
+      security: SECURITY,
+      scopeOf: (ctx) => brainScope(brainOf(ctx.state)),
+      eventTypes: MEMORY_EVENTS,
+      authErrors: errors(),
+    }),
     ...openapiRoutes((mountPath) => service.openapi({ mountPath })),
     ...(options.explorerScript === undefined
       ? []
@@ -155,6 +178,8 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
       const stopping = worker.stop();
       await owned?.destroy();
       await stopping;
+      // after extraction: a commit finishing meanwhile may still queue events
+      await webhooks.stop();
     },
   });
   if (options.worker?.start ?? true) worker.start();
@@ -163,6 +188,7 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
     api,
     store,
     worker,
+    webhooks,
     extractor,
     keys: {
       async create(input: { brainId: string; key?: string; label?: string }) {

@@ -6,6 +6,7 @@ import { describe, it } from "vitest";
 import { accessTests } from "./conformance/access.js";
 import { commitTests } from "./conformance/commits.js";
 import { episodeTests } from "./conformance/episodes.js";
+import { eventTests } from "./conformance/events.js";
 import type { StoreTest } from "./conformance/fixtures.js";
 import { invalidationTests } from "./conformance/invalidation.js";
 import { pageTests } from "./conformance/pages.js";
@@ -48,6 +49,7 @@ export function describeMemoryStore(name: string, factory: () => Promise<StoreFa
     episodeTests(test);
     commitTests(test);
     invalidationTests(test);
+    eventTests(test);
     timeTests(test);
     searchTests(test);
     pageTests(test);

@@ -1,10 +1,11 @@
 // The memory service from the environment: MEMORY_API_KEYS (key=brain,...) or, in development, one generated dev key,
 // MEMORY_DAILY_QUOTA; the store the app opened (in memory when none); the extraction worker runs in this process;
-// the memory explorer page at /v1/explorer/.
+// the memory explorer page at /v1/explorer/; webhooks per brain at /v1/webhooks (WEBHOOKS_*).
 import type { Clock, Logger, Service } from "@mountkit/core";
 import { createMemoryService, type MemoryStore, memoryMemoryStore, parseKeyList } from "@mountkit/memory";
 import { memoryExplorerScript } from "@mountkit/memory-explorer";
 import type { ModeDeps } from "../mode.js";
+import { webhooksFromEnv } from "./webhooks.js";
 
 export async function memoryFromEnv(
   env: NodeJS.ProcessEnv,
@@ -18,6 +19,8 @@ export async function memoryFromEnv(
     logger: deps.logger,
     // the memory explorer page at /v1/explorer/ (the key is typed into the page)
     explorerScript: memoryExplorerScript,
+    // outbound events to the subscriptions at /v1/webhooks (WEBHOOKS_* variables)
+    webhooks: webhooksFromEnv(env),
     ...(deps.clock ? { clock: deps.clock } : {}),
   });
   try {

@@ -1,7 +1,7 @@
-// Stage 7: commit everything the episode produced in one store call (one transaction in SQL stores),
-// idempotent on the episode; then index vectors when an embedder is configured.
+// Stage 7: commit everything the episode produced in one store call (one transaction in SQL stores, its events'
+// jobs included), idempotent on the episode; then index vectors when an embedder is configured.
 import type { Embedder } from "../embeddings.js";
-import type { CommitResult } from "../store/types.js";
+import type { CommitResult, ExtractionCommit } from "../store/types.js";
 import type { EpisodeRun } from "./context.js";
 
 const SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/;
@@ -21,7 +21,7 @@ export async function commit(run: EpisodeRun, expectVersion?: number): Promise<C
   const { deps, episode } = run;
   const all = [...run.entities.values()];
   const mentioned = new Set<string>([...run.edges.flatMap((e) => [e.source, e.target]), ...all.map((r) => r.record.id)]);
-  return deps.store.commitExtraction({
+  const c: ExtractionCommit = {
     brainId: episode.brainId,
     episodeId: episode.id,
     now: run.now,
@@ -42,7 +42,12 @@ export async function commit(run: EpisodeRun, expectVersion?: number): Promise<C
     edgeIds: run.edges.map((e) => e.id),
     playbook: playbookOf(episode.metadata),
     ...(expectVersion === undefined ? {} : { expectVersion }),
-  });
+  };
+  // the commit's events ride in its transaction (docs/memory.md#webhooks)
+  const enqueue = await deps.events?.extraction(c);
+  const result = await deps.store.commitExtraction(enqueue ? { ...c, enqueue } : c);
+  if (result.committed && enqueue) deps.events?.committed();
+  return result;
 }
 
 /** Vector indexing after the commit; a failure here never undoes the extraction. */

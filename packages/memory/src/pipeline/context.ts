@@ -1,6 +1,7 @@
 // State shared by the pipeline stages for one episode: the episode, the brain's store and the
 // working set of resolved entities and candidate edges that stage 7 commits.
 import type { Clock, IdGenerator, Logger } from "@mountkit/core";
+import type { MemoryEvents } from "../domain/events.js";
 import type { EdgeRecord, EntityRecord, EpisodeRecord } from "../domain/types.js";
 import type { Extractor } from "../extractors/types.js";
 import type { EdgeInvalidation, MemoryStore } from "../store/types.js";
@@ -11,6 +12,8 @@ export interface PipelineDeps {
   clock: Clock;
   ids: IdGenerator;
   logger: Logger;
+  /** Outbound events of commits and failures; none when absent. */
+  events?: MemoryEvents;
 }
 
 /** An entity of the episode after resolution: an existing record (maybe changed) or a new one. */

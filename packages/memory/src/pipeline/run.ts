@@ -87,6 +87,20 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
   const lagged = (episode: { createdAt: number }, outcome: "done" | "failed") =>
     lag?.record(Math.max(0, clock.now() - episode.createdAt) / 1000, { "mountkit.outcome": outcome });
 
+  /** Marks the episode failed, with its `episode.failed` event in the same write. */
+  async function fail(brainId: string, id: string, err: unknown) {
+    const enqueue = await deps.events?.failed(brainId);
+    await store.setEpisodeStatus({
+      brainId,
+      id,
+      status: "failed",
+      error: reasonOf(err),
+      now: clock.now(),
+      ...(enqueue ? { enqueue } : {}),
+    });
+    if (enqueue) deps.events?.committed();
+  }
+
   async function process(payload: ExtractionPayload) {
     const episode = await store.getEpisode({ brainId: payload.brainId, id: payload.episodeId });
     if (!episode || episode.status === "done") return;
@@ -121,13 +135,7 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
           if (typeof err === "object" && err !== null && (storeErrors.has(err) || (err as { transient?: unknown }).transient === true))
             throw err;
           logger.warn("extraction failed", { episode: episode.id, error: reasonOf(err) });
-          await store.setEpisodeStatus({
-            brainId: episode.brainId,
-            id: episode.id,
-            status: "failed",
-            error: reasonOf(err),
-            now: clock.now(),
-          });
+          await fail(episode.brainId, episode.id, err);
           lagged(episode, "failed");
           return;
         }
@@ -150,13 +158,7 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
       await process(job.payload);
     },
     async onDead(job, error) {
-      await store.setEpisodeStatus({
-        brainId: job.payload.brainId,
-        id: job.payload.episodeId,
-        status: "failed",
-        error: reasonOf(error),
-        now: clock.now(),
-      });
+      await fail(job.payload.brainId, job.payload.episodeId, error);
     },
   };
 }

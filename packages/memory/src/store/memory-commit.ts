@@ -1,7 +1,17 @@
 // The in-memory store's extraction commit: validated whole before anything is written, optimistic on
 // the brain's version, then entities, invalidations, edges and the episode's playbook in one step.
-import type { EntityRecord } from "../domain/types.js";
-import { addTo, type BrainData, clonePlaybook, cloneEdge, cloneEntity, type MemoryState, one, paginate } from "./memory-data.js";
+import type { EdgeRecord, EntityRecord } from "../domain/types.js";
+import {
+  addTo,
+  type BrainData,
+  cloneEdge,
+  cloneEntity,
+  cloneEpisode,
+  clonePlaybook,
+  type MemoryState,
+  one,
+  paginate,
+} from "./memory-data.js";
 import type { CommitResult, ExtractionCommit, MemoryStore } from "./types.js";
 
 type CommitMethods = Pick<MemoryStore, "brainVersion" | "commitExtraction" | "getPlaybook" | "listPlaybooks">;
@@ -36,10 +46,13 @@ function writeEntities(d: BrainData, c: ExtractionCommit): void {
   }
 }
 
-function writeEdges(d: BrainData, c: ExtractionCommit): void {
+/** Writes the commit's edges; answers the stored edges it closed. */
+function writeEdges(d: BrainData, c: ExtractionCommit): EdgeRecord[] {
+  const closed: EdgeRecord[] = [];
   for (const inv of c.invalidate) {
     const e = d.edges.get(inv.id)!;
     if (e.tExpired !== null) continue;
+    closed.push(e);
     if (inv.tInvalid !== null) e.tInvalid = e.tInvalid === null ? inv.tInvalid : Math.min(e.tInvalid, inv.tInvalid);
     e.tExpired = inv.tExpired;
     e.invalidationReason = inv.reason;
@@ -55,6 +68,7 @@ function writeEdges(d: BrainData, c: ExtractionCommit): void {
     edgeIds.push(e.id);
   }
   d.edgesByEpisode.set(c.episodeId, [...(d.edgesByEpisode.get(c.episodeId) ?? []), ...edgeIds]);
+  return closed;
 }
 
 function feedPlaybook(d: BrainData, c: ExtractionCommit): void {
@@ -75,7 +89,7 @@ function feedPlaybook(d: BrainData, c: ExtractionCommit): void {
   }
 }
 
-function commit({ data, versions }: MemoryState, c: ExtractionCommit): CommitResult {
+async function commit({ data, versions, jobs }: MemoryState, c: ExtractionCommit): Promise<CommitResult> {
   const d = data.get(c.brainId);
   const episode = d?.episodes.get(c.episodeId);
   if (!d || !episode) return { committed: false, reason: "episode_not_found" };
@@ -86,13 +100,14 @@ function commit({ data, versions }: MemoryState, c: ExtractionCommit): CommitRes
   validate(d, c);
   versions.set(c.brainId, version + 1);
   writeEntities(d, c);
-  writeEdges(d, c);
+  const closed = writeEdges(d, c);
   feedPlaybook(d, c);
   episode.status = "done";
   episode.error = null;
   episode.entityIds = [...c.entityIds];
   episode.edgeIds = [...c.edgeIds];
   episode.processedAt = c.now;
+  for (const j of c.enqueue?.({ episode: cloneEpisode(episode), closed: closed.map(cloneEdge) }) ?? []) await jobs.enqueue(j);
   return { committed: true };
 }
 

@@ -65,12 +65,13 @@ export function episodeMethods(state: MemoryState): EpisodeMethods {
       const d = data.get(brainId);
       return paginate(d?.episodes.values() ?? [], (e) => e, limit, after, cloneEpisode);
     },
-    async setEpisodeStatus({ brainId, id, status, error, now }) {
+    async setEpisodeStatus({ brainId, id, status, error, now, enqueue }) {
       const e = data.get(brainId)?.episodes.get(id);
       if (!e || e.status === "done") return;
       e.status = status;
       e.error = status === "failed" ? (error ?? "extraction failed") : null;
       if (status === "failed") e.processedAt = now;
+      for (const j of enqueue?.(cloneEpisode(e)) ?? []) await jobs.enqueue(j);
     },
     async searchEpisodes({ brainId, query, limit, asOf, knownAt }) {
       const d = data.get(brainId);

@@ -37,7 +37,7 @@ export function entityMethods({ data }: MemoryState): EntityMethods {
   };
 }
 
-export function edgeMethods({ data }: MemoryState): EdgeMethods {
+export function edgeMethods({ data, jobs }: MemoryState): EdgeMethods {
   return {
     async getEdge({ brainId, id }) {
       return one(data.get(brainId)?.edges, id, cloneEdge);
@@ -88,7 +88,7 @@ export function edgeMethods({ data }: MemoryState): EdgeMethods {
         .search(query, { limit, accept: (id) => edgeVisibleAt(d.edges.get(id)!, asOf, knownAt) })
         .map((h) => ({ item: cloneEdge(d.edges.get(h.item)!), score: h.score }));
     },
-    async invalidateEdge({ brainId, id, tInvalid, tExpired, reason, invalidatedBy }) {
+    async invalidateEdge({ brainId, id, tInvalid, tExpired, reason, invalidatedBy, enqueue }) {
       const e = data.get(brainId)?.edges.get(id);
       if (!e) return { ok: false, reason: "not_found" };
       if ((e.tInvalid !== null && e.tInvalid <= tInvalid) || e.tExpired !== null) return { ok: false, reason: "already_invalid" };
@@ -96,6 +96,7 @@ export function edgeMethods({ data }: MemoryState): EdgeMethods {
       e.tExpired = tExpired;
       e.invalidationReason = reason;
       e.invalidatedBy = invalidatedBy;
+      for (const j of enqueue?.(cloneEdge(e)) ?? []) await jobs.enqueue(j);
       return { ok: true, edge: cloneEdge(e) };
     },
   };

@@ -2,6 +2,7 @@
 // store contract (src/testing.ts) and the default store of tests, examples and benchmarks.
 // The methods live by job in memory-episodes.ts, memory-graph.ts and memory-commit.ts; this file assembles them.
 import { type JobStore, memoryJobStore, memoryQuotaCounter, type QuotaCounter } from "@mountkit/core/jobs";
+import { memoryWebhookStore, type WebhookStore } from "@mountkit/core/webhooks";
 import { topK } from "../retrieval/topk.js";
 import { commitMethods } from "./memory-commit.js";
 import { brainData, type MemoryState } from "./memory-data.js";
@@ -13,6 +14,7 @@ import type { MemoryStore } from "./types.js";
 export interface MemoryStoreOptions {
   jobs?: JobStore;
   quota?: QuotaCounter;
+  webhooks?: WebhookStore;
 }
 
 export function memoryMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
@@ -25,6 +27,7 @@ export function memoryMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   };
   return {
     jobs: state.jobs,
+    webhooks: options.webhooks ?? memoryWebhookStore(),
     quota: options.quota ?? memoryQuotaCounter(),
     ...(options.quota ? {} : { quotaHolds: memoryQuotaHolds() }),
     ...accessMethods(state),

@@ -2,7 +2,8 @@
 // JSON with epoch-ms times; listings are keyset-paginated newest first. A SQL store implements the
 // search operations natively (SQLite FTS5, PostgreSQL tsvector) and runs `createEpisode` and
 // `commitExtraction` in one transaction each.
-import type { JobStore, QuotaCounter } from "@mountkit/core/jobs";
+import type { JobStore, NewJob, QuotaCounter } from "@mountkit/core/jobs";
+import type { WebhookStore } from "@mountkit/core/webhooks";
 import type {
   ApiKeyRecord,
   BrainRecord,
@@ -47,6 +48,14 @@ export interface EdgeInvalidation {
   invalidatedBy: string | null;
 }
 
+/** What a commit applied, as the store reads it back in the commit's transaction (for the commit's events). */
+export interface AppliedCommit {
+  /** The episode as committed (`done`). */
+  episode: EpisodeRecord;
+  /** The edges of `invalidate` the commit closed (those already expired are left alone), as they are after it. */
+  closed: EdgeRecord[];
+}
+
 /** Everything one extraction writes, applied all-or-nothing. */
 export interface ExtractionCommit {
   brainId: string;
@@ -68,6 +77,11 @@ export interface ExtractionCommit {
    * since, nothing is written and `conflict` is answered (the pipeline resolves again). Absent: no check.
    */
   expectVersion?: number;
+  /**
+   * The jobs of the commit's events (docs/memory.md#webhooks), made from what it applied (the episode as committed,
+   * the edges it closed as they are after it) and queued on `jobs` in the commit's transaction.
+   */
+  enqueue?: (applied: AppliedCommit) => readonly NewJob[];
 }
 
 export type CommitResult = { committed: true } | { committed: false; reason: "already_done" | "episode_not_found" | "conflict" };
@@ -123,13 +137,17 @@ export interface MemoryStore {
   getEpisode(input: { brainId: string; id: string }): Promise<EpisodeRecord | null>;
   getEpisodes(input: { brainId: string; ids: string[] }): Promise<EpisodeRecord[]>;
   listEpisodes(input: ListInput): Promise<Page<EpisodeRecord>>;
-  /** Moves an episode to `processing` or `failed`; never leaves `done` (commit owns that). */
+  /**
+   * Moves an episode to `processing` or `failed`; never leaves `done` (commit owns that). `enqueue`: when the
+   * status changed, the jobs for the episode as changed (its events), queued on `jobs` in the same transaction.
+   */
   setEpisodeStatus(input: {
     brainId: string;
     id: string;
     status: Exclude<EpisodeStatus, "done" | "queued">;
     error?: string | null;
     now: number;
+    enqueue?: (episode: EpisodeRecord) => readonly NewJob[];
   }): Promise<void>;
   /**
    * Full-text search over episode content; only episodes visible at (`asOf`, `knownAt`) (see episodeVisibleAt).
@@ -169,7 +187,8 @@ export interface MemoryStore {
   searchEdges(input: BitemporalPoint & { brainId: string; query: string; limit: number }): Promise<Array<SearchHit<EdgeRecord>>>;
   /**
    * Ends an edge's validity at `tInvalid` unless it already ends by then (tInvalid <= the new one) or the
-   * record is expired: atomic, for the 409 rule. An end in the future is brought forward.
+   * record is expired: atomic, for the 409 rule. An end in the future is brought forward. `enqueue`: when it
+   * applied, the jobs for the edge as changed (its events), queued on `jobs` in the same transaction.
    */
   invalidateEdge(input: {
     brainId: string;
@@ -179,6 +198,7 @@ export interface MemoryStore {
     tExpired: number | null;
     reason: string;
     invalidatedBy: string | null;
+    enqueue?: (edge: EdgeRecord) => readonly NewJob[];
   }): Promise<InvalidateResult>;
 
   // --- extraction ---
@@ -203,8 +223,13 @@ export interface MemoryStore {
   putEmbeddings?(input: { brainId: string; items: Array<{ kind: "edge" | "episode"; id: string; vector: number[] }> }): Promise<void>;
   searchVectors?(input: { brainId: string; kind: "edge" | "episode"; vector: number[]; limit: number }): Promise<Array<SearchHit<string>>>;
 
-  /** The extraction queue's durable jobs (claim/complete/fail/counts); `createEpisode` enqueues into it. */
+  /**
+   * The durable queue (claim/complete/fail/counts): `createEpisode` enqueues extraction jobs into it, and the writes
+   * that report events (`commitExtraction`, `setEpisodeStatus`, `invalidateEdge`) their events' jobs.
+   */
   readonly jobs: JobStore;
+  /** The brains' webhook subscriptions and deliveries (memoryWebhookStore, sqlWebhookStore). */
+  readonly webhooks: WebhookStore;
   /** Daily quota counters, shared by every process using this store. */
   readonly quota: QuotaCounter;
   /** The daily quota the service enforces when present (see QuotaHolds); `quota` alone is reserve-and-refund. */

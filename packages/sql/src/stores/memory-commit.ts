@@ -1,10 +1,11 @@
 // An extraction's commit on the SQL memory store: all-or-nothing in one transaction, idempotent (the
 // episode row is locked and checked first, so a re-run job writes nothing twice) and optimistic on the
 // brain's version (a commit that expected an older version rolls back as a conflict).
-import type { CommitResult, EntityRecord, ExtractionCommit } from "@mountkit/memory";
+import type { CommitResult, EdgeRecord, EntityRecord, ExtractionCommit } from "@mountkit/memory";
 import { sql } from "kysely";
+import { insertJob } from "../core/jobs.js";
 import { indexText, insertEdges, insertIndexed } from "./memory-index.js";
-import { type Db, type MemoryStoreContext, num } from "./memory-rows.js";
+import { type Db, EDGE_COLS, EPISODE_COLS, type MemoryStoreContext, num, toEdge, toEpisode } from "./memory-rows.js";
 
 /** Thrown inside a commit's transaction to roll it back when the brain moved past `expectVersion`. */
 class CommitConflict extends Error {}
@@ -28,10 +29,10 @@ async function commitIn(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit): 
   if (refused) return refused;
   await checkReferences(trx, c);
   await writeEntities(ctx, trx, c);
-  await invalidateEdges(trx, c);
+  const closed = await invalidateEdges(trx, c);
   await insertEdges(ctx, trx, c.brainId, c.createEdges);
   if (c.playbook) await addToPlaybook(ctx, trx, c, c.playbook);
-  await trx
+  const episode = await trx
     .updateTable("memory_episodes")
     .set({
       status: "done",
@@ -42,7 +43,10 @@ async function commitIn(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit): 
     })
     .where("brain_id", "=", c.brainId)
     .where("id", "=", c.episodeId)
-    .execute();
+    .returning(EPISODE_COLS)
+    .executeTakeFirstOrThrow();
+  // the commit's events, in its transaction: a committed extraction always has them
+  for (const j of c.enqueue?.({ episode: toEpisode(episode), closed }) ?? []) await insertJob(trx, j);
   return { committed: true } as const;
 }
 
@@ -137,10 +141,11 @@ async function insertEntityKeys(trx: Db, brainId: string, entities: readonly Pic
       .execute();
 }
 
-/** Closes the commit's invalidated edges (an earlier `t_invalid` already set is kept). */
-async function invalidateEdges(trx: Db, c: ExtractionCommit): Promise<void> {
+/** Closes the commit's invalidated edges (an earlier `t_invalid` already set is kept); answers those it closed. */
+async function invalidateEdges(trx: Db, c: ExtractionCommit): Promise<EdgeRecord[]> {
+  const closed: EdgeRecord[] = [];
   for (const inv of c.invalidate) {
-    await trx
+    const row = await trx
       .updateTable("memory_edges")
       .set({
         t_invalid:
@@ -154,8 +159,11 @@ async function invalidateEdges(trx: Db, c: ExtractionCommit): Promise<void> {
       .where("brain_id", "=", c.brainId)
       .where("id", "=", inv.id)
       .where("t_expired", "is", null)
-      .execute();
+      .returning(EDGE_COLS)
+      .executeTakeFirst();
+    if (row) closed.push(toEdge(row));
   }
+  return closed;
 }
 
 /** Adds the episode to the playbook, creating it first when new (the row is locked on PostgreSQL). */

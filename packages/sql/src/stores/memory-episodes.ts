@@ -61,14 +61,23 @@ export function episodeMethods(ctx: MemoryStoreContext): EpisodeMethods {
     async listEpisodes({ brainId, limit, after }) {
       return page(db, "memory_episodes", "created_at", "id", brainId, limit, after, toEpisode);
     },
-    async setEpisodeStatus({ brainId, id, status, error, now }) {
-      await db
-        .updateTable("memory_episodes")
-        .set(status === "failed" ? { status, error: error ?? "extraction failed", processed_at: now } : { status, error: null })
-        .where("brain_id", "=", brainId)
-        .where("id", "=", id)
-        .where("status", "<>", "done")
-        .execute();
+    async setEpisodeStatus({ brainId, id, status, error, now, enqueue }) {
+      const change = (trx: typeof db) =>
+        trx
+          .updateTable("memory_episodes")
+          .set(status === "failed" ? { status, error: error ?? "extraction failed", processed_at: now } : { status, error: null })
+          .where("brain_id", "=", brainId)
+          .where("id", "=", id)
+          .where("status", "<>", "done");
+      if (!enqueue) {
+        await change(db).execute();
+        return;
+      }
+      // the change's events in its own transaction: a failed episode always has its episode.failed
+      await db.transaction().execute(async (trx) => {
+        const row = await change(trx).returning(EPISODE_COLS).executeTakeFirst();
+        if (row) for (const j of enqueue(toEpisode(row))) await insertJob(trx, j);
+      });
     },
     async searchEpisodes({ brainId, query, limit, asOf, knownAt }) {
       return searchMemory(ctx.search, "episodes", brainId, query, limit, { asOf, knownAt }, toEpisode);

@@ -3,6 +3,7 @@
 // order is the `ord` column on PostgreSQL, the rowid on SQLite.
 import type { EdgeRecord, MemoryStore } from "@mountkit/memory";
 import { type RawBuilder, sql } from "kysely";
+import { insertJob } from "../core/jobs.js";
 import { page, rowsById } from "./memory-reads.js";
 import { type At, cols, EDGE_COLS, ENTITY_COLS, type MemoryStoreContext, type Row, toEdge, toEntity, visible } from "./memory-rows.js";
 import { searchMemory } from "./memory-search.js";
@@ -106,16 +107,25 @@ export function edgeMethods(ctx: MemoryStoreContext): EdgeMethods {
     async searchEdges({ brainId, query, limit, asOf, knownAt }) {
       return searchMemory(ctx.search, "edges", brainId, query, limit, { asOf, knownAt }, toEdge);
     },
-    async invalidateEdge({ brainId, id, tInvalid, tExpired, reason, invalidatedBy }) {
-      const row = await db
-        .updateTable("memory_edges")
-        .set({ t_invalid: tInvalid, t_expired: tExpired, invalidation_reason: reason, invalidated_by: invalidatedBy })
-        .where("brain_id", "=", brainId)
-        .where("id", "=", id)
-        .where((eb) => eb.or([eb("t_invalid", "is", null), eb("t_invalid", ">", tInvalid)]))
-        .where("t_expired", "is", null)
-        .returning(EDGE_COLS)
-        .executeTakeFirst();
+    async invalidateEdge({ brainId, id, tInvalid, tExpired, reason, invalidatedBy, enqueue }) {
+      const change = (trx: typeof db) =>
+        trx
+          .updateTable("memory_edges")
+          .set({ t_invalid: tInvalid, t_expired: tExpired, invalidation_reason: reason, invalidated_by: invalidatedBy })
+          .where("brain_id", "=", brainId)
+          .where("id", "=", id)
+          .where((eb) => eb.or([eb("t_invalid", "is", null), eb("t_invalid", ">", tInvalid)]))
+          .where("t_expired", "is", null)
+          .returning(EDGE_COLS)
+          .executeTakeFirst();
+      // the edge's events are written in the change's transaction
+      const row = enqueue
+        ? await db.transaction().execute(async (trx) => {
+            const changed = await change(trx);
+            if (changed) for (const j of enqueue(toEdge(changed))) await insertJob(trx, j);
+            return changed;
+          })
+        : await change(db);
       if (row) return { ok: true, edge: toEdge(row) };
       const exists = await db
         .selectFrom("memory_edges")

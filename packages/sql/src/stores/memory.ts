@@ -9,6 +9,7 @@
 import type { MemoryStore } from "@mountkit/memory";
 import { sqlJobStore } from "../core/jobs.js";
 import { sqlQuotaCounter } from "../core/limiter.js";
+import { sqlWebhookStore } from "../core/webhooks.js";
 import type { SqlDatabase } from "../db.js";
 import { commitExtraction } from "./memory-commit.js";
 import { episodeMethods } from "./memory-episodes.js";
@@ -52,6 +53,7 @@ export function sqlMemoryStore(database: SqlDatabase, options: SqlMemoryStoreOpt
 
   return {
     jobs: sqlJobStore(database),
+    webhooks: sqlWebhookStore(database),
     quota: sqlQuotaCounter(database),
     quotaHolds: sqlQuotaHolds(database),
     ...brainMethods(db),
