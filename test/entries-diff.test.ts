@@ -109,7 +109,10 @@ forEachAdapter(
           changes: [{ kind: "breaking", action: "remove", path: "/paths/~1pets~1{id}/delete" }],
         });
         const back = await call(data("apis", `/${id}/revisions/2/diff/1`));
-        expect(back.body).toMatchObject({ breaking: false, changes: [{ kind: "non-breaking", action: "add", path: "/paths/~1pets~1{id}/delete" }] });
+        expect(back.body).toMatchObject({
+          breaking: false,
+          changes: [{ kind: "non-breaking", action: "add", path: "/paths/~1pets~1{id}/delete" }],
+        });
         // the same revision: nothing changed
         expect((await call(data("apis", `/${id}/revisions/2/diff/2`))).body).toMatchObject({ breaking: false, changeCount: 0 });
       });
@@ -121,7 +124,11 @@ forEachAdapter(
           headers: await auth(),
         });
         const id = created.body.id;
-        for (const path of [data("apis", "/ent_missing/revisions/1/diff/1"), data("apis", `/${id}/revisions/1/diff/9`), data("countries", `/${id}/revisions/1/diff/1`)]) {
+        for (const path of [
+          data("apis", "/ent_missing/revisions/1/diff/1"),
+          data("apis", `/${id}/revisions/1/diff/9`),
+          data("countries", `/${id}/revisions/1/diff/1`),
+        ]) {
           const r = await call(path);
           expect(r.status, path).toBe(404);
           expect(r.body).toMatchObject({ error: expect.any(String), requestId: r.headers.get("x-request-id") });

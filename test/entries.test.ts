@@ -295,7 +295,7 @@ forEachAdapter(
 
     describe("apis: fetched, validated, catalogued", () => {
       let idA = "";
-      it("inventory A shape: 189 endpoints, version 2.0, tags merged", async () => {
+      it("inventory A shape: 189 endpoints, version 2.0, submitted and derived tags apart", async () => {
         const r = await post("apis", {
           name: "Payments A",
           description: "Payments and business management",
@@ -303,7 +303,14 @@ forEachAdapter(
           tags: ["payments"],
         });
         expect(r.status, JSON.stringify(r.body)).toBe(201);
-        expect(r.body.tags).toEqual(["payments", "api", "openapi", "v2.0"]);
+        expect(r.body.tags).toEqual(["payments"]);
+        expect(r.body.derivedTags).toEqual(["api", "openapi", "v2.0"]);
+        // ?tag= matches a derived tag as well as a submitted one
+        for (const tag of ["v2.0", "payments"])
+          expect(
+            (await call(u(`/api/v1/types/apis/data?tag=${tag}&limit=100`))).body.items.map((e: { id: string }) => e.id),
+            tag,
+          ).toContain(r.body.id);
         idA = r.body.id;
         const inv = await call(u(`/api/v1/types/apis/data/${idA}/inventory`));
         expect(inv.status).toBe(200);
@@ -316,7 +323,8 @@ forEachAdapter(
           customData: { specUrl: `${specBase}/b.yaml`, contact: { email: "api@example.com" } },
         });
         expect(r.status, JSON.stringify(r.body)).toBe(201);
-        expect(r.body.tags).toEqual(["api", "openapi", "v2026-01-28.clover"]);
+        expect(r.body.tags).toEqual([]);
+        expect(r.body.derivedTags).toEqual(["api", "openapi", "v2026-01-28.clover"]);
         const ops: Array<{ method: string; path: string }> = [];
         let cursor: string | null = null;
         let pages = 0;
@@ -343,7 +351,8 @@ forEachAdapter(
           headers: { authorization: `Bearer ${await token()}` },
         });
         expect(r.status).toBe(200);
-        expect(r.body.tags).toEqual(["mine", "api", "openapi", "v2026-06-01"]);
+        expect(r.body.tags).toEqual(["mine"]);
+        expect(r.body.derivedTags).toEqual(["api", "openapi", "v2026-06-01"]);
         expect((await call(u(`/api/v1/types/apis/data/${created.body.id}/inventory`))).body.version).toBe("2026-06-01");
       });
       it("422 when the spec does not validate, cannot be fetched, or is not a spec", async () => {
@@ -426,7 +435,10 @@ forEachAdapter(
         for (const empty of ["q=", "tag=", "ownerId=", "cursor=", "q=&tag=&limit="]) {
           const r = await call(`${data("books")}?limit=100&${empty}`);
           expect(r.status, empty).toBe(200);
-          expect(r.body.items.map((e: { id: string }) => e.id), empty).toEqual(unfiltered.body.items.map((e: { id: string }) => e.id));
+          expect(
+            r.body.items.map((e: { id: string }) => e.id),
+            empty,
+          ).toEqual(unfiltered.body.items.map((e: { id: string }) => e.id));
         }
         expect((await call(`${data("books")}?q=${"x".repeat(201)}`)).status).toBe(400);
         expect((await call(`${data("books")}?cursor=garbage`)).status).toBe(400);

@@ -17,3 +17,14 @@ export const fmtDate = (ms: number) => {
   const d = new Date(ms);
   return Number.isNaN(d.getTime()) ? "" : d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 };
+
+/** An entry's tags as badges: the submitted ones, then those the catalogue derived (marked and titled as such). */
+export function tagBadges(e: { tags: readonly string[]; derivedTags?: readonly string[] }) {
+  return [
+    ...e.tags.map((tag) => ({ tag, attrs: { class: "badge" } as Record<string, string> })),
+    ...(e.derivedTags ?? []).map((tag) => ({
+      tag,
+      attrs: { class: "badge derived", title: "derived by the catalogue" } as Record<string, string>,
+    })),
+  ];
+}

@@ -51,6 +51,7 @@ button { font: inherit; cursor: pointer; border-radius: 6px; padding: 7px 14px; 
 button.secondary { background: var(--mk-bg); color: var(--mk-accent); }
 button.tag { padding: 1px 8px; font-size: 0.85rem; border-radius: 999px; background: #e0e7ff; color: #1e3a8a; border-color: #c7d2fe; }
 .tags { display: flex; flex-wrap: wrap; gap: 4px; list-style: none; padding: 0; margin: 6px 0; }
+.badge.derived { border-style: dashed; }
 .filters { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin: 0 0 8px; }
 .entries { list-style: none; padding: 0; margin: 0; }
 .entries > li { border-bottom: 1px solid var(--mk-border); padding: 10px 0; }

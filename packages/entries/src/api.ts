@@ -1,11 +1,12 @@
 // The service's operations as typed in-process calls: the entry operations (`domain/entries.ts`), the validation
 // address and each type's OpenAPI document. Routes call it after their guard; hosts and tests call it without HTTP.
 import type { Clock, IdGenerator } from "@mountkit/core";
+import type { SafeFetchOptions } from "@mountkit/core/outbound";
 import { type DiffApi, diffOps } from "./diff/api.js";
 import type { DiffPool } from "./diff/pool-types.js";
 import { type AnyEntryTypes, type EntriesDomain, entriesDomain } from "./domain/entries.js";
+import type { EntryEvents } from "./domain/events.js";
 import { entriesError } from "./errors.js";
-import type { SafeFetchOptions } from "@mountkit/core/outbound";
 import { answerFor } from "./openapi/answer.js";
 import type { SpecPool } from "./openapi/pool-types.js";
 import { typeDocument } from "./openapi/type-document.js";
@@ -33,6 +34,8 @@ export interface EntriesApiDeps {
   pool: SpecPool;
   /** The spec diff processes (docs/entries.md#spec-diffs). */
   diffs: DiffPool;
+  /** Outbound events of entry changes (webhooks). */
+  events?: EntryEvents;
 }
 
 /** Each type's document, built once per registry version (registering a type clears them). */
@@ -56,9 +59,9 @@ function typeDocuments(types: TypeRegistry, basePath: string) {
 }
 
 export function createEntriesApi(deps: EntriesApiDeps): EntriesApi {
-  const { store, types, clock, ids, fetch, pool } = deps;
+  const { store, types, clock, ids, fetch, pool, events } = deps;
   return {
-    ...entriesDomain({ store, types, clock, ids }),
+    ...entriesDomain({ store, types, clock, ids, ...(events ? { events } : {}) }),
     ...diffOps({ store, types, fetch, pool: deps.diffs }),
     validateOpenApi: (body, options = {}) =>
       answerFor(typeof body === "string" ? new TextEncoder().encode(body) : body, {

@@ -1,5 +1,16 @@
 // @mountkit/entries: the typed-entry catalogue service (type registry, JWT auth, per-type OpenAPI, validation, inventories).
 // This root reaches no `node:` module, so it loads on fetch runtimes; Node-only pieces are on `@mountkit/entries/node`.
+
+export {
+  type AddressVerdict,
+  checkAddress,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  type FetchedDocument,
+  type ResolvedAddress,
+  type SafeFetchOptions,
+  SpecFetchError,
+} from "@mountkit/core/outbound";
 export type { EntriesApi } from "./api.js";
 export { DEV_ISSUER, devAuth } from "./auth/dev.js";
 export { FIREBASE_JWKS_URL, firebaseIssuer, firebaseVerifier } from "./auth/firebase.js";
@@ -12,17 +23,10 @@ export {
   signHs256,
 } from "./auth/jwt.js";
 export { AuthError, type Principal, type TokenVerifier } from "./auth/verifier.js";
+export type { RevisionDiff } from "./diff/api.js";
+export type { ChangeAction, ChangeKind, DiffSide, SpecChange, SpecDiff } from "./diff/types.js";
 export type { AnyEntryTypes, EntriesDomain, EntryInput, EntryPatch, InventoryPage, Page } from "./domain/entries.js";
 export { entriesError, errorSchema, type Issue } from "./errors.js";
-export { type AddressVerdict, checkAddress } from "@mountkit/core/outbound";
-export {
-  DEFAULT_MAX_BYTES,
-  DEFAULT_TIMEOUT_MS,
-  type FetchedDocument,
-  type ResolvedAddress,
-  type SafeFetchOptions,
-  SpecFetchError,
-} from "@mountkit/core/outbound";
 export { catalogue, type Inventory } from "./inventory/catalogue.js";
 export {
   type RemoteValidationClientOptions,
@@ -36,13 +40,11 @@ export {
   validationClient,
 } from "./openapi/client.js";
 export { DEFAULT_SPEC_LIMITS, type SpecLimits } from "./openapi/limits.js";
-export { type CheckOptions, type ParsedSpec, type ParseOutcome, parseSpec, type SpecFormat, type SpecIssue } from "./openapi/parse.js";
 export type { LintOptions, LintReport, LintResult, LintRulesetDefinition, LintSeverity } from "./openapi/lint-types.js";
+export { type CheckOptions, type ParsedSpec, type ParseOutcome, parseSpec, type SpecFormat, type SpecIssue } from "./openapi/parse.js";
 export { type PoolValidateRequest, type SpecPool, SpecPoolBusyError, type SpecPoolOptions } from "./openapi/pool-types.js";
 export { type TypeDocumentOptions, typeDocument } from "./openapi/type-document.js";
 export type { ValidateSpecOptions, ValidationAnswer, ValidationOutcome } from "./openapi/validate.js";
-export type { RevisionDiff } from "./diff/api.js";
-export type { ChangeAction, ChangeKind, DiffSide, SpecChange, SpecDiff } from "./diff/types.js";
 export {
   createEntriesService,
   ENTRIES_CATALOGUE_PATH,

@@ -1,4 +1,5 @@
 // createEntriesService: the typed-entry catalogue as a mountkit service (routes, fetch, api, per-type OpenAPI).
+
 import {
   type Clock,
   defineService,
@@ -11,17 +12,19 @@ import {
   type Service,
   systemClock,
 } from "@mountkit/core";
+import type { SafeFetchOptions } from "@mountkit/core/outbound";
+import { startWebhooks, type WebhookOptions, webhookRoutes } from "@mountkit/core/webhooks";
 import { specRuntime } from "#spec-runtime";
 import { createEntriesApi, type EntriesApi } from "./api.js";
-import { requireAuth } from "./auth/middleware.js";
+import { principalOf, requireAuth } from "./auth/middleware.js";
 import type { TokenVerifier } from "./auth/verifier.js";
 import type { AnyEntryTypes } from "./domain/entries.js";
+import { ENTRY_EVENTS, entryEvents, ownerScope } from "./domain/events.js";
 import { entriesError, errorSchema } from "./errors.js";
-import type { SafeFetchOptions } from "@mountkit/core/outbound";
-import { sameOriginFetcher } from "./openapi/same-origin.js";
 import { apisPrepare } from "./inventory/apis-hook.js";
 import { type ValidateRequest, validationAddress, validationClient } from "./openapi/client.js";
 import type { SpecPool, SpecPoolOptions } from "./openapi/pool-types.js";
+import { sameOriginFetcher } from "./openapi/same-origin.js";
 import type { ValidationOutcome } from "./openapi/validate.js";
 import { dataRoutes } from "./routes/data.js";
 import { diffRoutes } from "./routes/diff.js";
@@ -66,6 +69,11 @@ export interface EntriesServiceOptions<T extends AnyEntryTypeDefinitions = reado
    * Node only: on fetch runtimes (Workers) there is no in-process validator, so set `validator.url` to a kit on Node.
    */
   validation?: SpecPoolOptions;
+  /**
+   * Outbound events (`entry.created`, `entry.updated`, `entry.deleted`) to the subscriptions each owner manages at
+   * `/api/v1/webhooks`: receivers' address policy, time cap, retry schedule, concurrency (docs/webhooks.md).
+   */
+  webhooks?: WebhookOptions;
   /** Body limit of entry routes; default 1 MiB. */
   bodyLimit?: number;
   /** Body limit of the validation address (specs run to megabytes); default 25 MiB. */
@@ -90,7 +98,7 @@ export interface EntriesService<M extends object = AnyEntryTypes> extends Servic
   store: EntriesStore;
 }
 
-export const ENTRIES_MOUNTS = ["/api/v1/types", "/api/dev/validate-openapi", "/api/dev/diff-openapi"];
+export const ENTRIES_MOUNTS = ["/api/v1/types", "/api/v1/webhooks", "/api/dev/validate-openapi", "/api/dev/diff-openapi"];
 /** Where the API catalogue page is served when the host opts in (`catalogueScript`); beside the validation address. */
 export const ENTRIES_CATALOGUE_PATH = "/api/dev/catalogue/";
 
@@ -130,7 +138,16 @@ export function createEntriesService<const T extends AnyEntryTypeDefinitions = [
     builtinTypes.countries(),
     ...(o.types ?? []),
   ]);
-  const api = createEntriesApi({ store, types, clock, ids, basePath, fetch: fetchOptions, pool, diffs });
+  const hooks = startWebhooks({
+    service: "entries",
+    store: store.webhooks,
+    jobs: store.jobs,
+    clock,
+    logger: o.logger,
+    options: o.webhooks,
+  });
+  const events = entryEvents(hooks, clock);
+  const api = createEntriesApi({ store, types, clock, ids, basePath, fetch: fetchOptions, pool, diffs, events });
 
   // Runs before auth and body parsing: an unknown type is a 404 whatever the request carries.
   const knownType: Middleware = documented(
@@ -160,6 +177,14 @@ export function createEntriesService<const T extends AnyEntryTypeDefinitions = [
       ...dataRoutes({ api, auth, knownType, basePath }),
       ...revisionRoutes({ api, auth, knownType }),
       ...inventoryRoutes({ api, knownType }),
+      ...webhookRoutes({
+        webhooks: hooks,
+        path: "/api/v1/webhooks",
+        use: [auth],
+        security: ["bearerAuth"],
+        scopeOf: (ctx) => ownerScope(principalOf(ctx).sub),
+        eventTypes: ENTRY_EVENTS,
+      }),
       ...validateRoutes({ api, bodyLimit: o.validateBodyLimit ?? 25 * 1024 * 1024 }),
       // two documents in one body: twice the validation address's limit
       ...diffRoutes({ api, knownType, bodyLimit: 2 * (o.validateBodyLimit ?? 25 * 1024 * 1024) }),
@@ -168,6 +193,7 @@ export function createEntriesService<const T extends AnyEntryTypeDefinitions = [
         : pageRoutes({ path: ENTRIES_CATALOGUE_PATH, title: "API catalogue", element: "mountkit-catalogue", script: o.catalogueScript })),
     ],
     dispose: async () => {
+      await hooks.stop();
       await Promise.all([pool.destroy(), diffs.destroy()]);
       await store.close?.();
     },

@@ -1,7 +1,7 @@
 // `#/entries/<type>?q=&tag=&ownerId=`: entries of one type, newest first, with free-text search, tag and
 // owner filters (the list route's own `q`, `tag`, `ownerId`) and cursor paging ("Show more").
 import type { Entry } from "../api.js";
-import { fmtDate, fmtNumber, h, hashOf } from "../dom.js";
+import { fmtDate, fmtNumber, h, hashOf, tagBadges } from "../dom.js";
 import type { ViewContext } from "./context.js";
 
 const PAGE = 20;
@@ -13,11 +13,13 @@ function entryItem(e: Entry, filterHash: (tag: string) => string): HTMLElement {
     {},
     h("h3", {}, h("a", { href: hashOf(["entries", e.typeId, e.id]) }, e.name)),
     h("p", { class: "desc clamp" }, e.description),
-    e.tags.length
+    e.tags.length || e.derivedTags.length
       ? h(
           "ul",
           { class: "tags", "aria-label": "Tags" },
-          e.tags.map((t) => h("li", {}, h("a", { class: "badge", href: filterHash(t), "aria-label": `Only entries tagged ${t}` }, t))),
+          tagBadges(e).map(({ tag, attrs }) =>
+            h("li", {}, h("a", { ...attrs, href: filterHash(tag), "aria-label": `Only entries tagged ${tag}` }, tag)),
+          ),
         )
       : null,
     h("p", { class: "muted" }, `by ${e.ownerId} · ${fmtDate(e.dateCreated)}`, specUrl ? [" · ", h("code", {}, specUrl)] : null),

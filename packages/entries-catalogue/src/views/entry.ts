@@ -1,6 +1,6 @@
 // `#/entries/<type>/<id>`: one entry, and for a catalogued API its inventory as an operations table.
 import { ApiError, type Inventory } from "../api.js";
-import { fmtDate, h, hashOf } from "../dom.js";
+import { fmtDate, h, hashOf, tagBadges } from "../dom.js";
 import { operationsTable } from "../ops-table.js";
 import type { ViewContext } from "./context.js";
 import { specDiffSection } from "./spec-diff.js";
@@ -37,16 +37,12 @@ export async function entryView(ctx: ViewContext): Promise<Node> {
       h(
         "dd",
         {},
-        entry.tags.length
+        entry.tags.length || entry.derivedTags.length
           ? h(
               "ul",
               { class: "tags" },
-              entry.tags.map((t) =>
-                h(
-                  "li",
-                  {},
-                  h("a", { class: "badge", href: hashOf(["entries", typeId], { tag: t }), "aria-label": `Entries tagged ${t}` }, t),
-                ),
+              tagBadges(entry).map(({ tag, attrs }) =>
+                h("li", {}, h("a", { ...attrs, href: hashOf(["entries", typeId], { tag }), "aria-label": `Entries tagged ${tag}` }, tag)),
               ),
             )
           : "none",

@@ -13,6 +13,7 @@ export function makeEntry(over: Partial<Entry> = {}): Entry {
     description: "Description",
     customData: { nested: { list: [1, "two", { three: true }] }, unicode: "Ångström ✓" },
     tags: ["a"],
+    derivedTags: [],
     dateCreated: 1_700_000_000_000,
     dateModified: 1_700_000_000_000,
     ...over,

@@ -43,16 +43,15 @@ export function entryChanges(parts: DomainParts) {
     const current = await writable(typeId, id, ownerId, expectModified);
     let inventory: InventoryInput | undefined;
     let typeTags: string[] = [];
-    const previous = await store.getInventory({ typeId, entryId: id });
     if (patch.customData !== undefined)
       patch = { ...patch, customData: dropNullOptionals(type.schema.jsonSchema, patch.customData) as Record<string, unknown> };
     if (patch.customData !== undefined) {
       const prep = await checkCustomData(type, patch.customData, context(signal, requestId));
       inventory = prep.inventory;
       typeTags = prep.tags ?? [];
-    } else typeTags = previous?.tags ?? [];
-    // The tags a catalogue added are recomputed, so a new spec version replaces the old `v...` tag.
-    const own = patch.tags ?? current.tags.filter((t) => !previous?.tags.includes(t));
+    } else typeTags = current.derivedTags;
+    // The tags a catalogue derives are recomputed, so a new spec version replaces the old `v...` tag.
+    const own = patch.tags ?? current.tags;
     const event = await parts.events?.prepare("entry.updated", ownerId);
     const updated = await store.update({
       typeId,
@@ -62,12 +61,13 @@ export function entryChanges(parts: DomainParts) {
         ...(patch.name !== undefined ? { name: patch.name } : {}),
         ...(patch.description !== undefined ? { description: patch.description } : {}),
         ...(patch.customData !== undefined ? { customData: patch.customData } : {}),
-        tags: dedupe([...own, ...typeTags]),
+        tags: dedupe(own),
+        derivedTags: dedupe(typeTags),
         dateModified: Math.max(clock.now(), current.dateModified + 1),
       },
       ...(patch.customData !== undefined ? { inventory: inventory ?? null } : {}),
       expectModified,
-      note: { authorId: ownerId, derivedTags: typeTags, restoredFrom: input.restoredFrom ?? null },
+      note: { authorId: ownerId, restoredFrom: input.restoredFrom ?? null },
       ...(event ? { enqueue: event } : {}),
     });
     if (updated && event) parts.events?.committed();

@@ -30,7 +30,8 @@ export function entriesDomain(deps: DomainDeps): EntriesDomain {
         name: entry.name,
         description: entry.description,
         customData,
-        tags: dedupe([...(entry.tags ?? []), ...(prep.tags ?? [])]),
+        tags: dedupe(entry.tags ?? []),
+        derivedTags: dedupe(prep.tags ?? []),
         dateCreated: now,
         dateModified: now,
       };
@@ -38,7 +39,6 @@ export function entriesDomain(deps: DomainDeps): EntriesDomain {
       await store.create({
         entry: saved,
         inventory: prep.inventory,
-        derivedTags: prep.tags ?? [],
         ...(event ? { enqueue: event(saved) } : {}),
       });
       if (event) events?.committed();

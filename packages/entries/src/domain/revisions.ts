@@ -33,8 +33,13 @@ export function revisionOps(
 
     async restore({ typeId, id, revision, ownerId, expectModified, signal, requestId }) {
       const r = await found(typeId, id, revision);
-      const own = r.tags.filter((t) => !r.derivedTags.includes(t));
-      const patch = { name: r.name, description: r.description, customData: r.customData, tags: own };
+      // revisions kept before derived tags were apart (backfilled, derivedTags []) hold them in `tags`: left as they are
+      const patch = {
+        name: r.name,
+        description: r.description,
+        customData: r.customData,
+        tags: r.tags.filter((t) => !r.derivedTags.includes(t)),
+      };
       return change({ typeId, id, ownerId, patch, expectModified, restoredFrom: revision, signal, requestId });
     },
   };

@@ -1,8 +1,8 @@
 // The `apis` submission step: fetch specUrl safely, have the validation address judge it, catalogue it.
 
+import { type SafeFetchOptions, SpecFetchError } from "@mountkit/core/outbound";
 import { specRuntime } from "#spec-runtime";
 import { entriesError } from "../errors.js";
-import { type SafeFetchOptions, SpecFetchError } from "@mountkit/core/outbound";
 import { type ValidateRequest, type ValidationClient, ValidatorUnavailableError } from "../openapi/client.js";
 import { SpecPoolBusyError } from "../openapi/pool-types.js";
 import type { ValidationOutcome } from "../openapi/validate.js";

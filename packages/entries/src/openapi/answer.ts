@@ -1,10 +1,11 @@
 // The validation address's judgement of one request body: a posted document, or the one at `{ "url": ... }`.
+
+import { type SafeFetchOptions, SpecFetchError } from "@mountkit/core/outbound";
 import { specRuntime } from "#spec-runtime";
 import { entriesError } from "../errors.js";
-import { type SafeFetchOptions, SpecFetchError } from "@mountkit/core/outbound";
-import { sameOriginFetcher } from "./same-origin.js";
 import { decodeText, parseText } from "./parse.js";
 import { type SpecPool, SpecPoolBusyError } from "./pool-types.js";
+import { sameOriginFetcher } from "./same-origin.js";
 import type { ValidationAnswer } from "./validate.js";
 
 const isUrlRequest = (v: unknown): v is { url: string } =>

@@ -1,6 +1,7 @@
 // The spec pool's contract, shared by every runtime: options, requests, and the "not judged" error (answered 503).
-import type { LintOptions, LintTask } from "./lint-types.js";
+
 import type { SpecLimits } from "./limits.js";
+import type { LintOptions, LintTask } from "./lint-types.js";
 import type { ValidationOutcome } from "./validate.js";
 
 export interface SpecPoolOptions {

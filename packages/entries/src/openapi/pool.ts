@@ -3,8 +3,8 @@
 // judging small anchor-free documents inline, under a step budget (inlineBelowBytes, inlineMaxSteps).
 import { availableParallelism } from "node:os";
 import { prepareWorkerModule, type WorkerModuleSpec } from "@mountkit/core/worker-module";
-import { failedLint, lintTask } from "./lint-types.js";
 import { DEFAULT_INLINE_MAX_STEPS, DEFAULT_SPEC_LIMITS, limitMessages, mayHaveAnchors, StepBudgetExceeded, stepBudget } from "./limits.js";
+import { failedLint, lintTask } from "./lint-types.js";
 import { decodeText } from "./parse.js";
 import { type PoolValidateRequest, type SpecPool, SpecPoolBusyError, type SpecPoolOptions } from "./pool-types.js";
 import { type ProcessPool, processPool } from "./process-pool.js";

@@ -4,8 +4,8 @@
 // from taking the host with it); either way the caller gets a verdict and the next document a fresh process.
 import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { failedLint, type LintReport, type LintTask } from "./lint-types.js";
 import { limitMessages } from "./limits.js";
+import { failedLint, type LintReport, type LintTask } from "./lint-types.js";
 import { type PoolValidateRequest, SpecPoolBusyError } from "./pool-types.js";
 import type { ValidationOutcome } from "./validate.js";
 import type { FromWorker, ToWorker, WorkerTask } from "./worker.js";

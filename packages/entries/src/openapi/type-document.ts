@@ -84,17 +84,18 @@ function entrySchemas(c: DocumentContext, customData: JsonSchema): Record<string
     }),
     [`${P}Entry`]: {
       type: "object",
-      required: ["id", "typeId", "ownerId", "name", "description", "customData", "tags", "dateCreated", "dateModified"],
+      required: ["id", "typeId", "ownerId", "name", "description", "customData", "tags", "derivedTags", "dateCreated", "dateModified"],
       properties: {
         id: { type: "string", description: "Generated identifier." },
         typeId: { type: "string", const: c.type.id },
         ownerId: { type: "string", description: "`sub` of the token that created the entry." },
         ...common,
         customData,
-        tags: {
-          ...tags,
-          maxItems: L.tags + 3,
-          description: "The submitted tags, then the ones a catalogue adds (`api`, `openapi`, `v<version>`).",
+        tags: { ...tags, description: "The tags as submitted." },
+        derivedTags: {
+          type: "array",
+          items: { type: "string" },
+          description: "The tags the type's catalogue step derived (`api`, `openapi`, `v<version>` for `apis`); `?tag=` matches them too.",
         },
         dateCreated: { type: "integer", format: "int64", description: "Epoch milliseconds." },
         dateModified: { type: "integer", format: "int64", description: "Epoch milliseconds." },

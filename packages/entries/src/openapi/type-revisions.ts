@@ -48,7 +48,11 @@ export function revisionsPart(c: DocumentContext, customData: unknown) {
         description: { type: "string" },
         customData,
         tags: { type: "array", items: { type: "string" }, description: "The entry's tags after the change." },
-        derivedTags: { type: "array", items: { type: "string" }, description: "Those of `tags` the type's catalogue step added." },
+        derivedTags: {
+          type: "array",
+          items: { type: "string" },
+          description: "The tags the type's catalogue step derived, apart from `tags`.",
+        },
         restoredFrom: { type: ["integer", "null"], description: "The revision this change restored." },
       },
     },

@@ -1,8 +1,8 @@
 // The OpenAPI validation behind the validation address: hard errors only for what blocks cataloguing, the rest as warnings.
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { catalogue, type Inventory } from "../inventory/catalogue.js";
-import type { LintReport } from "./lint-types.js";
 import { DEFAULT_SPEC_LIMITS, limitMessages, type SpecLimits, type StepBudget, StepBudgetExceeded, stepBudget } from "./limits.js";
+import type { LintReport } from "./lint-types.js";
 import { checkDocument, decodeText, type ParsedSpec, parseSpec, parseText, type SpecIssue } from "./parse.js";
 import { withPositions } from "./positions.js";
 import { checkRefs, type ExternalLoader, type PointerResolver, pointerResolver } from "./refs.js";

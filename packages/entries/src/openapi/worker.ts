@@ -3,9 +3,9 @@
 // External `$ref` documents are fetched by the parent (it holds the spec-fetch policy) over the IPC channel.
 import { readdirSync } from "node:fs";
 import { getPriority, setPriority } from "node:os";
+import type { SpecLimits } from "./limits.js";
 import { lintDocument, preloadSpectral } from "./lint.js";
 import type { LintReport, LintTask } from "./lint-types.js";
-import type { SpecLimits } from "./limits.js";
 import { decodeText } from "./parse.js";
 import { type ValidationOutcome, validateSpec } from "./validate.js";
 

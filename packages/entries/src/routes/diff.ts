@@ -8,9 +8,15 @@ import { errorSchema } from "../errors.js";
 import { revisionParams } from "./schemas.js";
 
 const change = z.object({
-  kind: z.enum(CHANGE_KINDS).describe("How the change affects existing clients; `breaking`: a client written for `base` may fail on `head`"),
+  kind: z
+    .enum(CHANGE_KINDS)
+    .describe("How the change affects existing clients; `breaking`: a client written for `base` may fail on `head`"),
   action: z.enum(CHANGE_ACTIONS),
-  path: z.string().describe("JSON Pointer of the changed node: in `head` for `add`, in `base` otherwise (both as compared: Swagger 2.0 upgraded to OpenAPI 3.0)"),
+  path: z
+    .string()
+    .describe(
+      "JSON Pointer of the changed node: in `head` for `add`, in `base` otherwise (both as compared: Swagger 2.0 upgraded to OpenAPI 3.0)",
+    ),
   before: z.unknown().optional().describe("The value before, when at most about 512 characters of JSON"),
   after: z.unknown().optional().describe("The value after, likewise"),
   valueElided: z.boolean().optional().describe("`before`/`after` were left out for their size"),
@@ -21,7 +27,9 @@ const change = z.object({
 const side = z.object({ openapi: z.string(), title: z.string(), version: z.string() });
 export const specDiffSchema = z.object({
   breaking: z.boolean().describe("At least one change is breaking"),
-  counts: z.object(Object.fromEntries(CHANGE_KINDS.map((k) => [k, z.number().int()])) as Record<(typeof CHANGE_KINDS)[number], z.ZodNumber>),
+  counts: z.object(
+    Object.fromEntries(CHANGE_KINDS.map((k) => [k, z.number().int()])) as Record<(typeof CHANGE_KINDS)[number], z.ZodNumber>,
+  ),
   changeCount: z.number().int().describe("All changes found; `changes` lists at most 1,000, breaking first"),
   changes: z.array(change),
   base: side,

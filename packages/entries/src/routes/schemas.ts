@@ -35,7 +35,8 @@ export const entry = z.object({
   name: z.string(),
   description: z.string(),
   customData: z.record(z.string(), z.unknown()),
-  tags: z.array(z.string()),
+  tags: z.array(z.string()).describe("The tags as submitted"),
+  derivedTags: z.array(z.string()).describe("The tags the catalogue derived (`api`, `openapi`, `v<version>` for `apis`)"),
   dateCreated: z.number().int(),
   dateModified: z.number().int(),
 });
@@ -51,7 +52,7 @@ export const revision = z.object({
   description: z.string(),
   customData: z.record(z.string(), z.unknown()),
   tags: z.array(z.string()).describe("The entry's tags after the change"),
-  derivedTags: z.array(z.string()).describe("Those of `tags` the type's catalogue step added"),
+  derivedTags: z.array(z.string()).describe("The tags the type's catalogue step derived, apart from `tags`"),
   restoredFrom: z.number().int().nullable().describe("The revision this change restored"),
 });
 

@@ -32,11 +32,11 @@ export function memoryEntriesStore(): EntriesStore {
   return {
     jobs,
     webhooks: memoryWebhookStore(),
-    async create({ entry, inventory, derivedTags, enqueue }) {
+    async create({ entry, inventory, enqueue }) {
       const k = key(entry.typeId, entry.id);
       if (entries.has(k)) throw new Error(`entry ${entry.id} already exists`);
       entries.set(k, copy(entry));
-      keep(entry, { authorId: entry.ownerId, derivedTags: derivedTags ?? [] });
+      keep(entry, { authorId: entry.ownerId });
       if (inventory) inventories.set(k, copy(inventory));
       for (const j of enqueue ?? []) await jobs.enqueue(j);
     },
@@ -50,7 +50,7 @@ export function memoryEntriesStore(): EntriesStore {
       for (const e of entries.values()) {
         if (e.typeId !== typeId) continue;
         if (ownerId !== undefined && e.ownerId !== ownerId) continue;
-        if (tag !== undefined && !e.tags.includes(tag)) continue;
+        if (tag !== undefined && !e.tags.includes(tag) && !e.derivedTags.includes(tag)) continue;
         if (needle !== undefined && !asciiLower(e.name).includes(needle) && !asciiLower(e.description).includes(needle)) continue;
         if (after && compareEntries(after, e) >= 0) continue;
         out.push(e);
@@ -64,7 +64,7 @@ export function memoryEntriesStore(): EntriesStore {
       if (!e || e.ownerId !== ownerId || (expectModified !== undefined && e.dateModified !== expectModified)) return null;
       const next: Entry = { ...e, ...copy(changes) };
       entries.set(k, next);
-      keep(next, note ?? { authorId: ownerId, derivedTags: [] });
+      keep(next, note ?? { authorId: ownerId });
       if (inventory === null) inventories.delete(k);
       else if (inventory) inventories.set(k, copy(inventory));
       for (const j of enqueue?.(copy(next)) ?? []) await jobs.enqueue(j);
@@ -118,7 +118,7 @@ export function revisionOf(e: Entry, revision: number, note: RevisionNote): Entr
     description: e.description,
     customData: structuredClone(e.customData),
     tags: [...e.tags],
-    derivedTags: [...note.derivedTags],
+    derivedTags: [...e.derivedTags],
     restoredFrom: note.restoredFrom ?? null,
   };
 }

@@ -11,7 +11,10 @@ export interface Entry<C = Record<string, unknown>> {
   name: string;
   description: string;
   customData: C;
+  /** The tags as the owner submitted them. */
   tags: string[];
+  /** The tags the type's catalogue step derived (`api`, `openapi`, `v<version>` for `apis`), kept apart. */
+  derivedTags: string[];
   /** Epoch milliseconds. */
   dateCreated: number;
   dateModified: number;
@@ -55,9 +58,9 @@ export interface EntryRevision<C = Record<string, unknown>> {
   name: string;
   description: string;
   customData: C;
-  /** The entry's tags after the change... */
+  /** The entry's submitted tags after the change. */
   tags: string[];
-  /** ...of which these were added by the type's catalogue step (not by the author). */
+  /** The tags the type's catalogue step derived after the change. */
   derivedTags: string[];
   /** The revision this change restored, else null. */
   restoredFrom: number | null;
@@ -66,7 +69,6 @@ export interface EntryRevision<C = Record<string, unknown>> {
 /** What a change records beside the entry's new fields (see `EntryRevision`). */
 export interface RevisionNote {
   authorId: string;
-  derivedTags: string[];
   restoredFrom?: number | null;
 }
 
@@ -81,11 +83,11 @@ export interface EntriesStore {
    * Saves a new entry, its revision 1 (authored by its owner) and, when given, its inventory, atomically. Entry
    * ids are unique per store. `enqueue`: jobs (the change's events) queued on `jobs` in the same transaction.
    */
-  create(input: { entry: Entry; inventory?: InventoryInput; derivedTags?: string[]; enqueue?: readonly NewJob[] }): Promise<void>;
+  create(input: { entry: Entry; inventory?: InventoryInput; enqueue?: readonly NewJob[] }): Promise<void>;
   get(input: { typeId: string; id: string }): Promise<Entry | null>;
   /**
    * Entries of one type, newest first (`dateCreated` desc, `id` desc), strictly after `after` when given,
-   * at most `limit`. `tag` keeps entries carrying that tag; `ownerId` keeps that owner's entries; `q` keeps
+   * at most `limit`. `tag` keeps entries carrying that tag (submitted or derived); `ownerId` keeps that owner's entries; `q` keeps
    * entries whose `name` or `description` contains it as a substring, ignoring the case of ASCII letters only
    * (A-Z = a-z; every other character matches exactly, so every store agrees whatever its locale).
    */
@@ -101,7 +103,7 @@ export interface EntriesStore {
     typeId: string;
     id: string;
     ownerId: string;
-    changes: Partial<Pick<Entry, "name" | "description" | "customData" | "tags">> & { dateModified: number };
+    changes: Partial<Pick<Entry, "name" | "description" | "customData" | "tags" | "derivedTags">> & { dateModified: number };
     inventory?: InventoryInput | null;
     expectModified?: number;
     note?: RevisionNote;

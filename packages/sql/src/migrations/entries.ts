@@ -76,5 +76,44 @@ export const entriesMigrations: MigrationSet = {
         ]);
       },
     },
+    {
+      version: 3,
+      name: "derived tags apart from submitted ones",
+      async up(db) {
+        await exec(db, ["alter table entries add column derived_tags text not null default '[]'"]);
+        // a catalogued entry's derived tags are its inventory's: they leave `tags` for `derived_tags`
+        const rows = await db
+          .selectFrom("entries as e")
+          .innerJoin("entries_inventories as i", (j) => j.onRef("i.type_id", "=", "e.type_id").onRef("i.entry_id", "=", "e.id"))
+          .select(["e.type_id", "e.id", "e.tags", "i.tags as derived"])
+          .execute();
+        for (const r of rows as Array<{ type_id: string; id: string; tags: string; derived: string }>) {
+          const derived: string[] = JSON.parse(r.derived);
+          const own = (JSON.parse(r.tags) as string[]).filter((t) => !derived.includes(t));
+          await db
+            .updateTable("entries")
+            .set({ tags: JSON.stringify(own), derived_tags: r.derived })
+            .where("type_id", "=", r.type_id)
+            .where("id", "=", r.id)
+            .execute();
+        }
+        // revisions kept since version 2 name their derived tags: those leave `tags` too
+        const revisions = await db
+          .selectFrom("entries_revisions")
+          .select(["type_id", "entry_id", "revision", "tags", "derived_tags"])
+          .where("derived_tags", "<>", "[]")
+          .execute();
+        for (const r of revisions as Array<{ type_id: string; entry_id: string; revision: number; tags: string; derived_tags: string }>) {
+          const derived: string[] = JSON.parse(r.derived_tags);
+          await db
+            .updateTable("entries_revisions")
+            .set({ tags: JSON.stringify((JSON.parse(r.tags) as string[]).filter((t) => !derived.includes(t))) })
+            .where("type_id", "=", r.type_id)
+            .where("entry_id", "=", r.entry_id)
+            .where("revision", "=", r.revision)
+            .execute();
+        }
+      },
+    },
   ],
 };

@@ -61,7 +61,7 @@ export async function keepRevision(trx: Kysely<any>, e: Entry, note: RevisionNot
       description: e.description,
       custom_data: JSON.stringify(e.customData),
       tags: JSON.stringify(e.tags),
-      derived_tags: JSON.stringify(note.derivedTags),
+      derived_tags: JSON.stringify(e.derivedTags),
       restored_from: note.restoredFrom ?? null,
     })
     .execute();

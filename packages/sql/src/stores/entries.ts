@@ -16,6 +16,7 @@ interface EntryRow {
   description: string;
   custom_data: string;
   tags: string;
+  derived_tags: string;
   date_created: number;
   date_modified: number;
 }
@@ -64,6 +65,7 @@ function toEntry(r: EntryRow): Entry {
     description: r.description,
     customData: JSON.parse(r.custom_data),
     tags: JSON.parse(r.tags),
+    derivedTags: JSON.parse(r.derived_tags),
     dateCreated: Number(r.date_created),
     dateModified: Number(r.date_modified),
   };
@@ -135,8 +137,12 @@ async function listEntries(
   if (ownerId !== undefined) q = q.where("owner_id", "=", ownerId);
   if (tag !== undefined) {
     q = pg
-      ? q.where(sql<boolean>`(tags::jsonb) @> jsonb_build_array(${tag}::text)`)
-      : q.where(sql<boolean>`exists (select 1 from json_each(entries.tags) where value = ${tag})`);
+      ? q.where(
+          sql<boolean>`((tags::jsonb) @> jsonb_build_array(${tag}::text) or (derived_tags::jsonb) @> jsonb_build_array(${tag}::text))`,
+        )
+      : q.where(
+          sql<boolean>`(exists (select 1 from json_each(entries.tags) where value = ${tag}) or exists (select 1 from json_each(entries.derived_tags) where value = ${tag}))`,
+        );
   }
   if (text !== undefined) {
     // a substring test (no LIKE, so % and _ are plain characters) on text lower-cased for A-Z only:
@@ -165,7 +171,7 @@ export function sqlEntriesStore(database: SqlDatabase): EntriesStore {
   return {
     jobs: sqlJobStore(database),
     webhooks: sqlWebhookStore(database),
-    async create({ entry, inventory, derivedTags, enqueue }) {
+    async create({ entry, inventory, enqueue }) {
       await db.transaction().execute(async (trx) => {
         await trx
           .insertInto("entries")
@@ -177,11 +183,12 @@ export function sqlEntriesStore(database: SqlDatabase): EntriesStore {
             description: entry.description,
             custom_data: JSON.stringify(entry.customData),
             tags: JSON.stringify(entry.tags),
+            derived_tags: JSON.stringify(entry.derivedTags),
             date_created: entry.dateCreated,
             date_modified: entry.dateModified,
           })
           .execute();
-        await keepRevision(trx, entry, { authorId: entry.ownerId, derivedTags: derivedTags ?? [] });
+        await keepRevision(trx, entry, { authorId: entry.ownerId });
         if (inventory) await putInventory(trx, entry.typeId, entry.id, inventory);
         for (const j of enqueue ?? []) await insertJob(trx, j);
       });
@@ -203,13 +210,14 @@ export function sqlEntriesStore(database: SqlDatabase): EntriesStore {
         if (changes.description !== undefined) set.description = changes.description;
         if (changes.customData !== undefined) set.custom_data = JSON.stringify(changes.customData);
         if (changes.tags !== undefined) set.tags = JSON.stringify(changes.tags);
+        if (changes.derivedTags !== undefined) set.derived_tags = JSON.stringify(changes.derivedTags);
         let q = trx.updateTable("entries").set(set).where("type_id", "=", typeId).where("id", "=", id).where("owner_id", "=", ownerId);
         // compare-and-set: PostgreSQL re-checks the condition on the row it waited for, SQLite writes one at a time
         if (expectModified !== undefined) q = q.where("date_modified", "=", expectModified);
         const row = await q.returningAll().executeTakeFirst();
         if (!row) return null;
         const updated = toEntry(row);
-        await keepRevision(trx, updated, note ?? { authorId: ownerId, derivedTags: [] });
+        await keepRevision(trx, updated, note ?? { authorId: ownerId });
         if (inventory !== undefined) {
           await dropInventory(trx, typeId, id);
           if (inventory !== null) await putInventory(trx, typeId, id, inventory);
