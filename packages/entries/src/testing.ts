@@ -2,6 +2,7 @@
 import { refusedOrAnswered, type SkipGroup, skipLookup } from "@mountkit/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeEntry, makeInventory, type Register, uid } from "./conformance/fixtures.js";
+import { outboxTests } from "./conformance/outbox.js";
 import { revisionTests } from "./conformance/revisions.js";
 import type { EntriesStore, Entry } from "./store/types.js";
 
@@ -256,5 +257,6 @@ export function describeEntriesStore(name: string, factory: () => Promise<Entrie
     listTests(test, s);
     changeTests(test, s);
     revisionTests(test, s);
+    outboxTests(test, s);
   });
 }
