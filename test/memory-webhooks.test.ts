@@ -2,6 +2,7 @@
 // on SQLite and PostgreSQL, where each event's job is written in the transaction of the change it reports.
 import { createMemoryService, type Extractor, ruleBasedExtractor } from "@mountkit/memory";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../packages/memory/src/cli.js";
 import { call, forEachAdapter } from "./harness.js";
 import { type Received, type Receiver, startReceiver } from "./webhook-receiver.js";
 
@@ -111,6 +112,34 @@ forEachAdapter(
         expect((await call(hooks(`/${id}`), { headers: A })).status).toBe(404);
         expect((await call(hooks())).status).toBe(401);
         expect((await call(hooks(), { headers: { authorization: "Bearer mk_not_a_real_key_123456" } })).status).toBe(401);
+      });
+
+      it("are managed from the command line with the brain's key: mountkit-memory webhooks create, list, deliveries, delete", async () => {
+        const run = async (...argv: string[]) => {
+          const out: string[] = [];
+          const err: string[] = [];
+          const env = { MOUNTKIT_URL: t.url, MOUNTKIT_TOKEN: KEY_A };
+          const code = await runCli(argv, {
+            openStore: () => Promise.reject(new Error("no store")),
+            out: (l) => out.push(l),
+            err: (l) => err.push(l),
+            env,
+          });
+          return { code, out: out.join("\n"), err: err.join("\n") };
+        };
+        const created = await run("webhooks", "create", "--url", receiver.url, "--event", "episode.done", "--json");
+        expect(created.code, created.err).toBe(0);
+        const sub = JSON.parse(created.out);
+        expect(sub).toMatchObject({ url: receiver.url, events: ["episode.done"], secret: expect.stringMatching(/^whsec_/) });
+        expect((await call(hooks(`/${sub.id}`), { headers: A })).status).toBe(200);
+        const list = await run("webhooks", "list");
+        expect(list.out).toContain(sub.id);
+        expect((await run("webhooks", "deliveries", sub.id)).code).toBe(0);
+        const refused = await run("webhooks", "create", "--url", receiver.url, "--event", "entry.created");
+        expect(refused.code).toBe(1);
+        expect(refused.err).toMatch(/^400: /);
+        expect((await run("webhooks", "delete", sub.id)).code).toBe(0);
+        expect((await call(hooks(`/${sub.id}`), { headers: A })).status).toBe(404);
       });
 
       it("refuse bad URLs, unknown event types (an entries type among them) and unknown fields with 400 and the error body", async () => {

@@ -1,8 +1,10 @@
 // `mountkit-memory keys create|revoke|list`: API-key administration against any MemoryStore.
 // The store comes from a module exporting `openMemoryStore(env): Promise<{ store, close? }>`, named by
 // --store-module or MEMORY_STORE_MODULE (the SQL package provides one); hosts can call runCli directly
-// (`@mountkit/memory/cli`: Node only, so it stays off the root entry).
+// (`@mountkit/memory/cli`: Node only, so it stays off the root entry). `mountkit-memory webhooks …` manages a
+// brain's webhook subscriptions over the HTTP API, with the brain's key (the core's `mountkit webhooks`).
 import { pathToFileURL } from "node:url";
+import { webhooksCommand } from "@mountkit/core/webhooks-cli";
 import { createApiKey, revokeApiKey } from "./auth/keys.js";
 import type { MemoryStore } from "./store/types.js";
 
@@ -10,12 +12,17 @@ export interface CliIo {
   openStore(): Promise<{ store: MemoryStore; close?(): Promise<void> }>;
   out(line: string): void;
   err(line: string): void;
+  /** Where `webhooks` commands read MOUNTKIT_URL and MOUNTKIT_TOKEN; default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 const USAGE = `usage:
   mountkit-memory keys create --brain <brainId> [--label <text>] [--key <secret>]
   mountkit-memory keys revoke <keyId>
   mountkit-memory keys list [--brain <brainId>] [--json]
+  mountkit-memory webhooks list|create|show|update|delete|deliveries|redeliver ...   (mountkit-memory webhooks --help)
+                 a brain's subscriptions on a running server: --server <url> --token <API key>
+                 (or MOUNTKIT_URL, MOUNTKIT_TOKEN)
 options:
   --store-module <path|package>  module exporting openMemoryStore(env) (or env MEMORY_STORE_MODULE)`;
 
@@ -41,6 +48,7 @@ function parse(argv: string[]): { positional: string[]; flags: Map<string, strin
 
 /** Runs one command; returns the process exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  if (argv[0] === "webhooks") return webhooks(argv.slice(1), io);
   const { positional, flags } = parse(argv);
   const [group, command, arg] = positional;
   const str = (name: string) => (typeof flags.get(name) === "string" ? (flags.get(name) as string) : undefined);
@@ -87,6 +95,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   } finally {
     await close?.();
   }
+}
+
+/** `webhooks …`: the core's subscription commands, on the memory service's routes unless `--service`/`--path` says otherwise. */
+function webhooks(argv: string[], io: CliIo): Promise<number> {
+  const chosen = argv.some((a) => /^--(service|path)(=|$)/.test(a));
+  const lines = (write: (line: string) => void) => ({ write: (s: string) => write(s.replace(/\n$/, "")) });
+  return webhooksCommand(chosen ? argv : [...argv, "--service", "memory"], io.env ?? process.env, lines(io.out), lines(io.err));
 }
 
 /** The `mountkit-memory` command itself (started by `cli-bin.ts`). */
