@@ -1,9 +1,9 @@
-// `npm run bench -- <name> [args]`: runs bench/<name>.ts (adapters, support, memory, entries, storage, widget, imports, hardening, lint).
+// `npm run bench -- <name> [args]`: runs bench/<name>.ts (adapters, support, memory, entries, storage, widget, imports, hardening, lint, webhooks).
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const [name, ...args] = process.argv.slice(2);
-const known = ["adapters", "support", "memory", "entries", "storage", "widget", "imports", "hardening", "lint"];
+const known = ["adapters", "support", "memory", "entries", "storage", "widget", "imports", "hardening", "lint", "webhooks"];
 const exists = (file: string) => existsSync(fileURLToPath(new URL(file, import.meta.url)));
 const names = name ? [name] : known.filter((n) => exists(`./${n}.ts`) || (n === "hardening" && exists("./hardening-stalled.ts")));
 if (name && !known.includes(name)) {

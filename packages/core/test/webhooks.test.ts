@@ -11,8 +11,8 @@ import {
   eventJob,
   memoryWebhookStore,
   newSecret,
-  startWebhooks,
   type Subscription,
+  startWebhooks,
   type WebhookDispatcher,
   type WebhookOptions,
   type WebhookStore,
@@ -56,7 +56,17 @@ function setup(options: WebhookOptions = {}) {
 }
 
 async function subscribe(store: WebhookStore, url: string, scope = "s:1", events = ["*"]): Promise<Subscription> {
-  const s: Subscription = { id: `whs_${Math.random().toString(36).slice(2)}`, scope, url, events, secret: newSecret(), description: "", enabled: true, createdAt: 0, updatedAt: 0 };
+  const s: Subscription = {
+    id: `whs_${Math.random().toString(36).slice(2)}`,
+    scope,
+    url,
+    events,
+    secret: newSecret(),
+    description: "",
+    enabled: true,
+    createdAt: 0,
+    updatedAt: 0,
+  };
   await store.createSubscription(s);
   return s;
 }
@@ -139,6 +149,24 @@ describe("webhooks", () => {
     expect(d!.attempts[0]).toMatchObject({ status: null });
     expect(d!.attempts[0]!.error).toMatch(/loopback/);
     expect(r.got).toHaveLength(0);
+  });
+
+  it("an event whose fan-out runs after a subscription was made does not reach that subscription", async () => {
+    const r = await receiver();
+    open.push(r);
+    const store = memoryWebhookStore();
+    const jobs = memoryJobStore();
+    const e = webhookEvent({ type: "thing.created", scope: "s:1", subject: "t1", data: { n: 1 }, now: Date.now() - 1000 });
+    await jobs.enqueue(eventJob("test", e));
+    const early = await subscribe(store, `${r.url}?early`);
+    await store.updateSubscription({ ...early, createdAt: e.occurredAt - 1 });
+    const late: Subscription = { ...(await subscribe(store, `${r.url}?late`)), createdAt: Date.now() };
+    await store.updateSubscription(late);
+    const hooks = startWebhooks({ service: "test", store, jobs, clock: systemClock, options: { allowPrivate: true, pollMs: 10 } });
+    open.push(hooks);
+    await hooks.idle();
+    expect(r.got).toHaveLength(1);
+    expect(await store.listDeliveries(late.id, { limit: 10 })).toEqual([]);
   });
 
   it("delivers only to subscriptions of the event's scope and type", async () => {

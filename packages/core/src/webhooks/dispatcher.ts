@@ -79,7 +79,8 @@ function handlers(o: {
   const { store, clock, schedule, send, log, wakeDelivery } = o;
   async function fanout(job: Job<WebhookEvent>) {
     const event = job.payload;
-    const subs = await store.matchingSubscriptions(event.scope, event.type);
+    // a subscription made after the event (its fan-out ran late, or again) does not get it
+    const subs = (await store.matchingSubscriptions(event.scope, event.type)).filter((s) => s.createdAt <= event.occurredAt);
     if (!subs.length) return;
     const payload = payloadOf(event);
     for (const sub of subs) {
