@@ -25,12 +25,16 @@ afterAll(async () => {
 
 async function run(...argv: string[]) {
   let out = "";
-  let err = "";
   const token = await signHs256(SECRET, { sub: "cli-owner" });
-  const write = (f: (s: string) => void) => ({ write: (s: string) => (f(s), true) }) as unknown as NodeJS.WriteStream;
+  const stdout = {
+    write: (s: string) => {
+      out += s;
+      return true;
+    },
+  } as unknown as NodeJS.WriteStream;
   const env = { MOUNTKIT_URL: running.url, MOUNTKIT_TOKEN: token };
-  const code = await main(argv, env, write((s) => (out += s)));
-  return { code, out, err };
+  const code = await main(argv, env, stdout);
+  return { code, out };
 }
 
 it("manages subscriptions and deliveries from the command line", async () => {

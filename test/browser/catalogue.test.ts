@@ -80,7 +80,7 @@ describeBrowser("API catalogue in Chromium", () => {
   // one store behind the three adapters' services, as processes share a database: GitHub's 13 MB spec is
   // catalogued once (through whichever adapter runs first), not three times on a busy machine
   const store = memoryEntriesStore();
-  let github: Promise<{ id: string; tags: string[] }> | undefined;
+  let github: Promise<{ id: string; tags: string[]; derivedTags: string[] }> | undefined;
 
   beforeAll(async () => {
     browser = await launchChromium((chromium as { path: string }).path);
@@ -127,7 +127,7 @@ describeBrowser("API catalogue in Chromium", () => {
           body: { name, description, customData: { specUrl }, tags },
         });
         expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(201);
-        return r.body as { id: string; tags: string[] };
+        return r.body as { id: string; tags: string[]; derivedTags: string[] };
       };
       const table = () => page.locator("mountkit-catalogue table.ops");
       const column = (n: number) => table().locator(`tbody tr td:nth-child(${n})`).allInnerTexts();
