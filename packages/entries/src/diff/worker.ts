@@ -2,7 +2,7 @@
 // `{ url }` fetched by the parent under the spec-fetch policy) and answers the diff, off the host's event loop and inside
 // the same heap cap as the validation processes. It speaks the spec pool's protocol (openapi/worker.ts): `task` in;
 // `fetch` out and `fetched` back; one `done` or `failed`.
-import { getPriority, setPriority } from "node:os";
+import { lowerPriority, parentFetches } from "../openapi/child-ipc.js";
 import type { SpecLimits } from "../openapi/limits.js";
 import { decodeText } from "../openapi/parse.js";
 import type { FromWorker, ToWorker } from "../openapi/worker.js";
@@ -21,16 +21,7 @@ function send(m: FromWorker | { type: "done"; outcome: DiffTaskOutcome }): void 
   process.send?.(m);
 }
 
-const waiting = new Map<number, { resolve: (b: Uint8Array) => void; reject: (e: Error) => void }>();
-let nextFetch = 0;
-
-function fetchThroughParent(url: string): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
-    const id = nextFetch++;
-    waiting.set(id, { resolve, reject });
-    send({ type: "fetch", id, url });
-  });
-}
+const parent = parentFetches((id, url) => send({ type: "fetch", id, url }));
 
 const badRequest = (message: string): DiffTaskOutcome => ({ ok: false, request: true, errors: [{ path: "", message }] });
 
@@ -44,7 +35,7 @@ async function side(name: "base" | "head", v: unknown, canFetch: boolean): Promi
   if (keys.length !== 1 || typeof url !== "string") return JSON.stringify(v);
   if (!canFetch) return { path: `${name}/url`, message: "documents are not fetched here" };
   try {
-    return await fetchThroughParent(url);
+    return await parent.fetch(url);
   } catch (e) {
     return { path: `${name}/url`, message: (e as Error).message };
   }
@@ -76,24 +67,13 @@ function onMessage(m: ToWorker | { type: "task"; task: DiffTask }): void {
     return;
   }
   if (m.type !== "fetched") return;
-  const w = waiting.get(m.reply.id);
-  if (!w) return;
-  waiting.delete(m.reply.id);
-  if ("bytes" in m.reply) w.resolve(m.reply.bytes);
-  else w.reject(new Error(m.reply.error));
+  parent.settle(m.reply);
 }
 
 // Only as a child with an IPC channel (see openapi/worker.ts); the niceness argument is applied there for validation
 // processes, and here by the same rule: lower, when allowed.
 if (process.send) {
-  const by = Number(process.argv[2] ?? 0);
-  if (by > 0) {
-    try {
-      setPriority(Math.min(19, getPriority() + by));
-    } catch {
-      // not allowed: the process runs at the host's priority
-    }
-  }
+  lowerPriority(Number(process.argv[2] ?? 0));
   process.on("message", onMessage);
   send({ type: "ready" });
   process.on("disconnect", () => process.exit(0));

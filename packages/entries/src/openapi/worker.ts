@@ -1,8 +1,7 @@
 // The spec pool's child process: parses, validates and catalogues one document at a time, off the host's event loop and
 // inside its own heap cap (`--max-old-space-size`), so a document that exhausts it ends this process and never the host.
 // External `$ref` documents are fetched by the parent (it holds the spec-fetch policy) over the IPC channel.
-import { readdirSync } from "node:fs";
-import { getPriority, setPriority } from "node:os";
+import { type FetchReply, lowerPriority, parentFetches } from "./child-ipc.js";
 import type { SpecLimits } from "./limits.js";
 import { lintDocument, preloadSpectral } from "./lint.js";
 import type { LintReport, LintTask } from "./lint-types.js";
@@ -20,8 +19,6 @@ export interface WorkerTask {
   lint?: LintTask;
 }
 
-export type FetchReply = { id: number; bytes: Uint8Array } | { id: number; error: string };
-
 /** Parent to child. */
 export type ToWorker = { type: "task"; task: WorkerTask } | { type: "fetched"; reply: FetchReply };
 /**
@@ -36,48 +33,18 @@ export type FromWorker =
   | { type: "linted"; lint: LintReport }
   | { type: "failed"; message: string };
 
-/**
- * Validation is background work: on a host with fewer free cores than busy workers, a worker at the event loop's
- * priority takes half of its core while a 16 MB document is validated, and the event loop's GC waits on helper threads
- * starved the same way (issue #10: unrelated requests waited hundreds of ms). Linux gives each thread its own nice
- * value, so each thread this process already has is lowered (threads started later inherit it); elsewhere the process
- * is lowered as a whole, and when not allowed nothing changes.
- */
-function lowerPriority(by: number): void {
-  if (!(by > 0)) return;
-  const lower = (id: number) => setPriority(id, Math.min(19, getPriority(id) + by));
-  try {
-    for (const tid of readdirSync("/proc/self/task")) lower(Number(tid));
-  } catch {
-    try {
-      lower(0);
-    } catch {
-      // not allowed: the worker runs at the host's priority
-    }
-  }
-}
-
 function send(m: FromWorker): void {
   process.send?.(m);
 }
 
-const waiting = new Map<number, { resolve: (b: Uint8Array) => void; reject: (e: Error) => void }>();
-let nextFetch = 0;
-
-function fetchThroughParent(url: URL): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
-    const id = nextFetch++;
-    waiting.set(id, { resolve, reject });
-    send({ type: "fetch", id, url: url.href });
-  });
-}
+const parent = parentFetches((id, url) => send({ type: "fetch", id, url }));
 
 /** One fetch per document and task: the validation and the lint resolve the same references. */
 function fetchOnce(): (url: URL) => Promise<Uint8Array> {
   const fetched = new Map<string, Promise<Uint8Array>>();
   return (url) => {
     let bytes = fetched.get(url.href);
-    if (!bytes) fetched.set(url.href, (bytes = fetchThroughParent(url)));
+    if (!bytes) fetched.set(url.href, (bytes = parent.fetch(url.href)));
     return bytes;
   };
 }
@@ -111,11 +78,7 @@ function onMessage(m: ToWorker): void {
     void run(m.task);
     return;
   }
-  const w = waiting.get(m.reply.id);
-  if (!w) return;
-  waiting.delete(m.reply.id);
-  if ("bytes" in m.reply) w.resolve(m.reply.bytes);
-  else w.reject(new Error(m.reply.error));
+  parent.settle(m.reply);
 }
 
 // Only as a child with an IPC channel: imported anywhere else, this module does nothing. Its arguments are the
