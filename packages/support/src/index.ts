@@ -15,9 +15,9 @@ export type {
   WebhookRequest,
 } from "./domain/backend.js";
 export { conversationTopic, EVENT_TYPES, type EventDataMap, type EventNotice, type EventType, productTopic } from "./domain/events.js";
-export { productScope, SUPPORT_EVENTS, type SupportEventType } from "./domain/outbound.js";
 export { formatMetadata, type Metadata, parseMetadata, stripMetadata, withMetadata } from "./domain/metadata.js";
 export { createMirror, type Mirror, type MirrorMessage, type MirrorSnapshot, type MirrorState } from "./domain/mirror.js";
+export { productScope, SUPPORT_EVENTS, type SupportEventType } from "./domain/outbound.js";
 export type { Product, ProductConfig, ProductLimits } from "./domain/products.js";
 export { DEFAULT_LIMITS } from "./domain/products.js";
 export { type CloseAction, isOpen, STATUSES, type State, type Status, stateOf } from "./domain/status.js";

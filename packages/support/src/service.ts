@@ -25,8 +25,8 @@ import { createConversations } from "./domain/conversations.js";
 import { supportEvents } from "./domain/outbound.js";
 import { type ProductConfig, type ProductLimits, type ProductRegistry, productRegistry } from "./domain/products.js";
 import { ErrorSchema } from "./errors.js";
-import { type ClientAddressOptions, clientAddressOf } from "./http/client-address.js";
 import type { SpiToken } from "./http/auth.js";
+import { type ClientAddressOptions, clientAddressOf } from "./http/client-address.js";
 import type { SupportContext } from "./http/context.js";
 import { agentRoutes } from "./routes/agent.js";
 import { publicRoutes } from "./routes/public.js";
@@ -145,9 +145,11 @@ function supportContext(options: SupportServiceOptions): SupportContext & { conf
   const tokens = spiTokens(options.spiToken, spiProduct, configs);
   const { jobs } = store;
   const hooks = startWebhooks({ service: "support", store: store.webhooks, jobs, clock, logger, options: options.webhooks });
-  const conversations = createConversations({ store, bus, clock, ids, logger, events: supportEvents(hooks, clock) });
+  const events = supportEvents(hooks, clock);
+  const conversations = createConversations({ store, bus, clock, ids, logger, events });
   const products = productRegistry(configs, conversations.backend, options.limits);
-  for (const p of products.list()) if (!p.builtin) p.backend.attach?.({ productSlug: p.slug, store, bus, clock, ids, logger, jobs });
+  for (const p of products.list())
+    if (!p.builtin) p.backend.attach?.({ productSlug: p.slug, store, bus, clock, ids, logger, jobs, events });
   const hub = createStreamHub({ store, bus, logger, clock });
   return {
     configs,

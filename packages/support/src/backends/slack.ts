@@ -55,7 +55,7 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
 
     attach(cx) {
       if (s.at) throw new Error("a slack backend serves one product of one service");
-      s.at = { cx, mirror: createMirror({ store: cx.store, bus: cx.bus, clock: cx.clock, logger: cx.logger }) };
+      s.at = { cx, mirror: createMirror({ store: cx.store, bus: cx.bus, clock: cx.clock, logger: cx.logger, events: cx.events }) };
       s.worker = createWorker<SlackMessage>({
         store: cx.jobs,
         queue: s.queue,

@@ -49,6 +49,7 @@ export function spiBackend(options: SpiBackendOptions): CustomerBackend {
           bus: cx.bus,
           clock: cx.clock,
           logger: cx.logger,
+          events: cx.events,
           publicConversationId: (id) => id.slice(prefix.length),
           publicMessageId: (id, conversationId) => id.slice(conversationId.length + 1),
         }),

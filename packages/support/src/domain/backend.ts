@@ -1,10 +1,12 @@
 // What a product's backend must do for the customer-facing interfaces (A and B). The built-in backend
 // is the service's own store; `spiBackend`, `githubBackend` and `slackBackend` keep the conversation elsewhere
 // and mirror it into the store's event log so streams work the same way.
+
 import type { Clock, IdGenerator, Logger } from "@mountkit/core";
 import type { JobStore, PubSub } from "@mountkit/core/jobs";
 import type { ConversationRecord, Rating, SupportStore } from "../store/types.js";
 import type { ConversationPage } from "./cursor.js";
+import type { SupportEvents } from "./outbound.js";
 import type { CloseAction, Status } from "./status.js";
 import type { ConversationView, Summary } from "./wire.js";
 
@@ -23,6 +25,8 @@ export interface BackendContext {
   logger: Logger;
   /** Durable when the store is (SQL); jobs of a backend use queue names of their own. */
   jobs: JobStore;
+  /** The service's outbound events: a mirror's writes carry theirs (docs/support.md#webhooks). */
+  events?: SupportEvents;
 }
 
 /** A request to a backend's webhook route, body as received (signatures cover the raw bytes). */

@@ -7,6 +7,7 @@ import type { PubSub } from "@mountkit/core/jobs";
 import type { ConversationPatch, ConversationRecord, EventInput, MessageRecord, SupportStore, WriteFailure } from "../store/types.js";
 import type { CustomerScope } from "./backend.js";
 import { conversationTopic, ev } from "./events.js";
+import type { SupportEvents } from "./outbound.js";
 import { type Status, stateOf, statusChangeEffects, wireLabels } from "./status.js";
 import { type Comment, type ConversationView, comment, view } from "./wire.js";
 
@@ -80,6 +81,8 @@ export interface MirrorOptions {
   publicConversationId?: (storedId: string) => string;
   /** The id customers see for a stored message id of a stored conversation (default: the same). */
   publicMessageId?: (storedId: string, conversationId: string) => string;
+  /** The service's outbound events (BackendContext.events): each write carries those it makes. */
+  events?: SupportEvents;
 }
 
 const sameLabels = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
@@ -92,6 +95,7 @@ interface MirrorCx {
   now(): string;
   convId(storedId: string): string;
   msgId(storedId: string, conversationId: string): string;
+  events: SupportEvents | undefined;
 }
 
 /** The stored form of a mirrored message: its dedup key is kept as the `clientMessageId`. */
@@ -137,6 +141,7 @@ async function mutate<R extends { ok: true; seqs: number[] }>(
     if (r === null) return null;
     if (r.ok) {
       notify(x, id, r.seqs);
+      x.events?.committed();
       return r;
     }
     if (r.reason === "not_found") return null;
@@ -180,8 +185,10 @@ async function createMirrored(
       message: recordOf(conversation.id, first),
       events: [],
       dedupKey,
+      enqueue: await x.events?.prepare(conversation.productSlug, null, {}, x),
     });
     if (r.duplicate) return r.conversation;
+    x.events?.committed();
   } catch (error) {
     // another observer created it first: theirs is as good as ours
     const raced = await store.getConversation({ id: conversation.id });
@@ -191,7 +198,8 @@ async function createMirrored(
   for (const m of rest) {
     const c = await store.getConversation({ id: conversation.id });
     if (!c) break;
-    await store.appendMessage({ conversationId: c.id, expectedSeq: c.lastSeq, message: recordOf(c.id, m), patch: {}, events: [] });
+    const enqueue = await x.events?.prepare(c.productSlug, c, {}, x);
+    await store.appendMessage({ conversationId: c.id, expectedSeq: c.lastSeq, message: recordOf(c.id, m), patch: {}, events: [], enqueue });
   }
   return (await store.getConversation({ id: conversation.id }))!;
 }
@@ -211,12 +219,14 @@ function messageChanges(x: MirrorCx): Pick<Mirror, "addMessage" | "editMessage" 
         const at = x.now();
         const message = recordOf(conversationId, m);
         const s = stateChange(c, { status: status ? status(c.status) : c.status }, at);
+        const patch = { ...s.patch, updatedAt: at };
         const w = await store.appendMessage({
           conversationId,
           expectedSeq: c.lastSeq,
           message,
-          patch: { ...s.patch, updatedAt: at },
+          patch,
           events: [ev.newComment(wire(x, message), at), ...s.events],
+          enqueue: await x.events?.prepare(c.productSlug, c, patch, x),
         });
         if (!w.ok && w.reason === "duplicate") {
           duplicate = w.message;
@@ -275,7 +285,8 @@ function conversationChanges(x: MirrorCx): Pick<Mirror, "setState" | "remove"> {
           unchanged = c;
           return null;
         }
-        return store.updateConversation({ conversationId, expectedSeq: c.lastSeq, patch: s.patch, events: s.events });
+        const enqueue = await x.events?.prepare(c.productSlug, c, s.patch, x);
+        return store.updateConversation({ conversationId, expectedSeq: c.lastSeq, patch: s.patch, events: s.events, enqueue });
       });
       return r ? r.conversation : unchanged;
     },
@@ -319,6 +330,7 @@ export function createMirror(o: MirrorOptions): Mirror {
     now: () => iso(clock.now()),
     convId: o.publicConversationId ?? ((id: string) => id),
     msgId: o.publicMessageId ?? ((id: string) => id),
+    events: o.events,
   };
   const mirror: Mirror = {
     create: (input) => createMirrored(x, input),

@@ -20,35 +20,45 @@ export type SupportEventType = (typeof SUPPORT_EVENTS)[number];
 /** The webhook scope of a product's conversations. */
 export const productScope = (productSlug: string) => `support:product:${productSlug}`;
 
+/** The ids customers see for stored ones (a remote SPI's mirrors differ); the same by default. */
+export interface PublicIds {
+  convId(storedId: string): string;
+  msgId(storedId: string, conversationId: string): string;
+}
+
+const SAME_IDS: PublicIds = { convId: (id) => id, msgId: (id) => id };
+
 export interface SupportEvents {
   /**
    * The `enqueue` of a write on `before` (null: the conversation's creation) applying `patch`, or none when the
    * product has no enabled subscription taking any of the events. The events follow from what the write wrote: a
    * new conversation, a new message, a status or assignee other than `before`'s, a rating in `patch`.
    */
-  prepare(productSlug: string, before: ConversationRecord | null, patch?: ConversationPatch): Promise<Enqueue | undefined>;
+  prepare(productSlug: string, before: ConversationRecord | null, patch?: ConversationPatch, ids?: PublicIds): Promise<Enqueue | undefined>;
   /** Tells the dispatcher a change with events was committed. */
   committed(): void;
 }
 
 export function supportEvents(hooks: WebhookDispatcher, clock: Clock): SupportEvents {
   return {
-    async prepare(productSlug, before, patch = {}) {
+    async prepare(productSlug, before, patch = {}, ids = SAME_IDS) {
       const scope = productScope(productSlug);
       const subs = (await hooks.store.listSubscriptions(scope)).filter((s) => s.enabled);
       const wanted = (type: SupportEventType) => subs.some((s) => s.events.includes("*") || s.events.includes(type));
       if (!SUPPORT_EVENTS.some(wanted)) return undefined;
       return ({ conversation: c, message }) => {
         const out: NewJob[] = [];
-        const conversation = agentSummary(c);
+        const conversationId = ids.convId(c.id);
+        const conversation = { ...agentSummary(c), id: conversationId };
+        const shown = message && { ...comment(message), id: ids.msgId(message.id, c.id) };
         const add = (type: SupportEventType, data: Record<string, unknown>) => {
           if (!wanted(type)) return;
-          const event = webhookEvent({ type, scope, subject: c.id, data: { conversationId: c.id, ...data }, now: clock.now() });
+          const event = webhookEvent({ type, scope, subject: conversationId, data: { conversationId, ...data }, now: clock.now() });
           out.push(eventJob("support", event));
         };
         // in the order they happened: ids are time-ordered, and a subject's deliveries follow them
-        if (!before) add("conversation.created", { conversation, ...(message ? { message: comment(message) } : {}) });
-        if (message) add("message.created", { ...comment(message) });
+        if (!before) add("conversation.created", { conversation, ...(shown ? { message: shown } : {}) });
+        if (shown) add("message.created", { ...shown });
         if (before && before.status !== c.status) add("conversation.status_changed", { from: before.status, to: c.status, conversation });
         if (before && before.assignee !== c.assignee)
           add("conversation.assigned", { assignee: c.assignee, previous: before.assignee, conversation });

@@ -55,7 +55,7 @@ export function githubBackend(options: GithubBackendOptions): GithubBackend {
 
     attach(cx) {
       if (s.at) throw new Error("a github backend serves one product of one service");
-      const mirror = createMirror({ store: cx.store, bus: cx.bus, clock: cx.clock, logger: cx.logger });
+      const mirror = createMirror({ store: cx.store, bus: cx.bus, clock: cx.clock, logger: cx.logger, events: cx.events });
       const at: Attached = { cx, mirror };
       s.at = at;
       // learnt now, so a bad token shows in the log at start-up rather than at the first customer's message
