@@ -138,7 +138,9 @@ describe.skipIf(pgSkip !== null)(`/readyz on PostgreSQL${pgSkip ? ` (skipped: ${
       expect(ready.status).toBe(200);
       expect(await ready.json()).toEqual({ status: "ready", database: "postgres" });
       await db.drop();
-      const gone = await fetch(`${s.url}/readyz`);
+      const gone = await fetch(`${s.url}/readyz`).catch((e) => {
+        throw new Error(`the server is gone after the drop: ${s.output().slice(-3000)}`, { cause: e });
+      });
       expect(gone.status).toBe(503);
       const body = (await gone.json()) as { error: string; details: { reason: string }; requestId: string };
       expect(body.error).toBe("database not reachable");

@@ -150,8 +150,13 @@ async function openSqlite(options: OpenDatabaseOptions): Promise<SqlDatabase> {
 async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<SqlDatabase> {
   const pg = await loadPg();
   const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10, types: pgTypes(pg) });
-  // an idle client losing its server must not crash the process; the next query gets a fresh client
+  // a client losing its server must not crash the process: an idle one (the pool's "error"), and one checked out
+  // between two statements of a transaction (the client's own "error", which nothing else listens to); the
+  // statement that follows fails instead, and the pool replaces the client
   pool.on("error", () => {});
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+  });
   const kysely = new Kysely<any>({ dialect: new GuardedDialect(new PostgresDialect({ pool })) });
   const vectorIndex = options.vectorIndex !== "off" && (await detectPgvector(kysely)) ? "pgvector" : null;
   let closed = false;
