@@ -72,9 +72,17 @@ it("a GitHub-backed conversation's creation and an agent's comment on GitHub arr
     },
   });
   expect(delivered.status, delivered.text).toBe(200);
-  const got = await receiver.waitFor(3);
+  // the agent's reply also moves the conversation's status, as on the built-in backend
+  const got = await receiver.waitFor(4);
   const mine = got.filter((g, i) => g.payload.data.conversationId === id && got.findIndex((o) => o.id === g.id) === i);
-  expect(mine.map((g) => g.payload.type)).toEqual(["conversation.created", "message.created", "message.created"]);
+  expect(mine.map((g) => g.payload.type)).toEqual([
+    "conversation.created",
+    "message.created",
+    "message.created",
+    "conversation.status_changed",
+  ]);
+  expect(mine[3]!.payload.data.from).not.toBe(mine[3]!.payload.data.to);
+  mine.pop();
   // bodies as the API answers them (the issue's first comment keeps its metadata block, which clients strip)
   expect(mine.map((g) => stripMetadata(g.payload.data.body ?? g.payload.data.message?.body))).toEqual([
     "Help with GitHub",

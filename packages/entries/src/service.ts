@@ -109,6 +109,7 @@ function validation(o: EntriesServiceOptions<AnyEntryTypeDefinitions>, basePath:
       baseUrl: req.baseUrl,
       signal: req.signal,
       fetchDocument: req.baseUrl ? sameOriginFetcher({ ...fetchOptions, signal: req.signal }) : undefined,
+      ...(req.lint === false ? { lint: false as const } : {}),
     });
   const client = validationClient({
     local,

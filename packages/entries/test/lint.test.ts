@@ -158,6 +158,22 @@ describe("the ruleset per deployment", () => {
     expect(error + warning + info + hint).toBe(lint.resultCount);
   });
 
+  it("a request may go without the lint (a catalogue submission keeps none): no lint part, the same verdict", async () => {
+    const pool = specPool({ maxThreads: 1, lint: {} });
+    try {
+      const bytes = Buffer.from(spec);
+      const linted = await pool.validate(bytes);
+      const plain = await pool.validate(bytes, { lint: false });
+      expect(linted.answer.valid && linted.answer.lint?.ruleset).toBe("oas");
+      expect(plain.answer.valid).toBe(true);
+      expect(plain.answer.valid && plain.answer.lint).toBeUndefined();
+      const { lint: _lint, ...verdict } = linted.answer as typeof linted.answer & { lint?: unknown };
+      expect(plain.answer).toEqual(verdict);
+    } finally {
+      await pool.destroy();
+    }
+  });
+
   it("off: no lint part; false and no option likewise", async () => {
     expect((await post(make({ ruleset: "off" }), spec)).answer.lint).toBeUndefined();
     expect((await post(make(undefined), spec)).answer.lint).toBeUndefined();

@@ -39,11 +39,13 @@ async function prepareOne(deps: PrepareDeps, customData: unknown, ctx: { signal:
   }
   let outcome: Awaited<ReturnType<ValidationClient["validate"]>>;
   try {
+    // an entry keeps no lint: its submission does not wait for one
     outcome = await deps.client.validate({
       body: fetched.body,
       contentType: fetched.contentType,
       baseUrl: fetched.url,
       signal: ctx.signal,
+      lint: false,
     });
   } catch (e) {
     // the reason names the operator's validator address: it goes to the log (cause), not to the client
@@ -63,7 +65,13 @@ async function prepareOne(deps: PrepareDeps, customData: unknown, ctx: { signal:
   let inventory = outcome.inventory;
   if (!inventory) {
     // A remote validator answers without operations: catalogue here, from the bytes already fetched.
-    const local = await deps.local({ body: fetched.body, contentType: fetched.contentType, baseUrl: fetched.url, signal: ctx.signal });
+    const local = await deps.local({
+      body: fetched.body,
+      contentType: fetched.contentType,
+      baseUrl: fetched.url,
+      signal: ctx.signal,
+      lint: false,
+    });
     if (!local.answer.valid || !local.inventory)
       throw entriesError("spec_invalid", {
         details: (local.answer.valid ? [] : local.answer.errors).map((x) => ({ path: SPEC_PATH, message: x.message })),

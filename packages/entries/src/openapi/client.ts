@@ -9,6 +9,8 @@ export interface ValidateRequest {
   /** Where the document was fetched: lets the validator resolve same-origin external `$ref`s. */
   baseUrl?: string;
   signal?: AbortSignal;
+  /** `false`: no lint wanted (a catalogue submission keeps none); a remote validator lints as it is set up. */
+  lint?: false;
 }
 
 export interface ValidationClient {

@@ -50,6 +50,8 @@ export interface PoolValidateRequest {
   fetchDocument?: (url: URL) => Promise<Uint8Array>;
   signal?: AbortSignal;
   maxWarnings?: number;
+  /** `false`: judge the document without linting it even when the pool lints (a catalogue submission keeps no lint). */
+  lint?: false;
 }
 
 export interface SpecPool {

@@ -37,10 +37,13 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
   /** Counts destroy() calls: a document that was waiting for the worker's module when one came is answered busy. */
   let generation = 0;
 
-  const inline = (bytes: Uint8Array) => {
+  /** The lint of one request: the pool's, unless the request turns it off. */
+  const lintOf = (req: PoolValidateRequest) => (req.lint === false ? undefined : options.lint);
+
+  const inline = (bytes: Uint8Array, req: PoolValidateRequest) => {
     if (bytes.byteLength >= options.inlineBelowBytes) return false;
     // Spectral cannot count its steps: a document to lint goes to a process while there are any
-    if (options.lint && options.maxThreads > 0) return false;
+    if (lintOf(req) && options.maxThreads > 0) return false;
     const text = decodeText(bytes);
     return text === undefined || !mayHaveAnchors(text);
   };
@@ -64,7 +67,7 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
         idleMs: 60_000,
         preloadLint: !!options.lint,
       });
-      const task = { bytes, baseUrl: req.baseUrl, limits: options.limits, maxWarnings: req.maxWarnings, lint: options.lint };
+      const task = { bytes, baseUrl: req.baseUrl, limits: options.limits, maxWarnings: req.maxWarnings, lint: lintOf(req) };
       return await processes.run(task, req);
     } finally {
       outstanding--;
@@ -72,10 +75,12 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
   }
 
   /** Judged on the event loop, where nothing is linted: the lint part says so. */
-  const unlinted = (o: ValidationOutcome): ValidationOutcome =>
-    options.lint && o.answer.valid
-      ? { ...o, answer: { ...o.answer, lint: failedLint(options.lint, "not linted: no validation processes (maxThreads 0)") } }
+  const unlinted = (o: ValidationOutcome, req: PoolValidateRequest): ValidationOutcome => {
+    const lint = lintOf(req);
+    return lint && o.answer.valid
+      ? { ...o, answer: { ...o.answer, lint: failedLint(lint, "not linted: no validation processes (maxThreads 0)") } }
       : o;
+  };
 
   /**
    * A small document is judged on the event loop within `inlineMaxSteps` (issue #24: 900 bytes of `$ref` chains once
@@ -91,6 +96,7 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
           limits: options.limits,
           budget: stepBudget(options.inlineMaxSteps),
         }),
+        req,
       );
     } catch (e) {
       if (!(e instanceof StepBudgetExceeded)) throw e;
@@ -102,7 +108,7 @@ export function specPool(o: SpecPoolOptions = {}): SpecPool {
   return {
     options,
     validate(bytes, req = {}) {
-      if (inline(bytes)) return inlineOrWorker(bytes, req);
+      if (inline(bytes, req)) return inlineOrWorker(bytes, req);
       // no validation processes (maxThreads 0): a larger document is not judged (503) rather than queued for ever
       if (options.maxThreads <= 0) return Promise.reject(new SpecPoolBusyError("no validation processes (maxThreads 0)"));
       return inWorker(bytes, req);
