@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createMemoryService, type Embedder, type MemoryStore, memoryMemoryStore, searchTerms } from "@mountkit/memory";
+import { createMemoryService, type Embedder, type MemoryStore, inMemoryMemoryStore, searchTerms } from "@mountkit/memory";
 import { allMigrations, openDatabase, type SqlDatabase, sqlMemoryStore } from "@mountkit/sql";
 import pg from "pg";
 import { findPgBin, type PgCluster, startPgCluster } from "../test/pg-cluster.js";
@@ -42,7 +42,7 @@ export function hashingEmbedder(dims = 64): Embedder {
 }
 
 export async function openStore(name: StoreName): Promise<OpenStore | null> {
-  if (name === "memory") return { store: memoryMemoryStore(), close: async () => {} };
+  if (name === "memory") return { store: inMemoryMemoryStore(), close: async () => {} };
   if (name === "sqlite") {
     const dataDir = mkdtempSync(join(tmpdir(), "mountkit-bench-scale-"));
     const db = await openDatabase({ dataDir, migrations: [...allMigrations] });

@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { systemClock } from "@mountkit/core";
 import type { JobStore } from "@mountkit/core/jobs";
-import { memoryJobStore } from "@mountkit/core/jobs";
-import { eventJob, memoryWebhookStore, newSecret, startWebhooks, type WebhookStore, webhookEvent } from "@mountkit/core/webhooks";
+import { inMemoryJobStore } from "@mountkit/core/jobs";
+import { eventJob, inMemoryWebhookStore, newSecret, startWebhooks, type WebhookStore, webhookEvent } from "@mountkit/core/webhooks";
 import { allMigrations, openDatabase, sqlJobStore, sqlWebhookStore } from "@mountkit/sql";
 import { arg, table } from "./lib.js";
 
@@ -82,7 +82,7 @@ async function once(label: string, store: WebhookStore, jobs: JobStore, events: 
 export async function run(args: string[]): Promise<void> {
   const events = arg(args, "events", 300);
   const slowMs = arg(args, "slow-ms", 1000);
-  const rows = [await once("memory", memoryWebhookStore(), memoryJobStore(), events, slowMs)];
+  const rows = [await once("memory", inMemoryWebhookStore(), inMemoryJobStore(), events, slowMs)];
   const dir = mkdtempSync(join(tmpdir(), "mk-bench-webhooks-"));
   const db = await openDatabase({ dataDir: dir, migrations: [...allMigrations] });
   try {

@@ -2,7 +2,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { manualClock } from "@mountkit/core";
-import { createEntriesService, type EntriesStore, jwtVerifier, memoryEntriesStore, signHs256 } from "@mountkit/entries";
+import { createEntriesService, type EntriesStore, jwtVerifier, inMemoryEntriesStore, signHs256 } from "@mountkit/entries";
 import { validate as independentValidate } from "@readme/openapi-parser";
 import { Schema } from "effect";
 import { SignJWT } from "jose";
@@ -46,7 +46,7 @@ beforeAll(async () => {
 afterAll(() => new Promise((r) => specServer.close(r)));
 
 const failingStore = (): EntriesStore => ({
-  ...memoryEntriesStore(),
+  ...inMemoryEntriesStore(),
   async create() {
     throw new Error("disk on fire at /srv/db.ts:42");
   },

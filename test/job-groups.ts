@@ -1,4 +1,4 @@
-// Group-key claim semantics every JobStore keeps (core's memoryJobStore, the SQL job store on SQLite and
+// Group-key claim semantics every JobStore keeps (core's inMemoryJobStore, the SQL job store on SQLite and
 // PostgreSQL): one running job per group under a live lease, groups in parallel, a dead holder's lease
 // frees its group. `makeStore` answers a fresh store, or several stores sharing one database.
 import { createWorker, type Job, type JobStore } from "@mountkit/core/jobs";

@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { silentLogger } from "@mountkit/core";
-import { type EntriesService, memoryEntriesStore, signHs256 } from "@mountkit/entries";
+import { type EntriesService, inMemoryEntriesStore, signHs256 } from "@mountkit/entries";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { load } from "js-yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -79,7 +79,7 @@ describeBrowser("API catalogue in Chromium", () => {
   let specs: Awaited<ReturnType<typeof serveSpecs>>;
   // one store behind the three adapters' services, as processes share a database: GitHub's 13 MB spec is
   // catalogued once (through whichever adapter runs first), not three times on a busy machine
-  const store = memoryEntriesStore();
+  const store = inMemoryEntriesStore();
   let github: Promise<{ id: string; tags: string[]; derivedTags: string[] }> | undefined;
 
   beforeAll(async () => {

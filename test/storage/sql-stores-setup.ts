@@ -65,28 +65,28 @@ function sqlStore<T extends object>(shape: T, make: (db: SqlDatabase) => T): T {
 }
 
 if (dialect) {
-  vi.doMock("../../packages/support/src/store/memory.ts", async (importOriginal) => {
-    const original = await importOriginal<typeof import("../../packages/support/src/store/memory.ts")>();
-    return { ...original, memorySupportStore: () => sqlStore(original.memorySupportStore(), sqlSupportStore) };
+  vi.doMock("../../packages/support/src/store/in-memory.ts", async (importOriginal) => {
+    const original = await importOriginal<typeof import("../../packages/support/src/store/in-memory.ts")>();
+    return { ...original, inMemorySupportStore: () => sqlStore(original.inMemorySupportStore(), sqlSupportStore) };
   });
-  vi.doMock("../../packages/memory/src/store/memory.ts", async (importOriginal) => {
-    const original = await importOriginal<typeof import("../../packages/memory/src/store/memory.ts")>();
+  vi.doMock("../../packages/memory/src/store/in-memory.ts", async (importOriginal) => {
+    const original = await importOriginal<typeof import("../../packages/memory/src/store/in-memory.ts")>();
     return {
       ...original,
-      memoryMemoryStore: (options?: Parameters<typeof original.memoryMemoryStore>[0]) => {
-        const store = sqlStore(original.memoryMemoryStore(), sqlMemoryStore);
+      inMemoryMemoryStore: (options?: Parameters<typeof original.inMemoryMemoryStore>[0]) => {
+        const store = sqlStore(original.inMemoryMemoryStore(), sqlMemoryStore);
         // a caller's own job store or quota counter wins, as with the in-memory store
         return { ...store, ...(options?.jobs ? { jobs: options.jobs } : {}), ...(options?.quota ? { quota: options.quota } : {}) };
       },
     };
   });
-  vi.doMock("../../packages/entries/src/store/memory.ts", async (importOriginal) => {
-    const original = await importOriginal<typeof import("../../packages/entries/src/store/memory.ts")>();
-    return { ...original, memoryEntriesStore: () => sqlStore(original.memoryEntriesStore(), sqlEntriesStore) };
+  vi.doMock("../../packages/entries/src/store/in-memory.ts", async (importOriginal) => {
+    const original = await importOriginal<typeof import("../../packages/entries/src/store/in-memory.ts")>();
+    return { ...original, inMemoryEntriesStore: () => sqlStore(original.inMemoryEntriesStore(), sqlEntriesStore) };
   });
   vi.doMock("../../packages/core/src/limiter.ts", async (importOriginal) => {
     const original = await importOriginal<typeof import("../../packages/core/src/limiter.ts")>();
-    return { ...original, memoryRateLimiter: (): RateLimiter => sqlStore(original.memoryRateLimiter(), sqlRateLimiter) };
+    return { ...original, inMemoryRateLimiter: (): RateLimiter => sqlStore(original.inMemoryRateLimiter(), sqlRateLimiter) };
   });
   if (dialect === "postgres") {
     let channels = 0;
@@ -94,7 +94,7 @@ if (dialect) {
       const original = await importOriginal<typeof import("../../packages/core/src/bus.ts")>();
       return {
         ...original,
-        memoryPubSub: (): PubSub => {
+        inMemoryPubSub: (): PubSub => {
           // every bus on its own channel of the cluster, as separate deployments would be
           const pool = new pg.Pool({ connectionString: process.env.MOUNTKIT_TEST_PG_URL, max: 2 });
           pools.push(pool);

@@ -7,7 +7,7 @@ export interface PubSub {
   close?(): Promise<void>;
 }
 
-export function memoryPubSub(): PubSub {
+export function inMemoryPubSub(): PubSub {
   const topics = new Map<string, Set<(m: unknown) => void>>();
   return {
     async publish(topic, message) {
@@ -32,3 +32,6 @@ export function memoryPubSub(): PubSub {
     },
   };
 }
+
+/** @deprecated Renamed `inMemoryPubSub`: "memory" in a name means the memory service. This alias goes in the next major version. */
+export const memoryPubSub = inMemoryPubSub;

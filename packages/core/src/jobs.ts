@@ -1,8 +1,10 @@
 // @mountkit/core/jobs: the queue, rate-limit, quota and pub-sub interfaces with their in-memory versions,
 // which SQL stores implement and services take as options.
 export { exponentialCap, fullJitter, type RandomSource } from "./backoff.js";
-export { memoryPubSub, type PubSub, type Unsubscribe } from "./bus.js";
+export { inMemoryPubSub, memoryPubSub, type PubSub, type Unsubscribe } from "./bus.js";
 export {
+  inMemoryQuotaCounter,
+  inMemoryRateLimiter,
   memoryQuotaCounter,
   memoryRateLimiter,
   type QuotaCounter,
@@ -15,6 +17,7 @@ export {
   createQueue,
   createWorker,
   type EnqueueInput,
+  inMemoryJobStore,
   type Job,
   type JobStore,
   memoryJobStore,

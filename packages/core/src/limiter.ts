@@ -40,7 +40,7 @@ export function slidingLogDecision(
 /** Keys a hit checks for expiry: the sweep walks the map a few keys per hit, so no hit ever walks all of it. */
 const SWEEP_PER_HIT = 4;
 
-export function memoryRateLimiter(): RateLimiter {
+export function inMemoryRateLimiter(): RateLimiter {
   // each key keeps its own expiry: keys of one limiter use windows from a second to days (known customer ids)
   const logs = new Map<string, { log: number[]; expiresAt: number }>();
   let cursor: Iterator<[string, { expiresAt: number }]> | undefined;
@@ -80,7 +80,7 @@ export interface QuotaCounter {
   used(key: string, period: string): Promise<number>;
 }
 
-export function memoryQuotaCounter(): QuotaCounter {
+export function inMemoryQuotaCounter(): QuotaCounter {
   const counts = new Map<string, number>();
   const k = (key: string, period: string) => `${period}\u0000${key}`;
   return {
@@ -109,3 +109,9 @@ export function utcDay(ms: number): { day: string; resetAt: number } {
   const resetAt = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
   return { day, resetAt };
 }
+
+/** @deprecated Renamed `inMemoryRateLimiter`: "memory" in a name means the memory service. This alias goes in the next major version. */
+export const memoryRateLimiter = inMemoryRateLimiter;
+
+/** @deprecated Renamed `inMemoryQuotaCounter`: "memory" in a name means the memory service. This alias goes in the next major version. */
+export const memoryQuotaCounter = inMemoryQuotaCounter;

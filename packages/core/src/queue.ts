@@ -59,7 +59,7 @@ type MemJob = Job & { state: "queued" | "running" | "done" | "dead"; leaseUntil:
 
 const groupOf = (queue: string, groupKey: string) => `${queue}\u0000${groupKey}`;
 
-export function memoryJobStore(): JobStore {
+export function inMemoryJobStore(): JobStore {
   const jobs = new Map<string, MemJob>();
   /** Running jobs by group (queue + key): the live-lease check of `claim` without a scan. */
   const runningByGroup = new Map<string, Set<MemJob>>();
@@ -344,3 +344,6 @@ export function createQueue(store: JobStore, options: { clock?: Clock; ids?: IdG
   };
 }
 export type Queue = ReturnType<typeof createQueue>;
+
+/** @deprecated Renamed `inMemoryJobStore`: "memory" in a name means the memory service. This alias goes in the next major version. */
+export const memoryJobStore = inMemoryJobStore;

@@ -1,7 +1,7 @@
 // Full-jitter backoff: the delay is drawn between 0 and the exponential cap, from the injected random source.
 import { describe, expect, it } from "vitest";
 import { manualClock } from "../src/index.js";
-import { createQueue, exponentialCap, fullJitter, type JobStore, memoryJobStore } from "../src/jobs.js";
+import { createQueue, exponentialCap, fullJitter, type JobStore, inMemoryJobStore } from "../src/jobs.js";
 
 describe("full jitter", () => {
   it("spans 0 to the cap, following the random source", () => {
@@ -25,7 +25,7 @@ describe("full jitter", () => {
 
   it("the queue retries a failed job after a jittered delay under the doubling cap", async () => {
     const clock = manualClock(1_000_000);
-    const inner = memoryJobStore();
+    const inner = inMemoryJobStore();
     const delays: number[] = [];
     const store: JobStore = {
       ...inner,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { memoryQuotaCounter, memoryRateLimiter, utcDay } from "../src/jobs.js";
+import { inMemoryQuotaCounter, inMemoryRateLimiter, utcDay } from "../src/jobs.js";
 
 describe("sliding-log rate limiter", () => {
   it("never admits more than the limit in any window, even across a second boundary", async () => {
-    const limiter = memoryRateLimiter();
+    const limiter = inMemoryRateLimiter();
     const admitted: number[] = [];
     // a burst at the end of one second and another at the start of the next
     const times = [...Array.from({ length: 30 }, (_, i) => 900 + i * 3), ...Array.from({ length: 30 }, (_, i) => 1000 + i * 3)];
@@ -12,14 +12,14 @@ describe("sliding-log rate limiter", () => {
     expect(admitted.length).toBe(20);
   });
   it("tells how long to wait and admits again after it", async () => {
-    const limiter = memoryRateLimiter();
+    const limiter = inMemoryRateLimiter();
     for (let i = 0; i < 5; i++) await limiter.hit("k", { limit: 5, windowMs: 1000, now: 100 + i });
     const denied = await limiter.hit("k", { limit: 5, windowMs: 1000, now: 500 });
     expect(denied).toMatchObject({ allowed: false, remaining: 0, retryAfterMs: 600 });
     expect((await limiter.hit("k", { limit: 5, windowMs: 1000, now: 1100 })).allowed).toBe(true);
   });
   it("keeps keys apart", async () => {
-    const limiter = memoryRateLimiter();
+    const limiter = inMemoryRateLimiter();
     expect((await limiter.hit("a", { limit: 1, windowMs: 1000, now: 0 })).allowed).toBe(true);
     expect((await limiter.hit("b", { limit: 1, windowMs: 1000, now: 0 })).allowed).toBe(true);
     expect((await limiter.hit("a", { limit: 1, windowMs: 1000, now: 1 })).allowed).toBe(false);
@@ -28,7 +28,7 @@ describe("sliding-log rate limiter", () => {
 
 describe("sliding-log rate limiter: peek", () => {
   it("answers what a hit would, and records nothing", async () => {
-    const limiter = memoryRateLimiter();
+    const limiter = inMemoryRateLimiter();
     expect(await limiter.peek("k", { limit: 2, windowMs: 1000, now: 0 })).toEqual({
       allowed: true,
       limit: 2,
@@ -54,7 +54,7 @@ describe("sliding-log rate limiter: peek", () => {
   });
 
   it("keeps a key with a long window while keys with short ones are swept", async () => {
-    const limiter = memoryRateLimiter();
+    const limiter = inMemoryRateLimiter();
     const week = { limit: 1, windowMs: 7 * 86_400_000 };
     await limiter.hit("known", { ...week, now: 0 });
     // many sweeps over every key, on one-second windows, well past the second
@@ -66,7 +66,7 @@ describe("sliding-log rate limiter: peek", () => {
 
 describe("quota counter", () => {
   it("is exact under concurrent consumption and refunds", async () => {
-    const q = memoryQuotaCounter();
+    const q = inMemoryQuotaCounter();
     const results = await Promise.all(Array.from({ length: 50 }, () => q.consume("brain", "2026-01-01", 10)));
     expect(results.filter((r) => r.allowed).length).toBe(10);
     await q.refund("brain", "2026-01-01");

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { groupedClaimCases } from "../../../test/job-groups.js";
 import { manualClock } from "../src/index.js";
-import { createQueue, createWorker, type Job, memoryJobStore } from "../src/jobs.js";
+import { createQueue, createWorker, type Job, inMemoryJobStore } from "../src/jobs.js";
 
 describe("queue", () => {
   it("retries a failing handler with backoff, then succeeds", async () => {
-    const q = createQueue(memoryJobStore());
+    const q = createQueue(inMemoryJobStore());
     let calls = 0;
     const done: string[] = [];
     const w = q.work<{ n: number }>(
@@ -25,7 +25,7 @@ describe("queue", () => {
   });
 
   it("marks a job dead after its last attempt and keeps going", async () => {
-    const store = memoryJobStore();
+    const store = inMemoryJobStore();
     const q = createQueue(store);
     const dead: string[] = [];
     const ok: unknown[] = [];
@@ -47,7 +47,7 @@ describe("queue", () => {
   });
 
   it("re-delivers a job whose lease expired (a crashed worker)", async () => {
-    const store = memoryJobStore();
+    const store = inMemoryJobStore();
     const clock = manualClock(0);
     await store.enqueue({ queue: "q", payload: {}, id: "j1", now: 0 });
     const first = await store.claim({ queue: "q", limit: 1, now: 0, leaseMs: 1000 });
@@ -59,7 +59,7 @@ describe("queue", () => {
   });
 
   it("stop() waits for in-flight jobs", async () => {
-    const store = memoryJobStore();
+    const store = inMemoryJobStore();
     let finished = false;
     let started!: () => void;
     const startedP = new Promise<void>((r) => (started = r));
@@ -82,7 +82,7 @@ describe("queue", () => {
   });
 
   it("runs jobs concurrently up to the limit", async () => {
-    const q = createQueue(memoryJobStore());
+    const q = createQueue(inMemoryJobStore());
     let active = 0;
     let peak = 0;
     const w = q.work(
@@ -102,14 +102,14 @@ describe("queue", () => {
   });
 });
 
-describe("queue group keys (memoryJobStore)", () => {
+describe("queue group keys (inMemoryJobStore)", () => {
   groupedClaimCases(async () => {
-    const store = memoryJobStore();
+    const store = inMemoryJobStore();
     return { stores: [store, store] };
   });
 
   it("passes a group key through createQueue.enqueue", async () => {
-    const store = memoryJobStore();
+    const store = inMemoryJobStore();
     const q = createQueue(store);
     await q.enqueue("q", 1, { id: "a", groupKey: "brain-1" });
     await q.enqueue("q", 2, { id: "b", groupKey: "brain-1" });

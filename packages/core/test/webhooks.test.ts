@@ -6,10 +6,10 @@ import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../src/clock.js";
-import { memoryJobStore } from "../src/queue.js";
+import { inMemoryJobStore } from "../src/queue.js";
 import {
   eventJob,
-  memoryWebhookStore,
+  inMemoryWebhookStore,
   newSecret,
   type Subscription,
   startWebhooks,
@@ -42,8 +42,8 @@ afterEach(async () => {
 });
 
 function setup(options: WebhookOptions = {}) {
-  const store = memoryWebhookStore();
-  const jobs = memoryJobStore();
+  const store = inMemoryWebhookStore();
+  const jobs = inMemoryJobStore();
   const hooks = startWebhooks({
     service: "test",
     store,
@@ -154,8 +154,8 @@ describe("webhooks", () => {
   it("an event whose fan-out runs after a subscription was made does not reach that subscription", async () => {
     const r = await receiver();
     open.push(r);
-    const store = memoryWebhookStore();
-    const jobs = memoryJobStore();
+    const store = inMemoryWebhookStore();
+    const jobs = inMemoryJobStore();
     const e = webhookEvent({ type: "thing.created", scope: "s:1", subject: "t1", data: { n: 1 }, now: Date.now() - 1000 });
     await jobs.enqueue(eventJob("test", e));
     const early = await subscribe(store, `${r.url}?early`);

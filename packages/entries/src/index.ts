@@ -52,7 +52,7 @@ export {
   type EntriesService,
   type EntriesServiceOptions,
 } from "./service.js";
-export { memoryEntriesStore } from "./store/memory.js";
+export { inMemoryEntriesStore, memoryEntriesStore } from "./store/in-memory.js";
 export type {
   EntriesStore,
   Entry,

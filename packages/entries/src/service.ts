@@ -32,7 +32,7 @@ import { inventoryRoutes } from "./routes/inventory.js";
 import { revisionRoutes } from "./routes/revisions.js";
 import { typeRoutes } from "./routes/types.js";
 import { validateRoutes } from "./routes/validate.js";
-import { memoryEntriesStore } from "./store/memory.js";
+import { inMemoryEntriesStore } from "./store/in-memory.js";
 import type { EntriesStore } from "./store/types.js";
 import {
   type AnyEntryTypeDefinitions,
@@ -127,7 +127,7 @@ export function createEntriesService<const T extends AnyEntryTypeDefinitions = [
   o: EntriesServiceOptions<T>,
 ): EntriesService<EntryTypesOf<T>> {
   const basePath = (o.basePath ?? "").replace(/\/+$/, "");
-  const store = o.store ?? memoryEntriesStore();
+  const store = o.store ?? inMemoryEntriesStore();
   const clock = o.clock ?? systemClock;
   const ids = o.ids ?? randomIds;
   const fetchOptions: SafeFetchOptions = o.specFetch ?? {};

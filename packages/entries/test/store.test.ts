@@ -1,5 +1,5 @@
 // The in-memory store against the exported conformance suite.
-import { memoryEntriesStore } from "@mountkit/entries";
+import { inMemoryEntriesStore } from "@mountkit/entries";
 import { describeEntriesStore } from "@mountkit/entries/testing";
 
-describeEntriesStore("memory", async () => ({ store: memoryEntriesStore() }));
+describeEntriesStore("memory", async () => ({ store: inMemoryEntriesStore() }));

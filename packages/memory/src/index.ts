@@ -32,8 +32,8 @@ export { DEFAULT_WEIGHTS, type RecallWeights } from "./retrieval/recall.js";
 // the default extractor's worker threads on Node (`createMemoryService({ extraction })`)
 export type { ExtractionThreadsOptions } from "./runtime/types.js";
 export { createMemoryService, EXPLORER_PATH, type MemoryService, type MemoryServiceOptions } from "./service.js";
-export { memoryMemoryStore } from "./store/memory.js";
-export { memoryQuotaHolds } from "./store/memory-quota.js";
+export { inMemoryMemoryStore, memoryMemoryStore } from "./store/in-memory.js";
+export { inMemoryQuotaHolds, memoryQuotaHolds } from "./store/in-memory-quota.js";
 export type {
   BitemporalPoint,
   CommitResult,

@@ -30,7 +30,7 @@ import { openapiRoutes } from "./routes/openapi.js";
 import { playbookRoutes } from "./routes/playbooks.js";
 import { recallRoutes } from "./routes/recall.js";
 import type { ExtractionThreadsOptions } from "./runtime/types.js";
-import { memoryMemoryStore } from "./store/memory.js";
+import { inMemoryMemoryStore } from "./store/in-memory.js";
 import type { MemoryStore } from "./store/types.js";
 
 export interface MemoryServiceOptions {
@@ -94,7 +94,7 @@ export interface MemoryService extends Service {
 }
 
 export function createMemoryService(options: MemoryServiceOptions = {}): MemoryService {
-  const store = options.store ?? memoryMemoryStore();
+  const store = options.store ?? inMemoryMemoryStore();
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
   const logger = kitLogger(options.logger);

@@ -4,7 +4,7 @@
 import { sequentialIds, silentLogger, systemClock } from "@mountkit/core";
 import { describe, expect, it } from "vitest";
 import type { EpisodeRecord, MemoryStore } from "../src/index.js";
-import { memoryMemoryStore, ruleBasedExtractor } from "../src/index.js";
+import { inMemoryMemoryStore, ruleBasedExtractor } from "../src/index.js";
 import { createPipeline, EXTRACTION_QUEUE } from "../src/pipeline/run.js";
 
 const T0 = Date.UTC(2024, 0, 1);
@@ -36,7 +36,7 @@ const job = (episodeId: string) => ({
 
 describe("optimistic extraction commit", () => {
   it("resolves again when another worker committed to the brain during extraction", async () => {
-    const store = memoryMemoryStore();
+    const store = inMemoryMemoryStore();
     const deps = { extractor: ruleBasedExtractor(), clock: systemClock, logger: silentLogger };
     const second = createPipeline({ ...deps, store, ids: sequentialIds(1000) });
     let interleaved = false;

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { conversationKey, searchableText } from "../src/domain/conversation.js";
 import type { EpisodeRecord } from "../src/domain/types.js";
-import { memoryMemoryStore } from "../src/store/memory.js";
+import { inMemoryMemoryStore } from "../src/store/in-memory.js";
 
 function episode(id: string, content: string, metadata: Record<string, unknown>): EpisodeRecord {
   return {
@@ -33,7 +33,7 @@ describe("conversation context", () => {
   });
 
   it("indexes a turn with the two turns before it and the one after it, in the same conversation only", async () => {
-    const store = memoryMemoryStore();
+    const store = inMemoryMemoryStore();
     await store.createBrain({ brain: { id: "b", name: "b", createdAt: 0 } });
     const turns: Array<[string, string, Record<string, unknown>]> = [
       ["e1", "Did you ever try pottery?", { session: "one" }],

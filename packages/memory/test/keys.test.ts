@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { runCli } from "../src/cli.js";
-import { brainForKey, createApiKey, hashApiKey, memoryMemoryStore, parseKeyList, revokeApiKey } from "../src/index.js";
+import { brainForKey, createApiKey, hashApiKey, inMemoryMemoryStore, parseKeyList, revokeApiKey } from "../src/index.js";
 
 describe("api keys", () => {
   it("stores only a hash; one key authorises one brain; revocation stops it", async () => {
-    const store = memoryMemoryStore();
+    const store = inMemoryMemoryStore();
     const { key, record } = await createApiKey(store, { brainId: "team-1" });
     expect(key).toMatch(/^mk_[A-Za-z0-9_-]{43}$/);
     expect(record.hash).toBe(hashApiKey(key));
@@ -28,7 +28,7 @@ describe("api keys", () => {
 
 describe("cli", () => {
   it("creates, lists and revokes keys against a store", async () => {
-    const store = memoryMemoryStore();
+    const store = inMemoryMemoryStore();
     const out: string[] = [];
     const err: string[] = [];
     const io = { openStore: async () => ({ store }), out: (l: string) => out.push(l), err: (l: string) => err.push(l) };

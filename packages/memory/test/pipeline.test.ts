@@ -116,8 +116,8 @@ describe("extraction pipeline", () => {
   });
 
   it("a store failure during commit retries the job; the re-run commits exactly once", async () => {
-    const { memoryMemoryStore } = await import("../src/index.js");
-    const store = memoryMemoryStore();
+    const { inMemoryMemoryStore } = await import("../src/index.js");
+    const store = inMemoryMemoryStore();
     let failures = 1;
     const flakyStore = {
       ...store,

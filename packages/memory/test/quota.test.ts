@@ -1,11 +1,11 @@
 // The daily quota counts only successful calls: a call that fails while another waits for the last unit
 // frees it for the waiting one (docs/memory.md#quota: at quota 1, concurrent 404 and 200 give 404 and 200).
 import { describe, expect, it } from "vitest";
-import { createMemoryService, memoryMemoryStore } from "../src/index.js";
+import { createMemoryService, inMemoryMemoryStore } from "../src/index.js";
 
 describe("daily quota holds", () => {
   it("at quota 1 a good call waits for a failing call in flight instead of answering 429", async () => {
-    const store = memoryMemoryStore();
+    const store = inMemoryMemoryStore();
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const getEdge = store.getEdge.bind(store);
@@ -35,8 +35,8 @@ describe("daily quota holds", () => {
   });
 
   it("a host's own counter keeps reserve-and-refund: failures are free", async () => {
-    const { memoryQuotaCounter } = await import("@mountkit/core/jobs");
-    const memory = createMemoryService({ quota: memoryQuotaCounter(), dailyQuota: 2, worker: { start: false } });
+    const { inMemoryQuotaCounter } = await import("@mountkit/core/jobs");
+    const memory = createMemoryService({ quota: inMemoryQuotaCounter(), dailyQuota: 2, worker: { start: false } });
     try {
       const { key } = await memory.keys.create({ brainId: "b" });
       const get = (path: string) => memory.fetch(new Request(`http://x${path}`, { headers: { authorization: `Bearer ${key}` } }));

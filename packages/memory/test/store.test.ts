@@ -1,4 +1,4 @@
-import { memoryMemoryStore } from "../src/index.js";
+import { inMemoryMemoryStore } from "../src/index.js";
 import { describeMemoryStore } from "../src/testing.js";
 
-describeMemoryStore("in-memory", async () => ({ store: memoryMemoryStore() }));
+describeMemoryStore("in-memory", async () => ({ store: inMemoryMemoryStore() }));

@@ -1,7 +1,7 @@
 // Opening a database for some of the services: the core migrations plus each service's own, and the
 // live-event bus for those that stream (LISTEN/NOTIFY across processes on PostgreSQL, in process on SQLite).
 import { type Logger, silentLogger } from "@mountkit/core";
-import { memoryPubSub, type PubSub } from "@mountkit/core/jobs";
+import { inMemoryPubSub, type PubSub } from "@mountkit/core/jobs";
 import { pgPubSub } from "./core/pubsub.js";
 import { type OpenDatabaseOptions, openDatabase, type SqlDatabase } from "./db.js";
 import type { MigrationSet } from "./migrate.js";
@@ -19,7 +19,7 @@ export function openMigrated(options: OpenStorageOptions, sets: readonly Migrati
 
 /** The bus for `db`; closes the database when the listening connection cannot be set up. */
 export async function openBus(db: SqlDatabase, logger: Logger = silentLogger): Promise<PubSub> {
-  if (!db.pool) return memoryPubSub();
+  if (!db.pool) return inMemoryPubSub();
   const bus = pgPubSub(db.pool, { logger });
   try {
     await bus.ready();

@@ -14,7 +14,7 @@ export const newCustomerId = (): string => `cust_${uuid()}`;
 export const newClientMessageId = (): string => `msg_${uuid()}`;
 
 /** A storage that lives as long as the process (Node, or a browser without localStorage). */
-export function memoryStorage(): KeyValueStorage {
+export function inMemoryStorage(): KeyValueStorage {
   const m = new Map<string, string>();
   return { getItem: (k) => m.get(k) ?? null, setItem: (k, v) => void m.set(k, v) };
 }
@@ -27,7 +27,7 @@ export function defaultStorage(): KeyValueStorage {
   } catch {
     // access to localStorage can throw (privacy modes): fall back to memory
   }
-  return memoryStorage();
+  return inMemoryStorage();
 }
 
 /** The end user's customer id: read from storage, or generated once and stored. */
@@ -38,3 +38,6 @@ export function persistentCustomerId(storage: KeyValueStorage = defaultStorage()
   storage.setItem(key, id);
   return id;
 }
+
+/** @deprecated Renamed `inMemoryStorage`: "memory" in a name means the memory service. This alias goes in the next major version. */
+export const memoryStorage = inMemoryStorage;

@@ -17,6 +17,7 @@ export {
 export {
   CUSTOMER_ID_KEY,
   defaultStorage,
+  inMemoryStorage,
   type KeyValueStorage,
   memoryStorage,
   newClientMessageId,

@@ -12,7 +12,7 @@ import {
   jitteredDelay,
   type LiveState,
   liveConversation,
-  memoryStorage,
+  inMemoryStorage,
   persistentCustomerId,
   readMetadata,
   readSse,
@@ -31,11 +31,11 @@ const until = async (cond: () => boolean, what: string, ms = 10_000) => {
 
 describe("client helpers", () => {
   it("persists one cust_<UUID> per storage and replaces an invalid stored value", () => {
-    const storage = memoryStorage();
+    const storage = inMemoryStorage();
     const a = persistentCustomerId(storage);
     expect(a).toMatch(/^cust_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(persistentCustomerId(storage)).toBe(a);
-    expect(persistentCustomerId(memoryStorage())).not.toBe(a);
+    expect(persistentCustomerId(inMemoryStorage())).not.toBe(a);
     storage.setItem("mountkit.support.customerId", "user@example.com");
     expect(persistentCustomerId(storage)).toMatch(/^cust_/);
     expect(persistentCustomerId(storage)).not.toBe("user@example.com");
@@ -215,7 +215,7 @@ describe("client against a real server", () => {
   }
 
   it("create, list, find, get, send, close", async () => {
-    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage() });
+    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: inMemoryStorage() });
     expect(await client.find()).toBeUndefined();
     const { conversationId } = await client.create({ message: "Help\nplease" });
     expect(await client.find()).toBe(conversationId);
@@ -231,7 +231,7 @@ describe("client against a real server", () => {
   });
 
   it("lists past interface A's page of 50: list() follows Link rel=next to the end, listPage() hands the next page's URL over", async () => {
-    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage() });
+    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: inMemoryStorage() });
     const made: string[] = [];
     for (let i = 0; i < 205; i++) {
       made.push(
@@ -258,7 +258,7 @@ describe("client against a real server", () => {
 
   it("does not retry a 4xx", async () => {
     const { f, ctl } = instrumentedFetch();
-    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage(), fetch: f, postRetryMs: 1 });
+    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: inMemoryStorage(), fetch: f, postRetryMs: 1 });
     const { conversationId } = await client.create({ message: "x" });
     await client.close(conversationId, "close");
     const err = await client.send(conversationId, "late").catch((e) => e);
@@ -288,7 +288,7 @@ describe("client against a real server", () => {
       }
       return fetch(input, init);
     };
-    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage(), fetch: f, postRetryMs: 1 });
+    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: inMemoryStorage(), fetch: f, postRetryMs: 1 });
     const { conversationId } = await client.create({ message: "x" });
     const t0 = Date.now();
     expect(await client.close(conversationId, "resolve")).toMatchObject({ success: true });
@@ -302,7 +302,7 @@ describe("client against a real server", () => {
 
   it("retries a post whose response was lost with the same clientMessageId: one message", async () => {
     const { f, ctl } = instrumentedFetch();
-    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage(), fetch: f, postRetryMs: 10 });
+    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: inMemoryStorage(), fetch: f, postRetryMs: 10 });
     const { conversationId } = await client.create({ message: "x" });
     ctl.loseNextResponse = true;
     const r = await client.send(conversationId, "exactly once");
@@ -313,7 +313,7 @@ describe("client against a real server", () => {
   });
 
   it("live conversation: optimistic send settles on the echo without duplicates; agent replies arrive", async () => {
-    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage() });
+    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: inMemoryStorage() });
     const { conversationId } = await client.create({ message: "Start" });
     const snapshots: DisplayState[] = [];
     type DisplayState = Array<{ text: string; status: string }>;
@@ -342,7 +342,7 @@ describe("client against a real server", () => {
 
   it("a failed send stays visible as failed and retry() posts it again with the same id", async () => {
     const { f, ctl } = instrumentedFetch();
-    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage(), fetch: f, postAttempts: 1 });
+    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: inMemoryStorage(), fetch: f, postAttempts: 1 });
     const { conversationId } = await client.create({ message: "x" });
     const live = liveConversation(client, conversationId);
     try {
@@ -365,7 +365,7 @@ describe("client against a real server", () => {
   it("fetch reader: a dropped stream reconnects after 1 s with Last-Event-ID and refetches the detail", async () => {
     const { f, ctl } = instrumentedFetch();
     // the jitter drawn at its top: 1 s plus a fifth
-    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage(), fetch: f, random: () => 0.9999 });
+    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: inMemoryStorage(), fetch: f, random: () => 0.9999 });
     const { conversationId } = await client.create({ message: "x" });
     const events: StreamEvent[] = [];
     const live = liveConversation(client, conversationId, { onEvent: (e) => events.push(e) });
@@ -388,7 +388,7 @@ describe("client against a real server", () => {
 
   it("fetch reader: the reconnect delay is the jittered first delay, drawn from the injected random source", async () => {
     const { f, ctl } = instrumentedFetch();
-    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: memoryStorage(), fetch: f, random: () => 0.3 });
+    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: inMemoryStorage(), fetch: f, random: () => 0.3 });
     const { conversationId } = await client.create({ message: "x" });
     const events: StreamEvent[] = [];
     const live = liveConversation(client, conversationId, { onEvent: (e) => events.push(e) });
@@ -410,7 +410,7 @@ describe("client against a real server", () => {
     const client = createSupportClient({
       baseUrl: base,
       productSlug: "demo",
-      storage: memoryStorage(),
+      storage: inMemoryStorage(),
       EventSource: EventSource as unknown as EventSourceLike,
     });
     const { conversationId } = await client.create({ message: "x" });

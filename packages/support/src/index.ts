@@ -26,7 +26,7 @@ export { supportError } from "./errors.js";
 export { addressKey, type ClientAddressOptions } from "./http/client-address.js";
 export { CUSTOMER_ID } from "./routes/schemas.js";
 export { createSupportService, INBOX_PATH, SUPPORT_MOUNTS, type SupportService, type SupportServiceOptions } from "./service.js";
-export { memorySupportStore } from "./store/memory.js";
+export { inMemorySupportStore, memorySupportStore } from "./store/in-memory.js";
 export {
   type AppendMessageResult,
   type ConversationPatch,

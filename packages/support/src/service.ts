@@ -18,7 +18,7 @@ import {
   type Service,
   systemClock,
 } from "@mountkit/core";
-import { memoryPubSub, memoryRateLimiter, type PubSub, type RateLimiter } from "@mountkit/core/jobs";
+import { inMemoryPubSub, inMemoryRateLimiter, type PubSub, type RateLimiter } from "@mountkit/core/jobs";
 import { startWebhooks, type WebhookOptions } from "@mountkit/core/webhooks";
 import { createSupportApi, type SupportApi } from "./api.js";
 import { createConversations } from "./domain/conversations.js";
@@ -33,7 +33,7 @@ import { publicRoutes } from "./routes/public.js";
 import { spiRoutes } from "./routes/spi.js";
 import { subscriptionRoutes } from "./routes/subscriptions.js";
 import { webhookRoutes } from "./routes/webhooks.js";
-import { memorySupportStore } from "./store/memory.js";
+import { inMemorySupportStore } from "./store/in-memory.js";
 import type { SupportStore } from "./store/types.js";
 import { createStreamHub, type StreamHub } from "./stream/hub.js";
 
@@ -136,8 +136,8 @@ function supportContext(options: SupportServiceOptions): SupportContext & { conf
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
   const logger = kitLogger(options.logger);
-  const store = options.store ?? memorySupportStore();
-  const bus = options.bus ?? memoryPubSub();
+  const store = options.store ?? inMemorySupportStore();
+  const bus = options.bus ?? inMemoryPubSub();
   const configs = options.products.map((p) => (typeof p === "string" ? { slug: p } : p));
   if (options.spiProduct !== undefined && !configs.some((c) => c.slug === options.spiProduct))
     throw new Error(`spiProduct ${options.spiProduct} is not a configured product`);
@@ -160,7 +160,7 @@ function supportContext(options: SupportServiceOptions): SupportContext & { conf
     products,
     hub,
     bus,
-    limiter: options.limiter ?? memoryRateLimiter(),
+    limiter: options.limiter ?? inMemoryRateLimiter(),
     clock,
     ids,
     logger,

@@ -2,9 +2,9 @@
 // writes, signed webhooks become stream events (once per delivery), rate limits pause and serialise writes,
 // and the reconciliation poll catches what a lost webhook missed.
 import { createHmac } from "node:crypto";
-import { memoryPubSub, type PubSub } from "@mountkit/core/jobs";
+import { inMemoryPubSub, type PubSub } from "@mountkit/core/jobs";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createSupportService, githubBackend, memorySupportStore, parseMetadata, type SupportStore, stripMetadata } from "../src/index.js";
+import { createSupportService, githubBackend, inMemorySupportStore, parseMetadata, type SupportStore, stripMetadata } from "../src/index.js";
 import { type FakeGithubOptions, fakeGithub } from "./fakes/github.js";
 import { loadGithubDescription } from "./fakes/github-openapi.js";
 import { githubDelivery } from "./fakes/github-webhooks.js";
@@ -36,8 +36,8 @@ async function setup(
     // every request the backend sent is one GitHub's REST description allows
     expect(gh.violations).toEqual([]);
   });
-  const store = o.store ?? memorySupportStore();
-  const bus = o.bus ?? memoryPubSub();
+  const store = o.store ?? inMemorySupportStore();
+  const bus = o.bus ?? inMemoryPubSub();
   const make = (extra: Partial<Parameters<typeof githubBackend>[0]> = {}) => {
     const backend = githubBackend({
       repo: REPO,
@@ -321,8 +321,8 @@ describe("GitHub Issues backend", () => {
   });
 
   it("another process sharing store and bus delivers the webhook's event to its own streams, with Last-Event-ID replay", async () => {
-    const store = memorySupportStore();
-    const bus = memoryPubSub();
+    const store = inMemorySupportStore();
+    const bus = inMemoryPubSub();
     const t = await setup({ store, bus });
     const other = t.make();
     const c = cust();
@@ -433,7 +433,7 @@ describe("GitHub Issues backend", () => {
   });
 
   it("a retry after a failure that follows the GitHub write posts nothing twice: the comment is found by its hidden block", async () => {
-    const base = memorySupportStore();
+    const base = inMemorySupportStore();
     let failAppend = 0;
     const store: SupportStore = {
       ...base,

@@ -1,9 +1,9 @@
 // Service-level behaviour without sockets: resync after pruning, the sliding-window rate limit, delivery
 // across instances sharing a store and bus, stream slots, and the in-process api.
 import { manualClock, sequentialIds } from "@mountkit/core";
-import { memoryPubSub, type PubSub } from "@mountkit/core/jobs";
+import { inMemoryPubSub, type PubSub } from "@mountkit/core/jobs";
 import { describe, expect, it } from "vitest";
-import { createSupportService, memorySupportStore, type SupportService } from "../src/index.js";
+import { createSupportService, inMemorySupportStore, type SupportService } from "../src/index.js";
 import { cust, serviceMaker } from "./services.js";
 
 const make = serviceMaker();
@@ -169,8 +169,8 @@ describe("support service", () => {
   });
 
   it("events from another instance sharing the store and bus reach this instance's streams", async () => {
-    const store = memorySupportStore();
-    const bus: PubSub = memoryPubSub();
+    const store = inMemorySupportStore();
+    const bus: PubSub = inMemoryPubSub();
     const one = make({ store, bus });
     const two = make({ store, bus });
     const c = cust();
@@ -185,8 +185,8 @@ describe("support service", () => {
   });
 
   it("a bus notice carries ids only: the stream reads the event from the store", async () => {
-    const store = memorySupportStore();
-    const bus = memoryPubSub();
+    const store = inMemorySupportStore();
+    const bus = inMemoryPubSub();
     const s = make({ store, bus });
     const c = cust();
     const { conversationId: id } = await s.api.createConversation({ productSlug: "demo", customerId: c, message: "hi" });

@@ -5,7 +5,7 @@ import { createHmac } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   createSupportService,
-  memorySupportStore,
+  inMemorySupportStore,
   parseMetadata,
   type SlackBackendOptions,
   type SupportStore,
@@ -217,7 +217,7 @@ describe("Slack backend", () => {
   });
 
   it("an acknowledged event survives its service: the work failed mid-way, the service was disposed, a new one on the same store catches up", async () => {
-    const store = memorySupportStore();
+    const store = inMemorySupportStore();
     const slack = await fakeSlack({ botUserId: BOT });
     const a = await setup({ store, slack });
     const c = cust();
@@ -287,7 +287,7 @@ describe("Slack backend", () => {
   });
 
   it("a retry after a failure that follows the Slack post posts nothing twice: the reply is found by its message metadata", async () => {
-    const base = memorySupportStore();
+    const base = inMemorySupportStore();
     let failAppend = 0;
     const store: SupportStore = {
       ...base,

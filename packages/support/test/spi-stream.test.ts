@@ -1,9 +1,9 @@
 // Streams for products served through the SPI client: a second service instance is the remote; one poller
 // per conversation per process diffs its detail into the local log (replay, backoff, shared pollers).
 
-import { memoryPubSub } from "@mountkit/core/jobs";
+import { inMemoryPubSub } from "@mountkit/core/jobs";
 import { afterEach, describe, expect, it } from "vitest";
-import { createSupportService, memorySupportStore, type SupportService, spiBackend } from "../src/index.js";
+import { createSupportService, inMemorySupportStore, type SupportService, spiBackend } from "../src/index.js";
 import { call, openStream, until } from "./fakes/streams.js";
 
 const cust = () => `cust_${crypto.randomUUID()}`;
@@ -173,8 +173,8 @@ describe("SSE for SPI-backed products", () => {
   });
 
   it("two processes sharing store and bus: a change is appended once to the shared log", async () => {
-    const store = memorySupportStore();
-    const bus = memoryPubSub();
+    const store = inMemorySupportStore();
+    const bus = inMemoryPubSub();
     const remote = createSupportService({ products: ["demo"], spiToken: "spi", pruneIntervalMs: 0, limits: { rateLimit: 100_000 } });
     cleanups.push(() => remote.dispose());
     const proc = () => {

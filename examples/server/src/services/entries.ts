@@ -8,7 +8,7 @@ import {
   type EntriesStore,
   firebaseVerifier,
   jwtVerifier,
-  memoryEntriesStore,
+  inMemoryEntriesStore,
   type TokenVerifier,
 } from "@mountkit/entries";
 import { entriesCatalogueScript } from "@mountkit/entries-catalogue";
@@ -63,7 +63,7 @@ export async function entriesFromEnv(
 ): Promise<EntriesService> {
   return createEntriesService({
     auth: await verifierFromEnv(env, deps),
-    store: deps.store ?? memoryEntriesStore(),
+    store: deps.store ?? inMemoryEntriesStore(),
     validator: { url: env.VALIDATE_URL || undefined, selfUrl: deps.selfUrl },
     // the spec lint ruleset (docs/entries.md#spec-linting): oas, off, or a Spectral ruleset file; off unless set, as
     // in the library: linting costs 15-40 times the validation, and a hostile document holds a process for its cap

@@ -2,7 +2,7 @@
 // MEMORY_DAILY_QUOTA; the store the app opened (in memory when none); the extraction worker runs in this process;
 // the memory explorer page at /v1/explorer/; webhooks per brain at /v1/webhooks (WEBHOOKS_*).
 import type { Clock, Logger, Service } from "@mountkit/core";
-import { createMemoryService, type MemoryStore, memoryMemoryStore, parseKeyList } from "@mountkit/memory";
+import { createMemoryService, type MemoryStore, inMemoryMemoryStore, parseKeyList } from "@mountkit/memory";
 import { memoryExplorerScript } from "@mountkit/memory-explorer";
 import type { ModeDeps } from "../mode.js";
 import { webhooksFromEnv } from "./webhooks.js";
@@ -14,7 +14,7 @@ export async function memoryFromEnv(
   const quota = env.MEMORY_DAILY_QUOTA === undefined || env.MEMORY_DAILY_QUOTA === "" ? 1000 : Number(env.MEMORY_DAILY_QUOTA);
   if (!Number.isSafeInteger(quota) || quota < 0) throw new Error("MEMORY_DAILY_QUOTA must be a non-negative integer");
   const service = createMemoryService({
-    store: deps.store ?? memoryMemoryStore(),
+    store: deps.store ?? inMemoryMemoryStore(),
     dailyQuota: quota,
     logger: deps.logger,
     // the memory explorer page at /v1/explorer/ (the key is typed into the page)

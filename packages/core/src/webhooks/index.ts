@@ -2,7 +2,7 @@
 // they report), fan out to the subscriptions of their scope, and are delivered signed per Standard Webhooks.
 export { DEFAULT_RETRY_SCHEDULE_MS, retryDelay, startWebhooks, type WebhookDispatcher, type WebhookOptions } from "./dispatcher.js";
 export { deliveryQueue, eventId, eventJob, fanoutQueue, webhookEvent } from "./events.js";
-export { memoryWebhookStore } from "./memory-store.js";
+export { inMemoryWebhookStore, memoryWebhookStore } from "./in-memory-store.js";
 export { type WebhookRoutesOptions, webhookRoutes } from "./routes.js";
 export { newSecret } from "./secret.js";
 export { signedHeaders } from "./send.js";

@@ -228,7 +228,7 @@ export interface MemoryStore {
    * that report events (`commitExtraction`, `setEpisodeStatus`, `invalidateEdge`) their events' jobs.
    */
   readonly jobs: JobStore;
-  /** The brains' webhook subscriptions and deliveries (memoryWebhookStore, sqlWebhookStore). */
+  /** The brains' webhook subscriptions and deliveries (inMemoryWebhookStore, sqlWebhookStore). */
   readonly webhooks: WebhookStore;
   /** Daily quota counters, shared by every process using this store. */
   readonly quota: QuotaCounter;

@@ -1,6 +1,6 @@
 // In-memory EntriesStore: the reference implementation the conformance suite pins down.
-import { memoryJobStore } from "@mountkit/core/jobs";
-import { memoryWebhookStore } from "@mountkit/core/webhooks";
+import { inMemoryJobStore } from "@mountkit/core/jobs";
+import { inMemoryWebhookStore } from "@mountkit/core/webhooks";
 import type { EntriesStore, Entry, EntryRevision, InventoryInput, InventorySummary, Operation, RevisionNote } from "./types.js";
 
 const key = (typeId: string, id: string) => `${typeId}\u0000${id}`;
@@ -14,12 +14,12 @@ export function compareEntries(a: { dateCreated: number; id: string }, b: { date
 /** Lower-cases ASCII letters only: the free-text match every store implements (SQLite's `lower()` does the same). */
 export const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
 
-export function memoryEntriesStore(): EntriesStore {
+export function inMemoryEntriesStore(): EntriesStore {
   const entries = new Map<string, Entry>();
   const inventories = new Map<string, InventoryInput>();
   /** Each entry's revisions, oldest first (revision n at index n - 1). */
   const revisions = new Map<string, EntryRevision[]>();
-  const jobs = memoryJobStore();
+  const jobs = inMemoryJobStore();
   // Copies in and out, like a database would: callers never share state with the store.
   const copy = <T>(v: T): T => structuredClone(v);
   const keep = (e: Entry, note: RevisionNote) => {
@@ -31,7 +31,7 @@ export function memoryEntriesStore(): EntriesStore {
 
   return {
     jobs,
-    webhooks: memoryWebhookStore(),
+    webhooks: inMemoryWebhookStore(),
     async create({ entry, inventory, enqueue }) {
       const k = key(entry.typeId, entry.id);
       if (entries.has(k)) throw new Error(`entry ${entry.id} already exists`);
@@ -122,3 +122,6 @@ export function revisionOf(e: Entry, revision: number, note: RevisionNote): Entr
     restoredFrom: note.restoredFrom ?? null,
   };
 }
+
+/** @deprecated Renamed `inMemoryEntriesStore`: "memory" in a name means the memory service. This alias goes in the next major version. */
+export const memoryEntriesStore = inMemoryEntriesStore;

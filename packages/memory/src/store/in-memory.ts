@@ -1,14 +1,14 @@
 // In-memory MemoryStore: maps per brain plus BM25 indexes. The reference implementation of the
 // store contract (src/testing.ts) and the default store of tests, examples and benchmarks.
-// The methods live by job in memory-episodes.ts, memory-graph.ts and memory-commit.ts; this file assembles them.
-import { type JobStore, memoryJobStore, memoryQuotaCounter, type QuotaCounter } from "@mountkit/core/jobs";
-import { memoryWebhookStore, type WebhookStore } from "@mountkit/core/webhooks";
+// The methods live by job in in-memory-episodes.ts, in-memory-graph.ts and in-memory-commit.ts; this file assembles them.
+import { type JobStore, inMemoryJobStore, inMemoryQuotaCounter, type QuotaCounter } from "@mountkit/core/jobs";
+import { inMemoryWebhookStore, type WebhookStore } from "@mountkit/core/webhooks";
 import { topK } from "../retrieval/topk.js";
-import { commitMethods } from "./memory-commit.js";
-import { brainData, type MemoryState } from "./memory-data.js";
-import { episodeMethods } from "./memory-episodes.js";
-import { edgeMethods, entityMethods } from "./memory-graph.js";
-import { memoryQuotaHolds } from "./memory-quota.js";
+import { commitMethods } from "./in-memory-commit.js";
+import { brainData, type MemoryState } from "./in-memory-data.js";
+import { episodeMethods } from "./in-memory-episodes.js";
+import { edgeMethods, entityMethods } from "./in-memory-graph.js";
+import { inMemoryQuotaHolds } from "./in-memory-quota.js";
 import type { MemoryStore } from "./types.js";
 
 export interface MemoryStoreOptions {
@@ -17,19 +17,19 @@ export interface MemoryStoreOptions {
   webhooks?: WebhookStore;
 }
 
-export function memoryMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
+export function inMemoryMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
   const state: MemoryState = {
     brains: new Map(),
     keysByHash: new Map(),
     data: new Map(),
     versions: new Map(),
-    jobs: options.jobs ?? memoryJobStore(),
+    jobs: options.jobs ?? inMemoryJobStore(),
   };
   return {
     jobs: state.jobs,
-    webhooks: options.webhooks ?? memoryWebhookStore(),
-    quota: options.quota ?? memoryQuotaCounter(),
-    ...(options.quota ? {} : { quotaHolds: memoryQuotaHolds() }),
+    webhooks: options.webhooks ?? inMemoryWebhookStore(),
+    quota: options.quota ?? inMemoryQuotaCounter(),
+    ...(options.quota ? {} : { quotaHolds: inMemoryQuotaHolds() }),
     ...accessMethods(state),
     ...episodeMethods(state),
     ...entityMethods(state),
@@ -111,3 +111,6 @@ function vectorMethods(state: MemoryState): Required<Pick<MemoryStore, "putEmbed
     },
   };
 }
+
+/** @deprecated Renamed `inMemoryMemoryStore`: "memory" in a name means the memory service. This alias goes in the next major version. */
+export const memoryMemoryStore = inMemoryMemoryStore;

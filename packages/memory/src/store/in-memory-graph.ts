@@ -2,7 +2,7 @@
 // words, each filtered to a bi-temporal point where asked; and the one edge write outside a commit.
 import { type EdgeRecord, edgeVisibleAt } from "../domain/types.js";
 import { topK } from "../retrieval/topk.js";
-import { cloneEdge, cloneEntity, type MemoryState, one, paginate, some } from "./memory-data.js";
+import { cloneEdge, cloneEntity, type MemoryState, one, paginate, some } from "./in-memory-data.js";
 import type { MemoryStore, SearchHit } from "./types.js";
 
 type EntityMethods = Pick<MemoryStore, "getEntity" | "getEntities" | "listEntities" | "findEntitiesByKeys" | "searchEntities">;

@@ -11,7 +11,7 @@ import {
   type MemoryState,
   one,
   paginate,
-} from "./memory-data.js";
+} from "./in-memory-data.js";
 import type { CommitResult, ExtractionCommit, MemoryStore } from "./types.js";
 
 type CommitMethods = Pick<MemoryStore, "brainVersion" | "commitExtraction" | "getPlaybook" | "listPlaybooks">;

@@ -2,7 +2,7 @@
 // with its conversation's neighbouring turns (domain/conversation.ts).
 import { CONTEXT_TURNS, conversationKey, searchableText } from "../domain/conversation.js";
 import { type EpisodeRecord, episodeVisibleAt } from "../domain/types.js";
-import { type BrainData, brainData, cloneEpisode, type MemoryState, one, paginate, some } from "./memory-data.js";
+import { type BrainData, brainData, cloneEpisode, type MemoryState, one, paginate, some } from "./in-memory-data.js";
 import type { MemoryStore } from "./types.js";
 
 type EpisodeMethods = Pick<

@@ -3,7 +3,7 @@ import { type Delivery, KEPT_ATTEMPTS, type Subscription, type WebhookStore } fr
 
 const copy = <T>(v: T): T => structuredClone(v);
 
-export function memoryWebhookStore(): WebhookStore {
+export function inMemoryWebhookStore(): WebhookStore {
   const subs = new Map<string, Subscription>();
   const deliveries = new Map<string, Delivery>();
   const bySub = (subscriptionId: string) => [...deliveries.values()].filter((d) => d.subscriptionId === subscriptionId);
@@ -81,3 +81,6 @@ export function memoryWebhookStore(): WebhookStore {
     },
   };
 }
+
+/** @deprecated Renamed `inMemoryWebhookStore`: "memory" in a name means the memory service. This alias goes in the next major version. */
+export const memoryWebhookStore = inMemoryWebhookStore;

@@ -2,7 +2,7 @@
 // stores keep the same counts in the database for every process.
 import type { QuotaHolds } from "./types.js";
 
-export function memoryQuotaHolds(): QuotaHolds {
+export function inMemoryQuotaHolds(): QuotaHolds {
   const used = new Map<string, number>();
   const holds = new Map<string, Map<string, number>>();
   const slot = (key: string, period: string) => `${period}\u0000${key}`;
@@ -28,3 +28,6 @@ export function memoryQuotaHolds(): QuotaHolds {
     },
   };
 }
+
+/** @deprecated Renamed `inMemoryQuotaHolds`: "memory" in a name means the memory service. This alias goes in the next major version. */
+export const memoryQuotaHolds = inMemoryQuotaHolds;

@@ -1,6 +1,6 @@
 // In-memory SupportStore: every operation runs synchronously inside one call, so each is atomic.
-import { type JobStore, memoryJobStore } from "@mountkit/core/jobs";
-import { memoryWebhookStore } from "@mountkit/core/webhooks";
+import { type JobStore, inMemoryJobStore } from "@mountkit/core/jobs";
+import { inMemoryWebhookStore } from "@mountkit/core/webhooks";
 import {
   type AppendMessageResult,
   type ConversationPatch,
@@ -276,15 +276,18 @@ function deliveryClaims(): Pick<SupportStore, "claimDelivery" | "releaseDelivery
   };
 }
 
-export function memorySupportStore(): SupportStore {
+export function inMemorySupportStore(): SupportStore {
   const rows: Rows = new Map();
-  const jobs = memoryJobStore();
+  const jobs = inMemoryJobStore();
   return {
     ...conversationReads(rows, jobs),
     ...conditionalWrites(rows, jobs),
     ...eventLog(rows),
     jobs,
-    webhooks: memoryWebhookStore(),
+    webhooks: inMemoryWebhookStore(),
     ...deliveryClaims(),
   };
 }
+
+/** @deprecated Renamed `inMemorySupportStore`: "memory" in a name means the memory service. This alias goes in the next major version. */
+export const memorySupportStore = inMemorySupportStore;
