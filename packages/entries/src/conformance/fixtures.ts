@@ -1,4 +1,4 @@
-// What the store conformance suites share: unique ids, entries and inventories to store, the test registrar.
+// What the store conformance suite (src/testing.ts) shares: unique ids, entries and inventories to store, the test registrar.
 import type { Entry, InventoryInput } from "../store/types.js";
 
 let counter = 0;
