@@ -11,7 +11,7 @@ import {
   targetQuery,
 } from "./http.js";
 import { admitStream, bodyTimeoutError, DEFAULT_BODY_TIMEOUT_MS, type StreamGate, streamGate } from "./limits.js";
-import type { Service } from "./service.js";
+import type { Service } from "./service-types.js";
 
 /**
  * Reads a web stream up to `limit` bytes; past it, cancels and throws 413. Past `timeoutMs` it throws

@@ -43,7 +43,8 @@ export {
   type TextResult,
   text,
 } from "./route.js";
-export { defineService, issuesToDetails, type Service, type ServiceDefinition } from "./service.js";
+export { defineService, issuesToDetails } from "./service.js";
+export type { Service, ServiceDefinition } from "./service-types.js";
 export { SLICE_MS, timeSlicer } from "./slice.js";
 export { type Channel, channel, type SseEvent } from "./sse.js";
 export { kitMeter, kitTracer, TELEMETRY_SCOPE } from "./telemetry.js";

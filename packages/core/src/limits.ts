@@ -2,7 +2,7 @@
 import { coreError } from "./errors.js";
 import type { KitRequest, KitResponse } from "./http.js";
 import { randomIds } from "./ids.js";
-import type { Service } from "./service.js";
+import type { Service } from "./service-types.js";
 import { streamTelemetry } from "./telemetry.js";
 
 /** How long a request body may take to arrive once a route starts reading it (a stalled upload then gets 408). */

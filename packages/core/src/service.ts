@@ -1,80 +1,24 @@
 // A service is a route table plus its error body; `defineService` derives dispatch, fetch and OpenAPI from it.
-import type * as z from "zod";
 import { DEFAULT_BODY_LIMIT, invalidJson } from "./body.js";
-import { type Clock, systemClock } from "./clock.js";
+import { systemClock } from "./clock.js";
 import { saneRequestId } from "./context.js";
-import { type CorsOptions, corsPolicy } from "./cors.js";
+import { corsPolicy } from "./cors.js";
 import { coreError, ErrorBodySchema, isKitError, KitError, errorBody as kitErrorBody } from "./errors.js";
 import { toFetchHandler } from "./fetch.js";
 import { type KitRequest, type KitResponse, normaliseMountPath } from "./http.js";
-import { type IdGenerator, randomIds } from "./ids.js";
-import { kitLogger, type Logger } from "./logger.js";
+import { randomIds } from "./ids.js";
+import { kitLogger } from "./logger.js";
 import { buildOpenApi, type OpenApiDocument } from "./openapi.js";
-import type { Middleware, Route } from "./route.js";
+import type { Route } from "./route.js";
 import { compileRoutes } from "./router.js";
 import { errorResult, handleRequest, mountMatcher, NOT_MINE, ownPath, type RoutePlan, type Runtime } from "./run.js";
 import { serialise } from "./serialise.js";
+import type { Service, ServiceDefinition } from "./service-types.js";
 import { httpTelemetry } from "./telemetry.js";
 
 export { issuesToDetails } from "./validate.js";
 
 const JSON_ONLY = ["application/json"];
-
-export interface ServiceDefinition {
-  name: string;
-  /** OpenAPI info. */
-  title: string;
-  version: string;
-  description?: string;
-  /** Path prefixes this service owns (relative to basePath): unmatched paths under them get this service's 404/405. */
-  mounts: string[];
-  routes: Route[];
-  /** Middleware run around every route, outermost first. */
-  use?: Middleware[];
-  /**
-   * The wire error body. Default, and what every kit service uses: the one body of docs/conventions.md#error-body,
-   * `{ error, details?, requestId }`. A replacement must keep `requestId` equal to X-Request-Id.
-   */
-  errorBody?(error: KitError, requestId: string): unknown;
-  /** Zod schema of that body, for the OpenAPI document; default the kit's. */
-  errorSchema?: z.ZodType;
-  securitySchemes?: Record<string, Record<string, unknown>>;
-  basePath?: string;
-  bodyLimit?: number;
-  /** Cross-origin access for browser pages on other origins (preflight and response headers). */
-  cors?: CorsOptions;
-  clock?: Clock;
-  logger?: Logger;
-  ids?: IdGenerator;
-  dispose?: () => Promise<void> | void;
-}
-
-export interface Service {
-  readonly name: string;
-  readonly basePath: string;
-  readonly mounts: readonly string[];
-  readonly routes: readonly Route[];
-  /** Whether `path` (as the adapter sees it, basePath included) is this service's to answer. */
-  owns(path: string): boolean;
-  /** Dispatches a request; `null` when the path is not this service's. */
-  handle(request: KitRequest): Promise<KitResponse | null>;
-  /** `(Request) => Promise<Response>` for fetch runtimes. */
-  fetch(request: Request): Promise<Response>;
-  /**
-   * The OpenAPI 3.1 document derived from the route table. Paths include the service's basePath;
-   * `servers` is the host's mount prefix (`/` at the root), so a document served under a framework
-   * mount points its clients at the right place.
-   */
-  openapi(options?: { mountPath?: string }): OpenApiDocument;
-  /** The error body for a request no service owns. */
-  notFound(request: KitRequest): KitResponse;
-  /**
-   * Answers an error raised outside the kit (e.g. a host body parser that ran first) with this
-   * service's error body; `null` when the path is not this service's.
-   */
-  errorResponse(request: Pick<KitRequest, "method" | "path" | "headers">, error: unknown): KitResponse | null;
-  dispose(): Promise<void>;
-}
 
 /** What every request reads, resolved once: route plans, matcher, error body, logger, CORS policy. */
 function runtimeOf(def: ServiceDefinition, basePath: string, bodyLimit: number): Runtime {
