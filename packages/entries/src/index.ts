@@ -41,8 +41,9 @@ export {
 } from "./openapi/client.js";
 export { DEFAULT_SPEC_LIMITS, type SpecLimits } from "./openapi/limits.js";
 export type { LintOptions, LintReport, LintResult, LintRulesetDefinition, LintSeverity } from "./openapi/lint-types.js";
-export { type CheckOptions, type ParsedSpec, type ParseOutcome, parseSpec, type SpecFormat, type SpecIssue } from "./openapi/parse.js";
+export { type CheckOptions, parseSpec } from "./openapi/parse.js";
 export { type PoolValidateRequest, type SpecPool, SpecPoolBusyError, type SpecPoolOptions } from "./openapi/pool-types.js";
+export type { ParsedSpec, ParseOutcome, SpecFormat, SpecIssue } from "./openapi/spec-types.js";
 export { type TypeDocumentOptions, typeDocument } from "./openapi/type-document.js";
 export type { ValidateSpecOptions, ValidationAnswer, ValidationOutcome } from "./openapi/validate.js";
 export {
@@ -81,15 +82,5 @@ export {
   type TypeRegistry,
   typeRegistry,
 } from "./types/registry.js";
-export {
-  fromEffect,
-  fromJsonSchema,
-  fromStandardSchema,
-  fromZod,
-  type JsonSchema,
-  type SchemaInput,
-  type TypeSchema,
-  toTypeSchema,
-  type ValidationIssue,
-  type ValidationResult,
-} from "./types/schema.js";
+export { fromEffect, fromJsonSchema, fromStandardSchema, fromZod, type SchemaInput, toTypeSchema } from "./types/schema.js";
+export type { JsonSchema, TypeSchema, ValidationIssue, ValidationResult } from "./types/schema-types.js";

@@ -1,5 +1,5 @@
 // Catalogues a parsed spec: its version, endpoints ((path, method) pairs), paths, tags and operation list.
-import type { ParsedSpec } from "../openapi/parse.js";
+import type { ParsedSpec } from "../openapi/spec-types.js";
 import type { InventoryInput, Operation } from "../store/types.js";
 
 export type Inventory = InventoryInput;

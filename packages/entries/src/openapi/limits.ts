@@ -1,7 +1,8 @@
 // Resource limits on untrusted documents: nesting depth and YAML alias expansion, checked in one walk before any
 // recursive consumer (JSON Schema validation, $ref resolution, cataloguing) sees the document (issue #10).
-import type { SpecIssue } from "./parse.js";
+
 import { escapeToken, pointerOf, type Trail } from "./pointer.js";
+import type { SpecIssue } from "./spec-types.js";
 
 export interface SpecLimits {
   /** Deepest nesting of objects and arrays, aliases followed; default 256. */

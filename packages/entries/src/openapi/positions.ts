@@ -4,7 +4,7 @@
 import { type Event, getScalarValue, parseEvents, type ScalarEvent } from "js-yaml";
 import { visit } from "jsonc-parser";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from "yaml";
-import type { SpecFormat, SpecIssue } from "./parse.js";
+import type { SpecFormat, SpecIssue } from "./spec-types.js";
 
 export interface SourcePosition {
   line: number;

@@ -1,7 +1,7 @@
 // One walk over a document to find its `$ref`s: internal ones are checked, same-origin external ones resolved, others reported.
 import type { StepBudget } from "./limits.js";
-import type { SpecIssue } from "./parse.js";
 import { pointerSpeller, type Trail } from "./pointer.js";
+import type { SpecIssue } from "./spec-types.js";
 
 export interface RefReport {
   warnings: SpecIssue[];

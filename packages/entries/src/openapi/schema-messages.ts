@@ -1,8 +1,8 @@
 // Turns JSON Schema (Ajv) errors into one plain warning per defect: noise from the `oneOf`/`anyOf`/`if` branches a
 // value was never meant to match is dropped, allowed values are listed, and the offending property is named.
 import type { StepBudget } from "./limits.js";
-import type { SpecIssue } from "./parse.js";
 import { type PointerResolver, pointerResolver } from "./refs.js";
+import type { SpecIssue } from "./spec-types.js";
 
 export interface SchemaError {
   instancePath: string;

@@ -1,9 +1,9 @@
 // Semantic checks no JSON Schema of the specification can express (duplicate operationIds, path parameters against
 // their placeholders, body/formData rules, file uploads, required properties, response codes), one warning per defect.
 import type { StepBudget } from "./limits.js";
-import type { ParsedSpec, SpecIssue } from "./parse.js";
 import { pointerOf, type Trail } from "./pointer.js";
 import { type PointerResolver, pointerResolver } from "./refs.js";
+import type { ParsedSpec, SpecIssue } from "./spec-types.js";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const token = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");

@@ -1,7 +1,7 @@
 // The per-type OpenAPI 3.1 document: every entry endpoint of one type, its customData schema inlined, ready for client generators.
 import { nullableOptionals } from "@mountkit/core";
 import type { EntryType } from "../types/registry.js";
-import type { JsonSchema } from "../types/schema.js";
+import type { JsonSchema } from "../types/schema-types.js";
 import {
   cursorParam,
   type DocumentContext,

@@ -3,11 +3,12 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { catalogue, type Inventory } from "../inventory/catalogue.js";
 import { DEFAULT_SPEC_LIMITS, limitMessages, type SpecLimits, type StepBudget, StepBudgetExceeded, stepBudget } from "./limits.js";
 import type { LintReport } from "./lint-types.js";
-import { checkDocument, decodeText, type ParsedSpec, parseSpec, parseText, type SpecIssue } from "./parse.js";
+import { checkDocument, decodeText, parseSpec, parseText } from "./parse.js";
 import { withPositions } from "./positions.js";
 import { checkRefs, type ExternalLoader, type PointerResolver, pointerResolver } from "./refs.js";
 import { explainSchemaErrors, type SchemaError } from "./schema-messages.js";
 import { semanticWarnings } from "./semantics.js";
+import type { ParsedSpec, SpecIssue } from "./spec-types.js";
 
 export type ValidationAnswer =
   | {

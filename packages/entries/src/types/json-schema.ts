@@ -1,7 +1,7 @@
 // JSON Schema (2020-12) validation for host-registered types, with every failing path reported (Ajv allErrors).
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import type { JsonSchema, ValidationIssue } from "./schema.js";
+import type { JsonSchema, ValidationIssue } from "./schema-types.js";
 
 // ajv-formats is CommonJS: its callable is the default export under ESM interop.
 const addFormats = (addFormatsModule as unknown as { default: typeof addFormatsModule }).default ?? addFormatsModule;

@@ -1,5 +1,5 @@
 // docs/conventions.md#null-means-absent for customData: an optional member sent as JSON `null` is treated as absent, read off the type's JSON Schema.
-import type { JsonSchema } from "./schema.js";
+import type { JsonSchema } from "./schema-types.js";
 
 function allowsNull(s: unknown): boolean {
   if (typeof s !== "object" || s === null) return true;

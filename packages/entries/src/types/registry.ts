@@ -6,7 +6,8 @@ import type { Inventory } from "../inventory/catalogue.js";
 import { apisCustomData } from "./apis.js";
 import { countriesCustomData } from "./countries.js";
 import type { EffectSchemaLike } from "./effect.js";
-import { type JsonSchema, type SchemaInput, type TypeSchema, toTypeSchema } from "./schema.js";
+import { type SchemaInput, toTypeSchema } from "./schema.js";
+import type { JsonSchema, TypeSchema } from "./schema-types.js";
 
 /** What a type's hook may add to an entry before it is saved. */
 export interface Preparation {

@@ -3,23 +3,7 @@ import type { StandardSchemaV1 } from "@standard-schema/spec";
 import * as z from "zod";
 import { type EffectSchemaLike, isEffectSchema, loadEffect } from "./effect.js";
 import { compileJsonSchema } from "./json-schema.js";
-
-export type JsonSchema = Record<string, unknown>;
-
-export interface ValidationIssue {
-  /** Dotted path inside the validated value: `contact.email`, `items[2].name`; empty for the root. */
-  path: string;
-  message: string;
-}
-
-export type ValidationResult = { ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] };
-
-/** What the registry needs from any schema: a validator reporting every failing path, and a JSON Schema for docs. */
-export interface TypeSchema {
-  validate(value: unknown): Promise<ValidationResult>;
-  /** JSON Schema 2020-12 without `$schema`; may carry `$defs`. */
-  jsonSchema: JsonSchema;
-}
+import type { JsonSchema, TypeSchema } from "./schema-types.js";
 
 /** Anything a host may register a type with. An Effect Schema needs `effect` installed (an optional peer). */
 export type SchemaInput = z.ZodType | EffectSchemaLike | StandardSchemaV1 | JsonSchema;
