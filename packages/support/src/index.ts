@@ -3,8 +3,8 @@
 export type { SupportApi } from "./api.js";
 export { type GithubBackend, type GithubBackendOptions, githubBackend } from "./backends/github/backend.js";
 export { verifyGithubSignature } from "./backends/github/webhook.js";
-export { type SlackBackend, type SlackBackendOptions, slackBackend, verifySlackSignature } from "./backends/slack.js";
-export { type SpiBackendOptions, spiBackend } from "./backends/spi.js";
+export { type SlackBackend, type SlackBackendOptions, slackBackend, verifySlackSignature } from "./backends/slack/backend.js";
+export { type SpiBackendOptions, spiBackend } from "./backends/spi/backend.js";
 export type {
   BackendContext,
   CustomerBackend,

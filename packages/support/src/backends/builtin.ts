@@ -1,13 +1,22 @@
 // The built-in backend: customer conversations kept in the service's own store. Every change is a
 // conditional store write that appends its events, then an ids-only notice on the bus.
+
+import type { CustomerBackend, CustomerScope } from "../domain/backend.js";
+import {
+  appendWithStatus,
+  CUSTOMER_AUTHOR,
+  mutate,
+  newMessage,
+  notify,
+  type StoreCx,
+  statusEvents,
+} from "../domain/conversation-writes.js";
+import { storePage } from "../domain/cursor.js";
+import { ev } from "../domain/events.js";
+import { type CloseAction, isOpen, onClose, onCustomerMessage, openedConversation, type Status } from "../domain/status.js";
+import { comment, summary, view } from "../domain/wire.js";
 import { supportError } from "../errors.js";
 import type { ConversationRecord, Rating } from "../store/types.js";
-import type { CustomerBackend, CustomerScope } from "./backend.js";
-import { appendWithStatus, CUSTOMER_AUTHOR, mutate, newMessage, notify, type StoreCx, statusEvents } from "./conversation-writes.js";
-import { storePage } from "./cursor.js";
-import { ev } from "./events.js";
-import { type CloseAction, isOpen, onClose, onCustomerMessage, openedConversation, type Status } from "./status.js";
-import { comment, summary, view } from "./wire.js";
 
 /** The conversation when it is this customer's and not deleted, else `conversation_not_found`. */
 async function owned(x: StoreCx, scope: CustomerScope, id: string): Promise<ConversationRecord> {

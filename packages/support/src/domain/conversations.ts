@@ -1,9 +1,10 @@
-// The conversations of the service's own store: the built-in backend (`builtin.ts`) and the agent
+// The conversations of the service's own store: the built-in backend (`backends/builtin.ts`) and the agent
 // operations (`agent-ops.ts`), assembled over one store, bus, clock and id source.
+
+import { builtinBackend } from "../backends/builtin.js";
 import type { ConversationRecord } from "../store/types.js";
 import { agentChanges, agentMessages, agentReads } from "./agent-ops.js";
 import type { CustomerBackend } from "./backend.js";
-import { builtinBackend } from "./builtin.js";
 import { type ConversationsDeps, storeCx } from "./conversation-writes.js";
 import type { Status } from "./status.js";
 import type { AgentSummary, Comment, ConversationView, Summary } from "./wire.js";

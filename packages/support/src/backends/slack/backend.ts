@@ -4,13 +4,13 @@
 // store before acknowledging it, and a worker does the work (each `event_id` once, bot messages ignored, its
 // own included). A reconciliation pass over `conversations.replies` repairs what an outage lost.
 import { createWorker } from "@mountkit/core/jobs";
-import type { CustomerBackend } from "../domain/backend.js";
-import { createMirror } from "../domain/mirror.js";
-import { type SlackMessage, slackState } from "./slack/client.js";
-import { slackCustomerOps } from "./slack/customer.js";
-import { processEvent, reconcilePass, slackWebhook } from "./slack/events.js";
+import type { CustomerBackend } from "../../domain/backend.js";
+import { createMirror } from "../../domain/mirror.js";
+import { type SlackMessage, slackState } from "./client.js";
+import { slackCustomerOps } from "./customer.js";
+import { processEvent, reconcilePass, slackWebhook } from "./events.js";
 
-export { verifySlackSignature } from "./slack/events.js";
+export { verifySlackSignature } from "./events.js";
 
 export interface SlackBackendOptions {
   /** Bot token (`xoxb-...`) with chat:write, users:read and the channel's history scope. */

@@ -7,7 +7,7 @@ import type { Mirror } from "../../domain/mirror.js";
 import { supportError } from "../../errors.js";
 import { SLACK_TEXT_LIMIT, splitSlackText } from "../display.js";
 import { keyedLock, type RestClient, type RestReply, restClient, shortHash } from "../rest.js";
-import type { SlackBackendOptions } from "../slack.js";
+import type { SlackBackendOptions } from "./backend.js";
 
 export interface SlackMessage {
   type?: string;

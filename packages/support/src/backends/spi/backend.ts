@@ -3,13 +3,13 @@
 // Interface B has no event stream: while customers watch a conversation, one poller per conversation per
 // process diffs the remote detail against a mirror in the local store, whose event log the streams follow.
 
-import type { CustomerBackend } from "../domain/backend.js";
-import { pageOf } from "../domain/cursor.js";
-import { parseMetadata } from "../domain/metadata.js";
-import { createMirror } from "../domain/mirror.js";
-import { supportError } from "../errors.js";
-import { spiRemote, toSummary } from "./spi/remote.js";
-import { openMirrored, poke, type SpiState, stop } from "./spi/watch.js";
+import type { CustomerBackend } from "../../domain/backend.js";
+import { pageOf } from "../../domain/cursor.js";
+import { parseMetadata } from "../../domain/metadata.js";
+import { createMirror } from "../../domain/mirror.js";
+import { supportError } from "../../errors.js";
+import { spiRemote, toSummary } from "./remote.js";
+import { openMirrored, poke, type SpiState, stop } from "./watch.js";
 
 export interface SpiBackendOptions {
   /** The remote's base address (or a function giving it); requests go to `${baseUrl}/care/conversations...`. */

@@ -4,7 +4,7 @@ import { isStatus, type Status, wireLabels } from "../../domain/status.js";
 import type { Comment, ConversationView, Summary } from "../../domain/wire.js";
 import { supportError } from "../../errors.js";
 import { fetchJson } from "../rest.js";
-import type { SpiBackendOptions } from "../spi.js";
+import type { SpiBackendOptions } from "./backend.js";
 
 interface Reply {
   status: number;
