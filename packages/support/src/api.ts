@@ -10,7 +10,7 @@ import { withMetadata } from "./domain/metadata.js";
 import type { ProductRegistry } from "./domain/products.js";
 import { type CloseAction, closeMessage } from "./domain/status.js";
 import { subjectOr } from "./domain/subject.js";
-import { issueDetail, type Summary } from "./domain/wire.js";
+import { issueDetail, type Summary } from "./domain/views.js";
 import { supportError } from "./errors.js";
 import { AgentEditBody, AgentReplyBody, CreateBody, PostBody, RateBody } from "./routes/schemas.js";
 import type { Rating } from "./store/types.js";

@@ -21,7 +21,7 @@ export { productScope, SUPPORT_EVENTS, type SupportEventType } from "./domain/ou
 export type { Product, ProductConfig, ProductLimits } from "./domain/products.js";
 export { DEFAULT_LIMITS } from "./domain/products.js";
 export { type CloseAction, isOpen, STATUSES, type State, type Status, stateOf } from "./domain/status.js";
-export type { AgentSummary, Comment, ConversationView, Issue, Summary } from "./domain/wire.js";
+export type { AgentSummary, Comment, ConversationView, Issue, Summary } from "./domain/views.js";
 export { supportError } from "./errors.js";
 export { addressKey, type ClientAddressOptions } from "./http/client-address.js";
 export { CUSTOMER_ID } from "./routes/schemas.js";

@@ -14,7 +14,7 @@ import {
 import { storePage } from "../domain/cursor.js";
 import { ev } from "../domain/events.js";
 import { type CloseAction, isOpen, onClose, onCustomerMessage, openedConversation, type Status } from "../domain/status.js";
-import { comment, summary, view } from "../domain/wire.js";
+import { comment, summary, view } from "../domain/views.js";
 import { supportError } from "../errors.js";
 import type { ConversationRecord, Rating } from "../store/types.js";
 

@@ -4,7 +4,7 @@ import type { BackendContext, CustomerBackend, CustomerScope } from "../domain/b
 import { storePage } from "../domain/cursor.js";
 import { parseMetadata, withMetadata } from "../domain/metadata.js";
 import type { Mirror } from "../domain/mirror.js";
-import { summary } from "../domain/wire.js";
+import { summary } from "../domain/views.js";
 import type { SupportStore } from "../store/types.js";
 
 export interface Attachment {

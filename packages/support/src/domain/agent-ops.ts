@@ -7,7 +7,7 @@ import type { Conversations } from "./conversations.js";
 import { ev } from "./events.js";
 import { parseMetadata, withMetadata } from "./metadata.js";
 import { isStatus, onAgentReply, wireLabels } from "./status.js";
-import { agentSummary, type Comment, comment, summary, view } from "./wire.js";
+import { agentSummary, type Comment, comment, summary, view } from "./views.js";
 
 export function agentReads(x: StoreCx): Pick<Conversations, "get" | "agentList" | "agentDetail"> {
   const { store } = x;

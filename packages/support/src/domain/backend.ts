@@ -8,7 +8,7 @@ import type { ConversationRecord, Rating, SupportStore } from "../store/types.js
 import type { ConversationPage } from "./cursor.js";
 import type { SupportEvents } from "./outbound.js";
 import type { CloseAction, Status } from "./status.js";
-import type { ConversationView, Summary } from "./wire.js";
+import type { ConversationView, Summary } from "./views.js";
 
 export interface CustomerScope {
   productSlug: string;

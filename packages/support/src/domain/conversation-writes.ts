@@ -7,7 +7,7 @@ import type { ConversationPatch, ConversationRecord, EventInput, MessageRecord, 
 import { conversationTopic, ev, productTopic } from "./events.js";
 import type { SupportEvents } from "./outbound.js";
 import { type Status, stateOf, statusChangeEffects, wireLabels } from "./status.js";
-import { comment } from "./wire.js";
+import { comment } from "./views.js";
 
 export const CUSTOMER_AUTHOR = "Customer";
 const MAX_ATTEMPTS = 20;

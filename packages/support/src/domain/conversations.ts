@@ -7,7 +7,7 @@ import { agentChanges, agentMessages, agentReads } from "./agent-ops.js";
 import type { CustomerBackend } from "./backend.js";
 import { type ConversationsDeps, storeCx } from "./conversation-writes.js";
 import type { Status } from "./status.js";
-import type { AgentSummary, Comment, ConversationView, Summary } from "./wire.js";
+import type { AgentSummary, Comment, ConversationView, Summary } from "./views.js";
 
 export { CUSTOMER_AUTHOR } from "./conversation-writes.js";
 

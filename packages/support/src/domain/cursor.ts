@@ -5,7 +5,7 @@ import { supportError } from "../errors.js";
 import type { ListConversationsQuery } from "../store/types.js";
 import type { CustomerScope } from "./backend.js";
 import { isOpen, OPEN_STATUSES } from "./status.js";
-import type { Summary } from "./wire.js";
+import type { Summary } from "./views.js";
 
 export interface ConversationPosition {
   updatedAt: string;

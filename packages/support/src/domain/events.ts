@@ -2,7 +2,7 @@
 import type { EventInput } from "../store/types.js";
 import { EVENT_TYPES, type EventDataMap, type EventType } from "../wire.js";
 import type { State, Status } from "./status.js";
-import type { Comment } from "./wire.js";
+import type { Comment } from "./views.js";
 
 export { EVENT_TYPES, type EventDataMap, type EventType };
 

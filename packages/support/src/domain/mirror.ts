@@ -9,7 +9,7 @@ import type { CustomerScope } from "./backend.js";
 import { conversationTopic, ev } from "./events.js";
 import type { SupportEvents } from "./outbound.js";
 import { type Status, stateOf, statusChangeEffects, wireLabels } from "./status.js";
-import { type Comment, type ConversationView, comment, view } from "./wire.js";
+import { type Comment, type ConversationView, comment, view } from "./views.js";
 
 const MAX_ATTEMPTS = 20;
 

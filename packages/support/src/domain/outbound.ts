@@ -6,7 +6,7 @@ import type { Clock } from "@mountkit/core";
 import type { NewJob } from "@mountkit/core/jobs";
 import { eventJob, type WebhookDispatcher, webhookEvent } from "@mountkit/core/webhooks";
 import type { ConversationPatch, ConversationRecord, Enqueue } from "../store/types.js";
-import { agentSummary, comment } from "./wire.js";
+import { agentSummary, comment } from "./views.js";
 
 export const SUPPORT_EVENTS = [
   "conversation.created",

@@ -7,7 +7,7 @@ import { decodeConversationCursor, encodeConversationCursor } from "../domain/cu
 import { parseMetadata } from "../domain/metadata.js";
 import type { Product } from "../domain/products.js";
 import { subjectOr } from "../domain/subject.js";
-import { spiDetail } from "../domain/wire.js";
+import { spiDetail } from "../domain/views.js";
 import { supportError } from "../errors.js";
 import { SPI_PRODUCT, spiBearer } from "../http/auth.js";
 import { admit, type SupportContext } from "../http/context.js";

@@ -1,7 +1,7 @@
 // Interface B (the Support SPI) as a client: one authenticated JSON call, its errors mapped to the kit's,
 // and the remote's summaries and detail read leniently into the wire types.
 import { isStatus, type Status, wireLabels } from "../../domain/status.js";
-import type { Comment, ConversationView, Summary } from "../../domain/wire.js";
+import type { Comment, ConversationView, Summary } from "../../domain/views.js";
 import { supportError } from "../../errors.js";
 import { fetchJson } from "../rest.js";
 import type { SpiBackendOptions } from "./backend.js";

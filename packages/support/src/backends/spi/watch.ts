@@ -3,7 +3,7 @@
 // the streams follow. A poller backs off while the remote fails and stops when its last stream ends.
 import type { BackendContext, CustomerScope, LocalStream } from "../../domain/backend.js";
 import type { Mirror, MirrorSnapshot } from "../../domain/mirror.js";
-import type { ConversationView } from "../../domain/wire.js";
+import type { ConversationView } from "../../domain/views.js";
 import type { SpiRemote } from "./remote.js";
 
 interface Poller {

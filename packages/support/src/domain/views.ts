@@ -1,4 +1,5 @@
-// Records to wire shapes: summaries, comments, interface A's `{issue, comments}`, interface B and agent details.
+// Records to the views every interface renders: summaries, comments, interface A's `{issue, comments}`, interface B and
+// agent details. The wire types they fill come from `src/wire.ts` (`@mountkit/support/wire`).
 import type { ConversationRecord, MessageRecord, Rating } from "../store/types.js";
 import type { Comment, Issue, Summary } from "../wire.js";
 import { isOpen, stateOf, wireLabels } from "./status.js";
