@@ -8,7 +8,7 @@ import { loadPg, type PgModule, type PgPool, type SqliteDriverName } from "./dri
 import { GuardedDialect } from "./guard.js";
 import { type MigrationSet, migrate } from "./migrate.js";
 import { SqliteThreadDialect, SqliteThreadDriver } from "./sqlite/thread-driver.js";
-import { detectPgvector } from "./stores/memory-vectors-pg.js";
+import { detectPgvector } from "./stores/memory/vectors-pg.js";
 
 export type Dialect = "sqlite" | "postgres";
 

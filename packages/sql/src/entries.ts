@@ -3,11 +3,11 @@ import type { EntriesStore } from "@mountkit/entries";
 import type { SqlDatabase } from "./db.js";
 import { entriesMigrations } from "./migrations/entries.js";
 import { type OpenStorageOptions, openMigrated } from "./open.js";
-import { sqlEntriesStore } from "./stores/entries.js";
+import { sqlEntriesStore } from "./stores/entries/store.js";
 
 export { entriesMigrations } from "./migrations/entries.js";
 export type { OpenStorageOptions } from "./open.js";
-export { sqlEntriesStore } from "./stores/entries.js";
+export { sqlEntriesStore } from "./stores/entries/store.js";
 
 export interface EntriesStorage {
   db: SqlDatabase;

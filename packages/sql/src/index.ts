@@ -1,10 +1,6 @@
 // @mountkit/sql: one database for every mountkit service (embedded SQLite by default, PostgreSQL by URL),
 // versioned migrations, and SQL implementations of the core and service store interfaces.
 
-export { insertJob, type SqlJobStoreOptions, sqlJobStore } from "./core/jobs.js";
-export { sqlQuotaCounter, sqlRateLimiter } from "./core/limiter.js";
-export { type PgPubSub, type PgPubSubOptions, pgPubSub } from "./core/pubsub.js";
-export { sqlWebhookStore } from "./core/webhooks.js";
 export { type Dialect, isPostgresUrl, type OpenDatabaseOptions, openDatabase, type SqlDatabase } from "./db.js";
 export { type PgPool, preferredSqliteDriver, type SqliteDriverName } from "./drivers.js";
 export { type EntriesStorage, openEntriesStorage } from "./entries.js";
@@ -15,9 +11,13 @@ export { entriesMigrations } from "./migrations/entries.js";
 export { memoryMigrations } from "./migrations/memory.js";
 export { supportMigrations } from "./migrations/support.js";
 export { allMigrations, type OpenStorageOptions, openStorage, type Storage } from "./storage.js";
-export { sqlEntriesStore } from "./stores/entries.js";
-export { type SqlMemoryStoreOptions, sqlMemoryStore } from "./stores/memory.js";
-export { sqlQuotaHolds } from "./stores/memory-quota.js";
-export type { VectorCellOptions } from "./stores/memory-vectors-cells.js";
-export { sqlSupportStore } from "./stores/support.js";
+export { sqlEntriesStore } from "./stores/entries/store.js";
+export { sqlQuotaHolds } from "./stores/memory/quota.js";
+export { type SqlMemoryStoreOptions, sqlMemoryStore } from "./stores/memory/store.js";
+export type { VectorCellOptions } from "./stores/memory/vectors-cells.js";
+export { insertJob, type SqlJobStoreOptions, sqlJobStore } from "./stores/shared/jobs.js";
+export { sqlQuotaCounter, sqlRateLimiter } from "./stores/shared/limiter.js";
+export { type PgPubSub, type PgPubSubOptions, pgPubSub } from "./stores/shared/pubsub.js";
+export { sqlWebhookStore } from "./stores/shared/webhooks.js";
+export { sqlSupportStore } from "./stores/support/store.js";
 export { openSupportStorage, type SupportStorage } from "./support.js";

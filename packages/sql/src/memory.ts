@@ -4,11 +4,11 @@ import type { MemoryStore } from "@mountkit/memory";
 import type { SqlDatabase } from "./db.js";
 import { memoryMigrations } from "./migrations/memory.js";
 import { type OpenStorageOptions, openMigrated, optionsFromEnv } from "./open.js";
-import { sqlMemoryStore } from "./stores/memory.js";
+import { sqlMemoryStore } from "./stores/memory/store.js";
 
 export { memoryMigrations } from "./migrations/memory.js";
 export type { OpenStorageOptions } from "./open.js";
-export { type SqlMemoryStoreOptions, sqlMemoryStore } from "./stores/memory.js";
+export { type SqlMemoryStoreOptions, sqlMemoryStore } from "./stores/memory/store.js";
 
 export interface MemoryStorage {
   db: SqlDatabase;

@@ -2,10 +2,10 @@
 // live-event bus for those that stream (LISTEN/NOTIFY across processes on PostgreSQL, in process on SQLite).
 import { type Logger, silentLogger } from "@mountkit/core";
 import { inMemoryPubSub, type PubSub } from "@mountkit/core/jobs";
-import { pgPubSub } from "./core/pubsub.js";
 import { type OpenDatabaseOptions, openDatabase, type SqlDatabase } from "./db.js";
 import type { MigrationSet } from "./migrate.js";
 import { coreMigrations } from "./migrations/core.js";
+import { pgPubSub } from "./stores/shared/pubsub.js";
 
 export interface OpenStorageOptions extends Omit<OpenDatabaseOptions, "migrations"> {
   logger?: Logger;

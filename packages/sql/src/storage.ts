@@ -5,7 +5,6 @@ import type { PubSub, RateLimiter } from "@mountkit/core/jobs";
 import type { EntriesStore } from "@mountkit/entries";
 import type { MemoryStore } from "@mountkit/memory";
 import type { SupportStore } from "@mountkit/support";
-import { sqlRateLimiter } from "./core/limiter.js";
 import type { SqlDatabase } from "./db.js";
 import type { MigrationSet } from "./migrate.js";
 import { coreMigrations } from "./migrations/core.js";
@@ -13,9 +12,10 @@ import { entriesMigrations } from "./migrations/entries.js";
 import { memoryMigrations } from "./migrations/memory.js";
 import { supportMigrations } from "./migrations/support.js";
 import { type OpenStorageOptions, openBus, openMigrated } from "./open.js";
-import { sqlEntriesStore } from "./stores/entries.js";
-import { sqlMemoryStore } from "./stores/memory.js";
-import { sqlSupportStore } from "./stores/support.js";
+import { sqlEntriesStore } from "./stores/entries/store.js";
+import { sqlMemoryStore } from "./stores/memory/store.js";
+import { sqlRateLimiter } from "./stores/shared/limiter.js";
+import { sqlSupportStore } from "./stores/support/store.js";
 
 export type { OpenStorageOptions } from "./open.js";
 

@@ -2,16 +2,16 @@
 // that install only that service.
 import type { PubSub, RateLimiter } from "@mountkit/core/jobs";
 import type { SupportStore } from "@mountkit/support";
-import { sqlRateLimiter } from "./core/limiter.js";
 import type { SqlDatabase } from "./db.js";
 import { supportMigrations } from "./migrations/support.js";
 import { type OpenStorageOptions, openBus, openMigrated } from "./open.js";
-import { sqlSupportStore } from "./stores/support.js";
+import { sqlRateLimiter } from "./stores/shared/limiter.js";
+import { sqlSupportStore } from "./stores/support/store.js";
 
-export { sqlRateLimiter } from "./core/limiter.js";
 export { supportMigrations } from "./migrations/support.js";
 export type { OpenStorageOptions } from "./open.js";
-export { sqlSupportStore } from "./stores/support.js";
+export { sqlRateLimiter } from "./stores/shared/limiter.js";
+export { sqlSupportStore } from "./stores/support/store.js";
 
 export interface SupportStorage {
   db: SqlDatabase;

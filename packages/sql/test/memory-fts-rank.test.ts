@@ -1,4 +1,4 @@
-// BM25 computed outside FTS5 (memory-fts-rank.ts) for SQLite searches past the rank budget: on a real FTS5 table in
+// BM25 computed outside FTS5 (stores/memory/fts-rank.ts) for SQLite searches past the rank budget: on a real FTS5 table in
 // a SQLite file, with the tokenizer the store uses, it gives every row the score FTS5's own bm25() gives it, for plain
 // index text and for text the tokenizer has to split and fold; the averages record decodes to the table's totals.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, expect, it } from "vitest";
-import { bm25, decodeAverages, ftsTokens } from "../src/stores/memory-fts-rank.js";
-import { FTS_TOKENIZER } from "../src/stores/memory-fts.js";
+import { FTS_TOKENIZER } from "../src/stores/memory/fts.js";
+import { bm25, decodeAverages, ftsTokens } from "../src/stores/memory/fts-rank.js";
 
 const dir = mkdtempSync(join(tmpdir(), "mountkit-fts-rank-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,12 +1,12 @@
-// Full-text search past the rank budget (memory-search-scale.ts on SQLite, memory-search-pg.ts on PostgreSQL): the rows holding every query word are
+// Full-text search past the rank budget (stores/memory/search-scale.ts on SQLite, stores/memory/search-pg.ts on PostgreSQL): the rows holding every query word are
 // ranked first, and when they give fewer than `limit` visible hits every match is ranked, so a store with
 // a tiny budget answers what a store ranking every match answers, on both engines.
 import { commitOf, edge, entity, episode } from "@mountkit/memory/testing";
 import { coreMigrations, memoryMigrations, sqlMemoryStore } from "@mountkit/sql";
-import { analyzeIfStale } from "../src/stores/pg-statistics.js";
 import { type Kysely, sql } from "kysely";
 import { expect, it, vi } from "vitest";
 import { forEachDatabase, useMigratedDatabase } from "../../../test/sql-targets.js";
+import { analyzeIfStale } from "../src/stores/memory/pg-statistics.js";
 
 const T0 = Date.UTC(2024, 0, 1);
 const DAY = 86_400_000;

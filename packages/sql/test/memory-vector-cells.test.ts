@@ -1,4 +1,4 @@
-// Cells of the sqlite-vec index (memory-vectors-cells.ts): past `trainAt` vectors a brain's index is split
+// Cells of the sqlite-vec index (stores/memory/vectors-cells.ts): past `trainAt` vectors a brain's index is split
 // by k-means, its vectors move to their nearest cell, and a search reads the nearest cells. Checked against
 // the exact nearest (recall), each vector's own nearest cell (a stored vector always finds itself), another
 // process, an index from before cells, and brains whose ids look like a cell's partition.

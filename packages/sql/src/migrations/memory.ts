@@ -4,7 +4,7 @@
 import { sql } from "kysely";
 import type { MigrationSet } from "../migrate.js";
 import { exec } from "../migrate.js";
-import { FTS_TOKENIZER, ftsTableName } from "../stores/memory-fts.js";
+import { FTS_TOKENIZER, ftsTableName } from "../stores/memory/fts.js";
 
 export const memoryMigrations: MigrationSet = {
   name: "memory",

@@ -1,12 +1,12 @@
-// EntriesStore on SQL: entries keyed by (type, id), their revisions (entries-revisions.ts), an inventory summary per
+// EntriesStore on SQL: entries keyed by (type, id), their revisions (revisions.ts), an inventory summary per
 // catalogued entry and its operations one row each (so `listOperations` pages in the database, not in memory).
 
 import type { EntriesStore, Entry, EntryPosition, InventoryInput, InventorySummary, Operation } from "@mountkit/entries";
 import { type Kysely, sql, type Transaction } from "kysely";
-import { insertJob, sqlJobStore } from "../core/jobs.js";
-import { sqlWebhookStore } from "../core/webhooks.js";
-import type { SqlDatabase } from "../db.js";
-import { dropRevisions, getRevision, keepRevision, listRevisions } from "./entries-revisions.js";
+import type { SqlDatabase } from "../../db.js";
+import { insertJob, sqlJobStore } from "../shared/jobs.js";
+import { sqlWebhookStore } from "../shared/webhooks.js";
+import { dropRevisions, getRevision, keepRevision, listRevisions } from "./revisions.js";
 
 interface EntryRow {
   type_id: string;

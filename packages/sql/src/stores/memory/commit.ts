@@ -3,9 +3,9 @@
 // brain's version (a commit that expected an older version rolls back as a conflict).
 import type { CommitResult, EdgeRecord, EntityRecord, ExtractionCommit } from "@mountkit/memory";
 import { sql } from "kysely";
-import { insertJob } from "../core/jobs.js";
-import { indexText, insertEdges, insertIndexed } from "./memory-index.js";
-import { type Db, EDGE_COLS, EPISODE_COLS, type MemoryStoreContext, num, toEdge, toEpisode } from "./memory-rows.js";
+import { insertJob } from "../shared/jobs.js";
+import { type Db, EDGE_COLS, EPISODE_COLS, type MemoryStoreContext, num, toEdge, toEpisode } from "./rows.js";
+import { indexText, insertEdges, insertIndexed } from "./search-index.js";
 
 /** Thrown inside a commit's transaction to roll it back when the brain moved past `expectVersion`. */
 class CommitConflict extends Error {}

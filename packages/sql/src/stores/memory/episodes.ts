@@ -1,13 +1,13 @@
 // Episodes of the SQL memory store. An episode and its extraction job are inserted in one transaction, so
 // an accepted episode is always extracted, even after a crash; a conversation's turn is indexed with its
-// neighbours (memory-context.ts).
+// neighbours (context.ts).
 import type { MemoryStore } from "@mountkit/memory";
-import { insertJob } from "../core/jobs.js";
-import { episodeConversation, indexEpisodeInContext } from "./memory-context.js";
-import { indexText, searchPlaceholder } from "./memory-index.js";
-import { page, rowsById } from "./memory-reads.js";
-import { EPISODE_COLS, type MemoryStoreContext, toEpisode } from "./memory-rows.js";
-import { searchMemory } from "./memory-search.js";
+import { insertJob } from "../shared/jobs.js";
+import { episodeConversation, indexEpisodeInContext } from "./context.js";
+import { page, rowsById } from "./reads.js";
+import { EPISODE_COLS, type MemoryStoreContext, toEpisode } from "./rows.js";
+import { searchMemory } from "./search.js";
+import { indexText, searchPlaceholder } from "./search-index.js";
 
 type EpisodeMethods = Pick<
   MemoryStore,
@@ -38,7 +38,7 @@ export function episodeMethods(ctx: MemoryStoreContext): EpisodeMethods {
             ...searchPlaceholder(pg),
           })
           .execute();
-        // a conversation's turn is indexed with its neighbours, as on the in-memory store (memory-context.ts)
+        // a conversation's turn is indexed with its neighbours, as on the in-memory store (context.ts)
         await indexEpisodeInContext(trx, pg, episode, (t, brainId, id, text, replace) =>
           indexText(ctx, t, "episodes", brainId, id, text, replace),
         );

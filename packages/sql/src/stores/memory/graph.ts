@@ -1,12 +1,12 @@
 // Entities and edges of the SQL memory store: reads by id, key and entity, pages, full-text search, and
-// an edge's invalidation. Edges are read bi-temporally (`visible` in memory-rows.ts); their insertion
+// an edge's invalidation. Edges are read bi-temporally (`visible` in rows.ts); their insertion
 // order is the `ord` column on PostgreSQL, the rowid on SQLite.
 import type { EdgeRecord, MemoryStore } from "@mountkit/memory";
 import { type RawBuilder, sql } from "kysely";
-import { insertJob } from "../core/jobs.js";
-import { page, rowsById } from "./memory-reads.js";
-import { type At, cols, EDGE_COLS, ENTITY_COLS, type MemoryStoreContext, type Row, toEdge, toEntity, visible } from "./memory-rows.js";
-import { searchMemory } from "./memory-search.js";
+import { insertJob } from "../shared/jobs.js";
+import { page, rowsById } from "./reads.js";
+import { type At, cols, EDGE_COLS, ENTITY_COLS, type MemoryStoreContext, type Row, toEdge, toEntity, visible } from "./rows.js";
+import { searchMemory } from "./search.js";
 
 type EntityMethods = Pick<MemoryStore, "getEntity" | "getEntities" | "listEntities" | "findEntitiesByKeys" | "searchEntities">;
 type EdgeMethods = Pick<

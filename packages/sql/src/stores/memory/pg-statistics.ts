@@ -1,7 +1,7 @@
 // Planner statistics on PostgreSQL: the memory store's full-text and vector searches pick their plans from
 // them, so a search refreshes a table's statistics when a bulk write has made them stale.
 import { sql } from "kysely";
-import type { Db } from "./memory-rows.js";
+import type { Db } from "./rows.js";
 
 /** When each table's statistics were last looked at, per database handle. */
 const checked = new WeakMap<Db, Map<string, number>>();

@@ -4,7 +4,7 @@
 // so the decision is exact across every process on the database.
 import type { QuotaHolds } from "@mountkit/memory";
 import type { Kysely } from "kysely";
-import type { SqlDatabase } from "../db.js";
+import type { SqlDatabase } from "../../db.js";
 
 interface QuotaDb {
   quota_counters: { key: string; period: string; used: number };

@@ -2,7 +2,7 @@
 // asked, and newest-first keyset pages.
 import type { Page, PageAfter } from "@mountkit/memory";
 import type { RawBuilder } from "kysely";
-import { type Db, inOrder, num, type Row } from "./memory-rows.js";
+import { type Db, inOrder, num, type Row } from "./rows.js";
 
 /** Reads of the brain's rows in `from` by id: `one`, and `many` in the order of the ids asked. */
 export function rowsById<T extends { id: string }>(db: Db, from: string, columns: readonly string[], map: (r: Row) => T) {

@@ -2,8 +2,8 @@
 // the table/column helpers and the context shared by its reads, writes, pages and full-text search.
 import type { ApiKeyRecord, BrainRecord, EdgeRecord, EntityRecord, EpisodeRecord, PlaybookRecord } from "@mountkit/memory";
 import { type Kysely, type RawBuilder, sql } from "kysely";
-import type { ftsTables } from "./memory-fts.js";
-import type { MemorySearchContext } from "./memory-search.js";
+import type { ftsTables } from "./fts.js";
+import type { MemorySearchContext } from "./search.js";
 
 export const EPISODE_COLS = [
   "brain_id",
@@ -149,6 +149,6 @@ export interface MemoryStoreContext {
   pg: boolean;
   /** SQLite: one FTS5 table per brain and kind, so BM25 statistics are the brain's own. */
   ftsByBrain: ReturnType<typeof ftsTables>;
-  /** What full-text search reads (memory-search.ts). */
+  /** What full-text search reads (search.ts). */
   search: MemorySearchContext;
 }

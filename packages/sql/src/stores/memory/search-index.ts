@@ -1,8 +1,8 @@
 // Full-text index writes of the SQL memory store: a row's analysed text goes to its `search` tsvector on
-// PostgreSQL, to the brain's FTS5 table on SQLite (memory-fts.ts), in the transaction that writes the row.
+// PostgreSQL, to the brain's FTS5 table on SQLite (fts.ts), in the transaction that writes the row.
 import { type EdgeRecord, searchTerms } from "@mountkit/memory";
 import { sql } from "kysely";
-import { type Db, type Kind, type MemoryStoreContext, table } from "./memory-rows.js";
+import { type Db, type Kind, type MemoryStoreContext, table } from "./rows.js";
 
 /** Writes a row's analysed text to the full-text index (the row must exist in this transaction). */
 export async function indexText(ctx: MemoryStoreContext, trx: Db, kind: Kind, brainId: string, id: string, text: string, replace = false) {

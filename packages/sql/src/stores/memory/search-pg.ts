@@ -15,9 +15,9 @@
 //   changed by more than a tenth since its last one (checked at most once every 5 s per table).
 import type { SearchHit } from "@mountkit/memory";
 import { type RawBuilder, sql } from "kysely";
-import { type At, cols, type Db, type Kind, type Row, table, visible } from "./memory-rows.js";
-import { countUpTo } from "./memory-search-scale.js";
 import { refreshStatistics } from "./pg-statistics.js";
+import { type At, cols, type Db, type Kind, type Row, table, visible } from "./rows.js";
+import { countUpTo } from "./search-scale.js";
 
 /** Options of one search; the budgets have engine defaults. */
 export interface PgSearchOptions {
@@ -49,7 +49,7 @@ async function estimate(db: Db, from: RawBuilder<unknown>, brainId: string, lexe
   return Number(parsed?.[0]?.Plan?.["Plan Rows"] ?? 0);
 }
 
-/** Rows of the brain matching `where`, counted up to `cap + 1` (memory-search-scale.ts). */
+/** Rows of the brain matching `where`, counted up to `cap + 1` (search-scale.ts). */
 const countInBrain = (db: Db, from: RawBuilder<unknown>, brainId: string, where: RawBuilder<unknown>, cap: number) =>
   countUpTo(db, from, sql`t.brain_id = ${brainId} and (${where})`, cap);
 

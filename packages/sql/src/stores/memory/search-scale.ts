@@ -3,7 +3,7 @@
 // "likes" alone matched 300k rows, and the rows holding all of "gave talk wonka corp" were 25k), so ranking
 // every match, or every row holding every word, cannot stay under recall's budget. Above RANK_BUDGET matches
 // SQLite ranks bounded tiers of the newest rows (tieredSearch); PostgreSQL bounds its work its own way
-// (memory-search-pg.ts), with the same prior.
+// (search-pg.ts), with the same prior.
 import { type Kysely, type RawBuilder, sql } from "kysely";
 
 /** Matching rows above which ranking all of them is replaced by ranking bounded tiers (SQLite). */
@@ -27,7 +27,7 @@ export async function countUpTo(db: Kysely<any>, from: RawBuilder<unknown>, wher
 export interface SearchTiers<R> {
   /** FTS5's own ranking of every match, the best `pool` of them filtered (null: every match). */
   ranked(expr: string, pool: number | null): Promise<R[]>;
-  /** The newest `n` matches of `expr`, ranked by the BM25 of every query word (memory-fts-rank.ts). */
+  /** The newest `n` matches of `expr`, ranked by the BM25 of every query word (fts-rank.ts). */
   newest(expr: string, n: number): Promise<R[]>;
   /** Whether more than `n` rows match. */
   moreThan(expr: string, n: number): Promise<boolean>;

@@ -1,14 +1,14 @@
 // Full-text search of the SQL memory store, ranked with BM25 on both engines: FTS5's bm25() over the
-// brain's own FTS5 table on SQLite (memory-fts.ts), the Okapi formula over the brain's own documents on
-// PostgreSQL (memory-search-pg.ts). On SQLite, past a budget of matches, bounded tiers of the newest rows
-// are ranked (memory-search-scale.ts).
+// brain's own FTS5 table on SQLite (fts.ts), the Okapi formula over the brain's own documents on
+// PostgreSQL (search-pg.ts). On SQLite, past a budget of matches, bounded tiers of the newest rows
+// are ranked (search-scale.ts).
 import { type SearchHit, searchTerms } from "@mountkit/memory";
 import { sql } from "kysely";
-import type { ftsTables } from "./memory-fts.js";
-import { bm25, type FtsStatistics, ftsRanker, ftsTokens } from "./memory-fts-rank.js";
-import { type At, cols, type Db, type Kind, type Row, table, visible } from "./memory-rows.js";
-import { PG_SEARCH_DEFAULTS, searchPg } from "./memory-search-pg.js";
-import { bestPool, byRank, RANK_BUDGET, RANK_POOL, RANK_TOKENS, type SearchTiers, tieredSearch } from "./memory-search-scale.js";
+import type { ftsTables } from "./fts.js";
+import { bm25, type FtsStatistics, ftsRanker, ftsTokens } from "./fts-rank.js";
+import { type At, cols, type Db, type Kind, type Row, table, visible } from "./rows.js";
+import { PG_SEARCH_DEFAULTS, searchPg } from "./search-pg.js";
+import { bestPool, byRank, RANK_BUDGET, RANK_POOL, RANK_TOKENS, type SearchTiers, tieredSearch } from "./search-scale.js";
 
 /** What a search reads besides its arguments. */
 export interface MemorySearchContext {
@@ -103,7 +103,7 @@ export async function searchMemory<T>(
     // bm25 (the rank column) is lower-is-better
     return rows.map((row) => ({ item: map(row), score: -Number(row.rank) }));
   }
-  // PostgreSQL: BM25 in SQL with bounded work (memory-search-pg.ts)
+  // PostgreSQL: BM25 in SQL with bounded work (search-pg.ts)
   const budget = ctx.rankBudget ?? PG_SEARCH_DEFAULTS.budget;
   return searchPg(db, kind, brainId, terms.join(" "), limit, at, map, { ...PG_SEARCH_DEFAULTS, budget });
 }

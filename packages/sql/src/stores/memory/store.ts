@@ -2,37 +2,37 @@
 // episode is always extracted, even after a crash), and an extraction commits all-or-nothing, idempotently
 // (the episode row is locked and checked first, so a re-run job writes nothing twice) and optimistically
 // on the brain's version. Full-text search ranks with BM25 on both engines: the formula over the brain's
-// own documents on PostgreSQL; FTS5's bm25() on SQLite, over one FTS5 table per brain (memory-fts.ts) so
+// own documents on PostgreSQL; FTS5's bm25() on SQLite, over one FTS5 table per brain (fts.ts) so
 // its statistics are the brain's own too (test/memory-fts-brains.test.ts). This file assembles the store
-// from its parts: episodes (memory-episodes.ts), entities and edges (memory-graph.ts), the commit
-// (memory-commit.ts), search (memory-search.ts) and embeddings (memory-vectors.ts).
+// from its parts: episodes (episodes.ts), entities and edges (graph.ts), the commit
+// (commit.ts), search (search.ts) and embeddings (vectors.ts).
 import type { MemoryStore } from "@mountkit/memory";
-import { sqlJobStore } from "../core/jobs.js";
-import { sqlQuotaCounter } from "../core/limiter.js";
-import { sqlWebhookStore } from "../core/webhooks.js";
-import type { SqlDatabase } from "../db.js";
-import { commitExtraction } from "./memory-commit.js";
-import { episodeMethods } from "./memory-episodes.js";
-import { ftsTables } from "./memory-fts.js";
-import { edgeMethods, entityMethods } from "./memory-graph.js";
-import { sqlQuotaHolds } from "./memory-quota.js";
-import { page } from "./memory-reads.js";
-import { type Db, type MemoryStoreContext, num, toBrain, toKey, toPlaybook } from "./memory-rows.js";
-import { sqlVectors } from "./memory-vectors.js";
-import type { VectorCellOptions } from "./memory-vectors-cells.js";
+import type { SqlDatabase } from "../../db.js";
+import { sqlJobStore } from "../shared/jobs.js";
+import { sqlQuotaCounter } from "../shared/limiter.js";
+import { sqlWebhookStore } from "../shared/webhooks.js";
+import { commitExtraction } from "./commit.js";
+import { episodeMethods } from "./episodes.js";
+import { ftsTables } from "./fts.js";
+import { edgeMethods, entityMethods } from "./graph.js";
+import { sqlQuotaHolds } from "./quota.js";
+import { page } from "./reads.js";
+import { type Db, type MemoryStoreContext, num, toBrain, toKey, toPlaybook } from "./rows.js";
+import { sqlVectors } from "./vectors.js";
+import type { VectorCellOptions } from "./vectors-cells.js";
 
 export interface SqlMemoryStoreOptions {
   /**
    * Matching rows up to which full-text search ranks every match (exact BM25). Past it, the newest rows are
-   * ranked: on SQLite (memory-search-scale.ts, default RANK_BUDGET 5,000) the newest 1,000 holding every word,
-   * then the newest holding any, with BM25 computed from cached word counts (memory-fts-rank.ts); on
-   * PostgreSQL (memory-search-pg.ts, default 1,000) the newest of them and the rare words' rows.
+   * ranked: on SQLite (search-scale.ts, default RANK_BUDGET 5,000) the newest 1,000 holding every word,
+   * then the newest holding any, with BM25 computed from cached word counts (fts-rank.ts); on
+   * PostgreSQL (search-pg.ts, default 1,000) the newest of them and the rare words' rows.
    */
   rankBudget?: number;
   /**
    * SQLite with sqlite-vec: a brain's vectors of one kind are searched exactly until there are `trainAt`
    * (default 32,768); then they are split into `cells` (default 256) by k-means, and a search reads the
-   * `probes` (default 24) cells nearest the query (memory-vectors-cells.ts).
+   * `probes` (default 24) cells nearest the query (vectors-cells.ts).
    */
   vectorCells?: VectorCellOptions;
 }
@@ -48,7 +48,7 @@ export function sqlMemoryStore(database: SqlDatabase, options: SqlMemoryStoreOpt
   /** SQLite: one FTS5 table per brain and kind, so BM25 statistics are the brain's own. */
   const ftsByBrain = ftsTables(db);
   const ctx: MemoryStoreContext = { db, pg, ftsByBrain, search: { db, pg, ftsByBrain, rankBudget: options.rankBudget } };
-  /** Embeddings: k-nearest in sqlite-vec or pgvector where available, else a scan (memory-vectors.ts). */
+  /** Embeddings: k-nearest in sqlite-vec or pgvector where available, else a scan (vectors.ts). */
   const vectors = sqlVectors(database, options.vectorCells);
 
   return {

@@ -6,7 +6,7 @@
 // The centroids are trained once and never change, so a vector's cell never moves after it is placed.
 // The math runs in slices that yield to the event loop, so training never holds a request.
 import { type Kysely, sql } from "kysely";
-import { norm, type VectorKind } from "./memory-vectors-shared.js";
+import { norm, type VectorKind } from "./vectors-shared.js";
 
 export interface VectorCellOptions {
   /** Vectors of one kind in a brain from which its cells are trained (default 32,768). */

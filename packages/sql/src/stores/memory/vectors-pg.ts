@@ -15,8 +15,8 @@
 //   no index: the order is exact), and a search that still comes back short is run again exactly.
 import type { SearchHit } from "@mountkit/memory";
 import { type Kysely, type RawBuilder, sql } from "kysely";
-import { indexable, type VectorIndex, type VectorItem, type VectorKind } from "./memory-vectors-shared.js";
 import { refreshStatistics } from "./pg-statistics.js";
+import { indexable, type VectorIndex, type VectorItem, type VectorKind } from "./vectors-shared.js";
 
 interface Version {
   major: number;

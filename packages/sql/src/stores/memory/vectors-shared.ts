@@ -1,6 +1,6 @@
 // What the SQL memory store's vector indexes share: the item shape, which vectors an index can hold, and
-// the interface memory-vectors.ts drives (sqlite-vec in memory-vectors-vec0.ts, pgvector in
-// memory-vectors-pg.ts).
+// the interface vectors.ts drives (sqlite-vec in vectors-vec0.ts, pgvector in
+// vectors-pg.ts).
 import type { SearchHit } from "@mountkit/memory";
 import type { Kysely } from "kysely";
 

@@ -3,7 +3,7 @@
 // query inside SQLite.
 //
 // The table is partitioned. A brain's vectors start in the partition named by its id, which a search reads
-// whole (exact). Once the brain holds `trainAt` vectors of a kind it gets cells (memory-vectors-cells.ts):
+// whole (exact). Once the brain holds `trainAt` vectors of a kind it gets cells (vectors-cells.ts):
 // its vectors move, in small transactions, to one partition per nearest centroid (`brain \u001f cell`), new
 // ones are placed there directly, and a search reads its `probes` nearest cells plus whatever is still in
 // the brain's own partition (rows not moved yet, or written by a process that did not know the cells yet).
@@ -24,8 +24,8 @@ import {
   trainCentroids,
   unit,
   type VectorCellOptions,
-} from "./memory-vectors-cells.js";
-import { indexable, type VectorIndex, type VectorItem, type VectorKind } from "./memory-vectors-shared.js";
+} from "./vectors-cells.js";
+import { indexable, type VectorIndex, type VectorItem, type VectorKind } from "./vectors-shared.js";
 
 /** The vec0 table holding `kind` vectors of `dims` dimensions (cosine distance, partitioned by brain and cell). */
 const vecTableName = (kind: VectorKind, dims: number) => `memory_vec_${kind}_${dims}`;

@@ -1,15 +1,15 @@
 // Embeddings of the SQL memory store. `memory_vectors` (JSON, every engine) is the record. Where a vector
 // index is available each vector is also indexed in the record's transaction, and a search is a
-// k-nearest query inside the database: sqlite-vec's vec0 tables on SQLite (memory-vectors-vec0.ts),
-// pgvector's HNSW on PostgreSQL (memory-vectors-pg.ts). Elsewhere a search loads the brain's vectors and
+// k-nearest query inside the database: sqlite-vec's vec0 tables on SQLite (vectors-vec0.ts),
+// pgvector's HNSW on PostgreSQL (vectors-pg.ts). Elsewhere a search loads the brain's vectors and
 // scores cosine in process: the fallback, exact and portable, linear in the brain's size.
 import type { SearchHit } from "@mountkit/memory";
 import type { Kysely } from "kysely";
-import type { SqlDatabase } from "../db.js";
-import type { VectorCellOptions } from "./memory-vectors-cells.js";
-import { pgvectorIndex } from "./memory-vectors-pg.js";
-import { indexable, norm, type VectorIndex, type VectorItem, type VectorKind } from "./memory-vectors-shared.js";
-import { vec0Index } from "./memory-vectors-vec0.js";
+import type { SqlDatabase } from "../../db.js";
+import type { VectorCellOptions } from "./vectors-cells.js";
+import { pgvectorIndex } from "./vectors-pg.js";
+import { indexable, norm, type VectorIndex, type VectorItem, type VectorKind } from "./vectors-shared.js";
+import { vec0Index } from "./vectors-vec0.js";
 
 /** Cosine similarity over the common prefix (the fallback's score; 0 when either vector is zero). */
 function cosine(q: Float64Array, qn: number, v: number[]): number {
@@ -31,7 +31,7 @@ function vectorIndex(database: SqlDatabase, cells: VectorCellOptions): VectorInd
   return null;
 }
 
-/** `cells`: when and how a large brain's sqlite-vec index is split into cells (memory-vectors-cells.ts). */
+/** `cells`: when and how a large brain's sqlite-vec index is split into cells (vectors-cells.ts). */
 export function sqlVectors(database: SqlDatabase, cells: VectorCellOptions = {}) {
   const db = database.kysely as Kysely<any>;
   const index = vectorIndex(database, cells);

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Job, JobStore, NewJob } from "@mountkit/core/jobs";
 import { type Kysely, sql } from "kysely";
-import type { SqlDatabase } from "../db.js";
+import type { SqlDatabase } from "../../db.js";
 
 export interface JobsTable {
   id: string;

@@ -3,7 +3,7 @@
 // (PostgreSQL FOR UPDATE, SQLite's write lock), and `peek` reads it without either; the quota is one conditional upsert, atomic by itself.
 import { type QuotaCounter, type RateLimiter, slidingLogDecision } from "@mountkit/core/jobs";
 import type { Kysely } from "kysely";
-import type { SqlDatabase } from "../db.js";
+import type { SqlDatabase } from "../../db.js";
 
 interface LimiterDb {
   rate_limit_logs: { key: string; log: string; expires_at: number };

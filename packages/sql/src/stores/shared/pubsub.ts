@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { kitLogger, type Logger } from "@mountkit/core";
 import type { PubSub } from "@mountkit/core/jobs";
 import type pg from "pg";
-import { loadPg, type PgPool } from "../drivers.js";
+import { loadPg, type PgPool } from "../../drivers.js";
 
 export interface PgPubSubOptions {
   /** NOTIFY channel shared by every process of a deployment. Default `mountkit_bus`. */

@@ -2,7 +2,7 @@
 // JSON list (the latest twenty) on its row; its id is its primary key, so a fan-out repeated after a crash adds nothing.
 import { type Delivery, type DeliveryAttempt, KEPT_ATTEMPTS, type Subscription, type WebhookStore } from "@mountkit/core/webhooks";
 import type { Kysely } from "kysely";
-import type { SqlDatabase } from "../db.js";
+import type { SqlDatabase } from "../../db.js";
 
 interface SubscriptionRow {
   id: string;

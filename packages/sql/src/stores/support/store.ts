@@ -1,13 +1,13 @@
 // SupportStore on SQL: conversations, their messages and event logs, and the webhook deliveries claimed
-// once. Reads and the assembly are here; every write is one conditional transaction (support-writes.ts).
+// once. Reads and the assembly are here; every write is one conditional transaction (writes.ts).
 import type { ListConversationsQuery, SupportStore } from "@mountkit/support";
 import { METADATA_MARK } from "@mountkit/support";
 import { sql } from "kysely";
-import { sqlJobStore } from "../core/jobs.js";
-import { sqlWebhookStore } from "../core/webhooks.js";
-import type { SqlDatabase } from "../db.js";
-import { type Db, toConversation, toEvent, toMessage } from "./support-rows.js";
-import { conversationWrites } from "./support-writes.js";
+import type { SqlDatabase } from "../../db.js";
+import { sqlJobStore } from "../shared/jobs.js";
+import { sqlWebhookStore } from "../shared/webhooks.js";
+import { type Db, toConversation, toEvent, toMessage } from "./rows.js";
+import { conversationWrites } from "./writes.js";
 
 const UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const LOWER = "abcdefghijklmnopqrstuvwxyz";

@@ -12,9 +12,9 @@ import type {
   WriteResult,
 } from "@mountkit/support";
 import { type Kysely, sql, type Transaction } from "kysely";
-import { insertJob } from "../core/jobs.js";
-import { isUniqueViolation, Rollback } from "./errors.js";
-import { type ConversationRow, type Db, messageRow, patchColumns, type SupportDb, toConversation, toMessage } from "./support-rows.js";
+import { isUniqueViolation, Rollback } from "../shared/errors.js";
+import { insertJob } from "../shared/jobs.js";
+import { type ConversationRow, type Db, messageRow, patchColumns, type SupportDb, toConversation, toMessage } from "./rows.js";
 
 type ConversationWrites = Pick<
   SupportStore,
