@@ -1,0 +1,60 @@
+// `npm test`: the whole suite in three phases, each with its time printed.
+//   1. the main suite (the vitest projects default, http-sqlite and http-postgres) on this Node; when
+//      MOUNTKIT_TEST_NODES names a folder prepared by `scripts/test-node-versions.sh prepare DIR` (CI does this),
+//      the same suite on Node 22 and on Node 24 at the same time, each in its own copy of the tree;
+//   2. the host-safety suite alone: it measures the host's event loop, so no other suite may share the cores;
+//   3. the browser suite alone: Chromium beside busy test workers starves the page.
+// Every phase runs even after an earlier one failed, so one run reports every failure; the exit code is 1 if any
+// failed. `npm test -- <vitest filters>` runs only `vitest run <filters>` with the main config.
+import { spawn } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const MAIN_PROJECTS = ["--project", "default", "--project", "http-sqlite", "--project", "http-postgres"];
+
+/** Runs a command in the repository root with the output passed through; resolves to its exit code. */
+function run(command, args, env = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } });
+    child.on("error", (error) => {
+      console.error(`[test] ${command} did not start: ${error.message}`);
+      resolve(1);
+    });
+    child.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+const started = Date.now();
+const failed = [];
+/** Runs one phase (its steps at once), prints its time, and records a failure by name. */
+async function phase(name, steps) {
+  const t0 = Date.now();
+  const codes = await Promise.all(steps.map((s) => s.start()));
+  const seconds = Math.round((Date.now() - t0) / 1000);
+  steps.forEach((s, i) => {
+    if (codes[i] !== 0) failed.push(s.name);
+  });
+  const bad = steps.filter((_, i) => codes[i] !== 0).map((s) => s.name);
+  console.log(`[test] ${name}: ${bad.length ? `FAILED (${bad.join(", ")})` : "passed"} in ${seconds} s`);
+}
+
+const filters = process.argv.slice(2);
+if (filters.length > 0) process.exit(await run("npx", ["vitest", "run", ...filters]));
+
+const nodes = process.env.MOUNTKIT_TEST_NODES;
+const mainSteps = [{ name: `main suite on node ${process.version}`, start: () => run("npx", ["vitest", "run", ...MAIN_PROJECTS]) }];
+if (nodes) {
+  mainSteps.push({
+    name: "main suite on node 22 and 24",
+    start: () => run("bash", [join(root, "scripts/test-node-versions.sh"), "test", nodes]),
+  });
+}
+await phase(nodes ? `main suite (node ${process.version}, 22 and 24 at once)` : "main suite", mainSteps);
+await phase("host safety (alone)", [{ name: "host safety", start: () => run("npx", ["vitest", "run", "--project", "host-safety"]) }]);
+await phase("browser (alone)", [
+  { name: "browser", start: () => run("npx", ["vitest", "run", "--config", "vitest.browser.config.ts"]) },
+]);
+const total = Math.round((Date.now() - started) / 1000);
+console.log(`[test] ${failed.length ? `FAILED: ${failed.join(", ")}` : "every phase passed"} (${total} s)`);
+process.exit(failed.length ? 1 : 0);
