@@ -16,11 +16,11 @@ const packages: Array<{ dir: string; entries?: Record<string, string>; inline?: 
       "spec-worker": "src/openapi/worker.ts",
       "diff-worker": "src/diff/worker.ts",
       node: "src/node.ts",
-      // the package's `#spec-runtime` and `#platform` imports: `node` on Node, the other on fetch runtimes (package.json "imports")
-      "runtime-node": "src/runtime/node.ts",
-      "runtime-fetch": "src/runtime/fetch.ts",
-      "platform-node": "src/platform/node.ts",
-      "platform-fetch": "src/platform/fetch.ts",
+      // the package's `#runtime/*` imports (src/runtime/): `node` on Node, `fetch` on fetch runtimes (package.json "imports")
+      "runtime-platform-node": "src/runtime/platform-node.ts",
+      "runtime-platform-fetch": "src/runtime/platform-fetch.ts",
+      "runtime-spec-node": "src/runtime/spec-node.ts",
+      "runtime-spec-fetch": "src/runtime/spec-fetch.ts",
     },
   },
   {

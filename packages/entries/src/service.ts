@@ -14,7 +14,7 @@ import {
 } from "@mountkit/core";
 import type { SafeFetchOptions } from "@mountkit/core/outbound";
 import { startWebhooks, type WebhookOptions, webhookRoutes } from "@mountkit/core/webhooks";
-import { specRuntime } from "#spec-runtime";
+import { specRuntime } from "#runtime/spec";
 import { createEntriesApi, type EntriesApi } from "./api.js";
 import { principalOf, requireAuth } from "./auth/middleware.js";
 import type { TokenVerifier } from "./auth/verifier.js";

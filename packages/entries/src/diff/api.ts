@@ -1,7 +1,7 @@
 // The diff operations of the typed API: two posted (or fetched) documents, and the specs of two revisions of an entry.
 
 import type { SafeFetchOptions } from "@mountkit/core/outbound";
-import { specRuntime } from "#spec-runtime";
+import { specRuntime } from "#runtime/spec";
 import { entriesError } from "../errors.js";
 import { SpecPoolBusyError } from "../openapi/pool-types.js";
 import type { EntriesStore } from "../store/types.js";

@@ -1,6 +1,6 @@
 // The diff processes: child processes of their own (diff/worker.ts), under the validation processes' caps (time, heap,
 // niceness, count, queue: SpecPoolOptions), so a diff never runs on the host's event loop and never takes a
-// validation's place. Node only (`#spec-runtime`).
+// validation's place. Node only (`#runtime/spec`).
 import { availableParallelism } from "node:os";
 import { prepareWorkerModule, type WorkerModuleSpec } from "@mountkit/core/worker-module";
 import { DEFAULT_SPEC_LIMITS } from "../openapi/limits.js";

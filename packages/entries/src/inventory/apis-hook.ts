@@ -1,7 +1,7 @@
 // The `apis` submission step: fetch specUrl safely, have the validation address judge it, catalogue it.
 
 import { type SafeFetchOptions, SpecFetchError } from "@mountkit/core/outbound";
-import { specRuntime } from "#spec-runtime";
+import { specRuntime } from "#runtime/spec";
 import { entriesError } from "../errors.js";
 import { type ValidateRequest, type ValidationClient, ValidatorUnavailableError } from "../openapi/client.js";
 import { SpecPoolBusyError } from "../openapi/pool-types.js";

@@ -1,7 +1,7 @@
 // The validation address's judgement of one request body: a posted document, or the one at `{ "url": ... }`.
 
 import { type SafeFetchOptions, SpecFetchError } from "@mountkit/core/outbound";
-import { specRuntime } from "#spec-runtime";
+import { specRuntime } from "#runtime/spec";
 import { entriesError } from "../errors.js";
 import { decodeText, parseText } from "./parse.js";
 import { type SpecPool, SpecPoolBusyError } from "./pool-types.js";

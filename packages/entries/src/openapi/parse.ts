@@ -2,7 +2,7 @@
 
 import { load as loadYaml } from "js-yaml";
 import { parse as parseYamlStrictly } from "yaml";
-import { platform } from "#platform";
+import { platform } from "#runtime/platform";
 import { checkLimits, DEFAULT_SPEC_LIMITS, limitMessages, mayHaveAnchors, type SpecLimits } from "./limits.js";
 import { jsonErrorPosition, withPositions } from "./positions.js";
 import type { ParsedSpec, ParseOutcome, SpecFormat, SpecIssue } from "./spec-types.js";

@@ -1,5 +1,5 @@
-// `#platform` on fetch runtimes (Workers, browsers): the web's TextDecoder, and no synchronous module loading.
-import type { Platform } from "./types.js";
+// `#runtime/platform` on fetch runtimes (Workers, browsers): the web's TextDecoder, and no synchronous module loading.
+import type { Platform } from "./platform-types.js";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 

@@ -1,8 +1,8 @@
-// `#platform` on Node: native UTF-8 checking and decoding, and require(esm) for the optional `effect` peer.
+// `#runtime/platform` on Node: native UTF-8 checking and decoding, and require(esm) for the optional `effect` peer.
 import { Buffer, isUtf8 } from "node:buffer";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import type { Platform } from "./types.js";
+import type { Platform } from "./platform-types.js";
 
 export const platform: Platform = {
   decodeUtf8(bytes) {

@@ -1,4 +1,4 @@
-// `#spec-runtime` on fetch runtimes (Workers, browsers): the spec validator needs Node (it reads its schemas from
+// `#runtime/spec` on fetch runtimes (Workers, browsers): the spec validator needs Node (it reads its schemas from
 // disk, and the pool runs on worker threads), so documents are judged by a remote validation address
 // (`validator.url`) or answered 503; specs are fetched with the runtime's `fetch` under the same URL policy
 // (`@mountkit/core/outbound` resolves to its fetch transport there).
@@ -6,7 +6,7 @@
 import { safeFetch } from "@mountkit/core/outbound";
 import { DEFAULT_SPEC_LIMITS } from "../openapi/limits.js";
 import { type SpecPool, SpecPoolBusyError, type SpecPoolOptions } from "../openapi/pool-types.js";
-import type { SpecRuntime } from "./types.js";
+import type { SpecRuntime } from "./spec-types.js";
 
 function unavailablePool(o: SpecPoolOptions = {}): SpecPool {
   return {

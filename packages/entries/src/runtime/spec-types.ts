@@ -1,5 +1,6 @@
-// What validating and fetching specs needs from the runtime (`#spec-runtime` resolves to `node.ts` on Node,
-// `fetch.ts` elsewhere): the validation pool and the outbound fetch of user-chosen URLs.
+// `#runtime/spec`: what validating and fetching specs needs from the runtime, the validation pool and the outbound
+// fetch of user-chosen URLs. Like every capability in src/runtime/, it resolves through the package's `imports` map
+// to `spec-node.ts` under the `node` condition and to `spec-fetch.ts` elsewhere.
 import type { FetchedDocument, SafeFetchOptions } from "@mountkit/core/outbound";
 import type { DiffPool } from "../diff/pool-types.js";
 import type { SpecPool, SpecPoolOptions } from "../openapi/pool-types.js";

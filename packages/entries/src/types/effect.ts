@@ -2,7 +2,7 @@
 // synchronous) only when a host registers an Effect Schema, so importing @mountkit/entries never pays for it.
 import type * as EffectJsonSchema from "effect/JSONSchema";
 import type * as EffectSchema from "effect/Schema";
-import { platform } from "#platform";
+import { platform } from "#runtime/platform";
 
 /** What the kit reads of an Effect Schema, structurally, so the published types need no `effect`. */
 export interface EffectSchemaLike<A = unknown, I = unknown> {
@@ -28,7 +28,7 @@ interface EffectModules {
 let loaded: EffectModules | undefined;
 
 /**
- * Loads `effect/Schema` and `effect/JSONSchema` once, synchronously (`#platform`: require(esm) on Node, sharing the
+ * Loads `effect/Schema` and `effect/JSONSchema` once, synchronously (`#runtime/platform`: require(esm) on Node, sharing the
  * instance a host already imported).
  */
 export function loadEffect(): EffectModules {
