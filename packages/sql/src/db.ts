@@ -4,31 +4,14 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Kysely, PostgresDialect } from "kysely";
-import { loadPg, type PgModule, type PgPool, type SqliteDriverName } from "./drivers.js";
+import type { SqlDatabase } from "./db-types.js";
+import { loadPg, type PgModule, type SqliteDriverName } from "./drivers.js";
 import { GuardedDialect } from "./guard.js";
 import { type MigrationSet, migrate } from "./migrate.js";
 import { SqliteThreadDialect, SqliteThreadDriver } from "./sqlite/thread-driver.js";
 import { detectPgvector } from "./stores/memory/vectors-pg.js";
 
-export type Dialect = "sqlite" | "postgres";
-
-export interface SqlDatabase {
-  /** Untyped at this level: each store narrows it to its own tables. */
-  readonly kysely: Kysely<any>;
-  readonly dialect: Dialect;
-  /** The SQLite driver that was loaded; null on PostgreSQL. */
-  readonly sqliteDriver: SqliteDriverName | null;
-  /**
-   * The vector index the memory store uses: sqlite-vec loaded on SQLite, the pgvector extension on
-   * PostgreSQL; null: vectors are scanned.
-   */
-  readonly vectorIndex: "sqlite-vec" | "pgvector" | null;
-  /** The PostgreSQL pool (for LISTEN/NOTIFY); null on SQLite. */
-  readonly pool: PgPool | null;
-  /** The SQLite file or the PostgreSQL URL without its password, for logs. */
-  readonly location: string;
-  close(): Promise<void>;
-}
+export type { Dialect, SqlDatabase } from "./db-types.js";
 
 export interface OpenDatabaseOptions {
   /** `postgres://` or `postgresql://` selects PostgreSQL; absent means SQLite. */

@@ -2,7 +2,7 @@
 // Safe when several processes start at once: the whole run holds one lock (a PostgreSQL advisory
 // lock, SQLite's write lock via BEGIN IMMEDIATE), so the second process sees the first one's work.
 import { type Kysely, sql } from "kysely";
-import type { Dialect, SqlDatabase } from "./db.js";
+import type { Dialect, SqlDatabase } from "./db-types.js";
 
 export interface Migration {
   /** Positive, strictly increasing within its set; never renumber a shipped migration. */

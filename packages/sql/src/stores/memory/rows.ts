@@ -3,7 +3,6 @@
 import type { ApiKeyRecord, BrainRecord, EdgeRecord, EntityRecord, EpisodeRecord, PlaybookRecord } from "@mountkit/memory";
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { ftsTables } from "./fts.js";
-import type { MemorySearchContext } from "./search.js";
 
 export const EPISODE_COLS = [
   "brain_id",
@@ -141,6 +140,17 @@ export const COLS: Record<Kind, readonly string[]> = { episodes: EPISODE_COLS, e
 export const table = (k: Kind) => `memory_${k}`;
 /** `kind`'s columns on `alias`, for a raw select list. */
 export const cols = (k: Kind, alias = "t") => sql.raw(COLS[k].map((c) => `${alias}.${c}`).join(", "));
+
+/** What a search reads besides its arguments (search.ts). */
+export interface MemorySearchContext {
+  db: Db;
+  /** The engine is PostgreSQL (else SQLite). */
+  pg: boolean;
+  /** SQLite: the brains' FTS5 tables. */
+  ftsByBrain: ReturnType<typeof ftsTables>;
+  /** Matching rows past which bounded sets of the newest rows are ranked instead of every match (default per engine). */
+  rankBudget?: number;
+}
 
 /** What the store's parts share: the database, its engine and the full-text tables. */
 export interface MemoryStoreContext {

@@ -4,22 +4,10 @@
 // are ranked (search-scale.ts).
 import { type SearchHit, searchTerms } from "@mountkit/memory";
 import { sql } from "kysely";
-import type { ftsTables } from "./fts.js";
 import { bm25, type FtsStatistics, ftsRanker, ftsTokens } from "./fts-rank.js";
-import { type At, cols, type Db, type Kind, type Row, table, visible } from "./rows.js";
+import { type At, cols, type Db, type Kind, type MemorySearchContext, type Row, table, visible } from "./rows.js";
 import { PG_SEARCH_DEFAULTS, searchPg } from "./search-pg.js";
 import { bestPool, byRank, RANK_BUDGET, RANK_POOL, RANK_TOKENS, type SearchTiers, tieredSearch } from "./search-scale.js";
-
-/** What a search reads besides its arguments. */
-export interface MemorySearchContext {
-  db: Db;
-  /** The engine is PostgreSQL (else SQLite). */
-  pg: boolean;
-  /** SQLite: the brains' FTS5 tables. */
-  ftsByBrain: ReturnType<typeof ftsTables>;
-  /** Matching rows past which bounded sets of the newest rows are ranked instead of every match (default per engine). */
-  rankBudget?: number;
-}
 
 const ftsPhrase = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
