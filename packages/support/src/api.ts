@@ -1,7 +1,7 @@
-// The service's operations as typed in-process calls: interface A's customer calls and the agent side. The
-// routes call them after their guard (rate limits, bearer token); hosts and tests call them without HTTP, under
-// the same input rules (each write checks its route's body schema).
-import { issuesToDetails } from "@mountkit/core";
+// The service's operations as typed in-process calls: interface A's customer calls and the agent side, streams
+// included. The routes call them after their guard (rate limits, bearer token); hosts and tests call them without
+// HTTP, under the same input rules (each write checks its route's body schema).
+import { type Channel, issuesToDetails, type SseEvent } from "@mountkit/core";
 import type * as z from "zod";
 import type { CustomerScope } from "./domain/backend.js";
 import type { Conversations } from "./domain/conversations.js";
@@ -14,10 +14,26 @@ import { issueDetail, type Summary } from "./domain/views.js";
 import { supportError } from "./errors.js";
 import { AgentEditBody, AgentReplyBody, CreateBody, PostBody, RateBody } from "./routes/schemas.js";
 import type { Rating } from "./store/types.js";
+import { conversationEvents, customerEvents, type LastEventId, productNotices, type StreamDeps } from "./stream/open.js";
 
 export interface SupportApiDeps {
   products: ProductRegistry;
   conversations: Conversations;
+  streams: StreamDeps;
+}
+
+/** Where a stream resumes and what ends it (an abort, else closing the channel). */
+export interface StreamInput {
+  lastEventId?: LastEventId;
+  signal?: AbortSignal;
+}
+
+/** The agent side: the store's operations, plus its streams (no HTTP auth in-process). */
+export interface AgentApi extends Omit<Conversations, "backend"> {
+  /** One conversation's events, as the customer's stream has them (without the per-customer cap); 404 when missing. */
+  openStream(conversationId: string, input?: StreamInput): Promise<Channel<SseEvent>>;
+  /** A product's change notices: `connected`, then `conversation_changed` `{ conversationId, seq }` per change. */
+  openProductStream(productSlug: string, input?: Pick<StreamInput, "signal">): Promise<Channel<SseEvent>>;
 }
 
 export interface SupportApi {
@@ -35,8 +51,13 @@ export interface SupportApi {
   closeConversation(input: CustomerScope & { conversationId: string; action: CloseAction }): Promise<{ success: true; message: string }>;
   /** Rates a resolved or closed conversation 1 to 5, with an optional comment; rating again replaces it. */
   rateConversation(input: CustomerScope & { conversationId: string; score: number; comment?: string | null }): Promise<{ rating: Rating }>;
-  /** Agent operations (no HTTP auth in-process). */
-  agent: Omit<Conversations, "backend">;
+  /**
+   * The conversation's events as SSE frames: `connected`, then replay after `lastEventId` (or `resync` when that id
+   * was never issued here) and live ones. At most the product's `maxStreamsPerCustomer` open per customer in this
+   * process (429 past it); 501 when the product's backend has no live events.
+   */
+  openStream(input: CustomerScope & { conversationId: string } & StreamInput): Promise<Channel<SseEvent>>;
+  agent: AgentApi;
 }
 
 /**
@@ -59,7 +80,7 @@ const customerBody = (message: string, customerId: string, clientMessageId: stri
   withMetadata(message, clientMessageId ? { customerId, clientMessageId } : { customerId });
 
 /** Interface A's calls, each on the backend of the product it names. */
-function customerApi({ products }: SupportApiDeps): Omit<SupportApi, "agent"> {
+function customerApi({ products, streams }: SupportApiDeps): Omit<SupportApi, "agent"> {
   return {
     async createConversation(input) {
       checked(CreateBody, input);
@@ -131,11 +152,23 @@ function customerApi({ products }: SupportApiDeps): Omit<SupportApi, "agent"> {
       });
       return { rating };
     },
+    async openStream(input) {
+      const p = products.require(input.productSlug);
+      const scope = { productSlug: p.slug, customerId: input.customerId, conversationId: input.conversationId };
+      if (!p.backend.openStream) {
+        if (!(await p.backend.getConversation(scope))) throw supportError("conversation_not_found");
+        throw supportError("not_supported", { message: "live events are not available for this product's backend" });
+      }
+      const local = await p.backend.openStream(scope);
+      if (!local) throw supportError("conversation_not_found");
+      const { lastEventId, signal } = input;
+      return customerEvents(streams, { product: p, local, customerId: input.customerId, lastEventId, signal });
+    },
   };
 }
 
 export function createSupportApi(deps: SupportApiDeps): SupportApi {
-  const { conversations: c } = deps;
+  const { conversations: c, streams } = deps;
   return {
     ...customerApi(deps),
     agent: {
@@ -155,6 +188,14 @@ export function createSupportApi(deps: SupportApiDeps): SupportApi {
       setAssignee: c.setAssignee,
       setStatus: c.setStatus,
       remove: c.remove,
+      async openStream(id, input = {}) {
+        const conversation = await c.get(id);
+        if (!conversation) throw supportError("conversation_not_found");
+        return conversationEvents(streams, { conversation, lastEventId: input.lastEventId, signal: input.signal });
+      },
+      async openProductStream(productSlug, input = {}) {
+        return productNotices(streams, productSlug, input.signal);
+      },
     },
   };
 }

@@ -154,7 +154,7 @@ function supportContext(options: SupportServiceOptions): SupportContext & { conf
   return {
     configs,
     basePath: (options.basePath ?? "").replace(/\/+$/, ""),
-    api: createSupportApi({ products, conversations }),
+    api: createSupportApi({ products, conversations, streams: { hub, bus, clock, streamsByCustomer: new Map() } }),
     store,
     conversations,
     products,
@@ -169,7 +169,6 @@ function supportContext(options: SupportServiceOptions): SupportContext & { conf
     agentToken: options.agentToken || undefined,
     hooks,
     heartbeatMs: options.heartbeatMs ?? 15_000,
-    streamsByCustomer: new Map(),
     clientAddress: clientAddressOf(options),
   };
 }

@@ -18,11 +18,16 @@ import { comment, summary, view } from "../domain/views.js";
 import { supportError } from "../errors.js";
 import type { ConversationRecord, Rating } from "../store/types.js";
 
+/** The conversation when it is this customer's and not deleted, else null. */
+async function ownedOrNull(x: StoreCx, scope: CustomerScope, id: string): Promise<ConversationRecord | null> {
+  const c = await x.store.getConversation({ id });
+  return c && !c.deletedAt && c.productSlug === scope.productSlug && c.customerId === scope.customerId ? c : null;
+}
+
 /** The conversation when it is this customer's and not deleted, else `conversation_not_found`. */
 async function owned(x: StoreCx, scope: CustomerScope, id: string): Promise<ConversationRecord> {
-  const c = await x.store.getConversation({ id });
-  if (!c || c.deletedAt || c.productSlug !== scope.productSlug || c.customerId !== scope.customerId)
-    throw supportError("conversation_not_found");
+  const c = await ownedOrNull(x, scope, id);
+  if (!c) throw supportError("conversation_not_found");
   return c;
 }
 
@@ -131,13 +136,17 @@ export function builtinBackend(x: StoreCx): CustomerBackend {
     },
 
     async getConversation({ conversationId, ...scope }) {
-      const c = await x.store.getConversation({ id: conversationId });
-      if (!c || c.deletedAt || c.productSlug !== scope.productSlug || c.customerId !== scope.customerId) return null;
-      return view(c, await x.store.listMessages({ conversationId }));
+      const c = await ownedOrNull(x, scope, conversationId);
+      return c && view(c, await x.store.listMessages({ conversationId }));
     },
 
     postMessage: postMessage(x),
     closeConversation: closeConversation(x),
     rateConversation: rateConversation(x),
+
+    async openStream({ conversationId, ...scope }) {
+      const c = await ownedOrNull(x, scope, conversationId);
+      return c && { conversation: c };
+    },
   };
 }

@@ -85,8 +85,8 @@ export interface CustomerBackend {
    */
   rateConversation?(input: CustomerScope & { conversationId: string; score: number; comment: string | null }): Promise<Rating>;
   /**
-   * For a non-built-in backend: the local (mirrored) conversation whose event log the customer's stream
-   * follows; null when it is not this customer's. Absent: the backend has no live events (501).
+   * The local conversation whose event log the customer's stream follows (the store's own for the built-in
+   * backend, the mirror for the others); null when it is not this customer's. Absent: no live events (501).
    */
   openStream?(input: CustomerScope & { conversationId: string }): Promise<LocalStream | null>;
   /** Inbound webhooks this backend accepts under `/agent/webhooks/<source>`. */

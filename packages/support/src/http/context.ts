@@ -1,5 +1,5 @@
 // What the route modules share: the typed api, the domain, the product registry, live delivery and the limits.
-import type { Clock, IdGenerator, Logger } from "@mountkit/core";
+import { type Channel, type Clock, type IdGenerator, type Logger, type SseEvent, type SseResult, sse } from "@mountkit/core";
 import type { PubSub, RateLimiter } from "@mountkit/core/jobs";
 import type { WebhookDispatcher } from "@mountkit/core/webhooks";
 import type { SupportApi } from "../api.js";
@@ -34,11 +34,13 @@ export interface SupportContext {
   /** The outbound events (webhooks): subscriptions, fan-out and deliveries. */
   hooks: WebhookDispatcher;
   heartbeatMs: number;
-  /** Open streams per customer, in this process. */
-  streamsByCustomer: Map<string, number>;
   /** The limit key of the client a request comes from (see `clientAddressHeader`); undefined when unknown. */
   clientAddress(request: AddressSource): string | undefined;
 }
+
+/** The SSE answer of a stream the api opened: `retry:` advice first, then the service's `: ping` heartbeats. */
+export const eventStream = (cx: SupportContext, events: Channel<SseEvent>): SseResult =>
+  sse(events, { retryMs: 1000, heartbeatMs: cx.heartbeatMs });
 
 /**
  * The limits a request passes, each a sliding window shared through the limiter (so across processes on a SQL one),

@@ -1,14 +1,13 @@
 // The agent side under /agent (bearer SUPPORT_AGENT_TOKEN): work a product's conversations across
 // customers. Every change emits its event to the customer's open streams.
-import { channel, empty, json, type Middleware, type Route, route, type SseEvent, sse } from "@mountkit/core";
+import { empty, json, type Middleware, type Route, route } from "@mountkit/core";
 import * as z from "zod";
 import { decodeConversationCursor, encodeConversationCursor } from "../domain/cursor.js";
-import { isNotice, productTopic } from "../domain/events.js";
 import { isStatus, type Status } from "../domain/status.js";
 import { supportError } from "../errors.js";
 import { bearer } from "../http/auth.js";
-import type { SupportContext } from "../http/context.js";
-import { conversationEvents, parseLastEventId } from "../stream/open.js";
+import { eventStream, type SupportContext } from "../http/context.js";
+import { parseLastEventId } from "../stream/open.js";
 import {
   AgentDetailSchema,
   AgentEditBody,
@@ -91,22 +90,6 @@ function agentCx(cx: SupportContext): AgentCx {
   };
 }
 
-/** A product's change notices as SSE: `connected`, then `conversation_changed` per notice on the bus. */
-function productNotices(cx: SupportContext, productSlug: string, signal: AbortSignal) {
-  const stamp = () => new Date(cx.clock.now()).toISOString();
-  let unsubscribe = () => {};
-  // overflowing (a client that stopped reading) closes the stream: the client reconnects and relists
-  const events = channel<SseEvent>({ signal, maxBuffered: 1000, onClose: () => unsubscribe() });
-  events.push({ data: JSON.stringify({ type: "connected", createdAt: stamp() }) });
-  if (!events.closed)
-    unsubscribe = cx.bus.subscribe(productTopic(productSlug), (m) => {
-      if (!isNotice(m)) return;
-      const data = { conversationId: m.conversationId, seq: m.seq };
-      events.push({ data: JSON.stringify({ type: "conversation_changed", data, createdAt: stamp() }) });
-    });
-  return sse(events, { retryMs: 1000, heartbeatMs: cx.heartbeatMs });
-}
-
 const listRoute = ({ cx, common }: AgentCx) =>
   route({
     ...common,
@@ -172,10 +155,10 @@ const productStreamRoute = ({ cx, common }: AgentCx) =>
       400: err("Missing or invalid productSlug"),
       404: err("No product for the slug"),
     },
-    handler({ query, signal }) {
+    async handler({ query, signal }) {
       const product = cx.products.require(query.productSlug);
       if (!product.builtin) throw elsewhere();
-      return productNotices(cx, product.slug, signal);
+      return eventStream(cx, await cx.api.agent.openProductStream(product.slug, { signal }));
     },
   });
 
@@ -211,13 +194,8 @@ const conversationStreamRoute = ({ cx, common, onThisSide }: AgentCx) =>
     },
     async handler({ params, query, headers, signal }) {
       await onThisSide(params.id);
-      const c = await cx.api.agent.get(params.id);
-      if (!c) throw supportError("conversation_not_found");
-      return conversationEvents(cx, {
-        conversation: c,
-        lastEventId: parseLastEventId(headers["last-event-id"], query.lastEventId),
-        signal,
-      });
+      const lastEventId = parseLastEventId(headers["last-event-id"], query.lastEventId);
+      return eventStream(cx, await cx.api.agent.openStream(params.id, { lastEventId, signal }));
     },
   });
 

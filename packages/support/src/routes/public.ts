@@ -1,13 +1,11 @@
 // Interface A: the public conversation API under /api/conversations (no tokens; identity is customerId).
 import { json, type Route, route } from "@mountkit/core";
 import * as z from "zod";
-import type { CustomerScope, LocalStream } from "../domain/backend.js";
+import type { CustomerScope } from "../domain/backend.js";
 import { decodeConversationCursor, encodeConversationCursor } from "../domain/cursor.js";
-import type { Product } from "../domain/products.js";
-import { supportError } from "../errors.js";
 import type { AddressSource } from "../http/client-address.js";
-import { admit, type SupportContext } from "../http/context.js";
-import { openStream, parseLastEventId } from "../stream/open.js";
+import { admit, eventStream, type SupportContext } from "../http/context.js";
+import { parseLastEventId } from "../stream/open.js";
 import {
   bodyErrors,
   CloseActionSchema,
@@ -46,7 +44,7 @@ const StreamQuery = CustomerQuery.extend({
   lastEventId: z.string().optional().describe("Replay events after this id (same as the Last-Event-ID header)"),
 });
 
-/** The guard of every call but the stream: the product (404 when unknown), then the rate limits. */
+/** The guard of every call: the product (404 when unknown), then the rate limits. */
 async function admitted(cx: SupportContext, scope: CustomerScope, request: AddressSource): Promise<void> {
   await admit(cx, cx.products.require(scope.productSlug), scope.customerId, cx.clientAddress(request));
 }
@@ -223,34 +221,6 @@ const rateRoute = (cx: SupportContext) =>
     },
   });
 
-/**
- * The local conversation a customer's stream follows, checked against the customer; a built-in product is
- * admitted after the check, another backend's before it opens (opening may call out).
- */
-async function streamSource(
-  cx: SupportContext,
-  product: Product,
-  customerId: string,
-  conversationId: string,
-  address: string | undefined,
-): Promise<LocalStream> {
-  const scope = { productSlug: product.slug, customerId, conversationId };
-  let local: LocalStream | null;
-  if (product.builtin) {
-    const c = await cx.conversations.get(conversationId);
-    local = c && c.productSlug === product.slug && c.customerId === customerId ? { conversation: c } : null;
-  } else if (product.backend.openStream) {
-    await admit(cx, product, customerId, address);
-    local = await product.backend.openStream(scope);
-  } else {
-    if (!(await product.backend.getConversation(scope))) throw supportError("conversation_not_found");
-    throw supportError("not_supported", { message: "live events are not available for this product's backend" });
-  }
-  if (!local) throw supportError("conversation_not_found");
-  if (product.builtin) await admit(cx, product, customerId, address);
-  return local;
-}
-
 const streamRoute = (cx: SupportContext) =>
   route({
     method: "GET",
@@ -270,16 +240,10 @@ const streamRoute = (cx: SupportContext) =>
     },
     async handler(ctx) {
       const { params, query, headers, signal } = ctx;
-      const product = cx.products.require(query.productSlug);
-      const local = await streamSource(cx, product, query.customerId, params.id, cx.clientAddress(ctx));
-      return openStream(cx, {
-        product,
-        conversation: local.conversation,
-        release: local.release,
-        customerId: query.customerId,
-        lastEventId: parseLastEventId(headers["last-event-id"], query.lastEventId),
-        signal,
-      });
+      await admitted(cx, query, ctx);
+      const lastEventId = parseLastEventId(headers["last-event-id"], query.lastEventId);
+      const { productSlug, customerId } = query;
+      return eventStream(cx, await cx.api.openStream({ productSlug, customerId, conversationId: params.id, lastEventId, signal }));
     },
   });
 

@@ -1,5 +1,5 @@
 // In-memory SupportStore: every operation runs synchronously inside one call, so each is atomic.
-import { type JobStore, inMemoryJobStore } from "@mountkit/core/jobs";
+import { inMemoryJobStore, type JobStore } from "@mountkit/core/jobs";
 import { inMemoryWebhookStore } from "@mountkit/core/webhooks";
 import {
   type AppendMessageResult,

@@ -56,7 +56,8 @@ export interface StreamHub {
     fromSeq: number;
     currentSeq: number;
     first: SseEvent[];
-    signal: AbortSignal;
+    /** Ends the stream when it aborts; without one, closing the channel does. */
+    signal?: AbortSignal;
     maxBuffered?: number;
     onClose?: () => void;
   }): Channel<SseEvent>;
@@ -166,9 +167,9 @@ function feedFor(h: Hub, conversationId: string, currentSeq: number): Feed {
   return feed;
 }
 
-/** One stream: its channel, its place in the conversation's feed, and catch-up when it starts behind. */
-function openStream(h: Hub, { conversationId, fromSeq, currentSeq, first, signal, maxBuffered, onClose }: OpenInput): Channel<SseEvent> {
-  if (signal.aborted) {
+/** One stream joins its conversation's feed: its channel, its place in the feed, and catch-up when it starts behind. */
+function join(h: Hub, { conversationId, fromSeq, currentSeq, first, signal, maxBuffered, onClose }: OpenInput): Channel<SseEvent> {
+  if (signal?.aborted) {
     const gone = channel<SseEvent>();
     gone.close();
     onClose?.();
@@ -204,7 +205,7 @@ function openStream(h: Hub, { conversationId, fromSeq, currentSeq, first, signal
 export function createStreamHub(deps: { store: SupportStore; bus: PubSub; logger: Logger; clock: { now(): number } }): StreamHub {
   const h: Hub = { store: deps.store, bus: deps.bus, logger: deps.logger, clock: deps.clock, feeds: new Map(), size: 0 };
   return {
-    open: (input) => openStream(h, input),
+    open: (input) => join(h, input),
     get size() {
       return h.size;
     },
