@@ -264,6 +264,14 @@ const results = await inParallel(hosts, 2, async (host) => {
     if (!/brain=cli-brain/.test(listed)) throw new Error(`mountkit-memory keys list printed: ${listed}`);
     console.log("host memory-only: mountkit-memory keys create/list ran from the tarball");
   }
+  if (host.name === "express") {
+    // the entries command from the tarball, under its name and its earlier one
+    for (const name of ["mountkit-entries", "mountkit"]) {
+      const help = await run(join(dir, "node_modules/.bin", name), ["--help"], dir);
+      if (!/^usage: mountkit-entries import /.test(help)) throw new Error(`${name} --help printed: ${help}`);
+    }
+    console.log("host express: mountkit-entries --help (and mountkit, its alias) ran from the tarball");
+  }
   return out.trim();
 });
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `mountkit` command: runs the built CLI when present, else the TypeScript sources through tsx (repo checkouts).
+// `mountkit-entries` command (also installed as `mountkit`, its earlier name): runs the built CLI when present, else
+// the TypeScript sources through tsx (repo checkouts).
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";

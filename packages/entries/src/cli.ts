@@ -1,4 +1,5 @@
-// `mountkit entries import <file-or-url>...`: submits spec URLs, spec files, entries or country records to a running server.
+// The `mountkit-entries` command: `import <file-or-url>...` submits spec URLs, spec files, entries or country records to
+// a running server; `webhooks <command>` manages webhook subscriptions (the core's commands, on the entries service).
 import { readFile } from "node:fs/promises";
 import { basename, extname } from "node:path";
 import { parseArgs } from "node:util";
@@ -20,8 +21,11 @@ export interface ImportFailure {
   details?: Array<{ path: string; message: string }>;
 }
 
-const USAGE = `usage: mountkit entries import <file-or-url>... [options]
-       mountkit webhooks <command> [options]   (mountkit webhooks --help)
+/** The command's name; `mountkit`, its earlier name, is kept as an alias (and `mountkit entries import` still works). */
+const NAME = "mountkit-entries";
+
+const USAGE = `usage: ${NAME} import <file-or-url>... [options]
+       ${NAME} webhooks <command> [options]   (${NAME} webhooks --help)
 
 Submits each argument to a running mountkit server:
   https://...          an OpenAPI/Swagger document's URL: an \`apis\` entry (name from info.title)
@@ -199,11 +203,16 @@ export async function main(
   env: NodeJS.ProcessEnv = process.env,
   out: NodeJS.WriteStream = process.stdout,
 ): Promise<number> {
-  const [group, command, ...rest] = argv;
-  if (group === "webhooks") return webhooksCommand(argv.slice(1), env, out);
-  if (group !== "entries" || command !== "import") {
+  // `entries import`, the form from when the command was named `mountkit`, still works
+  const [command, ...rest] = argv[0] === "entries" ? argv.slice(1) : argv;
+  if (command === "webhooks") return webhooksCommand(rest, env, out, process.stderr, `${NAME} webhooks`);
+  if (command === "-h" || command === "--help") {
+    out.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (command !== "import") {
     process.stderr.write(`${USAGE}\n`);
-    return group === "-h" || group === "--help" ? 0 : 2;
+    return 2;
   }
   let parsed: ReturnType<
     typeof parseArgs<{
@@ -230,9 +239,13 @@ export async function main(
     return 2;
   }
   const v = parsed.values as Record<string, string | string[] | boolean | undefined>;
-  if (v.help || parsed.positionals.length === 0) {
+  if (v.help) {
+    out.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (parsed.positionals.length === 0) {
     process.stderr.write(`${USAGE}\n`);
-    return v.help ? 0 : 2;
+    return 2;
   }
   const server = (v.server as string | undefined) ?? env.MOUNTKIT_URL ?? "http://127.0.0.1:3000";
   const token = (v.token as string | undefined) ?? env.MOUNTKIT_TOKEN;

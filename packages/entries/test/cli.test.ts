@@ -1,15 +1,63 @@
-// The import CLI: argument reading, batch submission against an in-process service, and the failure summary.
+// The `mountkit-entries` command: its names and forms, argument reading, batch submission against an in-process
+// service, and the failure summary.
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createEntriesService, jwtVerifier, signHs256 } from "@mountkit/entries";
-import { describe, expect, it } from "vitest";
-import { collectItems, formatSummary, submitAll } from "../src/cli.js";
+import { describe, expect, it, vi } from "vitest";
+import { collectItems, formatSummary, main, submitAll } from "../src/cli.js";
 import { france } from "./fixtures/countries.js";
 
 const SECRET = "cli-test-secret-cli-test-secret-0123456789";
 
-describe("mountkit entries import", () => {
+/** Runs the command in process; what it wrote to stdout and to stderr. */
+async function runMain(argv: string[]) {
+  let out = "";
+  let err = "";
+  const stdout = {
+    write: (s: string) => {
+      out += s;
+      return true;
+    },
+  } as unknown as NodeJS.WriteStream;
+  const spy = vi.spyOn(process.stderr, "write").mockImplementation((s: string | Uint8Array) => {
+    err += String(s);
+    return true;
+  });
+  try {
+    return { code: await main(argv, {}, stdout), out, err };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+describe("the mountkit-entries command", () => {
+  it("is installed as mountkit-entries, and as mountkit (its earlier name), both the same file", () => {
+    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { bin: Record<string, string> };
+    expect(Object.keys(pkg.bin).sort()).toEqual(["mountkit", "mountkit-entries"]);
+    expect(pkg.bin.mountkit).toBe(pkg.bin["mountkit-entries"]);
+    expect(existsSync(new URL(`../${pkg.bin["mountkit-entries"]}`, import.meta.url))).toBe(true);
+  });
+
+  it("answers --help on stdout under its name; `entries import`, the earlier form, still parses; a wrong form is a usage error", async () => {
+    const help = await runMain(["--help"]);
+    expect(help).toMatchObject({ code: 0, err: "" });
+    expect(help.out).toMatch(/^usage: mountkit-entries import <file-or-url>\.\.\. \[options\]\n\s+mountkit-entries webhooks /);
+    expect(await runMain(["import", "--help"])).toMatchObject({ code: 0, out: help.out });
+    expect(await runMain(["entries", "import", "--help"])).toMatchObject({ code: 0, out: help.out });
+    for (const argv of [[], ["import"], ["entries", "import"], ["entries"], ["export", "x.json"]]) {
+      const r = await runMain(argv);
+      expect(r, argv.join(" ")).toMatchObject({ code: 2, out: "" });
+      expect(r.err).toContain("usage: mountkit-entries import");
+    }
+    const hooks = await runMain(["webhooks", "--help"]);
+    expect(hooks.code).toBe(0);
+    expect(hooks.err).toMatch(/^usage: mountkit-entries webhooks <command>/);
+  });
+});
+
+describe("mountkit-entries import", () => {
   it("reads countries, entries, JSONL and spec files; reports unreadable ones", async () => {
     const dir = await mkdtemp(join(tmpdir(), "mk-cli-"));
     await writeFile(join(dir, "countries.json"), JSON.stringify([france, { ...france, alpha2: "JP", emoji: "🇯🇵", name: "Japan" }]));

@@ -9,7 +9,8 @@ export const WEBHOOK_PATHS: Readonly<Record<string, string>> = {
   support: "/care/webhooks",
 };
 
-const USAGE = `usage: mountkit webhooks <command> [options]
+/** The help text, under the name of the command line that mounts these commands (`mountkit-entries webhooks`). */
+const usage = (name: string) => `usage: ${name} <command> [options]
 
 commands:
   list                                     the subscriptions of your scope
@@ -128,13 +129,18 @@ function human(command: string, answer: Row, out: Out) {
   out.write(`${JSON.stringify(answer, null, 2)}\n`);
 }
 
-/** Runs one `mountkit webhooks` command; the exit code: 0 done, 1 the server refused, 2 a usage error. */
+/**
+ * Runs one `webhooks` command; the exit code: 0 done, 1 the server refused, 2 a usage error. `name` is how the
+ * help text names the command.
+ */
 export async function webhooksCommand(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
   out: Out = process.stdout,
   err: Out = process.stderr,
+  name = "mountkit webhooks",
 ): Promise<number> {
+  const USAGE = usage(name);
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
