@@ -499,6 +499,114 @@ forEachAdapter(
       expect(next.status).toBe(200);
       expect(next.headers.get("ratelimit-remaining")).toBe(String(QUOTA - 1));
     });
+
+    it("{content, metadata}: metadata.occurredAt is the reference time when occurredAt is absent; a bad one answers 400", async () => {
+      clock.set("2026-01-01T00:00:00Z");
+      const r = await post("/v1/episodes", { content: "Omar Farouk lives in Cairo.", metadata: { occurredAt: "2019-03-04T10:00:00Z" } });
+      expect(r.status).toBe(202);
+      expect(r.body.occurredAt).toBe("2019-03-04T10:00:00.000Z");
+      expect(r.body.metadata).toEqual({ occurredAt: "2019-03-04T10:00:00Z" });
+      const day = await ingest("Omar Farouk works at Nile Corp.", { metadata: { occurredAt: "2019-03-05" } });
+      expect(day.occurredAt).toBe("2019-03-05T00:00:00.000Z");
+      expect((await get(`/v1/edges/${day.edgeIds[0]}`)).body.tValid).toBe("2019-03-05T00:00:00.000Z");
+      // the top-level field wins, and then the metadata value is only metadata
+      const both = await post("/v1/episodes", { content: "x", occurredAt: "2020-01-01T00:00:00Z", metadata: { occurredAt: "never" } });
+      expect(both.status).toBe(202);
+      expect(both.body.occurredAt).toBe("2020-01-01T00:00:00.000Z");
+      expect((await post("/v1/episodes", { content: "x", metadata: { occurredAt: null } })).body.occurredAt).toBe(
+        "2026-01-01T00:00:00.000Z",
+      );
+      for (const bad of ["last tuesday", "2023-02-30", 1_700_000_000_000, { at: "2020-01-01" }, "x".repeat(70)]) {
+        const refused = await post("/v1/episodes", { content: "x", metadata: { occurredAt: bad } });
+        expectError(refused, 400);
+        expect(refused.body.details).toEqual([{ path: "metadata.occurredAt", message: expect.stringContaining("YYYY-MM-DD") }]);
+      }
+    });
+
+    it("recall asOf a past date lists the episodes its edges cite, whatever their occurredAt", async () => {
+      clock.set("2026-02-01T00:00:00Z");
+      const told = await ingest("Nadia Petrova works at Globex Corp from 2015 until 2018.");
+      expect(told.occurredAt).toBe("2026-02-01T00:00:00.000Z");
+      const later = await ingest("Nadia Petrova likes Globex Corp coffee.");
+      const r = await post("/v1/recall", { query: "Where did Nadia Petrova work?", asOf: "2016-06-01" });
+      expect(r.status).toBe(200);
+      expect(r.body.edges.map((e: any) => e.id)).toContain(told.edgeIds[0]);
+      const listed = r.body.episodes.map((e: any) => e.id);
+      for (const e of r.body.edges) expect(listed).toContain(e.episodeId);
+      expect(listed).toContain(told.id);
+      // an episode that happened after asOf and that no returned edge cites stays out
+      expect(r.body.edges.map((e: any) => e.episodeId)).not.toContain(later.id);
+      expect(listed).not.toContain(later.id);
+      expect(r.body.context).toContain(told.id);
+    });
+
+    it("null means absent on every optional field of memory's request bodies, as the OpenAPI document types them", async () => {
+      clock.set("2026-03-01T00:00:00Z");
+      const doc: any = await main.openapi();
+      const edge = async () => (await ingest("Pia Lund lives in Malmo.")).edgeIds[0];
+      const bodies: Record<string, { path: () => Promise<string>; base: Record<string, unknown>; ok: number }> = {
+        "/v1/episodes": { path: async () => "/v1/episodes", base: { content: "Pia Lund works at Volvo." }, ok: 202 },
+        "/v1/recall": { path: async () => "/v1/recall", base: { query: "Pia" }, ok: 200 },
+        "/v1/edges/{id}/invalidate": { path: async () => `/v1/edges/${await edge()}/invalidate`, base: {}, ok: 200 },
+      };
+      const tried: string[] = [];
+      for (const [route, op] of Object.entries<any>(doc.paths)) {
+        const schema = op.post?.requestBody?.content?.["application/json"]?.schema;
+        if (!schema || route.includes("webhooks")) continue;
+        expect(Object.keys(bodies)).toContain(route);
+        const { path, base, ok } = bodies[route]!;
+        for (const [name, prop] of Object.entries<any>(schema.properties ?? {})) {
+          const nullable = [prop.type].flat().includes("null") || (prop.anyOf ?? []).some((s: any) => s.type === "null");
+          if (!nullable || (schema.required ?? []).includes(name)) continue;
+          const r = await post(await path(), { ...base, [name]: null });
+          expect({ route, name, status: r.status, body: r.status === ok ? null : r.body }).toEqual({ route, name, status: ok, body: null });
+          tried.push(`${route} ${name}`);
+        }
+      }
+      expect(tried).toEqual(
+        expect.arrayContaining(["/v1/recall limit", "/v1/recall asOf", "/v1/episodes occurredAt", "/v1/edges/{id}/invalidate reason"]),
+      );
+      expect((await post("/v1/recall", { query: "Pia", limit: null })).body.edges.length).toBeLessThanOrEqual(10);
+    });
+
+    it("a playbook's updatedAt moves when one of its facts is invalidated, manually or by a newer fact", async () => {
+      clock.set("2026-04-01T00:00:00Z");
+      const slug = `audit-${t.framework}`;
+      const works = await ingest("Quinn Baker works at Hooli Corp.", { metadata: { playbook: slug } });
+      const lives = await ingest("Quinn Baker lives in Austin.", { metadata: { playbook: slug } });
+      const updatedAt = async () => (await get(`/v1/playbooks/${slug}`)).body.updatedAt;
+      expect(await updatedAt()).toBe("2026-04-01T00:00:00.000Z");
+      clock.set("2026-04-05T00:00:00Z");
+      expect((await post(`/v1/edges/${works.edgeIds[0]}/invalidate`, {})).status).toBe(200);
+      expect(await updatedAt()).toBe("2026-04-05T00:00:00.000Z");
+      const listed = (await get("/v1/playbooks?limit=100")).body.items.find((p: any) => p.slug === slug);
+      expect(listed.updatedAt).toBe("2026-04-05T00:00:00.000Z");
+      // an episode outside the playbook supersedes one of its facts
+      clock.set("2026-04-09T00:00:00Z");
+      await ingest("Quinn Baker moved to Denver.");
+      expect((await get(`/v1/edges/${lives.edgeIds[0]}`)).body.tInvalid).not.toBeNull();
+      expect(await updatedAt()).toBe("2026-04-09T00:00:00.000Z");
+    });
+
+    it("only an invalidated edge carries an invalidationReason: an end the text gives is none", async () => {
+      clock.set("2026-05-01T00:00:00Z");
+      const ep = await ingest("Uma Stone works at Massive Dynamic Corp from 2012 until 2016.");
+      const e = (await get(`/v1/edges/${ep.edgeIds[0]}`)).body;
+      expect(e).toMatchObject({ tInvalid: "2016-01-01T00:00:00.000Z", invalidationReason: null, invalidatedBy: null });
+      const listed = (await get(`/v1/edges?entityId=${e.source}&limit=100`)).body.items;
+      for (const x of listed) expect(x.invalidationReason).toBeNull();
+    });
+
+    it("an empty content or query is named once in the details", async () => {
+      const content = await post("/v1/episodes", { content: "" });
+      expectError(content, 400);
+      expect(content.body.details).toEqual([{ path: "content", message: "content must not be empty" }]);
+      const blank = await post("/v1/episodes", { content: "  " });
+      expect(blank.body.details).toEqual([{ path: "content", message: "content must not be empty" }]);
+      const query = await post("/v1/recall", { query: "" });
+      expectError(query, 400);
+      expect(query.body.details).toEqual([{ path: "query", message: "query must not be empty" }]);
+    });
   },
 );
 

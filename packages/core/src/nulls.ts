@@ -14,9 +14,12 @@ function objectLike(schema: z.ZodType): z.ZodType {
   return s;
 }
 
-/** Whether a field may be left out (zod marks optional inputs with `optin`) and does not itself take `null`. */
+/**
+ * Whether a field may be left out (zod marks optional inputs with `optin`: "optional", or "defaulted" for a
+ * field with a default, which the OpenAPI document also types nullable) and does not itself take `null`.
+ */
 function nullMeansAbsent(field: z.ZodType): boolean {
-  return field._zod.optin === "optional" && !field.safeParse(null).success;
+  return field._zod.optin !== undefined && !field.safeParse(null).success;
 }
 
 /**

@@ -6,7 +6,16 @@ import type { MemoryEvents } from "./domain/events.js";
 import { renderPlaybook } from "./domain/playbook.js";
 import type { EdgeRecord, EpisodeRecord } from "./domain/types.js";
 import { edgeVisibleAt } from "./domain/types.js";
-import { decodeCursor, edgeJson, encodeCursor, entityJson, episodeJson, playbookSummaryJson } from "./domain/wire.js";
+import {
+  decodeCursor,
+  edgeJson,
+  encodeCursor,
+  entityJson,
+  episodeJson,
+  INSTANT_FORMS,
+  parseInstant,
+  playbookSummaryJson,
+} from "./domain/wire.js";
 import type { Embedder } from "./embeddings.js";
 import { memoryError } from "./errors.js";
 import { EXTRACTION_QUEUE } from "./pipeline/run.js";
@@ -29,8 +38,26 @@ export interface MemoryApiDeps {
 export interface CreateEpisodeInput {
   content: string;
   metadata?: Record<string, unknown>;
-  /** Epoch ms; default: now. */
+  /** Epoch ms; default: `metadata.occurredAt` when present (`YYYY-MM-DD` or ISO-8601, else a 400), else now. */
   occurredAt?: number;
+}
+
+/**
+ * The episode's reference time: `occurredAt`, else `metadata.occurredAt` read as the wire reads the
+ * top-level field (a `{content, metadata}` request carries its time there), else now. A metadata value
+ * that is present but not such a date answers 400, as the top-level field would.
+ */
+function referenceTime(input: CreateEpisodeInput, now: number): number {
+  if (input.occurredAt !== undefined) return input.occurredAt;
+  const m = input.metadata?.occurredAt;
+  if (m === undefined || m === null) return now;
+  const t = typeof m === "string" && m.length <= 64 ? parseInstant(m, { endOfDay: false }) : null;
+  if (t === null)
+    throw memoryError("invalid_request", {
+      message: `invalid body: metadata.occurredAt: ${INSTANT_FORMS}`,
+      details: [{ path: "metadata.occurredAt", message: INSTANT_FORMS }],
+    });
+  return t;
 }
 
 export interface PageInput {
@@ -86,7 +113,7 @@ function episodeCalls({ deps, store, clock, ids }: ApiContext) {
         brainId,
         content: input.content,
         metadata: input.metadata ?? {},
-        occurredAt: input.occurredAt ?? now,
+        occurredAt: referenceTime(input, now),
         createdAt: now,
         status: "queued",
         error: null,
@@ -177,6 +204,7 @@ function edgeCalls({ deps, store, clock }: ApiContext) {
         brainId,
         id,
         tInvalid: now,
+        now,
         tExpired: null,
         reason: input.reason?.trim() || "invalidated manually",
         invalidatedBy: null,

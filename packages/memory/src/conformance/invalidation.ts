@@ -1,6 +1,7 @@
-// Conformance: ending an edge's validity or expiring its record, once, and never reviving an expired one.
+// Conformance: ending an edge's validity or expiring its record, once, and never reviving an expired one;
+// a playbook holding the edge's episode is updated when it happens.
 import { expect } from "vitest";
-import { addEpisode, commitOf, DAY, edge, episode, type StoreTest, seeded, T0 } from "./fixtures.js";
+import { addEpisode, commitOf, DAY, edge, entity, episode, type StoreTest, seeded, T0, uid } from "./fixtures.js";
 
 export function invalidationTests(test: StoreTest): void {
   test("invalidateEdge brings a future end forward once, and never revives an expired record", async (store) => {
@@ -67,6 +68,62 @@ export function invalidationTests(test: StoreTest): void {
       { ok: false, reason: "not_found" },
     );
     expect((await store.getEdge({ brainId, id: e1.id }))!.invalidationReason).toBe("moved");
+  });
+
+  test("a playbook holding an edge's episode is updated when the edge is invalidated, manually or by a commit", async (store) => {
+    const brainId = uid("brain");
+    await store.createBrain({ brain: { id: brainId, name: brainId, createdAt: T0 } });
+    const alice = entity(brainId, "Alice Moreau");
+    const paris = entity(brainId, "Paris", { kind: "place" });
+    const ep1 = episode(brainId, { metadata: { playbook: "team" } });
+    await addEpisode(store, ep1);
+    const e1 = edge(brainId, ep1.id, alice.id, paris.id);
+    const e2 = edge(brainId, ep1.id, alice.id, paris.id, { relation: "works_in" });
+    await store.commitExtraction(
+      commitOf(ep1, {
+        now: T0 + 1000,
+        createEntities: [alice, paris],
+        createEdges: [e1, e2],
+        entityIds: [alice.id, paris.id],
+        edgeIds: [e1.id, e2.id],
+        playbook: { slug: "team", title: "Team" },
+      }),
+    );
+    const updatedAt = async () => (await store.getPlaybook({ brainId, slug: "team" }))!.updatedAt;
+    expect(await updatedAt()).toBe(T0 + 1000);
+    // a manual invalidation at `now`; a refused one changes nothing
+    const r = await store.invalidateEdge({
+      brainId,
+      id: e1.id,
+      tInvalid: T0 + DAY,
+      now: T0 + DAY,
+      tExpired: null,
+      reason: "x",
+      invalidatedBy: null,
+    });
+    expect(r.ok).toBe(true);
+    expect(await updatedAt()).toBe(T0 + DAY);
+    await store.invalidateEdge({
+      brainId,
+      id: e1.id,
+      tInvalid: T0 + 5 * DAY,
+      now: T0 + 5 * DAY,
+      tExpired: null,
+      reason: "y",
+      invalidatedBy: null,
+    });
+    expect(await updatedAt()).toBe(T0 + DAY);
+    // an episode outside the playbook closes the playbook's other fact: the playbook moves to the commit's now
+    const ep2 = episode(brainId, { createdAt: T0 + 2 * DAY });
+    await addEpisode(store, ep2);
+    await store.commitExtraction(
+      commitOf(ep2, {
+        now: T0 + 2 * DAY,
+        invalidate: [{ id: e2.id, tInvalid: T0 + 2 * DAY, tExpired: null, reason: "superseded", invalidatedBy: null }],
+      }),
+    );
+    expect(await updatedAt()).toBe(T0 + 2 * DAY);
+    expect((await store.listPlaybooks({ brainId, limit: 10, after: null })).items[0]!.updatedAt).toBe(T0 + 2 * DAY);
   });
 
   test("a commit can expire a record without ending its validity (a correction)", async (store) => {

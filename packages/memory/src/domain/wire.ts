@@ -63,6 +63,9 @@ export function decodeCursor(cursor: string | undefined): PageAfter | null {
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i;
 
+/** What `parseInstant` accepts, as a validation message says it. */
+export const INSTANT_FORMS = "expected YYYY-MM-DD or an ISO-8601 timestamp with a timezone";
+
 /**
  * `YYYY-MM-DD` means the end of that UTC day; otherwise an ISO-8601 timestamp with a zone.
  * Returns epoch ms or null when the text is not such a date.

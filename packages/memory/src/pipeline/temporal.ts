@@ -24,7 +24,7 @@ export function resolveTimes(run: EpisodeRun, facts: CandidateFact[]): EdgeRecor
       tIngested: run.now,
       tExpired: null,
       episodeId: episode.id,
-      invalidationReason: until !== null ? "the text gives an end date" : null,
+      invalidationReason: null, // an end the text gives is no invalidation: only an invalidated edge says why
       invalidatedBy: null,
     };
   });

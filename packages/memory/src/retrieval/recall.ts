@@ -147,17 +147,45 @@ export async function recall(deps: RecallDeps, input: RecallInput): Promise<Reca
     { ids: edges.map((e) => e.episodeId), weight: w.edgeEpisodes },
     { ids: episodeVec.map((h) => h.item), weight: w.vectors },
   ]).slice(0, limit * 2);
-  const known = new Map([...feedbackHits, ...episodeHits].map((h) => [h.item.id, h.item]));
-  const missing = fusedEpisodes.map((f) => f.id).filter((id) => !known.has(id));
-  for (const e of await store.getEpisodes({ brainId, ids: missing })) known.set(e.id, e);
-  const episodes = fusedEpisodes
-    .map((f) => known.get(f.id))
-    .filter((e): e is EpisodeRecord => !!e && episodeVisibleAt(e, asOf, knownAt))
-    .slice(0, limit);
+  const episodes = await rankedEpisodes(
+    store,
+    { brainId, asOf, knownAt, limit },
+    fusedEpisodes.map((f) => f.id),
+    edges,
+    [...feedbackHits, ...episodeHits].map((h) => h.item),
+  );
 
   const entityIds = [...new Set(edges.flatMap((e) => [e.source, e.target]))];
   const entities = new Map((await store.getEntities({ brainId, ids: entityIds })).map((e) => [e.id, e]));
   return { edges, episodes, entities, context: renderContext(edges, episodes, asOf) };
+}
+
+/**
+ * The best `limit` episodes of `ranked` that happened by `asOf`, then every episode a returned edge cites
+ * that is not among them yet, whatever its `occurredAt` ("Mei worked at Nintendo from 2015 until 2018",
+ * told in 2024, is the source of what an `asOf` of 2016 answers). Cited episodes count among the ranked
+ * ones whatever their occurredAt, so each edge's `episodeId` is always in the answer.
+ */
+async function rankedEpisodes(
+  store: MemoryStore,
+  at: { brainId: string; asOf: number; knownAt: number; limit: number },
+  ranked: string[],
+  edges: EdgeRecord[],
+  loaded: EpisodeRecord[],
+): Promise<EpisodeRecord[]> {
+  const { brainId, asOf, knownAt, limit } = at;
+  const cited = [...new Set(edges.map((e) => e.episodeId))];
+  const citedSet = new Set(cited);
+  const known = new Map(loaded.map((e) => [e.id, e]));
+  const missing = [...new Set([...ranked, ...cited])].filter((id) => !known.has(id));
+  for (const e of await store.getEpisodes({ brainId, ids: missing })) known.set(e.id, e);
+  const top = ranked
+    .map((id) => known.get(id))
+    .filter((e): e is EpisodeRecord => !!e && (citedSet.has(e.id) || episodeVisibleAt(e, asOf, knownAt)))
+    .slice(0, limit);
+  const shown = new Set(top.map((e) => e.id));
+  const rest = cited.filter((id) => !shown.has(id)).map((id) => known.get(id));
+  return [...top, ...rest.filter((e): e is EpisodeRecord => !!e)];
 }
 
 const MAX_EPISODE_CHARS = 400;

@@ -1,6 +1,6 @@
 // Wire schemas shared by the routes: request validation and the OpenAPI document.
 import * as z from "zod";
-import { parseInstant } from "../domain/wire.js";
+import { INSTANT_FORMS, parseInstant } from "../domain/wire.js";
 
 export const MAX_CONTENT = 100_000;
 export const MAX_METADATA_BYTES = 16_384;
@@ -20,7 +20,7 @@ export const instant = (endOfDay: boolean) =>
   z
     .string()
     .max(64)
-    .refine((s) => parseInstant(s, { endOfDay }) !== null, { message: "expected YYYY-MM-DD or an ISO-8601 timestamp with a timezone" })
+    .refine((s) => parseInstant(s, { endOfDay }) !== null, { message: INSTANT_FORMS })
     .transform((s) => parseInstant(s, { endOfDay })!);
 
 /** True when `value` nests objects/arrays deeper than `limit` levels; walks with its own stack, so it cannot overflow. */
@@ -59,17 +59,22 @@ const Metadata = z
 export const CreateEpisodeBody = z.object({
   content: z
     .string()
-    .min(1, { message: "content must not be empty" })
+    // `abort`: an empty string fails the blank check below too, and the answer names it once
+    .min(1, { message: "content must not be empty", abort: true })
     .max(MAX_CONTENT, { message: `content is longer than ${MAX_CONTENT} characters` })
     .refine((s) => s.trim().length > 0, { message: "content must not be empty" }),
   metadata: Metadata.optional(),
-  occurredAt: instant(false).optional().describe("When the content happened (ISO-8601); default: now"),
+  occurredAt: instant(false)
+    .optional()
+    .describe(
+      "When the content happened: YYYY-MM-DD or ISO-8601. Default: `metadata.occurredAt` when present (the same forms; anything else answers 400), else now",
+    ),
 });
 
 export const RecallBody = z.object({
   query: z
     .string()
-    .min(1, { message: "query must not be empty" })
+    .min(1, { message: "query must not be empty", abort: true })
     .max(2000)
     .refine((s) => s.trim().length > 0, { message: "query must not be empty" }),
   asOf: instant(true)

@@ -11,6 +11,7 @@ import {
   type MemoryState,
   one,
   paginate,
+  touchPlaybooks,
 } from "./in-memory-data.js";
 import type { CommitResult, ExtractionCommit, MemoryStore } from "./types.js";
 
@@ -102,6 +103,7 @@ async function commit({ data, versions, jobs }: MemoryState, c: ExtractionCommit
   writeEntities(d, c);
   const closed = writeEdges(d, c);
   feedPlaybook(d, c);
+  touchPlaybooks(d, new Set(closed.map((e) => e.episodeId)), c.now);
   episode.status = "done";
   episode.error = null;
   episode.entityIds = [...c.entityIds];

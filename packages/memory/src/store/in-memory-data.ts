@@ -74,6 +74,12 @@ export const cloneEpisode = (e: EpisodeRecord): EpisodeRecord => ({
 });
 export const clonePlaybook = (p: PlaybookRecord): PlaybookRecord => ({ ...p, episodeIds: [...p.episodeIds] });
 
+/** Moves `updatedAt` of every playbook of the brain holding one of these episodes to `now`, never back. */
+export function touchPlaybooks(d: BrainData, episodeIds: ReadonlySet<string>, now: number): void {
+  if (!episodeIds.size) return;
+  for (const p of d.playbooks.values()) if (p.updatedAt < now && p.episodeIds.some((id) => episodeIds.has(id))) p.updatedAt = now;
+}
+
 /** A copy of the record with this id, or null. */
 export function one<T>(records: Map<string, T> | undefined, id: string, clone: (t: T) => T): T | null {
   const r = records?.get(id);

@@ -2,7 +2,7 @@
 // words, each filtered to a bi-temporal point where asked; and the one edge write outside a commit.
 import { type EdgeRecord, edgeVisibleAt } from "../domain/types.js";
 import { topK } from "../retrieval/topk.js";
-import { cloneEdge, cloneEntity, type MemoryState, one, paginate, some } from "./in-memory-data.js";
+import { cloneEdge, cloneEntity, type MemoryState, one, paginate, some, touchPlaybooks } from "./in-memory-data.js";
 import type { MemoryStore, SearchHit } from "./types.js";
 
 type EntityMethods = Pick<MemoryStore, "getEntity" | "getEntities" | "listEntities" | "findEntitiesByKeys" | "searchEntities">;
@@ -88,14 +88,16 @@ export function edgeMethods({ data, jobs }: MemoryState): EdgeMethods {
         .search(query, { limit, accept: (id) => edgeVisibleAt(d.edges.get(id)!, asOf, knownAt) })
         .map((h) => ({ item: cloneEdge(d.edges.get(h.item)!), score: h.score }));
     },
-    async invalidateEdge({ brainId, id, tInvalid, tExpired, reason, invalidatedBy, enqueue }) {
-      const e = data.get(brainId)?.edges.get(id);
-      if (!e) return { ok: false, reason: "not_found" };
+    async invalidateEdge({ brainId, id, tInvalid, now, tExpired, reason, invalidatedBy, enqueue }) {
+      const d = data.get(brainId);
+      const e = d?.edges.get(id);
+      if (!d || !e) return { ok: false, reason: "not_found" };
       if ((e.tInvalid !== null && e.tInvalid <= tInvalid) || e.tExpired !== null) return { ok: false, reason: "already_invalid" };
       e.tInvalid = tInvalid;
       e.tExpired = tExpired;
       e.invalidationReason = reason;
       e.invalidatedBy = invalidatedBy;
+      touchPlaybooks(d, new Set([e.episodeId]), now ?? tInvalid);
       for (const j of enqueue?.(cloneEdge(e)) ?? []) await jobs.enqueue(j);
       return { ok: true, edge: cloneEdge(e) };
     },

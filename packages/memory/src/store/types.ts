@@ -70,7 +70,10 @@ export interface ExtractionCommit {
   /** Entities the episode mentions (new or existing) and edges it produced, recorded on the episode. */
   entityIds: string[];
   edgeIds: string[];
-  /** Adds the episode to this playbook, creating it when absent. */
+  /**
+   * Adds the episode to this playbook, creating it when absent. Every playbook holding the episode of an
+   * edge `invalidate` closes is updated at `now` too (one of its facts changed).
+   */
   playbook: { slug: string; title: string } | null;
   /**
    * The brain's `brainVersion` the extraction resolved against. When another commit of the brain landed
@@ -189,11 +192,15 @@ export interface MemoryStore {
    * Ends an edge's validity at `tInvalid` unless it already ends by then (tInvalid <= the new one) or the
    * record is expired: atomic, for the 409 rule. An end in the future is brought forward. `enqueue`: when it
    * applied, the jobs for the edge as changed (its events), queued on `jobs` in the same transaction.
+   * When it applied, every playbook holding the edge's episode is updated at `now` (its `updatedAt` never
+   * moves back); `now` defaults to `tInvalid`.
    */
   invalidateEdge(input: {
     brainId: string;
     id: string;
     tInvalid: number;
+    /** When the change is made (transaction time); default `tInvalid`. */
+    now?: number;
     /** Null for a supersession or a manual invalidation: the record stays current knowledge. */
     tExpired: number | null;
     reason: string;

@@ -32,6 +32,14 @@ async function commitIn(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit): 
   const closed = await invalidateEdges(trx, c);
   await insertEdges(ctx, trx, c.brainId, c.createEdges);
   if (c.playbook) await addToPlaybook(ctx, trx, c, c.playbook);
+  // a playbook holding a closed edge's episode changed too
+  await touchPlaybooks(
+    ctx,
+    trx,
+    c.brainId,
+    closed.map((e) => e.episodeId),
+    c.now,
+  );
   const episode = await trx
     .updateTable("memory_episodes")
     .set({
@@ -164,6 +172,25 @@ async function invalidateEdges(trx: Db, c: ExtractionCommit): Promise<EdgeRecord
     if (row) closed.push(toEdge(row));
   }
   return closed;
+}
+
+/**
+ * Moves `updated_at` of the brain's playbooks holding any of these episodes to `now`, never back (one of
+ * their facts was invalidated), as the in-memory store does.
+ */
+export async function touchPlaybooks(ctx: Pick<MemoryStoreContext, "pg">, trx: Db, brainId: string, episodeIds: string[], now: number) {
+  const ids = [...new Set(episodeIds)];
+  if (!ids.length) return;
+  const holds = ctx.pg
+    ? sql<boolean>`jsonb_exists_any(episode_ids::jsonb, ${ids}::text[])`
+    : sql<boolean>`exists (select 1 from json_each(memory_playbooks.episode_ids) where json_each.value in (${sql.join(ids)}))`;
+  await trx
+    .updateTable("memory_playbooks")
+    .set({ updated_at: now })
+    .where("brain_id", "=", brainId)
+    .where("updated_at", "<", now)
+    .where(holds)
+    .execute();
 }
 
 /** Adds the episode to the playbook, creating it first when new (the row is locked on PostgreSQL). */

@@ -4,6 +4,7 @@
 import type { EdgeRecord, MemoryStore } from "@mountkit/memory";
 import { type RawBuilder, sql } from "kysely";
 import { insertJob } from "../shared/jobs.js";
+import { touchPlaybooks } from "./commit.js";
 import { page, rowsById } from "./reads.js";
 import { type At, cols, EDGE_COLS, ENTITY_COLS, type MemoryStoreContext, type Row, toEdge, toEntity, visible } from "./rows.js";
 import { searchMemory } from "./search.js";
@@ -107,7 +108,7 @@ export function edgeMethods(ctx: MemoryStoreContext): EdgeMethods {
     async searchEdges({ brainId, query, limit, asOf, knownAt }) {
       return searchMemory(ctx.search, "edges", brainId, query, limit, { asOf, knownAt }, toEdge);
     },
-    async invalidateEdge({ brainId, id, tInvalid, tExpired, reason, invalidatedBy, enqueue }) {
+    async invalidateEdge({ brainId, id, tInvalid, now, tExpired, reason, invalidatedBy, enqueue }) {
       const change = (trx: typeof db) =>
         trx
           .updateTable("memory_edges")
@@ -118,14 +119,14 @@ export function edgeMethods(ctx: MemoryStoreContext): EdgeMethods {
           .where("t_expired", "is", null)
           .returning(EDGE_COLS)
           .executeTakeFirst();
-      // the edge's events are written in the change's transaction
-      const row = enqueue
-        ? await db.transaction().execute(async (trx) => {
-            const changed = await change(trx);
-            if (changed) for (const j of enqueue(toEdge(changed))) await insertJob(trx, j);
-            return changed;
-          })
-        : await change(db);
+      // the playbooks holding the edge's episode and the edge's events are written in the change's transaction
+      const row = await db.transaction().execute(async (trx) => {
+        const changed = await change(trx);
+        if (!changed) return changed;
+        await touchPlaybooks(ctx, trx, brainId, [changed.episode_id], now ?? tInvalid);
+        for (const j of enqueue?.(toEdge(changed)) ?? []) await insertJob(trx, j);
+        return changed;
+      });
       if (row) return { ok: true, edge: toEdge(row) };
       const exists = await db
         .selectFrom("memory_edges")
