@@ -54,7 +54,7 @@ export function normalise(phrase: string): string[] {
   return words;
 }
 
-function phraseMatches(extracted: string, expected: string): boolean {
+export function phraseMatches(extracted: string, expected: string): boolean {
   const got = normalise(extracted);
   return expected.split("|").some((alt) => {
     const want = normalise(alt);
