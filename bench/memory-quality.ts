@@ -10,6 +10,7 @@ import { bm25Index, createMemoryService, type MemoryService, nlpExtractor } from
 import { listen } from "../examples/server/src/listen.js";
 import { loadLabelled, scoreExtractor } from "../packages/memory/test/labelled.js";
 import { percentile } from "./lib.js";
+import { runHistoriesBench } from "./memory-histories.js";
 import { leaveOneOut } from "./memory-loo.js";
 import { openStore, type StoreName } from "./memory-scale.js";
 
@@ -206,6 +207,7 @@ export async function runQuality(args: string[]): Promise<void> {
   const k = Number(arg(args, "--k") ?? 10);
   const framework = (arg(args, "--framework") ?? "fastify") as "fastify" | "express" | "fetch";
 
+  await runHistoriesBench(args);
   const turns = dataset ? loadTurns(dataset) : [];
   const x = await extraction(turns);
   const s = x.score;
