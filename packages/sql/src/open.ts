@@ -5,7 +5,7 @@ import { inMemoryPubSub, type PubSub } from "@mountkit/core/jobs";
 import { type OpenDatabaseOptions, openDatabase, type SqlDatabase } from "./db.js";
 import type { MigrationSet } from "./migrate.js";
 import { coreMigrations } from "./migrations/core.js";
-import { pgPubSub } from "./stores/shared/pubsub.js";
+import { pgPubSub } from "./stores/kit/pubsub.js";
 
 export interface OpenStorageOptions extends Omit<OpenDatabaseOptions, "migrations"> {
   logger?: Logger;

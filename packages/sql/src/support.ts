@@ -5,12 +5,12 @@ import type { SupportStore } from "@mountkit/support";
 import type { SqlDatabase } from "./db.js";
 import { supportMigrations } from "./migrations/support.js";
 import { type OpenStorageOptions, openBus, openMigrated } from "./open.js";
-import { sqlRateLimiter } from "./stores/shared/limiter.js";
+import { sqlRateLimiter } from "./stores/kit/limiter.js";
 import { sqlSupportStore } from "./stores/support/store.js";
 
 export { supportMigrations } from "./migrations/support.js";
 export type { OpenStorageOptions } from "./open.js";
-export { sqlRateLimiter } from "./stores/shared/limiter.js";
+export { sqlRateLimiter } from "./stores/kit/limiter.js";
 export { sqlSupportStore } from "./stores/support/store.js";
 
 export interface SupportStorage {

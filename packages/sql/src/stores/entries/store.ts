@@ -4,8 +4,8 @@
 import type { EntriesStore, Entry, EntryPosition, InventoryInput, InventorySummary, Operation } from "@mountkit/entries";
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { SqlDatabase } from "../../db.js";
-import { insertJob, sqlJobStore } from "../shared/jobs.js";
-import { sqlWebhookStore } from "../shared/webhooks.js";
+import { insertJob, sqlJobStore } from "../kit/jobs.js";
+import { sqlWebhookStore } from "../kit/webhooks.js";
 import { dropRevisions, getRevision, keepRevision, listRevisions } from "./revisions.js";
 
 interface EntryRow {

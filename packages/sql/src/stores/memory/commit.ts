@@ -3,7 +3,7 @@
 // brain's version (a commit that expected an older version rolls back as a conflict).
 import type { CommitResult, EdgeRecord, EntityRecord, ExtractionCommit } from "@mountkit/memory";
 import { sql } from "kysely";
-import { insertJob } from "../shared/jobs.js";
+import { insertJob } from "../kit/jobs.js";
 import { type Db, EDGE_COLS, EPISODE_COLS, type MemoryStoreContext, num, toEdge, toEpisode } from "./rows.js";
 import { indexText, insertEdges, insertIndexed } from "./search-index.js";
 

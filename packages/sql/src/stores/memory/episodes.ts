@@ -2,7 +2,7 @@
 // an accepted episode is always extracted, even after a crash; a conversation's turn is indexed with its
 // neighbours (context.ts).
 import type { MemoryStore } from "@mountkit/memory";
-import { insertJob } from "../shared/jobs.js";
+import { insertJob } from "../kit/jobs.js";
 import { episodeConversation, indexEpisodeInContext } from "./context.js";
 import { page, rowsById } from "./reads.js";
 import { EPISODE_COLS, type MemoryStoreContext, toEpisode } from "./rows.js";

@@ -3,7 +3,7 @@
 // order is the `ord` column on PostgreSQL, the rowid on SQLite.
 import type { EdgeRecord, MemoryStore } from "@mountkit/memory";
 import { type RawBuilder, sql } from "kysely";
-import { insertJob } from "../shared/jobs.js";
+import { insertJob } from "../kit/jobs.js";
 import { touchPlaybooks } from "./commit.js";
 import { page, rowsById } from "./reads.js";
 import { type At, cols, EDGE_COLS, ENTITY_COLS, type MemoryStoreContext, type Row, toEdge, toEntity, visible } from "./rows.js";

@@ -8,9 +8,9 @@
 // (commit.ts), search (search.ts) and embeddings (vectors.ts).
 import type { MemoryStore } from "@mountkit/memory";
 import type { SqlDatabase } from "../../db.js";
-import { sqlJobStore } from "../shared/jobs.js";
-import { sqlQuotaCounter } from "../shared/limiter.js";
-import { sqlWebhookStore } from "../shared/webhooks.js";
+import { sqlJobStore } from "../kit/jobs.js";
+import { sqlQuotaCounter } from "../kit/limiter.js";
+import { sqlWebhookStore } from "../kit/webhooks.js";
 import { commitExtraction } from "./commit.js";
 import { episodeMethods } from "./episodes.js";
 import { ftsTables } from "./fts.js";

@@ -4,8 +4,8 @@ import type { ListConversationsQuery, SupportStore } from "@mountkit/support";
 import { METADATA_MARK } from "@mountkit/support";
 import { sql } from "kysely";
 import type { SqlDatabase } from "../../db.js";
-import { sqlJobStore } from "../shared/jobs.js";
-import { sqlWebhookStore } from "../shared/webhooks.js";
+import { sqlJobStore } from "../kit/jobs.js";
+import { sqlWebhookStore } from "../kit/webhooks.js";
 import { type Db, toConversation, toEvent, toMessage } from "./rows.js";
 import { conversationWrites } from "./writes.js";
 

@@ -12,8 +12,8 @@ import type {
   WriteResult,
 } from "@mountkit/support";
 import { type Kysely, sql, type Transaction } from "kysely";
-import { isUniqueViolation, Rollback } from "../shared/errors.js";
-import { insertJob } from "../shared/jobs.js";
+import { isUniqueViolation, Rollback } from "../kit/errors.js";
+import { insertJob } from "../kit/jobs.js";
 import { type ConversationRow, type Db, messageRow, patchColumns, type SupportDb, toConversation, toMessage } from "./rows.js";
 
 type ConversationWrites = Pick<
