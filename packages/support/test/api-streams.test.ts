@@ -10,7 +10,7 @@ const make = serviceMaker();
 async function next(events: Channel<SseEvent>) {
   const r = await events[Symbol.asyncIterator]().next();
   if (r.done) throw new Error("stream ended");
-  return { id: r.value.id, type: JSON.parse(r.value.data).type as string };
+  return { id: r.value.id, type: JSON.parse(r.value.data as string).type as string };
 }
 
 describe("support api streams", () => {
