@@ -2,13 +2,24 @@
 // chunker and clause patterns turn it into facts in every declarative form (SVO, passive, copula,
 // possessive, relative clause, coordination), first person is attributed to the speaker, and noun
 // phrases (names and common nouns alike) become entities. Deterministic: no model call, no randomness.
-import { canonicalRelation } from "../domain/relations.js";
+import { type RelationSpec, type RelationTable, relationTable } from "../domain/relations.js";
 import type { EntityKind } from "../domain/types.js";
 import { nameKey } from "../text/names.js";
-import { chunk, type NounPhrase } from "./nlp/chunks.js";
-import { clauses } from "./nlp/clauses.js";
-import { validity } from "./nlp/dates.js";
-import { parse } from "./nlp/parse.js";
+import {
+  type Assertion,
+  assertionOf,
+  changedValue,
+  isGeneric,
+  isInstructionClause,
+  kinRelation,
+  relativeName,
+  type SentenceCues,
+  sentenceCues,
+} from "./nlp/change.js";
+import { type Chunk, chunk, type NounPhrase } from "./nlp/chunks.js";
+import { type Clause, clauses } from "./nlp/clauses.js";
+import { type Validity, validity } from "./nlp/dates.js";
+import { parse, type Sentence } from "./nlp/parse.js";
 import { findNames, splitSpeaker } from "./rule-based.js";
 import type { ExtractedEntity, ExtractedFact, ExtractionInput, Extractor } from "./types.js";
 
@@ -92,136 +103,226 @@ export interface Analysis {
 }
 
 /** What the analysis reads of an episode (no signal: it crosses to the extraction threads). */
-export type AnalysisInput = Pick<ExtractionInput, "content" | "metadata" | "occurredAt">;
+export type AnalysisInput = Pick<ExtractionInput, "content" | "metadata" | "occurredAt"> & {
+  /** The host's relations and verbs (`createMemoryService({ relations })`), plain data. */
+  relations?: readonly RelationSpec[];
+};
+
+/** The state of one episode's analysis: its entities, facts and what pronouns refer to. */
+interface EpisodeState {
+  speaker: string | null;
+  occurredAt: number;
+  table: RelationTable;
+  named: Map<string, EntityKind>;
+  entities: Map<string, ExtractedEntity>;
+  facts: ExtractedFact[];
+  lastPerson: string | null;
+  lastThing: string | null;
+}
+
+function addEntity(st: EpisodeState, name: string, kind: EntityKind): void {
+  const k = nameKey(name);
+  if (!k) return;
+  const prev = st.entities.get(k);
+  if (!prev) st.entities.set(k, { name, kind });
+  else if (prev.kind === "other" && kind !== "other") prev.kind = kind;
+}
+
+const kindIn = (st: EpisodeState, name: string): EntityKind => st.named.get(nameKey(name)) ?? "other";
 
 /** The whole analysis of one episode, synchronous; `nlpExtractor` and the extraction threads both run it. */
 export function analyseEpisode(input: AnalysisInput): Analysis {
   const { speaker, body } = splitSpeaker(input.content, input.metadata);
   const text = expandContractions(body);
-  const named = new Map<string, EntityKind>();
-  for (const e of findNames(text)) named.set(nameKey(e.name), e.kind);
-  const entities = new Map<string, ExtractedEntity>();
-  const addEntity = (name: string, kind: EntityKind) => {
-    const k = nameKey(name);
-    if (!k) return;
-    const prev = entities.get(k);
-    if (!prev) entities.set(k, { name, kind });
-    else if (prev.kind === "other" && kind !== "other") prev.kind = kind;
+  const st: EpisodeState = {
+    speaker,
+    occurredAt: input.occurredAt,
+    table: relationTable(input.relations),
+    named: new Map(),
+    entities: new Map(),
+    facts: [],
+    lastPerson: null,
+    lastThing: null,
   };
-  if (speaker) addEntity(speaker, "person");
-  const kindOf = (name: string): EntityKind => named.get(nameKey(name)) ?? "other";
-  let lastPerson: string | null = null;
-  let lastThing: string | null = null;
+  for (const e of findNames(text)) st.named.set(nameKey(e.name), e.kind);
+  if (speaker) addEntity(st, speaker, "person");
+  for (const sentence of parse(text)) analyseSentence(st, sentence);
+  return { entities: [...st.entities.values()], facts: st.facts };
+}
 
-  const facts: ExtractedFact[] = [];
-  for (const sentence of parse(text)) {
-    const chunks = chunk(sentence.tokens);
-    const when = validity(sentence.tokens, input.occurredAt);
-    // pronouns refer to the closest person or thing named before them, in this sentence or earlier
-    const referent = new Map<NounPhrase, string | null>();
-    {
-      let person = lastPerson;
-      let thing = lastThing;
-      for (const c of chunks) {
-        if (c.type !== "np") continue;
-        if (c.pronoun) {
-          referent.set(c, THIRD_PERSON.has(c.pronoun) ? person : c.pronoun === "it" ? thing : null);
-          continue;
-        }
-        // "met her husband", "proud of his garden": the possessive points back too
-        if (c.possessor?.pronoun)
-          referent.set(c.possessor, THIRD_PERSON.has(c.possessor.pronoun) ? person : c.possessor.pronoun === "its" ? thing : null);
-        const name = c.text;
-        if ((named.get(nameKey(name)) ?? entities.get(nameKey(name))?.kind) === "person") person = name;
-        else thing = name;
-      }
+/** Pronouns refer to the closest person or thing named before them, in this sentence or earlier. */
+function referents(st: EpisodeState, chunks: Chunk[]): Map<NounPhrase, string | null> {
+  const referent = new Map<NounPhrase, string | null>();
+  let person = st.lastPerson;
+  let thing = st.lastThing;
+  for (const c of chunks) {
+    if (c.type !== "np") continue;
+    if (c.pronoun) {
+      referent.set(c, THIRD_PERSON.has(c.pronoun) ? person : c.pronoun === "it" ? thing : null);
+      continue;
     }
-
-    /** The entity name a noun phrase stands for; null when it stands for nobody we know. */
-    const nameOf = (np: NounPhrase): string | null => {
-      if (np.pronoun) {
-        const p = np.pronoun;
-        if (FIRST_PERSON.has(p)) return speaker;
-        return referent.get(np) ?? null;
-      }
-      const words = np.text.split(/\s+/);
-      if (words.length === 1 && EMPTY.has(words[0]!.toLowerCase())) return null;
-      if (words.length > 1 || !/^(corp|inc|ltd|co|jr|sr|st)\.$/i.test(words[0]!))
-        words[words.length - 1] = words[words.length - 1]!.replace(/\.$/, "");
-      const head = (words.length > MAX_ENTITY_WORDS ? words.slice(-MAX_ENTITY_WORDS) : words).join(" ");
-      if (!np.possessor) return head;
-      const owner = nameOf(np.possessor);
-      return owner ? `${owner}'s ${head}` : head;
-    };
-
-    for (const c of chunks) {
-      if (c.type !== "np" || c.pronoun) continue;
-      const name = nameOf(c);
-      if (!name) continue;
-      addEntity(name, kindOf(name));
-      if (c.describedAs) addEntity(c.describedAs, "other");
-    }
-
-    for (const c of clauses(chunks)) {
-      const source = nameOf(c.subject);
-      const target = nameOf(c.object);
-      if (!source || !target || nameKey(source) === nameKey(target)) continue;
-      let relation = canonicalRelation(c.negated ? `not_${c.relation}` : c.relation);
-      // "joined Acme Corp": an employer; "joined a book club" stays a membership
-      if (relation === "join" && c.object.proper && kindOf(target) !== "person" && kindOf(target) !== "place") relation = "works_at";
-      const subjectPronoun = c.subject.pronoun && !FIRST_PERSON.has(c.subject.pronoun) ? { word: c.subject.pronoun, name: source } : null;
-      const targetKind = kindOf(target) !== "other" ? kindOf(target) : (TARGET_KIND[relation] ?? "other");
-      addEntity(
-        source,
-        kindOf(source) !== "other" ? kindOf(source) : PERSON_SUBJECT.has(relation) && c.subject.proper ? "person" : "other",
-      );
-      addEntity(target, targetKind);
-      facts.push({
-        source,
-        relation,
-        target,
-        fact: standalone(sentence.text, speaker, subjectPronoun),
-        validFrom: when.from,
-        validUntil: when.until,
-        targetKind,
-      });
-      for (const np of [c.subject, c.object])
-        if (np.describedAs) {
-          const n = nameOf(np);
-          if (n)
-            facts.push({
-              source: n,
-              relation: "is_a",
-              target: np.describedAs,
-              fact: standalone(sentence.text, speaker, null),
-              validFrom: when.from,
-              validUntil: null,
-            });
-        }
-    }
-    // referents for the next sentence's pronouns
-    for (const c of chunks) {
-      if (c.type !== "np" || c.pronoun) continue;
-      const name = nameOf(c);
-      if (!name) continue;
-      const kind = entities.get(nameKey(name))?.kind ?? kindOf(name);
-      if (kind === "person") lastPerson = name;
-      else lastThing = name;
-    }
+    // "met her husband", "proud of his garden": the possessive points back too
+    if (c.possessor?.pronoun)
+      referent.set(c.possessor, THIRD_PERSON.has(c.possessor.pronoun) ? person : c.possessor.pronoun === "its" ? thing : null);
+    const rel = relativeName(c);
+    const name = rel ? rel.name : c.text;
+    if (rel || (st.named.get(nameKey(name)) ?? st.entities.get(nameKey(name))?.kind) === "person") person = name;
+    else thing = name;
   }
-  return { entities: [...entities.values()], facts };
+  return referent;
+}
+
+function analyseSentence(st: EpisodeState, sentence: Sentence): void {
+  const { speaker } = st;
+  const chunks = chunk(sentence.tokens);
+  const when = validity(sentence.tokens, st.occurredAt);
+  const referent = referents(st, chunks);
+  for (const t of sentence.tokens) if (t.name) st.named.set(nameKey(t.text), "person");
+
+  /** The entity name a noun phrase stands for; null when it stands for nobody we know. */
+  const nameOf = (np: NounPhrase): string | null => {
+    if (np.pronoun) {
+      if (FIRST_PERSON.has(np.pronoun)) return speaker;
+      return referent.get(np) ?? null;
+    }
+    // "my brother Tom" is Tom
+    const rel = relativeName(np);
+    if (rel) return rel.name;
+    const words = np.text.split(/\s+/);
+    if (words.length === 1 && EMPTY.has(words[0]!.toLowerCase())) return null;
+    if (words.length > 1 || !/^(corp|inc|ltd|co|jr|sr|st)\.$/i.test(words[0]!))
+      words[words.length - 1] = words[words.length - 1]!.replace(/\.$/, "");
+    const head = (words.length > MAX_ENTITY_WORDS ? words.slice(-MAX_ENTITY_WORDS) : words).join(" ");
+    if (!np.possessor) return head;
+    const owner = nameOf(np.possessor);
+    return owner ? `${owner}'s ${head}` : head;
+  };
+
+  for (const c of chunks) {
+    if (c.type !== "np" || c.pronoun) continue;
+    const name = nameOf(c);
+    if (!name) continue;
+    const rel = relativeName(c);
+    addEntity(st, name, rel ? "person" : kindIn(st, name));
+    if (c.describedAs) addEntity(st, c.describedAs, "other");
+    // "my brother Tom": Tom is the speaker's sibling
+    const owner = rel && c.possessor ? nameOf(c.possessor) : null;
+    if (rel && owner && nameKey(owner) !== nameKey(name))
+      st.facts.push({
+        source: name,
+        relation: rel.kin,
+        target: owner,
+        fact: standalone(sentence.text, speaker, null),
+        validFrom: null,
+        validUntil: null,
+        targetKind: "person",
+        polarity: "positive",
+        aspect: "holds",
+      });
+  }
+
+  // an instruction is a rule a playbook cites, not a fact of the graph
+  const first = chunks[0];
+  if (!isInstructionClause(sentence.text, first?.type === "vg" ? first : null)) {
+    const cues = sentenceCues(sentence.text);
+    for (const c of clauses(chunks)) clauseFacts(st, c, { sentence, when, cues, nameOf });
+  }
+  // referents for the next sentence's pronouns
+  for (const c of chunks) {
+    if (c.type !== "np" || c.pronoun) continue;
+    const name = nameOf(c);
+    if (!name) continue;
+    const kind = st.entities.get(nameKey(name))?.kind ?? kindIn(st, name);
+    if (kind === "person") st.lastPerson = name;
+    else st.lastThing = name;
+  }
+}
+
+interface SentenceContext {
+  sentence: Sentence;
+  when: Validity;
+  cues: SentenceCues;
+  nameOf: (np: NounPhrase) => string | null;
+}
+
+/** The facts of one clause, with their assertion (polarity and aspect) from the change model. */
+function clauseFacts(st: EpisodeState, c: Clause, cx: SentenceContext): void {
+  const { speaker } = st;
+  const { sentence, when, nameOf } = cx;
+  const changed = changedValue(c);
+  const source = changed && c.subject.possessor ? nameOf(c.subject.possessor) : nameOf(c.subject);
+  let target = nameOf(c.object);
+  if (!source || !target || nameKey(source) === nameKey(target)) return;
+  let known = kindIn(st, target);
+  // "Tom is my brother": Tom is the speaker's sibling
+  const kin = (c.relation === "is" || c.relation === "is_a") && c.object.possessor ? kinRelation(c.object.text) : null;
+  const owner = kin && c.object.possessor ? nameOf(c.object.possessor) : null;
+  let assertion: Assertion | null = changed
+    ? { relation: changed.relation, polarity: "positive", aspect: "starts" }
+    : kin && owner
+      ? { relation: kin, polarity: "positive", aspect: "holds" }
+      : assertionOf(c, st.table, cx.cues, known);
+  if (kin && owner) {
+    target = owner;
+    known = "person";
+  }
+  if (!assertion) return;
+  // "Luis and Maria got married": only a symmetric relation makes the two subjects each other's object
+  if (c.reciprocal && !st.table.info(assertion.relation).symmetric) return;
+  if (assertion.relation.startsWith("not_")) assertion = { ...assertion, relation: assertion.relation.slice(4), polarity: "negative" };
+  const { relation } = assertion;
+  const subjectPronoun = c.subject.pronoun && !FIRST_PERSON.has(c.subject.pronoun) ? { word: c.subject.pronoun, name: source } : null;
+  const targetKind = known !== "other" ? known : (TARGET_KIND[relation] ?? "other");
+  addEntity(
+    st,
+    source,
+    kindIn(st, source) !== "other" ? kindIn(st, source) : PERSON_SUBJECT.has(relation) && c.subject.proper ? "person" : "other",
+  );
+  addEntity(st, target, targetKind);
+  const fact = standalone(sentence.text, speaker, subjectPronoun);
+  st.facts.push({
+    source,
+    relation,
+    target,
+    fact,
+    validFrom: when.from,
+    validUntil: when.until,
+    targetKind,
+    polarity: assertion.polarity,
+    aspect: assertion.aspect,
+    ...(isGeneric(c.object) && !kin ? { generic: true } : {}),
+  });
+  for (const np of [c.subject, c.object])
+    if (np.describedAs) {
+      const n = nameOf(np);
+      if (n)
+        st.facts.push({
+          source: n,
+          relation: "is_a",
+          target: np.describedAs,
+          fact: standalone(sentence.text, speaker, null),
+          validFrom: when.from,
+          validUntil: null,
+        });
+    }
 }
 
 /** What the analysis of an episode depends on: its text, reference time and speaker. */
 export const analysisKey = (input: AnalysisInput) =>
   `${input.occurredAt}\u0000${typeof input.metadata.speaker === "string" ? input.metadata.speaker : ""}\u0000${input.content}`;
 
-export function nlpExtractor(): Extractor {
+export interface NlpExtractorOptions {
+  /** Relations and verb patterns of the host's own, added to the built-in table. */
+  relations?: readonly RelationSpec[];
+}
+
+export function nlpExtractor(options: NlpExtractorOptions = {}): Extractor {
+  const relations = options.relations?.length ? options.relations : undefined;
   // extractEntities and extractFacts see the same episode one after the other: analyse it once
   let cached: { key: string; analysis: Analysis } | null = null;
   const analysis = (input: ExtractionInput) => {
     const key = analysisKey(input);
-    if (cached?.key !== key) cached = { key, analysis: analyseEpisode(input) };
+    if (cached?.key !== key) cached = { key, analysis: analyseEpisode(relations ? { ...input, relations } : input) };
     return cached.analysis;
   };
   return {

@@ -5,6 +5,7 @@ import { availableParallelism } from "node:os";
 import type { Logger } from "@mountkit/core";
 import { prepareWorkerModule, type WorkerModuleSpec, workerExecArgv, workerModule } from "@mountkit/core/worker-module";
 import { Piscina } from "piscina";
+import type { RelationSpec } from "../domain/relations.js";
 import type { ExtractionThreadsOptions, OwnedExtractor } from "../runtime/types.js";
 import { type Analysis, type AnalysisInput, analysisKey, nlpExtractor } from "./nlp-extractor.js";
 import type { ExtractionInput } from "./types.js";
@@ -36,6 +37,8 @@ export interface ThreadsContext {
   logger?: Logger;
   /** The worker module (tests); default the built `extract-worker.js`, or `worker.ts` bundled from sources. */
   file?: string;
+  /** The host's relations and verbs, sent with each episode. */
+  relations?: readonly RelationSpec[];
 }
 
 export interface ThreadedExtractor extends OwnedExtractor {
@@ -98,7 +101,7 @@ const WORKER: WorkerModuleSpec = { from: import.meta.url, built: "./extract-work
 
 export function threadedNlpExtractor(o: ExtractionThreadsOptions = {}, cx: ThreadsContext = {}): ThreadedExtractor {
   const size = o.threads ?? defaultThreads();
-  if (size === 0) return { ...nlpExtractor(), threads: 0, async destroy() {} };
+  if (size === 0) return { ...nlpExtractor({ relations: cx.relations }), threads: 0, async destroy() {} };
   const timeoutMs = o.timeoutMs ?? 60_000;
   let settings: PoolSettings | undefined;
   let held: SharedPool | undefined;
@@ -133,6 +136,7 @@ export function threadedNlpExtractor(o: ExtractionThreadsOptions = {}, cx: Threa
       content: input.content,
       occurredAt: input.occurredAt,
       metadata: typeof input.metadata.speaker === "string" ? { speaker: input.metadata.speaker } : {},
+      ...(cx.relations?.length ? { relations: cx.relations } : {}),
     };
     try {
       return (await shared.pool.run(task, { signal })) as Analysis;

@@ -30,7 +30,28 @@ export interface ExtractedFact {
   validUntil?: string | null;
   /** Kind to give `target` when it names no known entity. */
   targetKind?: EntityKind;
+  /**
+   * What the statement asserts (docs/memory.md#what-changed): `negative` ("no longer lives in", "doesn't drink")
+   * ends the matching valid fact and never creates it. Default `positive`.
+   */
+  polarity?: Polarity;
+  /**
+   * When it holds, from the statement's tense and verb: `holds` (default: from `validFrom`, else the telling),
+   * `starts` (an event that starts it: "joined", "got married"), `ends` (an event that ends it: "resigned from",
+   * "no longer"; at `validUntil`, else `validFrom`, else the telling), `past` (held before the telling: "lived",
+   * "used to"; over by then unless `validUntil` says when), `will_start` (from `validFrom`, a future date).
+   */
+  aspect?: Aspect;
+  /**
+   * The target is a kind rather than one thing ("a dog", "his job"): it never displaces another subject's edge
+   * (object-side cardinality), and an ending matches the subject's edge on this relation whatever its target.
+   */
+  generic?: boolean;
 }
+
+export type Polarity = "positive" | "negative";
+export type Aspect = "holds" | "starts" | "ends" | "past" | "will_start";
+export const ASPECTS: readonly Aspect[] = ["holds", "starts", "ends", "past", "will_start"];
 
 /**
  * An error thrown by an extractor fails the episode, unless it carries `transient: true` (busy, rate-limited):

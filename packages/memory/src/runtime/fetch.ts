@@ -4,5 +4,5 @@ import { nlpExtractor } from "../extractors/nlp-extractor.js";
 import type { ExtractionRuntime } from "./types.js";
 
 export const extractionRuntime: ExtractionRuntime = {
-  defaultExtractor: () => ({ ...nlpExtractor(), async destroy() {} }),
+  defaultExtractor: (_options, cx) => ({ ...nlpExtractor({ relations: cx?.relations }), async destroy() {} }),
 };

@@ -1,6 +1,7 @@
 // What extraction needs from the runtime (`#extraction-runtime` resolves to `node.ts` on Node, `fetch.ts`
 // elsewhere): the default extractor, on worker threads where the runtime has them.
 import type { Logger } from "@mountkit/core";
+import type { RelationSpec } from "../domain/relations.js";
 import type { Extractor } from "../extractors/types.js";
 
 /** The extraction threads of `createMemoryService` (option `extraction`); Node only, ignored elsewhere. */
@@ -28,5 +29,5 @@ export interface OwnedExtractor extends Extractor {
 
 export interface ExtractionRuntime {
   /** The offline NLP extractor: on worker threads on Node, in-process elsewhere. */
-  defaultExtractor(options?: ExtractionThreadsOptions, cx?: { logger?: Logger }): OwnedExtractor;
+  defaultExtractor(options?: ExtractionThreadsOptions, cx?: { logger?: Logger; relations?: readonly RelationSpec[] }): OwnedExtractor;
 }

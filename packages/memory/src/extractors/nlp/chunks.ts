@@ -48,7 +48,9 @@ const PERSONAL = new Set(["i", "me", "you", "he", "him", "she", "it", "we", "us"
 const RELATIVE = new Set(["who", "which", "that", "whom"]);
 const DETERMINERS = new Set(["a", "an", "the", "some", "this", "that", "these", "those", "every", "each", "any", "another"]);
 const PARTICLES = new Set(["out", "up", "off", "down", "away", "back", "over", "on"]);
-const NEGATION = new Set(["not", "n't", "never", "no"]);
+const NEGATION = new Set(["not", "n't", "never", "no", "no longer"]);
+/** Verbs whose "-ing" complement names the relation: "stopped working at", "started living in". */
+const ASPECTUAL = new Set(["stop", "quit", "cease", "start", "begin", "resume", "finish"]);
 const NOMINAL = new Set(["NOUN", "PROPN", "NUM"]);
 /** Participles that do not end in -ed/-en but still make a passive ("is led by", "was built by"). */
 const IRREGULAR_PARTICIPLES = new Set([
@@ -159,13 +161,41 @@ function repair(input: Token[]): Token[] {
       k++;
       continue;
     }
+    // "no longer", "any more", "any longer": one adverb of change (the negation of "no longer" rides on the verb)
+    if (/^(no|any)$/.test(t.lower) && next && /^(longer|more)$/.test(next.lower) && !(t.lower === "no" && next.lower === "more")) {
+      const text = `${t.text} ${next.text}`;
+      tokens.push({ ...t, i: tokens.length, text, lower: text.toLowerCase(), lemma: text.toLowerCase(), pos: "ADV", end: next.end });
+      k++;
+      continue;
+    }
+    // an address, a handle or a URL the tagger leaves as a symbol is a name: "changed to z@new.io"
+    if ((t.pos === "SYM" || t.pos === "X" || t.pos === "NOUN") && /^[\w.+-]+@[\w-]+(\.[\w-]+)+$|^https?:\/\//.test(t.text)) {
+      tokens.push({ ...t, i: tokens.length, pos: "PROPN" });
+      continue;
+    }
     tokens.push({ ...t, i: tokens.length });
+  }
+  for (let k = 1; k < tokens.length; k++) {
+    const t = tokens[k]!;
+    const prev = tokens[k - 1]!;
+    // "retired from Ford": a capitalised word the tagger read as a verb after a preposition is a name
+    if (t.pos === "VERB" && /^\p{Lu}/u.test(t.text) && (prev.pos === "ADP" || prev.pos === "DET")) tokens[k] = { ...t, pos: "PROPN" };
   }
   for (let k = 1; k < tokens.length; k++) {
     const t = tokens[k]!;
     if (tokens.slice(0, k).some((x) => x.pos === "VERB" || x.pos === "AUX")) break;
     const prev = tokens[k - 1]!;
     const next = tokens[k + 1];
+    // "Joe retired from Ford": a participle read as an adjective after a name, before a preposition
+    if (t.pos === "ADJ" && /ed$/.test(t.lower) && prev.pos === "PROPN" && (next?.pos === "ADP" || next?.pos === "DET")) {
+      const lemma = /ied$/.test(t.lower)
+        ? t.lower.replace(/ied$/, "y")
+        : /([iuo]r|[iao]v|[ao]s|[iu]z|[ai]g|[ai]c|rc|at|ut|ot|[^aeiou]l)ed$/.test(t.lower)
+          ? t.lower.slice(0, -1)
+          : t.lower.slice(0, -2);
+      tokens[k] = { ...t, pos: "VERB", lemma };
+      break;
+    }
     if (t.pos !== "NOUN" || (prev.pos !== "NOUN" && prev.pos !== "PROPN")) continue;
     const opensArgument = next !== undefined && (next.pos === "ADP" || next.pos === "DET" || next.pos === "PRON" || next.pos === "NUM");
     const verbFollows = next !== undefined && (next.pos === "VERB" || next.pos === "AUX" || next.pos === "PART" || next.pos === "PUNCT");
@@ -297,15 +327,17 @@ function readVerbGroup(tokens: Token[], k: number, out: Chunk[]): number {
     if (n.pos === "AUX" || (n.pos === "PART" && NEGATION.has(n.lower))) {
       if (main) break;
     } else if (n.pos === "VERB") {
-      // a second verb right after a main verb is its object ("loves camping"), unless after "to"
-      if (main && !(span[span.length - 1]?.lower === "to")) break;
+      // a second verb right after a main verb is its object ("loves camping"), unless after "to" or an aspectual
+      // verb ("stopped working at", "started living in"): then the second verb is the relation
+      const aspectual = main && ASPECTUAL.has(main.lemma) && n.lower.endsWith("ing") && span[span.length - 1] === main;
+      if (main && !(span[span.length - 1]?.lower === "to") && !aspectual) break;
       if (main) chain.push(main.lemma);
       main = n;
     } else if (n.pos === "ADV" && !main && tokens[k + 1] && (tokens[k + 1]!.pos === "VERB" || tokens[k + 1]!.pos === "AUX")) {
       // "has recently moved"
     } else if (n.lower === "to" && main && tokens[k + 1]?.pos === "VERB") {
       // "wants to learn"
-    } else if (n.lower === "never" || n.lower === "not") {
+    } else if (n.lower === "never" || n.lower === "not" || n.lower === "no longer") {
       // negation inside the group
     } else break;
     span.push(n);
@@ -320,7 +352,9 @@ function readVerbGroup(tokens: Token[], k: number, out: Chunk[]): number {
   if (main && p && (p.pos === "ADP" || p.pos === "ADV") && PARTICLES.has(p.lower)) {
     const after = tokens[k + 1];
     // "go out on Tuesdays", "set up the runner": a particle; "went on holiday" stays a preposition
-    if (p.pos === "ADV" || (after && (after.pos === "ADP" || after.pos === "DET"))) {
+    // "broke up last year", "moved out.": a particle before a date or the end too, unless it can open a time ("on")
+    const closes = !after || after.pos === "PUNCT" || (after.date && !/^(on|over)$/.test(p.lower));
+    if (p.pos === "ADV" || closes || after.pos === "ADP" || after.pos === "DET") {
       particle = p.lower;
       span.push(p);
       k++;

@@ -9,6 +9,12 @@ export interface Clause {
   relation: string;
   object: NounPhrase;
   negated: boolean;
+  /** The clause's verb group: its tense and auxiliaries say when the relation holds (the change model). */
+  verb: VerbGroup;
+  /** "Lin and Sam divorced": the two subjects of an intransitive verb, one the other's object. */
+  reciprocal?: boolean;
+  /** A recurring time ("every night at 2 am") as the object. */
+  schedule?: boolean;
 }
 
 const adjectivePhrase = (text: string): NounPhrase => ({
@@ -126,19 +132,31 @@ export function clauses(chunks: Chunk[]): Clause[] {
     const subjects = subjectsOf(chunks, v, previous);
     if (!subjects.length) continue;
     previous = subjects;
-    const emit = (relation: string, objects: NounPhrase[]) => {
+    const emit = (relation: string, objects: NounPhrase[], extra?: Partial<Clause>) => {
       if (!relation) return;
-      for (const s of subjects) for (const o of objects) out.push({ subject: s, relation, object: o, negated: vg.negated });
+      for (const s of subjects)
+        for (const o of objects) out.push({ subject: s, relation, object: o, negated: vg.negated, verb: vg, ...extra });
     };
     let k = v + 1;
     const next = chunks[k];
+    const sched = scheduleObject(chunks, k);
+    if (sched) {
+      emit("schedule", [sched], { schedule: true });
+      continue;
+    }
+    const role = roleObject(chunks, k);
+    if (role && (isCopula(vg) || /^(become|remain|stay|name|appoint|elect|promote|make|hire)$/.test(vg.main?.lemma ?? ""))) {
+      emit(`${role.role}_of`, [role.org]);
+      continue;
+    }
     if (isCopula(vg)) {
       if (next?.type === "np") {
         const { items } = nounList(chunks, k);
         const s = subjects[0]!;
         // "Liam's favourite band is Radiohead": the possessor is the subject, the possessed noun the relation
         if (subjects.length === 1 && s.possessor && !s.possessor.pronoun?.match(/^(its|their)$/)) {
-          for (const o of items) out.push({ subject: { ...s.possessor }, relation: possessedRelation(s), object: o, negated: vg.negated });
+          for (const o of items)
+            out.push({ subject: { ...s.possessor }, relation: possessedRelation(s), object: o, negated: vg.negated, verb: vg });
         } else if (subjects.length === 1 && s.possessor) {
           emit("is", items);
         } else emit(items.some((o) => o.det === "a" || o.det === "an" || !o.proper) ? "is_a" : "is", items);
@@ -176,8 +194,27 @@ export function clauses(chunks: Chunk[]): Clause[] {
       continue;
     }
     const verb = slug(...vg.chain.map((c) => `${c}_to`), main.lemma, vg.particle);
+    // "Lin and Sam divorced (in 2021)", "Luis and Maria got married": each is the other's object
+    if (subjects.length === 2 && next?.type !== "np" && !(next?.type === "prep" && chunks[k + 1]?.type === "np")) {
+      const how = next?.type === "adj" ? slug(verb, next.text) : verb;
+      out.push({ subject: subjects[0]!, relation: how, object: subjects[1]!, negated: vg.negated, verb: vg, reciprocal: true });
+      continue;
+    }
     if (next?.type === "np") {
       const { items, next: after } = nounList(chunks, k);
+      // "quit his job at IBM", "left her position with Acme": the employer is the object
+      const at = chunks[after];
+      const employer = chunks[after + 1];
+      if (
+        items.length === 1 &&
+        JOB.test(items[0]!.text) &&
+        at?.type === "prep" &&
+        /^(at|with|in)$/.test(at.token.lower) &&
+        employer?.type === "np"
+      ) {
+        emit(slug(verb, "job_at"), [employer]);
+        continue;
+      }
       emit(verb, items);
       k = after;
       continue;
@@ -193,4 +230,41 @@ export function clauses(chunks: Chunk[]): Clause[] {
     }
   }
   return out;
+}
+
+const JOB = /^(job|position|post|role|gig|internship)$/i;
+const RECURRING = /^(every|each|daily|nightly|weekly|monthly|hourly|weekdays|weekends)$/i;
+
+/** "every night at 2 am", "each Monday at 10": a recurring time as the whole object of its verb. */
+function scheduleObject(chunks: Chunk[], k: number): NounPhrase | null {
+  const first = chunks[k];
+  if (first?.type !== "date" || !RECURRING.test(first.tokens[0]!.lower)) return null;
+  const words = [...first.tokens];
+  let j = k + 1;
+  for (;;) {
+    const c = chunks[j];
+    if (c?.type === "date") words.push(...c.tokens);
+    else if (c?.type === "prep" && chunks[j + 1]?.type === "date" && !VALIDITY_WORDS.test(c.token.lower)) words.push(c.token);
+    else break;
+    j++;
+  }
+  return { ...adjectivePhrase(words.map((w) => w.text).join(" ")), tokens: words };
+}
+
+/** Roles an organisation has one holder of, as a relation: "the CTO of Bluebird" -> cto_of Bluebird. */
+const UNIQUE_ROLE =
+  /^(ceo|cto|cfo|coo|cmo|cio|ciso|cpo|president|chair|chairman|chairwoman|chairperson|founder|owner|head|director|manager|lead|principal|captain|mayor|treasurer|secretary|editor|maintainer|dean)$/i;
+
+function roleObject(chunks: Chunk[], k: number): { role: string; org: NounPhrase } | null {
+  const np = chunks[k];
+  if (np?.type !== "np" || np.pronoun) return null;
+  // "Bluebird's CTO"
+  const words = np.text.split(/\s+/);
+  if (np.possessor && !np.possessor.pronoun && words.length === 1 && UNIQUE_ROLE.test(words[0]!))
+    return { role: words[0]!.toLowerCase(), org: np.possessor };
+  const prep = chunks[k + 1];
+  const org = chunks[k + 2];
+  if (prep?.type !== "prep" || !/^(of|at)$/.test(prep.token.lower) || org?.type !== "np" || org.pronoun) return null;
+  if (np.det === "a" || np.det === "an" || words.length !== 1 || !UNIQUE_ROLE.test(words[0]!)) return null;
+  return { role: words[0]!.toLowerCase(), org };
 }

@@ -1,7 +1,8 @@
 // Tokens of an English text from wink-nlp (part of speech, lemma, character offsets), split into
 // sentences, with the date expressions wink's recogniser finds marked so they never become nouns.
-import winkNLP, { type ItemEntity, type ItemSentence } from "wink-nlp";
+
 import model from "wink-eng-lite-web-model";
+import winkNLP, { type ItemEntity, type ItemSentence } from "wink-nlp";
 
 export interface Token {
   /** Index in its sentence. */
@@ -15,6 +16,8 @@ export interface Token {
   end: number;
   /** Inside a date or duration expression ("last March", "from 2020 until 2030"). */
   date: boolean;
+  /** A month or weekday word read as a person's name ("April leads the design team", "May reports to June"). */
+  name?: boolean;
 }
 
 export interface Sentence {
@@ -71,8 +74,53 @@ export function parse(text: string): Sentence[] {
       });
     }
     if (!tokens.length) return;
+    markDates(tokens);
     const start = tokens[0]!.start;
     out.push({ text: text.slice(start, tokens[tokens.length - 1]!.end), start, tokens });
   });
   return out;
+}
+
+const MONTHS =
+  /^(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)$/;
+/** Words after which a month is a date: "in May", "since June", "last April", "May to June" after "from". */
+const TEMPORAL_BEFORE =
+  /^(in|on|by|until|till|til|since|from|during|through|thru|before|after|last|next|this|early|late|mid|of|every|each|around|about|between|and|or|-|,)$/;
+/** Verbs and adjectives whose "to" takes a person: "reports to June", "married to April". */
+const PERSON_TO =
+  /^(reports?|reported|reporting|talk(s|ed)?|speaks?|spoke|write|writes|wrote|married|engaged|introduced|sent|gave|give|gives|listen(s|ed)?|replied|belongs?|belonged|related|close|kind|nice|engaged)$/;
+const SEASONAL = /^(spring|summer|fall|autumn|winter|week|weekend|month|year|quarter|semester|term)$/;
+const RECURRING_UNIT =
+  /^(night|nights|morning|mornings|day|days|evening|evenings|week|weeks|weekday|weekdays|weekend|weekends|month|months|year|years|hour|hours|quarter|quarters|sprint|sprints|monday|tuesday|wednesday|thursday|friday|saturday|sunday)$/;
+
+/**
+ * Date marks the recogniser gets wrong. A month word in a clause's subject or object position is a name ("April
+ * leads the design team", "May reports to June"), not a date: it is one when a temporal word or a number stands
+ * beside it. "last spring" and "every night" are dates it misses.
+ */
+function markDates(tokens: Token[]): void {
+  for (let k = 0; k < tokens.length; k++) {
+    const t = tokens[k]!;
+    const prev = tokens[k - 1];
+    const next = tokens[k + 1];
+    if (t.date && /^\p{Lu}/u.test(t.text) && MONTHS.test(t.lower)) {
+      const prevDated = prev !== undefined && (prev.date || TEMPORAL_BEFORE.test(prev.lower) || prev.pos === "NUM");
+      const nextDated = next !== undefined && (next.pos === "NUM" || /^\d/.test(next.text) || (next.date && next.text !== "."));
+      const toPerson =
+        prev?.lower === "to" && PERSON_TO.test(tokens[k - 2]?.lower ?? "") && !tokens.slice(0, k).some((x) => x.lower === "from");
+      const fromRange = prev?.lower === "to" && !toPerson;
+      if ((!prevDated && !nextDated && !fromRange) || (toPerson && !nextDated)) {
+        tokens[k] = { ...t, date: false, pos: "PROPN", name: true };
+        continue;
+      }
+    }
+    if (!t.date && /^(last|this|next|early|late)$/.test(t.lower) && next && SEASONAL.test(next.lower)) {
+      t.date = true;
+      next.date = true;
+    }
+    if (/^(every|each)$/.test(t.lower) && next && (next.date || RECURRING_UNIT.test(next.lower))) {
+      t.date = true;
+      next.date = true;
+    }
+  }
 }
