@@ -13,8 +13,8 @@ import { memoryMigrations } from "./migrations/memory.js";
 import { supportMigrations } from "./migrations/support.js";
 import { type OpenStorageOptions, openBus, openMigrated } from "./open.js";
 import { sqlEntriesStore } from "./stores/entries/store.js";
-import { sqlMemoryStore } from "./stores/memory/store.js";
 import { sqlRateLimiter } from "./stores/kit/limiter.js";
+import { sqlMemoryStore } from "./stores/memory/store.js";
 import { sqlSupportStore } from "./stores/support/store.js";
 
 export type { OpenStorageOptions } from "./open.js";
