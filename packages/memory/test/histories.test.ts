@@ -28,7 +28,7 @@ describe("labelled histories: the set", () => {
   it("asks about the past (asOf) and about what was known (knownAt), and expects endings as well as facts", () => {
     const questions = histories.flatMap((h) => h.questions);
     expect(questions.filter((q) => q.asOf).length).toBeGreaterThanOrEqual(60);
-    expect(questions.filter((q) => q.knownAt).length).toBeGreaterThanOrEqual(3);
+    expect(questions.filter((q) => q.knownAt).length).toBeGreaterThanOrEqual(8);
     expect(questions.filter((q) => "valid" in q.expect && !q.expect.valid).length).toBeGreaterThanOrEqual(60);
     expect(questions.filter((q) => "noFactFrom" in q.expect).length).toBeGreaterThanOrEqual(15);
   });
@@ -81,6 +81,7 @@ describe("labelled histories: the scorer", () => {
     { id: "e6", name: "CTO" },
     { id: "e7", name: "backups" },
     { id: "e8", name: "every night at 02:00" },
+    { id: "e9", name: "Bluebird's chief technology officer" },
   ];
   const cx = (asOf: string): ScoreContext => ({
     asOf: Date.parse(asOf),
@@ -139,6 +140,7 @@ describe("labelled histories: the scorer", () => {
     expect(scoreExpectation(want, one("cto", "e5", "e4"), at).correct).toBe(true); // Bluebird's CTO is Sofia
     expect(scoreExpectation(want, one("cto", "e4", "e5"), at).correct).toBe(false); // Sofia's CTO is Bluebird
     expect(scoreExpectation(want, one("is", "e4", "e6"), at).correct).toBe(false); // Bluebird lost
+    expect(scoreExpectation(want, one("is_a", "e4", "e9"), at).correct).toBe(true);
     const both: RecallAnswer = {
       entities,
       episodes: [],

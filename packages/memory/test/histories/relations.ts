@@ -83,10 +83,13 @@ const FAMILIES: Record<string, string[]> = {
   founded: ["f:founded f:found f:founder_of f:co_founded f:cofounded f:cofounder_of f:co_founder_of i:founder i:founded_by i:cofounder"],
   uses: [
     "f:written_in f:built_in f:coded_in f:implemented_in",
-    "f:runs f:run f:running f:uses f:use f:using f:runs_on f:built_with f:switched_to f:migrated_to f:moved_to f:on f:relies_on f:depends_on f:adopted",
+    "f:powered_by i:powers i:power f:runs f:run f:running f:uses f:use f:using f:runs_on f:built_with f:switched_to f:migrated_to f:moved_to f:on f:relies_on f:depends_on f:adopted",
   ],
   likes: ["f:likes f:like f:loves f:love f:enjoys f:enjoy f:adores f:prefers f:prefer f:fond_of f:into f:favourite f:favorite"],
   studies_at: ["f:studies_at f:study_at f:student_at f:enrolled_at f:attends f:attend f:studies_in f:goes_to"],
+  engaged_to: ["e:engaged_to e:engaged e:fiance e:fiancee e:fiance_of e:fiancee_of e:betrothed_to"],
+  customer_of: ["f:customer_of f:client_of f:buys_from f:customer_at i:customer i:client i:sells_to i:serves"],
+  account_manager: ["f:account_manager_for f:account_manager_of f:account_manager_at f:manages_account i:account_manager i:account_owner"],
   friend_of: ["e:friend e:friend_of e:friends_with e:friends"],
 };
 
@@ -96,6 +99,10 @@ const ROLES = new Set(
     " ",
   ),
 );
+
+/** Nouns of leading roles (family `leads`), read as roles when an edge says "s is Head of Security". */
+const LEAD_NOUNS = new Set(["head", "lead", "director", "manager", "chief"]);
+const ROLE_PREPOSITIONS = ["of", "at", "for", "in"];
 
 /** Role nouns that are verbs too ("Theo coaches the team"): their bare name reads either way. */
 const VERB_ROLES = new Set(["coach", "captain", "chair", "edit"]);
@@ -118,7 +125,7 @@ const foldRoles = (key: string, anchored: boolean): string =>
 export function roleWords(phrase: string): string[] {
   return foldRoles(normalise(phrase), false)
     .split("_")
-    .filter((w) => ROLES.has(w));
+    .filter((w) => ROLES.has(w) || LEAD_NOUNS.has(w));
 }
 
 const normalise = (relation: string): string =>
@@ -171,15 +178,17 @@ export function readRelation(relation: string): RelationReading {
       negative,
       families: [{ family: `role:${role}`, direction: roleVerb ? "forward" : VERB_ROLES.has(role) ? "either" : "inverse" }],
     };
-  if (ROLES.has(role) && words.length >= 2 && ["of", "at", "for", "in"].includes(words.at(-1)!))
+  if (ROLES.has(role) && words.length >= 2 && ROLE_PREPOSITIONS.includes(words.at(-1)!))
     return { negative, families: [{ family: `role:${role}`, direction: "forward" }] };
   return { negative, families: [{ family: key, direction: "forward" }] };
 }
 
-/** The role noun of a `role:` family, when the expectation asks for one ("cto_of" -> "cto"). */
+/** The role noun an expectation asks for: of a `role:` family ("cto_of" -> "cto"), or a leading one ("head_of" -> "head"). */
 export function roleOf(relation: string): string | null {
   const f = readRelation(relation).families.find((x) => x.family.startsWith("role:"));
-  return f ? f.family.slice(5) : null;
+  if (f) return f.family.slice(5);
+  const words = relationKey(relation).key.split("_");
+  return words.length === 2 && LEAD_NOUNS.has(words[0]!) && ROLE_PREPOSITIONS.includes(words[1]!) ? words[0]! : null;
 }
 
 /** Relations that say "s is/holds the role o" without naming the organisation (`has_role`, `is`, `title`). */

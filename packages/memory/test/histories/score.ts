@@ -14,8 +14,9 @@
 //   or past-marked edge (`not_`, `used_to_`, ...) never says a positive fact;
 // - values: when the expected object holds a digit or an `@`, the relation is not compared (the value is
 //   specific enough: `email`, `email_changed_to`, `has_email` all say it), only that the edge is positive;
-// - roles: an expected `cto_of` (any role noun, relations.ts ROLES) is also said by two visible edges
-//   together, "s is/has_role CTO" and "s works_at o", or by one "s is CTO of o";
+// - roles: an expected `cto_of` (any role noun, relations.ts ROLES; or `head_of`, `lead_of`, ...) is also
+//   said by two visible edges together, "s is/has_role CTO" and "s works_at o", or by one "s is CTO of o"
+//   ("s became Head of Security" says `head_of` Security);
 // - schedules: an expected relation `schedule` compares the time words of the expected object (hours in a
 //   12-hour form, "nightly" as "night", weekday plurals folded, every/at/on dropped) with the words of
 //   the edge's relation, object and subject together: all of them must appear.
@@ -167,7 +168,9 @@ function roleSays(visible: Triple[], want: FactExpectation, role: string): boole
   const holders = visible.filter(
     (t) => holdsRole(t.relation) && nameMatches(t.subject, want.subject) && roleWords(t.object).includes(role),
   );
-  if (holders.some((t) => want.object.split("|").some((alt) => tokens(alt).every((w) => tokens(t.object).includes(w))))) return true;
+  // "Acme's chief financial officer" names Acme as "CFO of Acme" does
+  const bare = (phrase: string) => tokens(phrase).map((w) => w.replace(/'s$/, ""));
+  if (holders.some((t) => want.object.split("|").some((alt) => bare(alt).every((w) => bare(t.object).includes(w))))) return true;
   if (!holders.length) return false;
   const works = { subject: want.subject, relation: "works_at", object: want.object, valid: true };
   return visible.some((t) => tripleSays(t, works));
