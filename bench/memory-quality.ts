@@ -1,6 +1,7 @@
 // Memory quality benchmark: extraction coverage and precision on the labelled sentence set, the
 // extractor's episodes/s on one core, and with --dataset LoCoMo evidence recall@k per category through
-// POST /v1/recall next to the issue's exact baseline, all in one run.
+// POST /v1/recall next to the issue's exact baseline, with the turns' session ids (each store of
+// --quality-stores) and without them (each store of --without-sessions, default the first), all in one run.
 //
 // Baseline (issue #11): Okapi BM25 (k1 1.2, b 0.75) over `Speaker: text` of each turn, English stop
 // words removed, suffix stemming (-ing, -ed, -es, -s, stripped when the word is longer than the suffix
@@ -135,8 +136,13 @@ export interface QuestionResult {
   baseline: number;
 }
 
-/** Ingests every conversation over HTTP (one brain each) and asks every question through POST /v1/recall. */
-async function locomo(base: string, service: MemoryService, samples: Sample[], k: number) {
+/**
+ * Ingests every conversation over HTTP (one brain each) and asks every question through POST /v1/recall.
+ * `sessionIds` false: the turns carry no session in their metadata (only `dia_id` and `speaker`, with the
+ * session's date as `occurredAt`), as agents that store turns with only a time do; the service infers the
+ * conversations (domain/conversation.ts in @mountkit/memory).
+ */
+async function locomo(base: string, service: MemoryService, samples: Sample[], k: number, sessionIds = true) {
   const results: QuestionResult[] = [];
   let turns = 0;
   const recallTimes: number[] = [];
@@ -157,7 +163,8 @@ async function locomo(base: string, service: MemoryService, samples: Sample[], k
       for (const t of c[s] as Turn[]) {
         const content = turnText(t);
         raw.push({ id: t.dia_id, text: content });
-        await post("/v1/episodes", { content, occurredAt, metadata: { dia_id: t.dia_id, speaker: t.speaker, session: s } });
+        const metadata = sessionIds ? { dia_id: t.dia_id, speaker: t.speaker, session: s } : { dia_id: t.dia_id, speaker: t.speaker };
+        await post("/v1/episodes", { content, occurredAt, metadata });
         turns++;
       }
     }
@@ -171,7 +178,8 @@ async function locomo(base: string, service: MemoryService, samples: Sample[], k
       const q0 = performance.now();
       const r = await post("/v1/recall", { query: qa.question, limit: k });
       recallTimes.push(performance.now() - q0);
-      const ours = new Set(r.episodes.map((e: { metadata: { dia_id: string } }) => e.metadata.dia_id));
+      // the first k: recall may list more (the episodes its edges cite after the ranked ones)
+      const ours = new Set(r.episodes.slice(0, k).map((e: { metadata: { dia_id: string } }) => e.metadata.dia_id));
       const bl = new Set(baseline.search(qa.question, { limit: k }).map((h) => h.item));
       const hit = (set: Set<unknown>) => evidence.filter((e) => set.has(e)).length / evidence.length;
       results.push({
@@ -226,29 +234,48 @@ export async function runQuality(args: string[]): Promise<void> {
     console.log("Q2. LoCoMo: skipped (pass --dataset <LoCoMo-format JSON file>)");
     return;
   }
+  await locomoQuality(args, dataset, k, framework);
+}
+
+/** One LoCoMo run: a store, with or without session ids in the turns' metadata. */
+interface LocomoRun {
+  store: StoreName;
+  sessionIds: boolean;
+  label: string;
+  results: QuestionResult[];
+}
+
+/**
+ * Q2: LoCoMo through POST /v1/recall on each store of --quality-stores with session ids, then on each
+ * store of --without-sessions (default: the first) with the session stripped from every turn's metadata.
+ */
+async function locomoQuality(args: string[], dataset: string, k: number, framework: "fastify" | "express" | "fetch") {
   const samples = JSON.parse(readFileSync(dataset, "utf8")) as Sample[];
   const stores = (arg(args, "--quality-stores") ?? "memory,sqlite,postgres").split(",") as StoreName[];
+  const bare = (arg(args, "--without-sessions") ?? stores[0]!).split(",").filter(Boolean) as StoreName[];
   console.log(
-    `Q2. LoCoMo evidence recall@${k} through POST /v1/recall (${framework}) vs the issue's BM25 baseline (${dataset}), per store`,
+    `Q2. LoCoMo evidence recall@${k} through POST /v1/recall (${framework}) vs the issue's BM25 baseline (${dataset}), per store, with the turns' session ids and without them (${bare.join(", ")})`,
   );
-  const perStore: Array<{ store: StoreName; results: QuestionResult[] }> = [];
+  const plan = [...stores.map((store) => ({ store, sessionIds: true })), ...bare.map((store) => ({ store, sessionIds: false }))];
+  const runs: LocomoRun[] = [];
   let forLoo: { service: MemoryService; results: QuestionResult[] } | null = null;
   const closers: Array<() => Promise<void>> = [];
   try {
-    for (const name of stores) {
+    for (const { store: name, sessionIds } of plan) {
       const opened = await openStore(name);
       if (!opened) {
         console.log(`   ${name}: skipped (no MOUNTKIT_BENCH_PG_URL and no initdb/pg_ctl)`);
         continue;
       }
+      const label = sessionIds ? name : `${name} no ids`;
       const service = createMemoryService({ store: opened.store, dailyQuota: 1e9, worker: { pollMs: 20 } });
       const server = await listen(framework, [service]);
-      const r = await locomo(server.url, service, samples, k).finally(() => server.close());
+      const r = await locomo(server.url, service, samples, k, sessionIds).finally(() => server.close());
       console.log(
-        `   ${name.padEnd(8)} ${r.turns} turns ingested over HTTP with extraction, ${r.results.length} questions, in ${r.seconds.toFixed(1)} s; recall p50 ${ms(r.p50)}, p95 ${ms(r.p95)}`,
+        `   ${label.padEnd(15)} ${r.turns} turns ingested over HTTP with extraction, ${r.results.length} questions, in ${r.seconds.toFixed(1)} s; recall p50 ${ms(r.p50)}, p95 ${ms(r.p95)}`,
       );
-      perStore.push({ store: name, results: r.results });
-      if (name === "memory" && args.includes("--loo")) {
+      runs.push({ store: name, sessionIds, label, results: r.results });
+      if (name === "memory" && sessionIds && args.includes("--loo")) {
         // the leave-one-out check re-ranks the same ingested brains in process: keep them until then
         forLoo = { service, results: r.results };
         closers.push(async () => {
@@ -260,33 +287,43 @@ export async function runQuality(args: string[]): Promise<void> {
         await opened.close();
       }
     }
-    if (!perStore.length) return;
-    const first = perStore[0]!.results;
-    console.log(
-      `   ${"category".padEnd(12)} ${"n".padStart(4)}  ${"baseline".padStart(8)}  ${perStore.map((p) => p.store.padStart(8)).join("  ")}  ${"ratio".padStart(6)}`,
-    );
-    const order = ["multi-hop", "temporal", "open-domain", "single-hop", "all (1-4)"];
-    for (const cat of order) {
-      const pick = (rs: QuestionResult[]) => rs.filter((q) => cat === "all (1-4)" || q.category === cat);
-      const bl = mean(pick(first).map((q) => q.baseline));
-      const cols = perStore.map((p) => mean(pick(p.results).map((q) => q.ours)));
-      console.log(
-        `   ${cat.padEnd(12)} ${String(pick(first).length).padStart(4)}  ${pct(bl).padStart(8)}  ${cols.map((c) => pct(c).padStart(8)).join("  ")}  ${(cols[0]! / bl).toFixed(2).padStart(6)}`,
-      );
-    }
-    console.log(
-      "   baseline: BM25 (k1 1.2, b 0.75) over `Speaker: text`, English stop words, -ing/-ed/-es/-s stemming (word longer than suffix + 3)",
-    );
-    console.log(`   ratio: ${perStore[0]!.store} / baseline. Per conversation (${perStore.map((p) => p.store).join(", ")}, baseline):`);
-    for (const s of samples) {
-      const rows = (rs: QuestionResult[]) => rs.filter((q) => q.conversation === s.sample_id);
-      console.log(
-        `     ${s.sample_id.padEnd(10)} ${String(rows(first).length).padStart(4)}  ${perStore.map((p) => pct(mean(rows(p.results).map((q) => q.ours))).padStart(7)).join("  ")}  ${pct(mean(rows(first).map((q) => q.baseline))).padStart(7)}`,
-      );
-    }
+    if (runs.length) printLocomo(runs, samples);
     if (forLoo) await leaveOneOut(forLoo.service.store, forLoo.results, k);
     else if (args.includes("--loo")) console.log("Q3. leave-one-out: needs the memory store in --quality-stores");
   } finally {
     for (const close of closers) await close();
+  }
+}
+
+/** The LoCoMo table: recall per category for the baseline and each run, the ratios with and without session ids. */
+function printLocomo(runs: LocomoRun[], samples: Sample[]): void {
+  const first = runs[0]!.results;
+  const withIds = runs.find((r) => r.sessionIds);
+  const withoutIds = runs.find((r) => !r.sessionIds);
+  const w = Math.max(8, ...runs.map((r) => r.label.length));
+  console.log(
+    `   ${"category".padEnd(12)} ${"n".padStart(4)}  ${"baseline".padStart(8)}  ${runs.map((p) => p.label.padStart(w)).join("  ")}  ${"ratio".padStart(6)}  ${"no ids".padStart(6)}`,
+  );
+  const ratio = (run: LocomoRun | undefined, pick: (rs: QuestionResult[]) => QuestionResult[], bl: number) =>
+    run ? (mean(pick(run.results).map((q) => q.ours)) / bl).toFixed(2) : "-";
+  for (const cat of ["multi-hop", "temporal", "open-domain", "single-hop", "all (1-4)"]) {
+    const pick = (rs: QuestionResult[]) => rs.filter((q) => cat === "all (1-4)" || q.category === cat);
+    const bl = mean(pick(first).map((q) => q.baseline));
+    const cols = runs.map((p) => mean(pick(p.results).map((q) => q.ours)));
+    console.log(
+      `   ${cat.padEnd(12)} ${String(pick(first).length).padStart(4)}  ${pct(bl).padStart(8)}  ${cols.map((c) => pct(c).padStart(w)).join("  ")}  ${ratio(withIds, pick, bl).padStart(6)}  ${ratio(withoutIds, pick, bl).padStart(6)}`,
+    );
+  }
+  console.log(
+    "   baseline: BM25 (k1 1.2, b 0.75) over `Speaker: text`, English stop words, -ing/-ed/-es/-s stemming (word longer than suffix + 3)",
+  );
+  console.log(
+    `   ratio: ${withIds?.label ?? "-"} / baseline; no ids: ${withoutIds?.label ?? "-"} / baseline (turns without session metadata, conversations inferred). Per conversation (${runs.map((p) => p.label).join(", ")}, baseline):`,
+  );
+  for (const s of samples) {
+    const rows = (rs: QuestionResult[]) => rs.filter((q) => q.conversation === s.sample_id);
+    console.log(
+      `     ${s.sample_id.padEnd(10)} ${String(rows(first).length).padStart(4)}  ${runs.map((p) => pct(mean(rows(p.results).map((q) => q.ours))).padStart(7)).join("  ")}  ${pct(mean(rows(first).map((q) => q.baseline))).padStart(7)}`,
+    );
   }
 }

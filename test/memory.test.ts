@@ -597,6 +597,20 @@ forEachAdapter(
       for (const x of listed) expect(x.invalidationReason).toBeNull();
     });
 
+    it("turns stored without a session id are recalled with their neighbours: the conversation is inferred from their times", async () => {
+      clock.set("2031-01-01T12:00:00Z");
+      const turn = (content: string, occurredAt: string) => ingest(content, { occurredAt, metadata: { speaker: content.split(":")[0] } });
+      await turn("Ana: Which glaze did you pick for the teapot?", "2031-01-01T10:00:00Z");
+      const answer = await turn("Ben: The celadon one, finally.", "2031-01-01T10:01:00Z");
+      const later = await turn("Ben: The cobalt one, finally.", "2031-01-01T16:00:00Z");
+      const ids = (await post("/v1/recall", { query: "teapot glaze" })).body.episodes.map((e: any) => e.id);
+      // the answer names neither word: it is found through the question before it
+      expect(ids).toContain(answer.id);
+      // six hours later is another conversation
+      expect(ids).not.toContain(later.id);
+      expect((await get(`/v1/episodes/${answer.id}`)).body.metadata).toEqual({ speaker: "Ben" });
+    });
+
     it("an empty content or query is named once in the details", async () => {
       const content = await post("/v1/episodes", { content: "" });
       expectError(content, 400);

@@ -2,8 +2,15 @@
 // Runs on any fetch runtime: Node-only pieces live on subpaths (`/cli`: the keys CLI; `/testing`: the store suite).
 export { createMemoryApi, type MemoryApi } from "./api.js";
 export { brainForKey, createApiKey, generateApiKey, hashApiKey, parseKeyList, revokeApiKey } from "./auth/keys.js";
-// conversation context of episodes (a turn indexed with its neighbours), for SQL stores to index alike
-export { CONTEXT_TURNS, conversationKey, searchableText } from "./domain/conversation.js";
+// conversation context of episodes (a turn indexed with its neighbours, the conversation named or inferred), for SQL stores to index alike
+export {
+  CONTEXT_TURNS,
+  CONVERSATION_GAP_MS,
+  conversationKey,
+  episodeConversation,
+  type PreviousEpisode,
+  searchableText,
+} from "./domain/conversation.js";
 export { canonicalRelation, isSingleValued, normaliseRelation } from "./domain/relations.js";
 export {
   type ApiKeyRecord,

@@ -17,7 +17,10 @@ forEachDatabase("memory full-text ranking per brain", (dialect) => {
     const store = sqlMemoryStore(use.db);
     const service = createMemoryService({ store, worker: { start: false } });
     try {
-      const add = (brainId: string, content: string) => service.api.createEpisode(brainId, { content, occurredAt: T0 });
+      // an hour apart: each episode is a conversation of its own, indexed with no neighbour's words
+      let hour = 0;
+      const add = (brainId: string, content: string) =>
+        service.api.createEpisode(brainId, { content, occurredAt: T0 + hour++ * 3_600_000 });
       // in brain "mine" both query terms are equally rare; "zeta" occurs twice in its episode
       const zeta = await add("mine", "zeta zeta quarterly report");
       const omega = await add("mine", "omega quarterly report notes");

@@ -70,6 +70,24 @@ export function invalidationTests(test: StoreTest): void {
     expect((await store.getEdge({ brainId, id: e1.id }))!.invalidationReason).toBe("moved");
   });
 
+  test("a commit can expire a record without ending its validity (a correction)", async (store) => {
+    const { brainId, e1 } = await seeded(store);
+    const ep2 = episode(brainId);
+    await addEpisode(store, ep2);
+    await store.commitExtraction(
+      commitOf(ep2, { invalidate: [{ id: e1.id, tInvalid: null, tExpired: T0 + DAY, reason: "corrected", invalidatedBy: null }] }),
+    );
+    expect(await store.getEdge({ brainId, id: e1.id })).toMatchObject({
+      tInvalid: null,
+      tExpired: T0 + DAY,
+      invalidationReason: "corrected",
+    });
+  });
+  playbookTests(test);
+}
+
+/** A playbook's `updatedAt` follows the invalidation of its facts. */
+function playbookTests(test: StoreTest): void {
   test("a playbook holding an edge's episode is updated when the edge is invalidated, manually or by a commit", async (store) => {
     const brainId = uid("brain");
     await store.createBrain({ brain: { id: brainId, name: brainId, createdAt: T0 } });
@@ -124,19 +142,5 @@ export function invalidationTests(test: StoreTest): void {
     );
     expect(await updatedAt()).toBe(T0 + 2 * DAY);
     expect((await store.listPlaybooks({ brainId, limit: 10, after: null })).items[0]!.updatedAt).toBe(T0 + 2 * DAY);
-  });
-
-  test("a commit can expire a record without ending its validity (a correction)", async (store) => {
-    const { brainId, e1 } = await seeded(store);
-    const ep2 = episode(brainId);
-    await addEpisode(store, ep2);
-    await store.commitExtraction(
-      commitOf(ep2, { invalidate: [{ id: e1.id, tInvalid: null, tExpired: T0 + DAY, reason: "corrected", invalidatedBy: null }] }),
-    );
-    expect(await store.getEdge({ brainId, id: e1.id })).toMatchObject({
-      tInvalid: null,
-      tExpired: T0 + DAY,
-      invalidationReason: "corrected",
-    });
   });
 }

@@ -1,4 +1,5 @@
-// Conformance: full-text search by brain, past better-ranked invisible hits, and with a conversation's neighbouring turns.
+// Conformance: full-text search by brain, past better-ranked invisible hits, and with a conversation's neighbouring turns
+// (named by metadata, or inferred from the time between turns).
 import { expect } from "vitest";
 import { addEpisode, commitOf, DAY, edge, episode, type StoreTest, seeded, T0, uid } from "./fixtures.js";
 
@@ -79,5 +80,36 @@ export function searchTests(test: StoreTest): void {
     expect(await search("morning")).toEqual([alone]);
     // a turn holds the one after it: t1 holds t2
     expect(await search("take look")).toEqual([t1, t2, t3, t4].sort());
+  });
+
+  test("turns that name no conversation are grouped by the time between them (CONVERSATION_GAP_MS)", async (store) => {
+    const brainId = uid("brain");
+    await store.createBrain({ brain: { id: brainId, name: brainId, createdAt: T0 } });
+    const MIN = 60_000;
+    // one createdAt for all (a bulk import within a millisecond): the previous episode is the last inserted
+    const add = async (content: string, minutes: number, metadata: Record<string, unknown> = {}) => {
+      const ep = episode(brainId, { content, metadata, occurredAt: T0 + minutes * MIN, createdAt: T0 });
+      await addEpisode(store, ep);
+      return ep.id;
+    };
+    const search = async (query: string) =>
+      (await store.searchEpisodes({ brainId, query, limit: 10, asOf: T0 + 30 * DAY })).map((h) => h.item.id).sort();
+    const u1 = await add("Ana: What did you paint last weekend?", 0);
+    const u2 = await add("Ben: A lake at sunrise.", 5);
+    const u3 = await add("Ben: Off to bed now.", 25); // 20 minutes after u2: the gap counts from the previous turn
+    const u4 = await add("Ana: Morning! Coffee later?", 600); // ten hours later: another conversation
+    const u5 = await add("Ben: Sure, at noon.", 601);
+    const n1 = await add("Cleo: Hello there.", 602, { session: "s9" });
+    const u6 = await add("Dan: Good evening.", 603); // the previous episode names its conversation: a new one
+    const u7 = await add("Eve: An old diary entry about tulips.", -400 * 24 * 60); // backdated: alone
+    expect(await search("paint")).toEqual([u1, u2, u3].sort());
+    expect(await search("sunrise")).toEqual([u1, u2, u3].sort());
+    expect(await search("coffee")).toEqual([u4, u5].sort());
+    expect(await search("noon")).toEqual([u4, u5].sort());
+    expect(await search("hello")).toEqual([n1]);
+    expect(await search("evening")).toEqual([u6]);
+    expect(await search("diary tulips")).toEqual([u7]);
+    // metadata stays as sent: the inferred conversation is the store's own
+    expect((await store.getEpisode({ brainId, id: u2 }))!.metadata).toEqual({});
   });
 }

@@ -21,6 +21,8 @@ export interface BrainData {
   episodeText: Bm25Index;
   /** Latest turns (newest first, at most CONTEXT_TURNS + 1) of each conversation, for the next turn's index text and the re-index of the turn before it. */
   conversationTail: Map<string, Array<{ id: string; content: string }>>;
+  /** The brain's latest stored episode (greatest createdAt, then insertion order) and its conversation, for the next one's inference. */
+  newest: { createdAt: number; occurredAt: number; conversation: string } | null;
   edgeText: Bm25Index;
   entityText: Bm25Index;
   entityKeys: Map<string, Set<string>>;
@@ -51,6 +53,7 @@ export function brainData(state: MemoryState, brainId: string): BrainData {
       playbooks: new Map(),
       episodeText: bm25Index(),
       conversationTail: new Map(),
+      newest: null,
       edgeText: bm25Index(),
       entityText: bm25Index(),
       entityKeys: new Map(),

@@ -1,6 +1,7 @@
 // The in-memory store's episodes: each stored with its extraction job, indexed for full-text search
-// with its conversation's neighbouring turns (domain/conversation.ts).
-import { CONTEXT_TURNS, conversationKey, searchableText } from "../domain/conversation.js";
+// with its conversation's neighbouring turns, the conversation named by metadata or inferred
+// (domain/conversation.ts).
+import { CONTEXT_TURNS, episodeConversation, isInferredConversation, searchableText } from "../domain/conversation.js";
 import { type EpisodeRecord, episodeVisibleAt } from "../domain/types.js";
 import { type BrainData, brainData, cloneEpisode, type MemoryState, one, paginate, some } from "./in-memory-data.js";
 import type { MemoryStore } from "./types.js";
@@ -10,11 +11,27 @@ type EpisodeMethods = Pick<
   "createEpisode" | "getEpisode" | "getEpisodes" | "listEpisodes" | "setEpisodeStatus" | "searchEpisodes"
 >;
 
+/**
+ * The episode's conversation, named or inferred from the brain's newest episode (domain/conversation.ts),
+ * which it then becomes unless an episode was stored later. An inferred conversation nothing can join
+ * any more (the newest episode left it) drops its tail.
+ */
+function conversationOf(d: BrainData, episode: EpisodeRecord): string {
+  const previous = d.newest;
+  const conversation = episodeConversation(episode, previous);
+  if (previous === null || episode.createdAt >= previous.createdAt) {
+    if (previous && previous.conversation !== conversation && isInferredConversation(previous.conversation))
+      d.conversationTail.delete(previous.conversation);
+    d.newest = { createdAt: episode.createdAt, occurredAt: episode.occurredAt, conversation };
+  }
+  return conversation;
+}
+
 /** Indexes a new turn with the turns before it, and the turn before it again with this one after it. */
 function indexEpisode(d: BrainData, episode: EpisodeRecord): void {
   // turns of one conversation are indexed with the turns before them (domain/conversation.ts)
-  const conversation = conversationKey(episode.metadata);
-  const tail = conversation ? (d.conversationTail.get(conversation) ?? []) : [];
+  const conversation = conversationOf(d, episode);
+  const tail = d.conversationTail.get(conversation) ?? [];
   d.episodeText.add(
     episode.id,
     searchableText(
@@ -34,8 +51,7 @@ function indexEpisode(d: BrainData, episode: EpisodeRecord): void {
       ),
     );
   }
-  if (conversation)
-    d.conversationTail.set(conversation, [{ id: episode.id, content: episode.content }, ...tail].slice(0, CONTEXT_TURNS + 1));
+  d.conversationTail.set(conversation, [{ id: episode.id, content: episode.content }, ...tail].slice(0, CONTEXT_TURNS + 1));
 }
 
 export function episodeMethods(state: MemoryState): EpisodeMethods {

@@ -1,8 +1,9 @@
 // Conversation context in the SQL stores' episode index, as the in-memory store does it
 // (domain/conversation.ts in @mountkit/memory): a turn is indexed with the two turns before it, and the
-// turn before it is indexed again with it. The episode's conversation key is kept in a column (migration
-// 5) so the previous turns are found through an index, in insertion order (rowid, or `ord` on PostgreSQL).
-import { CONTEXT_TURNS, conversationKey, type EpisodeRecord, searchableText } from "@mountkit/memory";
+// turn before it is indexed again with it. The episode's conversation key, named by its metadata or
+// inferred from the time since the brain's previous episode, is kept in a column (migration 5) so the
+// previous turns are found through an index, in insertion order (rowid, or `ord` on PostgreSQL).
+import { CONTEXT_TURNS, conversationKey, type EpisodeRecord, episodeConversation, searchableText } from "@mountkit/memory";
 import { type Kysely, sql } from "kysely";
 
 type Db = Kysely<any>;
@@ -10,19 +11,35 @@ type Db = Kysely<any>;
 /** Writes one episode's analysed text to the full-text index (`replace`: the row was indexed before). */
 export type IndexEpisodeText = (trx: Db, brainId: string, id: string, text: string, replace: boolean) => Promise<void>;
 
-/** The value of the `conversation` column for an episode. */
-export const episodeConversation = (episode: Pick<EpisodeRecord, "metadata">): string | null => conversationKey(episode.metadata);
+/**
+ * The value of the `conversation` column for an episode about to be inserted (inside its transaction):
+ * the conversation its metadata names, else one inferred from the brain's latest stored episode
+ * (greatest created_at, then insertion order), as the in-memory store does (`episodeConversation`).
+ */
+export async function newEpisodeConversation(trx: Db, pg: boolean, episode: EpisodeRecord): Promise<string> {
+  const named = conversationKey(episode.metadata);
+  if (named !== null) return named;
+  const order = sql.raw(pg ? "ord" : "rowid");
+  const r = await sql<{ occurred_at: number | string; conversation: string | null }>`
+    select occurred_at, conversation from memory_episodes
+    where brain_id = ${episode.brainId}
+    order by created_at desc, ${order} desc limit 1`.execute(trx);
+  const previous = r.rows[0];
+  return episodeConversation(episode, previous ? { occurredAt: Number(previous.occurred_at), conversation: previous.conversation } : null);
+}
 
 /**
- * Indexes a just-inserted episode (inside its transaction) with the turns before it, and indexes the turn
- * before it again with this one after it. `pg`: insertion order is the `ord` column, else the rowid.
+ * Indexes a just-inserted episode (inside its transaction) with the turns before it in `conversation`,
+ * and indexes the turn before it again with this one after it. `pg`: insertion order is the `ord`
+ * column, else the rowid.
  */
-export async function indexEpisodeInContext(trx: Db, pg: boolean, episode: EpisodeRecord, indexText: IndexEpisodeText): Promise<void> {
-  const conversation = episodeConversation(episode);
-  if (conversation === null) {
-    await indexText(trx, episode.brainId, episode.id, episode.content, false);
-    return;
-  }
+export async function indexEpisodeInContext(
+  trx: Db,
+  pg: boolean,
+  episode: EpisodeRecord,
+  conversation: string,
+  indexText: IndexEpisodeText,
+): Promise<void> {
   const order = sql.raw(pg ? "ord" : "rowid");
   const r = await sql<{ id: string; content: string }>`
     select id, content from memory_episodes

@@ -3,7 +3,7 @@
 // neighbours (context.ts).
 import type { MemoryStore } from "@mountkit/memory";
 import { insertJob } from "../kit/jobs.js";
-import { episodeConversation, indexEpisodeInContext } from "./context.js";
+import { indexEpisodeInContext, newEpisodeConversation } from "./context.js";
 import { page, rowsById } from "./reads.js";
 import { EPISODE_COLS, type MemoryStoreContext, toEpisode } from "./rows.js";
 import { searchMemory } from "./search.js";
@@ -20,6 +20,7 @@ export function episodeMethods(ctx: MemoryStoreContext): EpisodeMethods {
   return {
     async createEpisode({ episode, job }) {
       await db.transaction().execute(async (trx) => {
+        const conversation = await newEpisodeConversation(trx, pg, episode);
         await trx
           .insertInto("memory_episodes")
           .values({
@@ -34,12 +35,12 @@ export function episodeMethods(ctx: MemoryStoreContext): EpisodeMethods {
             entity_ids: JSON.stringify(episode.entityIds),
             edge_ids: JSON.stringify(episode.edgeIds),
             processed_at: episode.processedAt,
-            conversation: episodeConversation(episode),
+            conversation,
             ...searchPlaceholder(pg),
           })
           .execute();
         // a conversation's turn is indexed with its neighbours, as on the in-memory store (context.ts)
-        await indexEpisodeInContext(trx, pg, episode, (t, brainId, id, text, replace) =>
+        await indexEpisodeInContext(trx, pg, episode, conversation, (t, brainId, id, text, replace) =>
           indexText(ctx, t, "episodes", brainId, id, text, replace),
         );
         await insertJob(trx, {
