@@ -11,7 +11,16 @@ export {
   type PreviousEpisode,
   searchableText,
 } from "./domain/conversation.js";
-export { canonicalRelation, isSingleValued, normaliseRelation } from "./domain/relations.js";
+export {
+  type Cardinality,
+  canonicalRelation,
+  isSingleValued,
+  normaliseRelation,
+  type RelationInfo,
+  type RelationSpec,
+  type RelationTable,
+  relationTable,
+} from "./domain/relations.js";
 export {
   type ApiKeyRecord,
   type BrainRecord,
@@ -29,10 +38,10 @@ export {
 export { parseInstant } from "./domain/wire.js";
 export { type Embedder, type OpenAiEmbedderOptions, openAiEmbedder } from "./embeddings.js";
 export { memoryError } from "./errors.js";
-export { nlpExtractor } from "./extractors/nlp-extractor.js";
+export { type NlpExtractorOptions, nlpExtractor } from "./extractors/nlp-extractor.js";
 export { type OpenAiExtractorOptions, openAiExtractor } from "./extractors/openai.js";
 export { ruleBasedExtractor } from "./extractors/rule-based.js";
-export type { ExtractedEntity, ExtractedFact, ExtractionInput, Extractor } from "./extractors/types.js";
+export type { Aspect, ExtractedEntity, ExtractedFact, ExtractionInput, Extractor, Polarity } from "./extractors/types.js";
 export { EXTRACTION_QUEUE, type ExtractionPayload } from "./pipeline/run.js";
 export { bm25Index } from "./retrieval/bm25.js";
 export { DEFAULT_WEIGHTS, type RecallWeights } from "./retrieval/recall.js";

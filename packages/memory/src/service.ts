@@ -17,6 +17,7 @@ import { createMemoryApi, type MemoryApi } from "./api.js";
 import { createApiKey, revokeApiKey } from "./auth/keys.js";
 import { brainOf, requireApiKey } from "./auth/middleware.js";
 import { brainScope, MEMORY_EVENTS, memoryEvents } from "./domain/events.js";
+import { type RelationSpec, relationTable } from "./domain/relations.js";
 import type { Embedder } from "./embeddings.js";
 import type { Extractor } from "./extractors/types.js";
 import { createPipeline, EXTRACTION_QUEUE, type ExtractionPayload } from "./pipeline/run.js";
@@ -42,6 +43,13 @@ export interface MemoryServiceOptions {
   extractor?: Extractor;
   /** The default extractor's worker threads (Node only; ignored when `extractor` is given). */
   extraction?: ExtractionThreadsOptions;
+  /**
+   * Relations and verb patterns of the host's own, added to the built-in table (docs/memory.md#relations):
+   * `{ name: "mentors", verbs: ["mentor"], starts: ["start mentoring"], ends: ["stop mentoring"], cardinality: "object" }`.
+   * The default extractor names them from their verbs; every extractor's output goes through the table, whose
+   * cardinality decides what a newer fact supersedes.
+   */
+  relations?: readonly RelationSpec[];
   embedder?: Embedder;
   /** Successful calls per brain per UTC day; default 1000. */
   dailyQuota?: number;
@@ -99,7 +107,13 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
   const ids = options.ids ?? randomIds;
   const logger = kitLogger(options.logger);
   // the default extractor is the service's own: its threads end with dispose; a host's extractor is the host's
-  const owned = options.extractor ? undefined : extractionRuntime.defaultExtractor(options.extraction, { logger });
+  const relations = relationTable(options.relations);
+  const owned = options.extractor
+    ? undefined
+    : extractionRuntime.defaultExtractor(options.extraction, {
+        logger,
+        ...(options.relations?.length ? { relations: options.relations } : {}),
+      });
   const extractor = options.extractor ?? owned!;
   const webhooks = startWebhooks({ service: "memory", store: store.webhooks, jobs: store.jobs, clock, logger, options: options.webhooks });
   const events = memoryEvents(webhooks, clock);
@@ -111,6 +125,7 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
     ids,
     logger,
     events,
+    relations,
   });
   const worker = createWorker<ExtractionPayload>({
     store: store.jobs,

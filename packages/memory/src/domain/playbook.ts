@@ -1,8 +1,9 @@
-// A playbook's markdown (docs/memory.md#playbooks): the currently valid facts, each citing its edge; then the
-// statements of its episodes that yielded no fact, each citing its episode; then the facts no longer
-// valid, citing their episode (only current facts cite edges). Never empty while the playbook has
+// A playbook's markdown (docs/memory.md#playbooks): the currently valid facts, each citing its edge; then the rules
+// (instructions: "Always tag the on-call engineer...") and the other statements of its episodes that yielded no
+// fact, each citing its episode; then the facts no longer valid, citing their episode (only current facts cite edges). Never empty while the playbook has
 // episodes: every statement lands in one of the three parts.
 import { iso } from "@mountkit/core";
+import { isInstruction } from "../text/instructions.js";
 import { terms } from "../text/tokenize.js";
 import type { EdgeRecord, EpisodeRecord } from "./types.js";
 
@@ -54,9 +55,12 @@ export function renderPlaybook(p: PlaybookParts): string {
   lines.push("## Facts", "");
   if (!p.current.length) lines.push("_No currently valid facts._");
   for (const e of p.current.slice(-p.maxLines)) lines.push(`- ${oneLine(e.fact)} _(since ${since(e)}; edge \`${e.id}\`)_`);
-  const unextracted = p.episodes.flatMap(({ episode, edges }) =>
-    statementsWithoutFacts(episode, edges).map((s) => `- ${s} _(episode \`${episode.id}\`)_`),
+  const statements = p.episodes.flatMap(({ episode, edges }) =>
+    statementsWithoutFacts(episode, edges).map((s) => ({ s, line: `- ${s} _(episode \`${episode.id}\`)_` })),
   );
+  const rules = statements.filter((x) => isInstruction(x.s)).map((x) => x.line);
+  const unextracted = statements.filter((x) => !isInstruction(x.s)).map((x) => x.line);
+  if (rules.length) lines.push("", "## Rules", "", ...rules.slice(-p.maxLines));
   if (unextracted.length) lines.push("", "## Statements without an extracted fact", "", ...unextracted.slice(-p.maxLines));
   if (p.past.length) {
     lines.push("", "## No longer valid", "");

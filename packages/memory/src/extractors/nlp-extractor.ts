@@ -5,6 +5,7 @@
 import { type RelationSpec, type RelationTable, relationTable } from "../domain/relations.js";
 import type { EntityKind } from "../domain/types.js";
 import { nameKey } from "../text/names.js";
+import { PLACES } from "./lexicon.js";
 import {
   type Assertion,
   assertionOf,
@@ -271,6 +272,12 @@ function clauseFacts(st: EpisodeState, c: Clause, cx: SentenceContext): void {
   if (c.reciprocal && !st.table.info(assertion.relation).symmetric) return;
   if (assertion.relation.startsWith("not_")) assertion = { ...assertion, relation: assertion.relation.slice(4), polarity: "negative" };
   const { relation } = assertion;
+  // "resigned from Oracle": the preposition made a place of it, the relation says employer
+  if (known === "place" && TARGET_KIND[relation] === "organization" && !PLACES.has(target.toLowerCase())) {
+    known = "organization";
+    const entity = st.entities.get(nameKey(target));
+    if (entity) entity.kind = known;
+  }
   const subjectPronoun = c.subject.pronoun && !FIRST_PERSON.has(c.subject.pronoun) ? { word: c.subject.pronoun, name: source } : null;
   const targetKind = known !== "other" ? known : (TARGET_KIND[relation] ?? "other");
   addEntity(

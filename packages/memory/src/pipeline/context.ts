@@ -2,6 +2,7 @@
 // working set of resolved entities and candidate edges that stage 7 commits.
 import type { Clock, IdGenerator, Logger } from "@mountkit/core";
 import type { MemoryEvents } from "../domain/events.js";
+import type { RelationTable } from "../domain/relations.js";
 import type { EdgeRecord, EntityRecord, EpisodeRecord } from "../domain/types.js";
 import type { Extractor } from "../extractors/types.js";
 import type { EdgeInvalidation, MemoryStore } from "../store/types.js";
@@ -14,6 +15,8 @@ export interface PipelineDeps {
   logger: Logger;
   /** Outbound events of commits and failures; none when absent. */
   events?: MemoryEvents;
+  /** Relations, their verbs and cardinalities (the built-in table plus the host's); default the built-in one. */
+  relations?: RelationTable;
 }
 
 /** An entity of the episode after resolution: an existing record (maybe changed) or a new one. */

@@ -247,7 +247,11 @@ export function createResolver(run: EpisodeRun): Resolver {
       for (const m of usable) {
         if (m.strength > (best?.strength ?? 0)) {
           // a candidate is shared with the run's other lookups (entitiesByKeys): the run changes its own copy
-          const existing = run.entities.get(m.entity.id) ?? { record: structuredClone(m.entity) as EntityRecord, isNew: false, changed: false };
+          const existing = run.entities.get(m.entity.id) ?? {
+            record: structuredClone(m.entity) as EntityRecord,
+            isNew: false,
+            changed: false,
+          };
           best = { target: existing, strength: m.strength };
         }
       }

@@ -9,6 +9,7 @@ import { commit, indexVectors } from "./commit.js";
 import type { EpisodeRun, PipelineDeps } from "./context.js";
 import { resolveContradictions } from "./contradiction.js";
 import { dropDuplicates } from "./dedup.js";
+import { applyEndings } from "./endings.js";
 import { extractEntities } from "./entities.js";
 import { extractFacts } from "./facts.js";
 import { prefetchEdges, prefetchEntities } from "./lookups.js";
@@ -128,9 +129,10 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
           }
           const facts = await extractFacts(run, resolver);
           const timed = resolveTimes(run, facts);
-          await prefetchEdges(run, timed);
-          run.edges = await dropDuplicates(run, timed);
-          await resolveContradictions(run, run.edges);
+          await prefetchEdges(run, [...timed.edges, ...timed.endings]);
+          const ended = await applyEndings(run, timed.endings, timed.edges);
+          run.edges = await dropDuplicates(run, ended);
+          await resolveContradictions(run, run.edges, timed.generic);
         } catch (err) {
           if (typeof err === "object" && err !== null && (storeErrors.has(err) || (err as { transient?: unknown }).transient === true))
             throw err;

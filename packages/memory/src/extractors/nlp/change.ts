@@ -4,6 +4,7 @@
 // that; the tense says whether a state held only before the telling ("Mei lived in Kyoto") or will start.
 import type { RelationTable } from "../../domain/relations.js";
 import type { EntityKind } from "../../domain/types.js";
+import { isInstruction } from "../../text/instructions.js";
 import type { Aspect, Polarity } from "../types.js";
 import type { NounPhrase, VerbGroup } from "./chunks.js";
 import type { Clause } from "./clauses.js";
@@ -187,12 +188,10 @@ export function relativeName(np: NounPhrase): { kin: string; name: string } | nu
   };
 }
 
-const OPENERS = /^(please|always|never|don't|do not|make sure|be sure|remember to|avoid|ensure)\b/i;
-
 /** An instruction ("Always tag the on-call engineer..."): a rule a playbook cites, never a graph edge. */
 export function isInstructionClause(text: string, first: VerbGroup | null): boolean {
   if (/\?\s*$/.test(text)) return false;
-  if (OPENERS.test(text.trim())) return true;
+  if (isInstruction(text)) return true;
   return (
     first !== null &&
     first.main !== null &&

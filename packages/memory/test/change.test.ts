@@ -1,0 +1,200 @@
+// The change model through the pipeline (docs/memory.md#what-changed): endings, negation, past states, events that
+// start a state, supersession per side, changed values, names that are months, roles, schedules, relatives,
+// instructions and host relations, read back with `asOf` (valid time) and `knownAt` (transaction time).
+import { afterEach, describe, expect, it } from "vitest";
+import type { MemoryServiceOptions } from "../src/index.js";
+import { setup } from "./helpers.js";
+
+let dispose: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const d of dispose) await d();
+  dispose = [];
+});
+
+const at = (iso: string) => Date.parse(iso);
+
+async function brain(options: MemoryServiceOptions = {}) {
+  const s = await setup({ extraction: { threads: 0 }, ...options });
+  dispose.push(() => s.service.dispose());
+  /** Stores a statement told at `when` (the clock moves on, so each statement is known from its own ingestion). */
+  const tell = async (content: string, when: string, metadata?: Record<string, unknown>) => {
+    s.clock.set(at(when) + 3_600_000);
+    return s.ingest(content, { occurredAt: when, metadata });
+  };
+  /** "source relation target" of the edges visible at `asOf` (and `knownAt`), sorted. */
+  const facts = async (asOf: string, knownAt?: string) => {
+    const names = new Map((await s.api.listEntities("brain-a", { limit: 500 })).items.map((e) => [e.id, e.name]));
+    const edges = await s.api.listEdges("brain-a", { limit: 500, asOf: at(asOf), ...(knownAt ? { knownAt: at(knownAt) } : {}) });
+    return edges.items.map((e) => `${names.get(e.source)} ${e.relation} ${names.get(e.target)}`).sort();
+  };
+  return { ...s, tell, facts };
+}
+
+describe("change model: endings and negation", () => {
+  it("'no longer' ends the valid edge at the telling, creates no positive fact and no entity 'longer'", async () => {
+    const b = await brain();
+    await b.tell("Tariq lives in Oslo.", "2020-01-01T00:00:00Z");
+    const ending = await b.tell("Tariq no longer lives in Oslo.", "2023-06-01T00:00:00Z");
+    expect(await b.facts("2022-01-01T00:00:00Z")).toEqual(["Tariq lives_in Oslo"]);
+    expect(await b.facts("2023-07-01T00:00:00Z")).toEqual([]);
+    expect(ending.edgeIds).toEqual([]);
+    const names = (await b.api.listEntities("brain-a", { limit: 50 })).items.map((e) => e.name);
+    expect(names).not.toContain("longer");
+    // the ended edge cites the ending statement and its episode
+    const edge = (await b.api.listEdges("brain-a", { limit: 10 })).items[0]!;
+    expect(edge.tInvalid).toBe("2023-06-01T00:00:00.000Z");
+    expect(edge.invalidationReason).toContain(ending.id);
+    expect(edge.invalidationReason).toContain("Tariq no longer lives in Oslo.");
+    // before the ending was known, the memory believed Tariq still lived there
+    expect(await b.facts("2023-07-01T00:00:00Z", "2023-05-01T00:00:00Z")).toEqual([]);
+    expect(await b.facts("2020-06-01T00:00:00Z", "2023-05-01T00:00:00Z")).toEqual(["Tariq lives_in Oslo"]);
+  });
+
+  it("'doesn't ... anymore' and 'not ... any more' end the fact; a plain negation ends it without a past", async () => {
+    const b = await brain();
+    await b.tell("Felix drinks coffee.", "2021-01-01T00:00:00Z");
+    await b.tell("Felix doesn't drink coffee anymore.", "2022-01-01T00:00:00Z");
+    await b.tell("Bob works at Acme.", "2021-01-01T00:00:00Z");
+    await b.tell("Bob is not working at Acme any more.", "2022-03-01T00:00:00Z");
+    expect(await b.facts("2021-06-01T00:00:00Z")).toEqual(["Bob works_at Acme", "Felix drink coffee"]);
+    expect(await b.facts("2022-06-01T00:00:00Z")).toEqual([]);
+    const neg = await b.tell("Mara doesn't eat meat.", "2022-04-01T00:00:00Z");
+    expect(neg.edgeIds).toEqual([]);
+    expect(await b.facts("2021-01-01T00:00:00Z")).not.toContain("Mara eat meat");
+  });
+
+  it("events that end a state close it at their date: resigned, retired, divorced, sold, moved out, left, quit, broke up", async () => {
+    const b = await brain();
+    await b.tell("Lin is married to Sam.", "2015-01-01T00:00:00Z");
+    await b.tell("Ada owns a bakery.", "2018-01-01T00:00:00Z");
+    await b.tell("Kim lives in Berlin.", "2018-01-01T00:00:00Z");
+    await b.tell("Pat works at Oracle.", "2019-01-01T00:00:00Z");
+    await b.tell("Pat resigned from Oracle last spring.", "2023-09-01T00:00:00Z");
+    await b.tell("Lin and Sam divorced in 2021.", "2023-09-01T00:00:00Z");
+    await b.tell("Ada sold her bakery in May.", "2023-09-01T00:00:00Z");
+    await b.tell("Kim moved out of Berlin in 2022.", "2023-09-01T00:00:00Z");
+    expect(await b.facts("2020-06-01T00:00:00Z")).toEqual([
+      "Ada owns bakery",
+      "Kim lives_in Berlin",
+      "Lin married_to Sam",
+      "Pat works_at Oracle",
+    ]);
+    expect(await b.facts("2023-04-01T00:00:00Z")).toEqual(["Ada owns bakery"]);
+    expect(await b.facts("2023-10-01T00:00:00Z")).toEqual([]);
+  });
+
+  it("an ending first heard keeps the state it ends, with an open start: an asOf before the end finds it", async () => {
+    const b = await brain();
+    await b.tell("Joe retired from Ford in 2019.", "2023-01-01T00:00:00Z");
+    await b.tell("Mei lived in Kyoto until 2018.", "2023-01-01T00:00:00Z");
+    await b.tell("Sam quit his job at IBM.", "2023-01-01T00:00:00Z");
+    expect(await b.facts("2010-01-01T00:00:00Z")).toEqual(["Joe works_at Ford", "Mei lives_in Kyoto", "Sam works_at IBM"]);
+    expect(await b.facts("2018-06-01T00:00:00Z")).toEqual(["Joe works_at Ford", "Sam works_at IBM"]);
+    expect(await b.facts("2023-02-01T00:00:00Z")).toEqual([]);
+  });
+
+  it("an 'until' statement closes the open edge the brain holds instead of repeating it", async () => {
+    const b = await brain();
+    await b.tell("Mei works at Nintendo.", "2015-01-01T00:00:00Z");
+    await b.tell("Mei worked at Nintendo until 2018.", "2023-01-01T00:00:00Z");
+    const all = await b.api.listEdges("brain-a", { limit: 10 });
+    expect(all.items).toHaveLength(1);
+    expect(all.items[0]!.tInvalid).toBe("2018-01-01T00:00:00.000Z");
+  });
+});
+
+describe("change model: past, events that start a state, supersession", () => {
+  it("a past state or 'used to' ends no later than the episode", async () => {
+    const b = await brain();
+    await b.tell("Mei lived in Kyoto.", "2023-03-01T00:00:00Z");
+    await b.tell("Felix used to play football.", "2023-03-01T00:00:00Z");
+    expect(await b.facts("2020-01-01T00:00:00Z")).toEqual(["Felix plays football", "Mei lives_in Kyoto"]);
+    expect(await b.facts("2023-04-01T00:00:00Z")).toEqual([]);
+  });
+
+  it("an event that starts a state dates it from the text: married in 2012, joined in September 2022", async () => {
+    const b = await brain();
+    await b.tell("Luis and Maria got married in 2012.", "2023-05-01T00:00:00Z");
+    await b.tell("Anya joined Spotify in September 2022.", "2023-05-01T00:00:00Z");
+    expect(await b.facts("2011-06-01T00:00:00Z")).toEqual([]);
+    expect(await b.facts("2012-06-01T00:00:00Z")).toEqual(["Luis married_to Maria"]);
+    expect(await b.facts("2022-10-01T00:00:00Z")).toEqual(["Anya works_at Spotify", "Luis married_to Maria"]);
+    expect(await b.facts("2022-08-01T00:00:00Z")).not.toContain("Anya works_at Spotify");
+  });
+
+  it("a new holder of a single-valued object replaces the old one; a kind ('a dog') displaces nobody", async () => {
+    const b = await brain();
+    await b.tell("Sofia is the CTO of Bluebird.", "2020-01-01T00:00:00Z");
+    await b.tell("Tom has a dog.", "2021-01-01T00:00:00Z");
+    await b.tell("Ana owns a dog.", "2021-01-01T00:00:00Z");
+    await b.tell("Eli owns a dog.", "2021-02-01T00:00:00Z");
+    await b.tell("Omar is the CTO of Bluebird.", "2022-01-01T00:00:00Z");
+    await b.tell("Kenji owns the release checklist.", "2023-01-01T00:00:00Z");
+    await b.tell("Ravi owns the release checklist now.", "2023-06-01T00:00:00Z");
+    expect(await b.facts("2023-03-01T00:00:00Z")).toEqual([
+      "Ana owns dog",
+      "Eli owns dog",
+      "Kenji owns release checklist",
+      "Omar cto_of Bluebird",
+      "Tom has dog",
+    ]);
+    expect(await b.facts("2023-07-01T00:00:00Z")).toContain("Ravi owns release checklist");
+    expect(await b.facts("2023-07-01T00:00:00Z")).not.toContain("Kenji owns release checklist");
+    expect(await b.facts("2021-01-01T00:00:00Z")).toContain("Sofia cto_of Bluebird");
+  });
+
+  it("a value that changes ends the old value", async () => {
+    const b = await brain();
+    await b.tell("Zara's email is z@old.io.", "2022-01-01T00:00:00Z");
+    await b.tell("Zara's email changed to z@new.io.", "2023-01-01T00:00:00Z");
+    expect(await b.facts("2022-06-01T00:00:00Z")).toEqual(["Zara email z@old.io"]);
+    expect(await b.facts("2023-06-01T00:00:00Z")).toEqual(["Zara email z@new.io"]);
+  });
+});
+
+describe("change model: names, roles, schedules, first person, instructions", () => {
+  it("reads months as names in a clause's subject and object", async () => {
+    const b = await brain();
+    await b.tell("April leads the design team.", "2023-01-01T00:00:00Z");
+    await b.tell("May reports to June.", "2023-01-01T00:00:00Z");
+    await b.tell("Jan works at Globex.", "2023-01-01T00:00:00Z");
+    expect(await b.facts("2023-02-01T00:00:00Z")).toEqual(["April leads design team", "Jan works_at Globex", "May reports_to June"]);
+  });
+
+  it("keeps a schedule as a fact", async () => {
+    const b = await brain();
+    await b.tell("Backups run every night at 2 am.", "2023-01-01T00:00:00Z");
+    expect(await b.facts("2023-02-01T00:00:00Z")).toEqual(["Backups schedule every night at 2 am"]);
+  });
+
+  it("attributes first person and relatives: Tom in Leeds, the speaker in York, Tom her sibling, never Tom in York", async () => {
+    const b = await brain();
+    await b.tell("My brother Tom lives in Leeds and I live in York.", "2023-01-01T00:00:00Z", { speaker: "Dana" });
+    expect(await b.facts("2023-02-01T00:00:00Z")).toEqual(["Dana lives_in York", "Tom lives_in Leeds", "Tom sibling_of Dana"]);
+    // coreference across the sentences of one episode
+    await b.tell("Priya joined Acme in 2020. She lives in Pune.", "2023-01-01T00:00:00Z");
+    expect(await b.facts("2023-02-01T00:00:00Z")).toEqual(expect.arrayContaining(["Priya lives_in Pune", "Priya works_at Acme"]));
+  });
+
+  it("stores an instruction as a playbook rule, not as an edge", async () => {
+    const b = await brain();
+    const ep = await b.tell("Always tag the on-call engineer in incident channels.", "2023-01-01T00:00:00Z", { playbook: "incidents" });
+    expect(ep.edgeIds).toEqual([]);
+    const playbook = await b.api.getPlaybook("brain-a", "incidents");
+    expect(playbook.content).toContain("## Rules");
+    expect(playbook.content).toContain("Always tag the on-call engineer in incident channels.");
+  });
+
+  it("takes a host's relations: verbs, start and end verbs, cardinality per object", async () => {
+    const relations = [
+      { name: "mentors", verbs: ["mentor"], starts: ["start mentoring"], ends: ["stop mentoring"], cardinality: "object" as const },
+    ];
+    const b = await brain({ relations });
+    await b.tell("Kim mentors Ravi.", "2022-01-01T00:00:00Z");
+    await b.tell("Lea mentors Ravi.", "2023-01-01T00:00:00Z");
+    expect(await b.facts("2022-06-01T00:00:00Z")).toEqual(["Kim mentors Ravi"]);
+    expect(await b.facts("2023-06-01T00:00:00Z")).toEqual(["Lea mentors Ravi"]);
+    await b.tell("Lea stopped mentoring Ravi.", "2023-09-01T00:00:00Z");
+    expect(await b.facts("2023-10-01T00:00:00Z")).toEqual([]);
+  });
+});
