@@ -1,10 +1,13 @@
 // The shape the code keeps (CONTRIBUTING.md): no source function over 120 lines, every package's root
 // entry names its exports (no `export *`), so what a package offers is a list a reader can see, and every
-// workspace import runs in the package direction of CONTRIBUTING.md §1 (scripts/package-direction.mjs).
+// workspace import runs in the package direction of CONTRIBUTING.md §1 (scripts/package-direction.mjs), and no
+// package's files import each other in a circle, types included (scripts/import-cycles.mjs).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain .mjs script without types
 import { longFunctions } from "../scripts/function-lengths.mjs";
+// @ts-expect-error: a plain .mjs script without types
+import { cyclesOf, importCycles, importsOf } from "../scripts/import-cycles.mjs";
 // @ts-expect-error: a plain .mjs script without types
 import { DIRECTION, directionViolations, violationsIn } from "../scripts/package-direction.mjs";
 
@@ -86,6 +89,25 @@ describe("structure", () => {
     ).toEqual([]);
     expect(check("packages/entries-catalogue/src/x.ts", 'import { type Entry, type EntryRevision } from "@mountkit/entries";')).toEqual([]);
     expect(check("packages/core/src/x.ts", 'import { outboundTransport } from "@mountkit/core/outbound";')).toEqual([]);
+  });
+
+  it("has no import cycle inside a package, type-only imports included", () => {
+    expect(importCycles(ROOT)).toEqual([]);
+  });
+
+  it("finds a cycle through type-only imports, re-exports and the package's imports map", () => {
+    const a = "packages/x/src/a.ts";
+    const graph = new Map<string, string[]>([
+      [a, importsOf(a, 'import type { B } from "./b.js";\nimport { c } from "./c.js";')],
+      ["packages/x/src/b.ts", importsOf("packages/x/src/b.ts", 'export { a } from "./a.js";')],
+      ["packages/x/src/c.ts", importsOf("packages/x/src/c.ts", 'import { r } from "#runtime";', { "#runtime": ["packages/x/src/r-node.ts"] })],
+      ["packages/x/src/r-node.ts", importsOf("packages/x/src/r-node.ts", 'import type { C } from "./c.js";')],
+      ["packages/x/src/d.ts", importsOf("packages/x/src/d.ts", 'import { a } from "./a.js";\nimport ts from "typescript";')],
+    ]);
+    expect(cyclesOf(graph)).toEqual([
+      ["packages/x/src/a.ts", "packages/x/src/b.ts"],
+      ["packages/x/src/c.ts", "packages/x/src/r-node.ts"],
+    ]);
   });
 });
 

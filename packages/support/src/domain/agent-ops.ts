@@ -3,7 +3,7 @@
 import { supportError } from "../errors.js";
 import type { ConversationRecord, ListConversationsQuery } from "../store/types.js";
 import { appendWithStatus, live, mutate, newMessage, type StoreCx, statusEvents } from "./conversation-writes.js";
-import type { Conversations } from "./conversations.js";
+import type { Conversations } from "./conversations-types.js";
 import { ev } from "./events.js";
 import { parseMetadata, withMetadata } from "./metadata.js";
 import { isStatus, onAgentReply, wireLabels } from "./status.js";

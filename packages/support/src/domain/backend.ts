@@ -5,10 +5,23 @@
 import type { Clock, IdGenerator, Logger } from "@mountkit/core";
 import type { JobStore, PubSub } from "@mountkit/core/jobs";
 import type { ConversationRecord, Rating, SupportStore } from "../store/types.js";
-import type { ConversationPage } from "./cursor.js";
 import type { SupportEvents } from "./outbound.js";
 import type { CloseAction, Status } from "./status.js";
 import type { ConversationView, Summary } from "./views.js";
+
+export interface ConversationPosition {
+  updatedAt: string;
+  id: string;
+}
+/** What a backend is asked for: a page of a customer's conversations in (updatedAt desc, id desc) order. */
+export interface ConversationPage {
+  /** Conversations strictly after this position. */
+  after?: ConversationPosition;
+  /** At most this many; all when absent. */
+  limit?: number;
+  /** Only open ones (`new`, `waiting-for-agent`, `waiting-for-customer`). */
+  openOnly?: boolean;
+}
 
 export interface CustomerScope {
   productSlug: string;

@@ -2,42 +2,15 @@
 // operations (`agent-ops.ts`), assembled over one store, bus, clock and id source.
 
 import { builtinBackend } from "../backends/builtin.js";
-import type { ConversationRecord } from "../store/types.js";
 import { agentChanges, agentMessages, agentReads } from "./agent-ops.js";
-import type { CustomerBackend } from "./backend.js";
 import { type ConversationsDeps, storeCx } from "./conversation-writes.js";
-import type { Status } from "./status.js";
-import type { AgentSummary, Comment, ConversationView, Summary } from "./views.js";
+import type { Conversations } from "./conversations-types.js";
+import type { AgentSummary } from "./views.js";
 
 export { CUSTOMER_AUTHOR } from "./conversation-writes.js";
 
+export type { AgentListQuery, Conversations } from "./conversations-types.js";
 export type { AgentSummary };
-
-export interface AgentListQuery {
-  productSlug: string;
-  statuses?: Status[];
-  assignee?: string | null;
-  label?: string;
-  /** Search text (see `ListConversationsQuery.q`). */
-  q?: string;
-  after?: { updatedAt: string; id: string };
-  limit: number;
-}
-
-export interface Conversations {
-  backend: CustomerBackend;
-  /** Conversation as the agent side sees it, or null (missing or deleted). */
-  get(id: string): Promise<ConversationRecord | null>;
-  agentList(q: AgentListQuery): Promise<AgentSummary[]>;
-  agentDetail(id: string): Promise<(ConversationView & { customerId: string; productSlug: string; assignee: string | null }) | null>;
-  reply(id: string, input: { body: string; author: string }): Promise<Comment>;
-  editMessage(id: string, messageId: string, body: string): Promise<Comment & { updatedAt: string }>;
-  deleteMessage(id: string, messageId: string): Promise<void>;
-  setLabels(id: string, labels: string[]): Promise<string[]>;
-  setAssignee(id: string, assignee: string | null): Promise<string | null>;
-  setStatus(id: string, status: Status): Promise<Summary>;
-  remove(id: string): Promise<void>;
-}
 
 export function createConversations(deps: ConversationsDeps): Conversations {
   const x = storeCx(deps);

@@ -3,14 +3,11 @@
 import { decodeCursor, encodeCursor, isCursorId, isCursorInstant } from "@mountkit/core";
 import { supportError } from "../errors.js";
 import type { ListConversationsQuery } from "../store/types.js";
-import type { CustomerScope } from "./backend.js";
+import type { ConversationPage, ConversationPosition, CustomerScope } from "./backend.js";
 import { isOpen, OPEN_STATUSES } from "./status.js";
 import type { Summary } from "./views.js";
 
-export interface ConversationPosition {
-  updatedAt: string;
-  id: string;
-}
+export type { ConversationPage, ConversationPosition };
 
 export const encodeConversationCursor = (pos: ConversationPosition): string => encodeCursor([pos.updatedAt, pos.id]);
 
@@ -21,16 +18,6 @@ export function decodeConversationCursor(cursor: string): ConversationPosition {
     message: "invalid cursor",
     details: [{ path: "query.cursor", message: "not a cursor returned by this API" }],
   });
-}
-
-/** What a backend is asked for: a page of a customer's conversations in (updatedAt desc, id desc) order. */
-export interface ConversationPage {
-  /** Conversations strictly after this position. */
-  after?: ConversationPosition;
-  /** At most this many; all when absent. */
-  limit?: number;
-  /** Only open ones (`new`, `waiting-for-agent`, `waiting-for-customer`). */
-  openOnly?: boolean;
 }
 
 const newestFirst = (x: Summary, y: Summary) =>

@@ -3,43 +3,14 @@
 // webhook, and a periodic reconciliation poll repairs whatever a lost webhook missed (GitHub does not redeliver).
 import type { CustomerBackend } from "../../domain/backend.js";
 import { createMirror } from "../../domain/mirror.js";
-import { type Attached, attached, background, bot, githubState, writeOpenStatus } from "./client.js";
+import { type Attached, attached, background, bot, type GithubBackendOptions, githubState, writeOpenStatus } from "./client.js";
 import { githubCustomerOps } from "./customer.js";
 import { reconcilePass } from "./reconcile.js";
 import { githubWebhook } from "./webhook.js";
 
-export { githubRateLimitWait } from "./client.js";
+export type { GithubBackendOptions };
 
-export interface GithubBackendOptions {
-  /** `owner/name` of the (private) repository holding one issue per conversation. */
-  repo: string;
-  /**
-   * Token with issues read/write on the repository: a fine-grained PAT, or an App installation token (`ghs_…`,
-   * or a function giving the current one), which needs `botLogin` because it cannot ask `GET /user`.
-   */
-  token: string | (() => string);
-  /** Secret of the repository webhook (`X-Hub-Signature-256`). */
-  webhookSecret: string;
-  /** REST base; default `https://api.github.com` (GitHub Enterprise: `https://HOST/api/v3`). */
-  apiUrl?: string;
-  /**
-   * Login the token writes as; required for an App installation token (the App's `<slug>[bot]`). For a
-   * personal token, default asked once from `GET /user`, before the first write.
-   */
-  botLogin?: string;
-  /** Reconciliation poll period; default 5 minutes, 0 turns it off. */
-  reconcileIntervalMs?: number;
-  /** How far back the first poll looks; default 24 hours. */
-  reconcileLookbackMs?: number;
-  /** Spacing between writes of one token (GitHub asks for about a second); default 1000 ms. */
-  minWriteIntervalMs?: number;
-  /** Wait on a rate limit without a `retry-after` or reset hint, doubled per repeat; default 60 s. */
-  rateLimitBackoffMs?: number;
-  /** Longest a customer request waits for a write before a 429; default 30 s. */
-  maxWaitMs?: number;
-  fetch?: typeof fetch;
-  timeoutMs?: number;
-}
+export { githubRateLimitWait } from "./client.js";
 
 export interface GithubBackend extends CustomerBackend {
   readonly kind: "github";

@@ -6,38 +6,13 @@
 import { createWorker } from "@mountkit/core/jobs";
 import type { CustomerBackend } from "../../domain/backend.js";
 import { createMirror } from "../../domain/mirror.js";
-import { type SlackMessage, slackState } from "./client.js";
+import { type SlackBackendOptions, type SlackMessage, slackState } from "./client.js";
 import { slackCustomerOps } from "./customer.js";
 import { processEvent, reconcilePass, slackWebhook } from "./events.js";
 
-export { verifySlackSignature } from "./events.js";
+export type { SlackBackendOptions };
 
-export interface SlackBackendOptions {
-  /** Bot token (`xoxb-...`) with chat:write, users:read and the channel's history scope. */
-  botToken: string;
-  /** The app's signing secret (Events API request signatures). */
-  signingSecret: string;
-  /** Channel id (`C...`) holding one thread per conversation. */
-  channel: string;
-  /** Web API base; default `https://slack.com/api`. */
-  apiUrl?: string;
-  /** The bot's own user id; default asked once from `auth.test`. */
-  botUserId?: string;
-  /** Spacing between two posts (Slack allows about one message per second per channel); default 1000 ms. */
-  minWriteIntervalMs?: number;
-  /** Longest a customer request waits for a post before a 429; default 30 s. */
-  maxWaitMs?: number;
-  /** Accepted age of a signed request; default (and Slack's advice) 5 minutes. */
-  replayWindowMs?: number;
-  /** Reconciliation pass period (Slack stops retrying an event after about an hour); default 5 minutes, 0 turns it off. */
-  reconcileIntervalMs?: number;
-  /** Conversations with activity this recent are looked at by a reconciliation pass; default 7 days. */
-  reconcileLookbackMs?: number;
-  /** How often the event worker looks for jobs another process (or a restart) left; default 1 s. */
-  workerPollMs?: number;
-  fetch?: typeof fetch;
-  timeoutMs?: number;
-}
+export { verifySlackSignature } from "./events.js";
 
 export interface SlackBackend extends CustomerBackend {
   readonly kind: "slack";

@@ -7,7 +7,33 @@ import type { Mirror } from "../../domain/mirror.js";
 import { supportError } from "../../errors.js";
 import { SLACK_TEXT_LIMIT, splitSlackText } from "../display.js";
 import { keyedLock, type RestClient, type RestReply, restClient, shortHash } from "../rest.js";
-import type { SlackBackendOptions } from "./backend.js";
+
+export interface SlackBackendOptions {
+  /** Bot token (`xoxb-...`) with chat:write, users:read and the channel's history scope. */
+  botToken: string;
+  /** The app's signing secret (Events API request signatures). */
+  signingSecret: string;
+  /** Channel id (`C...`) holding one thread per conversation. */
+  channel: string;
+  /** Web API base; default `https://slack.com/api`. */
+  apiUrl?: string;
+  /** The bot's own user id; default asked once from `auth.test`. */
+  botUserId?: string;
+  /** Spacing between two posts (Slack allows about one message per second per channel); default 1000 ms. */
+  minWriteIntervalMs?: number;
+  /** Longest a customer request waits for a post before a 429; default 30 s. */
+  maxWaitMs?: number;
+  /** Accepted age of a signed request; default (and Slack's advice) 5 minutes. */
+  replayWindowMs?: number;
+  /** Reconciliation pass period (Slack stops retrying an event after about an hour); default 5 minutes, 0 turns it off. */
+  reconcileIntervalMs?: number;
+  /** Conversations with activity this recent are looked at by a reconciliation pass; default 7 days. */
+  reconcileLookbackMs?: number;
+  /** How often the event worker looks for jobs another process (or a restart) left; default 1 s. */
+  workerPollMs?: number;
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+}
 
 export interface SlackMessage {
   type?: string;

@@ -8,22 +8,10 @@ import { pageOf } from "../../domain/cursor.js";
 import { parseMetadata } from "../../domain/metadata.js";
 import { createMirror } from "../../domain/mirror.js";
 import { supportError } from "../../errors.js";
-import { spiRemote, toSummary } from "./remote.js";
+import { type SpiBackendOptions, spiRemote, toSummary } from "./remote.js";
 import { openMirrored, poke, type SpiState, stop } from "./watch.js";
 
-export interface SpiBackendOptions {
-  /** The remote's base address (or a function giving it); requests go to `${baseUrl}/care/conversations...`. */
-  baseUrl: string | (() => string);
-  /** Bearer token the remote expects. */
-  token: string;
-  fetch?: typeof fetch;
-  /** Per-request timeout; default 10 s. */
-  timeoutMs?: number;
-  /** How often a watched conversation's remote detail is polled for stream events; default 5 s. */
-  pollIntervalMs?: number;
-  /** Ceiling of the backoff after failed polls; default 60 s. */
-  maxPollIntervalMs?: number;
-}
+export type { SpiBackendOptions };
 
 export function spiBackend(options: SpiBackendOptions): CustomerBackend {
   const pollEvery = options.pollIntervalMs ?? 5000;

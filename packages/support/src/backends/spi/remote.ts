@@ -4,7 +4,6 @@ import { isStatus, type Status, wireLabels } from "../../domain/status.js";
 import type { Comment, ConversationView, Summary } from "../../domain/views.js";
 import { supportError } from "../../errors.js";
 import { fetchJson } from "../rest.js";
-import type { SpiBackendOptions } from "./backend.js";
 
 interface Reply {
   status: number;
@@ -42,6 +41,21 @@ function toComment(raw: unknown): Comment {
     createdAt: String(m.createdAt),
     isCustomer: m.isCustomer === true,
   };
+}
+
+/** How the kit reaches a remote support API (the SPI backend's options). */
+export interface SpiBackendOptions {
+  /** The remote's base address (or a function giving it); requests go to `${baseUrl}/care/conversations...`. */
+  baseUrl: string | (() => string);
+  /** Bearer token the remote expects. */
+  token: string;
+  fetch?: typeof fetch;
+  /** Per-request timeout; default 10 s. */
+  timeoutMs?: number;
+  /** How often a watched conversation's remote detail is polled for stream events; default 5 s. */
+  pollIntervalMs?: number;
+  /** Ceiling of the backoff after failed polls; default 60 s. */
+  maxPollIntervalMs?: number;
 }
 
 export function spiRemote(options: SpiBackendOptions): SpiRemote {

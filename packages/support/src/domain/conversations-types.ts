@@ -1,0 +1,32 @@
+// The agent side's view of the service's own conversations: the interface `createConversations` (conversations.ts)
+// returns, which the operations in agent-ops.ts implement piece by piece.
+import type { ConversationRecord } from "../store/types.js";
+import type { CustomerBackend } from "./backend.js";
+import type { Status } from "./status.js";
+import type { AgentSummary, Comment, ConversationView, Summary } from "./views.js";
+
+export interface AgentListQuery {
+  productSlug: string;
+  statuses?: Status[];
+  assignee?: string | null;
+  label?: string;
+  /** Search text (see `ListConversationsQuery.q`). */
+  q?: string;
+  after?: { updatedAt: string; id: string };
+  limit: number;
+}
+
+export interface Conversations {
+  backend: CustomerBackend;
+  /** Conversation as the agent side sees it, or null (missing or deleted). */
+  get(id: string): Promise<ConversationRecord | null>;
+  agentList(q: AgentListQuery): Promise<AgentSummary[]>;
+  agentDetail(id: string): Promise<(ConversationView & { customerId: string; productSlug: string; assignee: string | null }) | null>;
+  reply(id: string, input: { body: string; author: string }): Promise<Comment>;
+  editMessage(id: string, messageId: string, body: string): Promise<Comment & { updatedAt: string }>;
+  deleteMessage(id: string, messageId: string): Promise<void>;
+  setLabels(id: string, labels: string[]): Promise<string[]>;
+  setAssignee(id: string, assignee: string | null): Promise<string | null>;
+  setStatus(id: string, status: Status): Promise<Summary>;
+  remove(id: string): Promise<void>;
+}
