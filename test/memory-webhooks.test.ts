@@ -140,6 +140,10 @@ forEachAdapter(
         expect(refused.err).toMatch(/^400: /);
         expect((await run("webhooks", "delete", sub.id)).code).toBe(0);
         expect((await call(hooks(`/${sub.id}`), { headers: A })).status).toBe(404);
+        // a usage error prints the usage under the command's own name
+        const usage = await run("webhooks", "frobnicate");
+        expect(usage.code).toBe(2);
+        expect(usage.err).toContain("mountkit-memory webhooks");
       });
 
       it("refuse bad URLs, unknown event types (an entries type among them) and unknown fields with 400 and the error body", async () => {

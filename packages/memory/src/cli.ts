@@ -101,7 +101,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 function webhooks(argv: string[], io: CliIo): Promise<number> {
   const chosen = argv.some((a) => /^--(service|path)(=|$)/.test(a));
   const lines = (write: (line: string) => void) => ({ write: (s: string) => write(s.replace(/\n$/, "")) });
-  return webhooksCommand(chosen ? argv : [...argv, "--service", "memory"], io.env ?? process.env, lines(io.out), lines(io.err));
+  return webhooksCommand(
+    chosen ? argv : [...argv, "--service", "memory"],
+    io.env ?? process.env,
+    lines(io.out),
+    lines(io.err),
+    "mountkit-memory webhooks",
+  );
 }
 
 /** The `mountkit-memory` command itself (started by `cli-bin.ts`). */
