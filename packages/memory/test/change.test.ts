@@ -198,3 +198,33 @@ describe("change model: names, roles, schedules, first person, instructions", ()
     expect(await b.facts("2023-10-01T00:00:00Z")).toEqual([]);
   });
 });
+
+describe("change model: any extractor's output", () => {
+  it("an extractor's polarity and aspect (the OpenAI-compatible schema's) go through the same endings", async () => {
+    const extractor = {
+      name: "scripted",
+      extractEntities: async () => [
+        { name: "Tariq", kind: "person" as const },
+        { name: "Oslo", kind: "place" as const },
+      ],
+      extractFacts: async (input: { content: string }) =>
+        input.content.includes("no longer")
+          ? [
+              {
+                source: "Tariq",
+                relation: "lives_in",
+                target: "Oslo",
+                fact: input.content,
+                polarity: "negative" as const,
+                aspect: "ends" as const,
+              },
+            ]
+          : [{ source: "Tariq", relation: "live_in", target: "Oslo", fact: input.content }],
+    };
+    const b = await brain({ extractor });
+    await b.tell("Tariq lives in Oslo.", "2020-01-01T00:00:00Z");
+    await b.tell("Tariq no longer lives in Oslo.", "2023-01-01T00:00:00Z");
+    expect(await b.facts("2021-01-01T00:00:00Z")).toEqual(["Tariq lives_in Oslo"]);
+    expect(await b.facts("2023-02-01T00:00:00Z")).toEqual([]);
+  });
+});

@@ -115,6 +115,10 @@ const SUBJECT_VALUED =
 /** Relations of one value per subject whatever else they are: "favourite band", "current project". */
 const SINGLE_VALUED_PREFIX = /^(favou?rite|current|primary|main)_/;
 
+/** A possessed value named by its noun ("support_email", "billing_address", "mobile_number"): one at a time. */
+const VALUE_NOUN =
+  /^([a-z]+_)?(email|email_address|address|phone|phone_number|number|mobile|mobile_number|plan|tier|timezone|time_zone|website|url|handle|username|title|salary|price|seats|main_contact|contact)$/;
+
 /** Roles an organisation has one holder of: "Sofia is the CTO of Bluebird" -> cto_of, one CTO per company. */
 export const UNIQUE_ROLES = new Set(
   "ceo cto cfo coo cmo cio ciso cpo president chair chairman chairwoman chairperson founder owner head director manager lead principal captain mayor treasurer secretary editor maintainer dean superintendent".split(
@@ -179,7 +183,7 @@ function buildTable(custom: readonly RelationSpec[]): RelationTable {
     const role = ROLE_RELATION.exec(relation);
     if (role && UNIQUE_ROLES.has(role[1]!))
       return { name: relation, cardinality: "object", kind: "state", symmetric: false, immutable: false };
-    const single = SINGLE_VALUED_PREFIX.test(relation);
+    const single = SINGLE_VALUED_PREFIX.test(relation) || VALUE_NOUN.test(relation);
     return {
       name: relation,
       cardinality: single ? "subject" : "many",

@@ -3,7 +3,7 @@
 import { iso } from "@mountkit/core";
 import { exponentialCap, fullJitter, type RandomSource } from "@mountkit/core/jobs";
 import type { EntityKind } from "../domain/types.js";
-import type { ExtractedEntity, ExtractedFact, ExtractionInput, Extractor } from "./types.js";
+import { ASPECTS, type Aspect, type ExtractedEntity, type ExtractedFact, type ExtractionInput, type Extractor } from "./types.js";
 
 export interface OpenAiExtractorOptions {
   /** e.g. `https://api.openai.com/v1`; the extractor POSTs `{baseUrl}/chat/completions`. */
@@ -54,7 +54,7 @@ const FACT_SCHEMA = {
       items: {
         type: "object",
         additionalProperties: false,
-        required: ["source", "relation", "target", "fact", "validFrom", "validUntil"],
+        required: ["source", "relation", "target", "fact", "validFrom", "validUntil", "polarity", "aspect"],
         properties: {
           source: { type: "string" },
           relation: { type: "string", description: "snake_case, e.g. lives_in, works_at, married_to, likes" },
@@ -62,6 +62,17 @@ const FACT_SCHEMA = {
           fact: { type: "string", description: "One self-contained sentence, pronouns replaced by names" },
           validFrom: { type: ["string", "null"], description: "ISO date (YYYY-MM-DD) the fact became true, if the text says" },
           validUntil: { type: ["string", "null"], description: "ISO date the fact stopped being true, if the text says" },
+          polarity: {
+            type: "string",
+            enum: ["positive", "negative"],
+            description: "negative when the text denies the relation ('no longer lives in', 'doesn't drink ... anymore')",
+          },
+          aspect: {
+            type: "string",
+            enum: ["holds", "starts", "ends", "past", "will_start"],
+            description:
+              "holds: true now; starts: an event began it ('joined', 'got married'); ends: an event or negation ended it ('resigned from', 'no longer'); past: held before and no longer ('lived', 'used to'); will_start: begins in the future",
+          },
         },
       },
     },
@@ -75,7 +86,8 @@ Use the speaker of the text (a "Name:" prefix or the given speaker) as a person.
 const FACT_PROMPT = `You extract facts from one memory episode as edges between entities: (source, relation, target, fact).
 Use the given entity names exactly for source and target; you may add a short target name for a concept when no entity fits.
 Relations are snake_case verbs; prefer: lives_in, works_at, studies_at, married_to, partner_of, born_in, born_on, reports_to, has_role, likes, dislikes, owns, uses, visited, met, founded, member_of.
-Replace pronouns with names in the fact sentence. Resolve relative dates against the episode's reference time and give ISO dates.`;
+Replace pronouns with names in the fact sentence. Resolve relative dates against the episode's reference time and give ISO dates.
+Say what changed: for an ending ("Pat resigned from Oracle in May", "Tariq no longer lives in Oslo") give the relation that ended (works_at, lives_in) with aspect "ends" (negated: polarity "negative") and its date in validUntil; for an event that starts a state ("joined Spotify in 2022", "got married in 2012") the state's relation with aspect "starts" and validFrom. Give no fact for instructions ("Always tag the on-call engineer").`;
 
 class HttpStatusError extends Error {
   constructor(readonly status: number) {
@@ -172,6 +184,9 @@ export function openAiExtractor(o: OpenAiExtractorOptions): Extractor {
             fact: r.fact,
             validFrom: typeof r.validFrom === "string" ? r.validFrom : null,
             validUntil: typeof r.validUntil === "string" ? r.validUntil : null,
+            // polarity and aspect go through the pipeline's change model like the offline extractor's
+            ...(r.polarity === "positive" || r.polarity === "negative" ? { polarity: r.polarity } : {}),
+            ...(ASPECTS.includes(r.aspect as Aspect) ? { aspect: r.aspect as Aspect } : {}),
           },
         ];
       });

@@ -19,6 +19,9 @@ export function isInstruction(sentence: string): boolean {
   const s = sentence.trim();
   if (!s || /\?$/.test(s)) return false;
   if (OPENERS.test(s)) return true;
+  // "When a customer asks for a refund, open a ticket": a condition, then the instruction
+  const then = /^(when|whenever|if|before|after|once|during|for)\b[^,]{3,80},\s*(.+)$/i.exec(s);
+  if (then) return isInstruction(then[2]!.replace(/^[a-z]/, (c) => c.toUpperCase()));
   const first = /^[A-Za-z]+/.exec(s)?.[0];
   return first !== undefined && /^[A-Z]/.test(first) && IMPERATIVE.has(first.toLowerCase()) && !/^[A-Za-z]+(s|ed)\b/.test(s);
 }

@@ -1,0 +1,61 @@
+// The offline extractor's change model, statement by statement: the relation each clause asserts, its polarity
+// and its aspect (holds, starts, ends, past, will_start), and the classes of issue #25 read at extraction level.
+import { describe, expect, it } from "vitest";
+import { nlpExtractor } from "../src/extractors/nlp-extractor.js";
+
+const REF = Date.UTC(2023, 4, 8, 12);
+const x = nlpExtractor();
+
+async function said(content: string, speaker?: string) {
+  const input = { content, metadata: speaker ? { speaker } : {}, occurredAt: REF };
+  const entities = await x.extractEntities(input);
+  const facts = await x.extractFacts({ ...input, entities });
+  return { entities, facts: facts.map((f) => `${f.source} ${f.relation} ${f.target} ${f.polarity}/${f.aspect}`) };
+}
+
+describe("change model of the offline extractor", () => {
+  it.each([
+    ["Tariq no longer lives in Oslo.", "Tariq lives_in Oslo negative/ends"],
+    ["Felix doesn't drink coffee anymore.", "Felix drink coffee negative/ends"],
+    ["Bob is not working at Acme any more.", "Bob works_at Acme negative/ends"],
+    ["Mara doesn't eat meat.", "Mara eat meat negative/holds"],
+    ["Tariq stopped working at Acme.", "Tariq works_at Acme positive/ends"],
+    ["Pat resigned from Oracle last spring.", "Pat works_at Oracle positive/ends"],
+    ["Joe retired from Ford in 2019.", "Joe works_at Ford positive/ends"],
+    ["Lin and Sam divorced in 2021.", "Lin married_to Sam positive/ends"],
+    ["Ada sold her bakery in May.", "Ada owns bakery positive/ends"],
+    ["Kim moved out of Berlin.", "Kim lives_in Berlin positive/ends"],
+    ["Jo and Al broke up last year.", "Jo partner_of Al positive/ends"],
+    ["Sam quit his job at IBM.", "Sam works_at IBM positive/ends"],
+    ["Felix used to play football.", "Felix plays football positive/past"],
+    ["Mei lived in Kyoto.", "Mei lives_in Kyoto positive/past"],
+    ["Maria visited Rome yesterday.", "Maria visited Rome positive/holds"],
+    ["Luis and Maria got married in 2012.", "Luis married_to Maria positive/starts"],
+    ["Anya joined Spotify in September 2022.", "Anya works_at Spotify positive/starts"],
+    ["Eve will start at Stripe in June.", "Eve works_at Stripe positive/will_start"],
+    ["Zara's email changed to z@new.io.", "Zara email z@new.io positive/starts"],
+    ["April leads the design team.", "April leads design team positive/holds"],
+    ["May reports to June.", "May reports_to June positive/holds"],
+    ["Jan works at Globex.", "Jan works_at Globex positive/holds"],
+    ["Sofia is the CTO of Bluebird.", "Sofia cto_of Bluebird positive/holds"],
+    ["Backups run every night at 2 am.", "Backups schedule every night at 2 am positive/holds"],
+  ])("%s", async (text, expected) => {
+    expect((await said(text)).facts).toEqual([expected]);
+  });
+
+  it("reads a month as a date beside a temporal word or a number", async () => {
+    expect((await said("Ken moved to Rome in May.")).facts).toEqual(["Ken lives_in Rome positive/starts"]);
+    expect((await said("The freeze starts on 1 December 2023.")).facts).toEqual(["freeze start_on 1 December 2023 positive/holds"]);
+  });
+
+  it("makes a relative of the speaker a person of their own, never the speaker's place", async () => {
+    const { facts, entities } = await said("My brother Tom lives in Leeds and I live in York.", "Dana");
+    expect(facts).toEqual(["Tom sibling_of Dana positive/holds", "Tom lives_in Leeds positive/holds", "Dana lives_in York positive/holds"]);
+    expect(entities.find((e) => e.name === "Tom")?.kind).toBe("person");
+  });
+
+  it("yields no fact for an instruction", async () => {
+    expect((await said("Always tag the on-call engineer in incident channels.")).facts).toEqual([]);
+    expect((await said("When a customer asks for a refund, open a ticket.")).facts).toEqual([]);
+  });
+});
