@@ -8,6 +8,7 @@ export {
   CONVERSATION_GAP_MS,
   conversationKey,
   episodeConversation,
+  INFERRED_TURN_CHARS,
   type PreviousEpisode,
   searchableText,
 } from "./domain/conversation.js";

@@ -1,6 +1,7 @@
 // Conformance: full-text search by brain, past better-ranked invisible hits, and with a conversation's neighbouring turns
 // (named by metadata, or inferred from the time between turns).
 import { expect } from "vitest";
+import { INFERRED_TURN_CHARS } from "../domain/conversation.js";
 import { addEpisode, commitOf, DAY, edge, episode, type StoreTest, seeded, T0, uid } from "./fixtures.js";
 
 export function searchTests(test: StoreTest): void {
@@ -101,6 +102,9 @@ export function searchTests(test: StoreTest): void {
     const u5 = await add("Ben: Sure, at noon.", 601);
     const n1 = await add("Cleo: Hello there.", 602, { session: "s9" });
     const u6 = await add("Dan: Good evening.", 603); // the previous episode names its conversation: a new one
+    // longer than a turn: indexed alone, and the turn after it starts a conversation of its own
+    const long = await add(`Fay: ${"A report about marigolds in the garden. ".repeat(Math.ceil(INFERRED_TURN_CHARS / 40) + 1)}`, 604);
+    const u8 = await add("Gus: And the lilies?", 605);
     const u7 = await add("Eve: An old diary entry about tulips.", -400 * 24 * 60); // backdated: alone
     expect(await search("paint")).toEqual([u1, u2, u3].sort());
     expect(await search("sunrise")).toEqual([u1, u2, u3].sort());
@@ -109,6 +113,8 @@ export function searchTests(test: StoreTest): void {
     expect(await search("hello")).toEqual([n1]);
     expect(await search("evening")).toEqual([u6]);
     expect(await search("diary tulips")).toEqual([u7]);
+    expect(await search("marigolds")).toEqual([long]);
+    expect(await search("lilies")).toEqual([u8]);
     // metadata stays as sent: the inferred conversation is the store's own
     expect((await store.getEpisode({ brainId, id: u2 }))!.metadata).toEqual({});
   });

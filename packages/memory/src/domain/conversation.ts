@@ -38,6 +38,13 @@ export function conversationKey(metadata: Record<string, unknown>): string | nul
  */
 export const CONVERSATION_GAP_MS = 30 * 60_000;
 
+/**
+ * The longest episode that can be a turn of an inferred conversation: a longer one (a document, a whole
+ * transcript) is indexed alone, and the next episode starts a conversation of its own. It also keeps the
+ * cost of indexing long unnamed episodes what it was: each is indexed once, with no neighbour's text.
+ */
+export const INFERRED_TURN_CHARS = 2_000;
+
 /** Prefix of an inferred conversation's key (no metadata key is named so), then the id of its first episode. */
 const INFERRED = "inferred:";
 
@@ -49,16 +56,18 @@ export interface PreviousEpisode {
 }
 
 /**
- * The conversation an episode is indexed in: the one its metadata names (`conversationKey`), else the
- * previous episode's inferred one when it is within CONVERSATION_GAP_MS, else a new inferred one.
- * Every store calls it with the brain's previous episode, so turns group alike everywhere.
+ * The conversation an episode is indexed in: the one its metadata names (`conversationKey`), else none
+ * for an episode longer than INFERRED_TURN_CHARS, else the previous episode's inferred one when it is
+ * within CONVERSATION_GAP_MS, else a new inferred one. Every store calls it with the brain's previous
+ * episode, so turns group alike everywhere.
  */
 export function episodeConversation(
-  episode: { id: string; metadata: Record<string, unknown>; occurredAt: number },
+  episode: { id: string; content: string; metadata: Record<string, unknown>; occurredAt: number },
   previous: PreviousEpisode | null,
-): string {
+): string | null {
   const named = conversationKey(episode.metadata);
   if (named !== null) return named;
+  if (episode.content.length > INFERRED_TURN_CHARS) return null;
   if (previous?.conversation && isInferredConversation(previous.conversation)) {
     if (Math.abs(episode.occurredAt - previous.occurredAt) <= CONVERSATION_GAP_MS) return previous.conversation;
   }

@@ -22,7 +22,7 @@ export interface BrainData {
   /** Latest turns (newest first, at most CONTEXT_TURNS + 1) of each conversation, for the next turn's index text and the re-index of the turn before it. */
   conversationTail: Map<string, Array<{ id: string; content: string }>>;
   /** The brain's latest stored episode (greatest createdAt, then insertion order) and its conversation, for the next one's inference. */
-  newest: { createdAt: number; occurredAt: number; conversation: string } | null;
+  newest: { createdAt: number; occurredAt: number; conversation: string | null } | null;
   edgeText: Bm25Index;
   entityText: Bm25Index;
   entityKeys: Map<string, Set<string>>;

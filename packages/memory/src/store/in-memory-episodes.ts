@@ -12,16 +12,16 @@ type EpisodeMethods = Pick<
 >;
 
 /**
- * The episode's conversation, named or inferred from the brain's newest episode (domain/conversation.ts),
- * which it then becomes unless an episode was stored later. An inferred conversation nothing can join
+ * The episode's conversation, named or inferred from the brain's newest episode (domain/conversation.ts;
+ * null: indexed alone), which it then becomes unless an episode was stored later. An inferred conversation nothing can join
  * any more (the newest episode left it) drops its tail.
  */
-function conversationOf(d: BrainData, episode: EpisodeRecord): string {
+function conversationOf(d: BrainData, episode: EpisodeRecord): string | null {
   const previous = d.newest;
   const conversation = episodeConversation(episode, previous);
   if (previous === null || episode.createdAt >= previous.createdAt) {
-    if (previous && previous.conversation !== conversation && isInferredConversation(previous.conversation))
-      d.conversationTail.delete(previous.conversation);
+    const left = previous?.conversation;
+    if (left && left !== conversation && isInferredConversation(left)) d.conversationTail.delete(left);
     d.newest = { createdAt: episode.createdAt, occurredAt: episode.occurredAt, conversation };
   }
   return conversation;
@@ -31,7 +31,7 @@ function conversationOf(d: BrainData, episode: EpisodeRecord): string {
 function indexEpisode(d: BrainData, episode: EpisodeRecord): void {
   // turns of one conversation are indexed with the turns before them (domain/conversation.ts)
   const conversation = conversationOf(d, episode);
-  const tail = d.conversationTail.get(conversation) ?? [];
+  const tail = conversation === null ? [] : (d.conversationTail.get(conversation) ?? []);
   d.episodeText.add(
     episode.id,
     searchableText(
@@ -51,7 +51,8 @@ function indexEpisode(d: BrainData, episode: EpisodeRecord): void {
       ),
     );
   }
-  d.conversationTail.set(conversation, [{ id: episode.id, content: episode.content }, ...tail].slice(0, CONTEXT_TURNS + 1));
+  if (conversation !== null)
+    d.conversationTail.set(conversation, [{ id: episode.id, content: episode.content }, ...tail].slice(0, CONTEXT_TURNS + 1));
 }
 
 export function episodeMethods(state: MemoryState): EpisodeMethods {

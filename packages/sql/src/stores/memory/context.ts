@@ -3,7 +3,14 @@
 // turn before it is indexed again with it. The episode's conversation key, named by its metadata or
 // inferred from the time since the brain's previous episode, is kept in a column (migration 5) so the
 // previous turns are found through an index, in insertion order (rowid, or `ord` on PostgreSQL).
-import { CONTEXT_TURNS, conversationKey, type EpisodeRecord, episodeConversation, searchableText } from "@mountkit/memory";
+import {
+  CONTEXT_TURNS,
+  conversationKey,
+  type EpisodeRecord,
+  episodeConversation,
+  INFERRED_TURN_CHARS,
+  searchableText,
+} from "@mountkit/memory";
 import { type Kysely, sql } from "kysely";
 
 type Db = Kysely<any>;
@@ -13,12 +20,14 @@ export type IndexEpisodeText = (trx: Db, brainId: string, id: string, text: stri
 
 /**
  * The value of the `conversation` column for an episode about to be inserted (inside its transaction):
- * the conversation its metadata names, else one inferred from the brain's latest stored episode
- * (greatest created_at, then insertion order), as the in-memory store does (`episodeConversation`).
+ * the conversation its metadata names, else (for an episode short enough to be a turn) one inferred from
+ * the brain's latest stored episode (greatest created_at, then insertion order), as the in-memory store
+ * does (`episodeConversation`); null: the episode is indexed alone.
  */
-export async function newEpisodeConversation(trx: Db, pg: boolean, episode: EpisodeRecord): Promise<string> {
+export async function newEpisodeConversation(trx: Db, pg: boolean, episode: EpisodeRecord): Promise<string | null> {
   const named = conversationKey(episode.metadata);
   if (named !== null) return named;
+  if (episode.content.length > INFERRED_TURN_CHARS) return null;
   const order = sql.raw(pg ? "ord" : "rowid");
   const r = await sql<{ occurred_at: number | string; conversation: string | null }>`
     select occurred_at, conversation from memory_episodes
@@ -37,9 +46,13 @@ export async function indexEpisodeInContext(
   trx: Db,
   pg: boolean,
   episode: EpisodeRecord,
-  conversation: string,
+  conversation: string | null,
   indexText: IndexEpisodeText,
 ): Promise<void> {
+  if (conversation === null) {
+    await indexText(trx, episode.brainId, episode.id, episode.content, false);
+    return;
+  }
   const order = sql.raw(pg ? "ord" : "rowid");
   const r = await sql<{ id: string; content: string }>`
     select id, content from memory_episodes
