@@ -46,9 +46,9 @@ export async function applyEndings(run: EpisodeRun, endings: Ending[], edges: Ed
     const { stored, mine } = await holders(run, out, end.source, end.target, end.relation, symmetric);
     const matches = (e: EdgeRecord) =>
       validAt(e, end.at) && (end.generic || e.target === end.target || (symmetric && e.source === end.target && e.target === end.source));
-    let ended = 0;
-    for (const e of stored) if (matches(e)) close(run, e, end.at, end.fact, false), ended++;
-    for (const e of mine) if (matches(e)) close(run, e, end.at, end.fact, true), ended++;
+    const hits = [...stored.filter(matches).map((e) => ({ e, fresh: false })), ...mine.filter(matches).map((e) => ({ e, fresh: true }))];
+    for (const { e, fresh } of hits) close(run, e, end.at, end.fact, fresh);
+    const ended = hits.length;
     if (!ended && end.ended && !end.generic) out.push(edgeOf(run, end, null, end.at));
   }
   return closeOpenDuplicates(run, out);
