@@ -1,7 +1,7 @@
 // In-memory MemoryStore: maps per brain plus BM25 indexes. The reference implementation of the
 // store contract (src/testing.ts) and the default store of tests, examples and benchmarks.
 // The methods live by job in in-memory-episodes.ts, in-memory-graph.ts and in-memory-commit.ts; this file assembles them.
-import { type JobStore, inMemoryJobStore, inMemoryQuotaCounter, type QuotaCounter } from "@mountkit/core/jobs";
+import { inMemoryJobStore, inMemoryQuotaCounter, type JobStore, type QuotaCounter } from "@mountkit/core/jobs";
 import { inMemoryWebhookStore, type WebhookStore } from "@mountkit/core/webhooks";
 import { topK } from "../retrieval/topk.js";
 import { commitMethods } from "./in-memory-commit.js";
