@@ -44,7 +44,7 @@ export interface MemoryServiceOptions {
   /** The default extractor's worker threads (Node only; ignored when `extractor` is given). */
   extraction?: ExtractionThreadsOptions;
   /**
-   * Relations and verb patterns of the host's own, added to the built-in table (docs/memory.md#relations):
+   * Relations and verb patterns of the host's own, added to the built-in table (docs/memory.md#relations-and-cardinality):
    * `{ name: "mentors", verbs: ["mentor"], starts: ["start mentoring"], ends: ["stop mentoring"], cardinality: "object" }`.
    * The default extractor names them from their verbs; every extractor's output goes through the table, whose
    * cardinality decides what a newer fact supersedes.
