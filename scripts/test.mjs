@@ -6,7 +6,8 @@
 //      the main suite on Node 22, then on Node 24. On two cores, suites at once ran no faster than one after another
 //      (three at once: slower) and turned CPU-heavy tests into timeouts.
 // Every phase runs even after an earlier one failed, so one run reports every failure; the exit code is 1 if any
-// failed. `npm test -- <vitest filters>` runs only `vitest run <filters>` with the main config.
+// failed, and the end of the output repeats every failing test with the first lines of its error, so a log cut to its
+// tail still says what failed. `npm test -- <vitest filters>` runs only `vitest run <filters>` with the main config.
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,15 +15,39 @@ import { fileURLToPath } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const MAIN_PROJECTS = ["--project", "default", "--project", "http-sqlite", "--project", "http-postgres"];
 
+const recap = [];
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
+/** Keeps each " FAIL " line of a step's output with the 8 lines after it (the error's first lines). */
+function collectFailures(name, text) {
+  const lines = text.replace(ANSI, "").split("\n");
+  lines.forEach((line, i) => {
+    if (/^\s*FAIL\s/.test(line)) recap.push(`[${name}] ${line.trim()}`, ...lines.slice(i + 1, i + 9).map((l) => `    ${l}`));
+  });
+}
+
 /** Runs a command in the repository root with the output passed through; resolves to its exit code. */
 function run(command, args, env = {}) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } });
+    const child = spawn(command, args, { cwd: root, stdio: ["inherit", "pipe", "pipe"], env: { ...process.env, ...env } });
+    let text = "";
+    for (const [from, to] of [
+      [child.stdout, process.stdout],
+      [child.stderr, process.stderr],
+    ]) {
+      from.on("data", (chunk) => {
+        to.write(chunk);
+        text += chunk.toString();
+      });
+    }
     child.on("error", (error) => {
       console.error(`[test] ${command} did not start: ${error.message}`);
       resolve(1);
     });
-    child.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    // "close" comes once the output is drained, after "exit"
+    child.on("close", (code, signal) => {
+      collectFailures(`${command} ${args.slice(0, 3).join(" ")}`, text);
+      resolve(code ?? (signal ? 1 : 0));
+    });
   });
 }
 
@@ -57,5 +82,6 @@ if (nodes) {
   ]);
 }
 const total = Math.round((Date.now() - started) / 1000);
+if (recap.length > 0) console.log(["", "[test] the failing tests again:", ...recap.slice(0, 400)].join("\n"));
 console.log(`[test] ${failed.length ? `FAILED: ${failed.join(", ")}` : "every phase passed"} (${total} s)`);
 process.exit(failed.length ? 1 : 0);
