@@ -5,6 +5,7 @@ import { createHmac } from "node:crypto";
 import { inMemoryPubSub, type PubSub } from "@mountkit/core/jobs";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createSupportService, githubBackend, inMemorySupportStore, parseMetadata, type SupportStore, stripMetadata } from "../src/index.js";
+import type { GhIssue } from "../src/backends/github/mapping.js";
 import { type FakeGithubOptions, fakeGithub } from "./fakes/github.js";
 import { loadGithubDescription } from "./fakes/github-openapi.js";
 import { githubDelivery } from "./fakes/github-webhooks.js";
@@ -592,6 +593,69 @@ describe("GitHub Issues backend", () => {
     await st.close();
   });
 
+  it("the poll reads a lost agent reply from the messages it brings, whatever the clocks: a kit clock ahead of GitHub's, a webhook delivered after the lost one", async () => {
+    // the kit's clock runs 10 s ahead of GitHub's: the mirror's last change is "later" than the agent's reply
+    const ahead = await setup({ service: { clock: { now: () => Date.now() + 10_000 } } });
+    const c1 = cust();
+    const id1 = await ahead.create(c1);
+    const n1 = ahead.numberOf(id1);
+    ahead.gh.agentComment(n1, "octo-agent", "answered, webhook lost");
+    await ahead.backend.reconcile();
+    expect((await ahead.detail(id1, c1)).body.issue.status).toBe("waiting-for-customer");
+    await until(() => ahead.gh.issues.get(n1)!.labels.join() === "waiting-for-customer", "label follows on GitHub");
+
+    // the agent's reply webhook is lost; the agent assigns the issue to themselves a few seconds later, and that
+    // webhook arrives: the mirror's last change is now after the reply
+    let skew = 0;
+    const t = await setup({ service: { clock: { now: () => Date.now() + skew } } });
+    const c = cust();
+    const id = await t.create(c);
+    const n = t.numberOf(id);
+    const st = await t.stream(id, c);
+    t.gh.agentComment(n, "octo-agent", "on it, webhook lost");
+    skew = 5_000;
+    t.gh.issues.get(n)!.assignee = { login: "octo-agent" };
+    await t.hook("issues", { action: "assigned", issue: t.gh.issueJson(n), assignee: { login: "octo-agent" } });
+    await until(() => st.types().includes("assignee_changed"), "assignment");
+    await t.backend.reconcile();
+    expect((await t.detail(id, c)).body.issue).toMatchObject({ status: "waiting-for-customer" });
+    await until(() => t.gh.issues.get(n)!.labels.join() === "waiting-for-customer", "label follows the reply");
+    // idempotent: another poll, and the late webhook of the reply itself, change nothing
+    const count = st.frames.length;
+    const late = t.gh.comments.find((x) => x.issue === n)!;
+    await t.hook("issue_comment", { action: "created", issue: t.gh.issueJson(n), comment: t.gh.commentJson(late) });
+    await t.backend.reconcile();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(st.frames.length).toBe(count);
+    expect(st.frames.filter((f) => f.type === "labels_changed").map((f) => f.data.status)).toEqual(["waiting-for-customer"]);
+    await st.close();
+  });
+
+  it("a status an agent set on GitHub after the last message stands through polls, with a kit clock behind GitHub's", async () => {
+    // the kit's clock runs 10 s behind GitHub's: every message reads as newer than the mirror's last change
+    const t = await setup({ service: { clock: { now: () => Date.now() - 10_000 } } });
+    const c = cust();
+    const id = await t.create(c);
+    const n = t.numberOf(id);
+    expect((await t.post(id, c, "any news?")).status).toBe(200);
+    await until(() => t.gh.issues.get(n)!.labels.join() === "waiting-for-agent", "label written");
+    const st = await t.stream(id, c);
+    // an agent asks the customer by other means and moves the label by hand
+    t.gh.issues.get(n)!.labels = ["waiting-for-customer"];
+    await t.hook("issues", { action: "labeled", label: { name: "waiting-for-customer" }, issue: t.gh.issueJson(n) });
+    expect((await t.detail(id, c)).body.issue.status).toBe("waiting-for-customer");
+    const writes = t.gh.requests.filter((r) => r.method !== "GET").length;
+    await t.backend.reconcile();
+    await t.backend.reconcile();
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await t.detail(id, c)).body.issue.status).toBe("waiting-for-customer");
+    expect(st.frames.filter((f) => f.type === "labels_changed").map((f) => f.data.status)).toEqual(["waiting-for-customer"]);
+    // and the kit wrote no label back over the agent's
+    expect(t.gh.requests.filter((r) => r.method !== "GET").length).toBe(writes);
+    expect(t.gh.issues.get(n)!.labels).toEqual(["waiting-for-customer"]);
+    await st.close();
+  });
+
   it("a poll while the kit reopens a resolved issue for a customer's message keeps it open", async () => {
     const t = await setup();
     const c = cust();
@@ -640,5 +704,40 @@ describe("GitHub Issues backend", () => {
     expect(new Set(racing.map((r) => r.body.conversationId)).size).toBe(1);
     expect(t.gh.issues.size).toBe(2);
     expect((await call(t.s, "GET", `/api/conversations/list?${t.q(c)}`)).body.conversations).toHaveLength(2);
+  });
+});
+
+describe("polledStatus", () => {
+  const msg = (id: string, isCustomer: boolean, createdAt: string) => ({
+    id,
+    body: id,
+    author: isCustomer ? "Customer" : "octo-agent",
+    isCustomer,
+    dedupKey: id,
+    createdAt,
+  });
+  const open: GhIssue = { number: 1, title: "t", body: null, state: "open", labels: [], user: null, created_at: "", updated_at: "" };
+  const issue = { ...open, labels: [{ name: "waiting-for-agent" }] };
+  const body = msg("b", true, "2030-01-01T00:00:00.000Z");
+
+  it("moves an open status only when the last message is one the mirror lacks, as its webhook would have", async () => {
+    const { polledStatus } = await import("../src/backends/github/mapping.js");
+    const reply = msg("r", false, "2030-01-01T00:00:05.000Z");
+    const later = msg("c", true, "2030-01-01T00:00:09.000Z");
+    // the reply is new and last: the customer is waited for, whatever the labels say
+    expect(polledStatus(issue, [body, reply], "new", new Set(["b"]))).toBe("waiting-for-customer");
+    // the same poll again, the reply now mirrored: the status stands, even one set by hand after it
+    expect(polledStatus(issue, [body, reply], "waiting-for-customer", new Set(["b", "r"]))).toBe("waiting-for-customer");
+    expect(polledStatus(issue, [body, reply], "waiting-for-agent", new Set(["b", "r"]))).toBe("waiting-for-agent");
+    // a lost reply older than a customer message the mirror has: the customer wrote last, nothing moves
+    expect(polledStatus(issue, [body, reply, later], "waiting-for-agent", new Set(["b", "c"]))).toBe("waiting-for-agent");
+    // in one second, GitHub's order decides: the comment listed after the customer's is the last
+    const same = "2030-01-01T00:00:09.000Z";
+    expect(polledStatus(issue, [body, msg("c", true, same), msg("r", false, same)], "waiting-for-agent", new Set(["b", "c"]))).toBe(
+      "waiting-for-customer",
+    );
+    // nothing stored yet (an adopted issue): the messages alone decide
+    expect(polledStatus(open, [body], "new", new Set())).toBe("new");
+    expect(polledStatus(open, [body, reply, later], "new", new Set())).toBe("waiting-for-agent");
   });
 });

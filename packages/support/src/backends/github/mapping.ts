@@ -124,23 +124,30 @@ export function issueMessage(ids: GhIds, issue: GhIssue, botLogin: string, custo
   };
 }
 
+/** The last message by time; a stable sort, so within GitHub's whole seconds the order GitHub lists them in. */
+const lastOf = <M extends Pick<MirrorMessage, "createdAt">>(messages: readonly M[]): M | undefined =>
+  [...messages].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0)).at(-1);
+
 /** What the messages say the status of an open conversation is: who wrote last (the status machine's rule). */
 export function statusFromMessages(messages: readonly Pick<MirrorMessage, "isCustomer" | "createdAt">[]): Status {
-  const last = [...messages].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0)).at(-1);
+  const last = lastOf(messages);
   if (last && !last.isCustomer) return "waiting-for-customer";
   return messages.length > 1 ? "waiting-for-agent" : "new";
 }
 
 /**
  * The status a poll reads from an issue, idempotently, whatever label writes of the kit are in flight (the
- * labels are the kit's output, not the truth of an open issue):
+ * labels are the kit's output, not the truth of an open issue) and whatever the kit's clock says against GitHub's
+ * (only GitHub's own times are compared with each other). `stored`: the ids of the messages the mirror has.
  * - closed: resolved or closed by `state_reason`, unless a customer message is newer than `closed_at` (the kit
  *   is reopening it for that message): the mirror's status stands;
  * - open, mirrored as resolved or closed: reopened on GitHub, read from its labels (`statusOf`);
- * - open: the mirror's status, unless a message newer than the mirror's last change (`since`) arrived without
- *   its webhook: then whoever wrote last decides (a status an agent set after the last message stands).
+ * - open: the mirror's status, unless the last message is one the mirror lacks (its webhook was lost): then it
+ *   moves the status as its webhook would have (who wrote last decides). A message the mirror has already moved
+ *   the status once, so a status set after it (by an agent's label, by the kit) stands, and a second poll
+ *   changes nothing.
  */
-export function polledStatus(issue: GhIssue, messages: MirrorMessage[], known: Status, since: string): Status {
+export function polledStatus(issue: GhIssue, messages: MirrorMessage[], known: Status, stored: ReadonlySet<string>): Status {
   if (issue.state === "closed") {
     const closedAt = issue.closed_at ? isoOf(issue.closed_at) : "";
     // GitHub's times have whole seconds: a message in the second of the close counts as after it
@@ -148,14 +155,13 @@ export function polledStatus(issue: GhIssue, messages: MirrorMessage[], known: S
     return statusOf(issue, undefined, known);
   }
   if (!isOpen(known)) return statusOf(issue, undefined, known);
-  // GitHub's whole seconds again: a message in the second of the last change may be after it
-  const from = since.replace(/\.\d+Z$/, ".000Z");
-  return messages.some((m) => m.createdAt >= from) ? statusFromMessages(messages) : known;
+  const last = lastOf(messages);
+  return last && !stored.has(last.id) ? statusFromMessages(messages) : known;
 }
 
 /**
- * The issue as a mirror snapshot. `mirrored`: the mirror's status and last change, when there is a mirror; a
- * new mirror (an adopted issue) takes its status from the messages.
+ * The issue as a mirror snapshot. `mirrored`: the mirror's status and the ids of its messages, when there is a
+ * mirror; a new mirror (an adopted issue) takes its status from the messages.
  */
 export function snapshotOf(
   ids: GhIds,
@@ -163,9 +169,9 @@ export function snapshotOf(
   comments: GhComment[],
   botLogin: string,
   customerId: string,
-  mirrored: { status: Status; updatedAt: string } = { status: "new", updatedAt: "" },
+  mirrored: { status: Status; stored: ReadonlySet<string> } = { status: "new", stored: new Set() },
 ): MirrorSnapshot {
   const messages = [issueMessage(ids, issue, botLogin, customerId), ...comments.map((c) => commentMessage(ids, c, botLogin, customerId))];
-  const status = polledStatus(issue, messages, mirrored.status, mirrored.updatedAt);
+  const status = polledStatus(issue, messages, mirrored.status, mirrored.stored);
   return { state: { subject: issue.title, status, labels: agentLabels(issue), assignee: assigneeOf(issue) }, messages };
 }

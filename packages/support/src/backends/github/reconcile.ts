@@ -41,7 +41,8 @@ async function reconcileIssue(s: GithubState, issue: GhIssue) {
     }
     try {
       const comments = await allPages<GhComment>(s, `${issuesPath}/${issue.number}/comments`, {});
-      const snap = snapshotOf(ids, issue, comments, login, c.customerId, c);
+      const stored = new Set((await cx.store.listMessages({ conversationId: id })).map((m) => m.id));
+      const snap = snapshotOf(ids, issue, comments, login, c.customerId, { status: c.status, stored });
       await mirror.sync(id, snap);
       // the messages moved the status (a lost webhook): the issue's labels follow, as the webhook would have
       const to = snap.state.status;
