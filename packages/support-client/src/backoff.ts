@@ -1,7 +1,9 @@
-// Reconnection and retry delays: 1 s doubling up to 30 s (docs/support.md#streams), each jittered by ±20% so
-// clients dropped together by a restart do not all come back in the same instant. Full jitter (uniform under
-// the cap) would break the doubling: its delays start near 0 whatever the attempt; ±20% keeps every delay
-// within a fifth of the doubled value, and inside the first delay and the ceiling.
+// Reconnection and retry delays: 1 s doubling up to 30 s (docs/support.md#streams), with "equal jitter": half of
+// each doubled delay fixed, the other half random, so every wait lies in [d/2, d] of the doubled d. Clients
+// dropped together by a restart spread over that range instead of all coming back in the same instant, and the
+// doubling holds: both ends of the range double with each attempt, so a wait is never shorter than the one before
+// it. Full jitter (uniform under the cap) breaks the doubling: its delays start near 0 whatever the attempt. A
+// jitter around d clamped to [1 s, 30 s] piles half the clients on exactly 1 s and 30 s, the herd it was for.
 export interface Backoff {
   initialMs: number;
   maxMs: number;
@@ -9,22 +11,20 @@ export interface Backoff {
 
 export const STREAM_BACKOFF: Backoff = { initialMs: 1000, maxMs: 30_000 };
 
-/** The cap before attempt `n` (0-based): initial * 2^n, at most `maxMs`. */
+/** The doubled delay before attempt `n` (0-based): initial * 2^n, at most `maxMs`; the longest wait of that attempt. */
 export function backoffDelay(n: number, b: Backoff = STREAM_BACKOFF): number {
   return Math.min(b.maxMs, b.initialMs * 2 ** Math.max(0, Math.min(n, 30)));
 }
 
-/** How far a delay strays from {@link backoffDelay}: ±20%. */
-export const JITTER = 0.2;
-
 /**
- * The delay actually waited before attempt `n`: {@link backoffDelay} times a uniform factor in 0.8..1.2, kept
- * within `initialMs..maxMs` (so 1 s..30 s by default; its mean doubles with each attempt until the ceiling).
+ * The delay actually waited before attempt `n`: half of {@link backoffDelay} plus a uniform random part of the
+ * other half, so within [d/2, d] (0.5..1 s, 1..2 s, ... 15..30 s by default); its mean, 3d/4, doubles with each
+ * attempt until the ceiling. `random` answers numbers in [0, 1).
  */
 export function jitteredDelay(n: number, b: Backoff = STREAM_BACKOFF, random: () => number = Math.random): number {
+  const d = backoffDelay(n, b);
   const r = Math.min(1, Math.max(0, random()));
-  const d = backoffDelay(n, b) * (1 - JITTER + 2 * JITTER * r);
-  return Math.round(Math.min(b.maxMs, Math.max(b.initialMs, d)));
+  return Math.round(d / 2 + (d / 2) * r);
 }
 
 export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>

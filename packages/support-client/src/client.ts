@@ -1,5 +1,5 @@
 // The support client: interface A calls, message retry with a stable clientMessageId, and live streams
-// that reconnect (1 s doubling to 30 s, jittered ±20%, then a detail refetch) or use the platform's EventSource.
+// that reconnect (1 s doubling to 30 s, each wait in [d/2, d], then a detail refetch) or use the platform's EventSource.
 import type { Comment, Issue, Status, StreamEvent, Summary } from "@mountkit/support/wire";
 import { defaultStorage, type KeyValueStorage, newClientMessageId, persistentCustomerId } from "./ids.js";
 import { type EventSourceLike, type StreamHandlers, type Subscription, subscribeWithEventSource, subscribeWithFetch } from "./subscribe.js";
@@ -23,9 +23,9 @@ export interface SupportClientOptions {
   EventSource?: EventSourceLike;
   /** Attempts for a message POST, a read or a close on network errors, 5xx and 429. Default 5. */
   postAttempts?: number;
-  /** First retry delay of those calls, doubling (jittered ±20%). Default 500 ms. */
+  /** First retry delay of those calls, doubling; each wait within [d/2, d] of the doubled delay d. Default 500 ms. */
   postRetryMs?: number;
-  /** Stream reconnection delays: 1 s doubling to 30 s by default, each jittered ±20% within those bounds. */
+  /** Stream reconnection delays: 1 s doubling to 30 s by default; each wait within [d/2, d] of the doubled delay d. */
   reconnect?: { initialMs: number; maxMs: number };
   /** The backoff jitter's random source, numbers in [0, 1) (tests inject one). Default Math.random. */
   random?: () => number;

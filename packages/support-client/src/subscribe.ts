@@ -1,5 +1,5 @@
 // Live streams of one conversation: the platform's EventSource (it reconnects by itself), or a fetch reader
-// that reconnects after 1 s doubling to 30 s (jittered ±20%) and asks for a detail refetch after each return.
+// that reconnects after 1 s doubling to 30 s (each wait in [d/2, d]) and asks for a detail refetch after each return.
 import type { StreamEvent } from "@mountkit/support/wire";
 import { jitteredDelay, sleep } from "./backoff.js";
 import { readSse } from "./sse.js";

@@ -1,5 +1,5 @@
 // Interface A over fetch: one JSON call, its error (status, request id, Retry-After), and the retry loop the
-// calls that are safe to repeat go through (doubling delays jittered ±20%, at least Retry-After).
+// calls that are safe to repeat go through (doubling delays, each wait in [d/2, d], at least Retry-After).
 import { type Backoff, jitteredDelay, sleep } from "./backoff.js";
 
 /** What the client's calls and streams share, fixed when the client is created. */

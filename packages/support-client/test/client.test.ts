@@ -45,23 +45,44 @@ describe("client helpers", () => {
     expect([0, 1, 2, 3, 4, 5, 6, 50].map((n) => backoffDelay(n))).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]);
   });
 
-  it("jitters each delay by ±20% around the doubled value, within 1 s..30 s: the delays still double on average", () => {
-    expect([0, 1, 2, 3, 4, 5, 50].map((n) => jitteredDelay(n, STREAM_BACKOFF, () => 0.5))).toEqual([
-      1000, 2000, 4000, 8000, 16000, 30000, 30000,
+  it("equal jitter: each wait lies in [d/2, d] of the doubled d, never shorter than the one before, spread without spikes", () => {
+    expect([0, 1, 2, 3, 4, 5, 50].map((n) => jitteredDelay(n, STREAM_BACKOFF, () => 0))).toEqual([
+      500, 1000, 2000, 4000, 8000, 15000, 15000,
     ]);
-    expect([1, 2, 3, 4, 5].map((n) => jitteredDelay(n, STREAM_BACKOFF, () => 0))).toEqual([1600, 3200, 6400, 12800, 24000]);
-    expect([0, 1, 4, 5].map((n) => jitteredDelay(n, STREAM_BACKOFF, () => 0.999999))).toEqual([1200, 2400, 19200, 30000]);
+    expect([0, 1, 2, 3, 4, 5, 50].map((n) => jitteredDelay(n, STREAM_BACKOFF, () => 0.5))).toEqual([
+      750, 1500, 3000, 6000, 12000, 22500, 22500,
+    ]);
+    expect([0, 1, 4, 5].map((n) => jitteredDelay(n, STREAM_BACKOFF, () => 0.999999))).toEqual([1000, 2000, 16000, 30000]);
+    // other bounds (the client's message retries start at 500 ms)
+    expect([0, 1, 2].map((n) => jitteredDelay(n, { initialMs: 500, maxMs: 30_000 }, () => 0))).toEqual([250, 500, 1000]);
+    const draw = fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true });
     fc.assert(
-      fc.property(fc.nat(60), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (n, r) => {
-        const d = jitteredDelay(n, STREAM_BACKOFF, () => r);
-        return d >= 1000 && d <= 30_000 && Math.abs(d - backoffDelay(n)) <= 0.2 * backoffDelay(n) + 1;
+      fc.property(fc.nat(60), draw, (n, r) => {
+        const d = backoffDelay(n);
+        const w = jitteredDelay(n, STREAM_BACKOFF, () => r);
+        return w >= d / 2 && w <= d;
       }),
     );
-    // on average (a fixed spread of random draws) each delay is twice the one before, until the ceiling
+    // the doubling holds whatever the draws: while the doubled delay doubles (1, 2, 4, 8, 16 s), a wait is never
+    // shorter than the one of the attempt before; past it every wait stays within the ceiling's [15 s, 30 s]
+    fc.assert(
+      fc.property(fc.nat(60), draw, draw, (n, a, b) => {
+        const next = jitteredDelay(n + 1, STREAM_BACKOFF, () => b);
+        if (backoffDelay(n + 1) !== 2 * backoffDelay(n)) return next >= 15_000 && next <= 30_000;
+        return next >= jitteredDelay(n, STREAM_BACKOFF, () => a);
+      }),
+    );
+    // on average (a fixed spread of random draws) each wait is twice the one before, until the ceiling
     const draws = Array.from({ length: 1000 }, (_, i) => (i + 0.5) / 1000);
-    const mean = (n: number) => draws.reduce((sum, r) => sum + jitteredDelay(n, STREAM_BACKOFF, () => r), 0) / draws.length;
-    for (const n of [1, 2, 3]) expect(mean(n + 1) / mean(n)).toBeCloseTo(2, 2);
-    for (let n = 0; n < 8; n++) expect(mean(n + 1)).toBeGreaterThan(mean(n) - 1e-9);
+    const waits = (n: number) => draws.map((r) => jitteredDelay(n, STREAM_BACKOFF, () => r));
+    const mean = (n: number) => waits(n).reduce((sum, w) => sum + w, 0) / draws.length;
+    for (const n of [0, 1, 2, 3]) expect(mean(n + 1) / mean(n)).toBeCloseTo(2, 2);
+    // spread: no single wait is drawn by more than 1% of the clients, at the first attempt or at the ceiling
+    for (const n of [0, 1, 5, 20]) {
+      const counts = new Map<number, number>();
+      for (const w of waits(n)) counts.set(w, (counts.get(w) ?? 0) + 1);
+      expect(Math.max(...counts.values()), `attempt ${n}`).toBeLessThanOrEqual(10);
+    }
   });
 
   it("strips for display exactly like the server's reference implementation", () => {
@@ -364,7 +385,7 @@ describe("client against a real server", () => {
 
   it("fetch reader: a dropped stream reconnects after 1 s with Last-Event-ID and refetches the detail", async () => {
     const { f, ctl } = instrumentedFetch();
-    // the jitter drawn at its top: 1 s plus a fifth
+    // the jitter drawn at its top: the whole first second
     const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: inMemoryStorage(), fetch: f, random: () => 0.9999 });
     const { conversationId } = await client.create({ message: "x" });
     const events: StreamEvent[] = [];
@@ -388,7 +409,7 @@ describe("client against a real server", () => {
 
   it("fetch reader: the reconnect delay is the jittered first delay, drawn from the injected random source", async () => {
     const { f, ctl } = instrumentedFetch();
-    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: inMemoryStorage(), fetch: f, random: () => 0.3 });
+    const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: inMemoryStorage(), fetch: f, random: () => 0 });
     const { conversationId } = await client.create({ message: "x" });
     const events: StreamEvent[] = [];
     const live = liveConversation(client, conversationId, { onEvent: (e) => events.push(e) });
@@ -397,10 +418,10 @@ describe("client against a real server", () => {
       const cutAt = Date.now();
       ctl.cut();
       await until(() => ctl.streamStarts.length >= 2, "reconnect");
-      // never before the first delay of 1 s (0.3 draws 1 s · 0.92, kept at the 1 s floor), well before 2 s
+      // 0 draws the bottom of the first range, [0.5 s, 1 s]: half a second, never before it, well before the second
       const waited = ctl.streamStarts[1]! - cutAt;
-      expect(waited).toBeGreaterThanOrEqual(950);
-      expect(waited).toBeLessThan(1600);
+      expect(waited).toBeGreaterThanOrEqual(450);
+      expect(waited).toBeLessThan(950);
     } finally {
       live.close();
     }
