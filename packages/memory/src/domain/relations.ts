@@ -85,6 +85,10 @@ const BUILT_IN: Row[] = [
   ["manages", "object", "state", "manage"],
   ["leads", "object", "state", "lead"],
   ["owns", "object", "state", "own", "buy adopt acquire purchase", "sell give_away"],
+  ["maintains", "object", "state", "maintain"],
+  ["coach_of", "object", "state", "coach"],
+  ["responsible_for", "object", "state", "responsible_for be_responsible_for in_charge_of"],
+  ["on_call_for", "object", "state", "on_call_for be_on_call_for"],
   ["located_in", "subject", "state", "is_in located_in headquartered_in based_in"],
   ["member_of", "many", "state", "is_member_of belong_to"],
   ["born_in", "subject", "event", "born_in"],
@@ -121,11 +125,12 @@ const VALUE_NOUN =
 
 /** Roles an organisation has one holder of: "Sofia is the CTO of Bluebird" -> cto_of, one CTO per company. */
 export const UNIQUE_ROLES = new Set(
-  "ceo cto cfo coo cmo cio ciso cpo president chair chairman chairwoman chairperson founder owner head director manager lead principal captain mayor treasurer secretary editor maintainer dean superintendent".split(
+  "ceo cto cfo coo cmo cio ciso cpo president chair chairman chairwoman chairperson founder owner head director manager lead leader principal captain coach mayor treasurer secretary editor maintainer dean superintendent".split(
     " ",
   ),
 );
-const ROLE_RELATION = /^([a-z]+)_(?:of|at)$/;
+/** A role relation, holder first: "cto_of", "tech_lead_of", "account_manager_at" (the role's last word decides). */
+const ROLE_RELATION = /^(?:[a-z0-9]+_){0,2}([a-z]+)_(?:of|at|for)$/;
 
 const SYMMETRIC = new Set(["married_to", "partner_of", "sibling_of", "friend_of", "relative_of"]);
 const IMMUTABLE = new Set(["born_in", "born_on", "birthday"]);

@@ -297,7 +297,7 @@ function clauseFacts(st: EpisodeState, c: Clause, cx: SentenceContext): void {
     targetKind,
     polarity: assertion.polarity,
     aspect: assertion.aspect,
-    ...(isGeneric(c.object) && !kin ? { generic: true } : {}),
+    ...(isGeneric(c.object) && !kin && !c.role ? { generic: true } : {}),
   });
   for (const np of [c.subject, c.object])
     if (np.describedAs) {

@@ -100,7 +100,7 @@ export function assertionOf(c: Clause, table: RelationTable, cues: SentenceCues,
   }
   if (forced === "past") return { relation, polarity: "positive", aspect: "past" };
   if (forced === "ends" || role === "ends") return { relation, polarity: "positive", aspect: "ends" };
-  if (forced === "starts" || role === "starts")
+  if (forced === "starts" || role === "starts" || c.starts)
     return { relation, polarity: "positive", aspect: tense === "future" ? "will_start" : "starts" };
   if (tense === "future") return { relation, polarity: "positive", aspect: "will_start" };
   if (tense === "past" && table.info(relation).kind === "state") return { relation, polarity: "positive", aspect: "past" };

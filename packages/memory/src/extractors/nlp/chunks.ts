@@ -180,6 +180,14 @@ function repair(input: Token[]): Token[] {
     const prev = tokens[k - 1]!;
     // "retired from Ford": a capitalised word the tagger read as a verb after a preposition is a name
     if (t.pos === "VERB" && /^\p{Lu}/u.test(t.text) && (prev.pos === "ADP" || prev.pos === "DET")) tokens[k] = { ...t, pos: "PROPN" };
+    // "appointed Omar Said as CEO": a capitalised word read as a verb after a name, once the sentence has its verb
+    else if (
+      t.pos === "VERB" &&
+      /^\p{Lu}\p{Ll}/u.test(t.text) &&
+      prev.pos === "PROPN" &&
+      tokens.slice(0, k - 1).some((x) => x.pos === "VERB")
+    )
+      tokens[k] = { ...t, pos: "PROPN" };
   }
   for (let k = 1; k < tokens.length; k++) {
     const t = tokens[k]!;

@@ -2,6 +2,7 @@
 // or an adjective ("Melanie is a painter", "Tom is allergic to peanuts"), possessive copula ("Liam's
 // favourite band is Radiohead"), relative clauses ("who loves camping") and coordination on both sides.
 import type { Chunk, NounPhrase, VerbGroup } from "./chunks.js";
+import { type Role, roleOf } from "./roles.js";
 
 export interface Clause {
   subject: NounPhrase;
@@ -15,6 +16,10 @@ export interface Clause {
   reciprocal?: boolean;
   /** A recurring time ("every night at 2 am") as the object. */
   schedule?: boolean;
+  /** The clause tells when the relation began, whatever its tense: "Gavin replaced Jack as CEO". */
+  starts?: boolean;
+  /** A role a group has one holder of: the group is one thing even when plural ("on call for payments"). */
+  role?: boolean;
 }
 
 const adjectivePhrase = (text: string): NounPhrase => ({
@@ -144,9 +149,11 @@ export function clauses(chunks: Chunk[]): Clause[] {
       emit("schedule", [sched], { schedule: true });
       continue;
     }
-    const role = roleObject(chunks, k);
-    if (role && (isCopula(vg) || /^(become|remain|stay|name|appoint|elect|promote|make|hire)$/.test(vg.main?.lemma ?? ""))) {
-      emit(`${role.role}_of`, [role.org]);
+    const held = roleClauses(chunks, v, subjects);
+    if (held) {
+      out.push(...held.clauses);
+      // a role noun the tagger read as a verb ("tech lead") is no verb of its own
+      v = held.last;
       continue;
     }
     if (isCopula(vg)) {
@@ -154,7 +161,11 @@ export function clauses(chunks: Chunk[]): Clause[] {
         const { items } = nounList(chunks, k);
         const s = subjects[0]!;
         // "Liam's favourite band is Radiohead": the possessor is the subject, the possessed noun the relation
-        if (subjects.length === 1 && s.possessor && !s.possessor.pronoun?.match(/^(its|their)$/)) {
+        const role = subjects.length === 1 && s.possessor && !s.possessor.pronoun ? roleOf({ ...s, possessor: null }) : null;
+        if (role && !role.groupFirst) {
+          // "Bluebird's CTO is Sofia": Sofia is the CTO of Bluebird, as "Sofia is Bluebird's CTO" says
+          for (const o of items) out.push({ subject: o, relation: role.relation, object: s.possessor!, negated: vg.negated, verb: vg });
+        } else if (subjects.length === 1 && s.possessor && !s.possessor.pronoun?.match(/^(its|their)$/)) {
           for (const o of items)
             out.push({ subject: { ...s.possessor }, relation: possessedRelation(s), object: o, negated: vg.negated, verb: vg });
         } else if (subjects.length === 1 && s.possessor) {
@@ -180,7 +191,12 @@ export function clauses(chunks: Chunk[]): Clause[] {
     const main = vg.main;
     if (!main) continue;
     if (vg.passive) {
-      if (next?.type === "prep" && chunks[k + 1]?.type === "np") {
+      if (next?.type === "prep" && next.token.lower === "by" && chunks[k + 1]?.type === "np" && !vg.particle) {
+        // "The billing API is maintained by Team Orca": Team Orca maintains it, one relation whichever voice says it
+        const agents = nounList(chunks, k + 1).items.filter((a) => !a.pronoun || a.pronoun !== "it");
+        for (const a of agents)
+          for (const s of subjects) out.push({ subject: a, relation: slug(main.lemma), object: s, negated: vg.negated, verb: vg });
+      } else if (next?.type === "prep" && chunks[k + 1]?.type === "np") {
         emit(slug(main.lower, vg.particle, next.token.lower), nounList(chunks, k + 1).items);
       } else if (next?.type === "np") {
         // "was named employee of the month", "is called Biscuit"
@@ -251,20 +267,99 @@ function scheduleObject(chunks: Chunk[], k: number): NounPhrase | null {
   return { ...adjectivePhrase(words.map((w) => w.text).join(" ")), tokens: words };
 }
 
-/** Roles an organisation has one holder of, as a relation: "the CTO of Bluebird" -> cto_of Bluebird. */
-const UNIQUE_ROLE =
-  /^(ceo|cto|cfo|coo|cmo|cio|ciso|cpo|president|chair|chairman|chairwoman|chairperson|founder|owner|head|director|manager|lead|principal|captain|mayor|treasurer|secretary|editor|maintainer|dean)$/i;
+/** A role noun the tagger read as a verb after its noun phrase: "the mobile team's tech lead", "the tech lead of". */
+const ROLE_VERB_NOUNS = /^(lead|head|chair|coach|contact|manage)$/;
 
-function roleObject(chunks: Chunk[], k: number): { role: string; org: NounPhrase } | null {
+/** The noun phrase at `k`, with a role noun the tagger split off as a verb put back; and the index after it. */
+function roleNoun(chunks: Chunk[], k: number): { np: NounPhrase; next: number } | null {
   const np = chunks[k];
-  if (np?.type !== "np" || np.pronoun) return null;
-  // "Bluebird's CTO"
-  const words = np.text.split(/\s+/);
-  if (np.possessor && !np.possessor.pronoun && words.length === 1 && UNIQUE_ROLE.test(words[0]!))
-    return { role: words[0]!.toLowerCase(), org: np.possessor };
-  const prep = chunks[k + 1];
-  const org = chunks[k + 2];
-  if (prep?.type !== "prep" || !/^(of|at)$/.test(prep.token.lower) || org?.type !== "np" || org.pronoun) return null;
-  if (np.det === "a" || np.det === "an" || words.length !== 1 || !UNIQUE_ROLE.test(words[0]!)) return null;
-  return { role: words[0]!.toLowerCase(), org };
+  if (np?.type !== "np") return null;
+  const split = chunks[k + 1];
+  if (split?.type === "vg" && split.tokens.length === 1 && ROLE_VERB_NOUNS.test(split.tokens[0]!.lower) && chunks[k + 2]?.type !== "np")
+    return { np: { ...np, text: `${np.text} ${split.tokens[0]!.text}`, tokens: [...np.tokens, split.tokens[0]!] }, next: k + 2 };
+  return { np, next: k + 1 };
+}
+
+/** The group after a role: "of Hooli", "at Hooli", "for the checkout flow". */
+function groupAfter(chunks: Chunk[], k: number): NounPhrase | null {
+  const prep = chunks[k];
+  const group = chunks[k + 1];
+  if (prep?.type !== "prep" || !/^(of|at|for)$/.test(prep.token.lower) || group?.type !== "np" || group.pronoun) return null;
+  return group;
+}
+
+/** Verbs that give the role named after "as" to their object: "Lumen Labs appointed Omar Said as CEO". */
+const APPOINT = /^(appoint|name|hire|elect|promote|make|choose|pick|select|nominate|confirm)$/;
+/** Verbs whose subject takes the role named after "as": "Gavin replaced Jack as CEO", "Leo took over as PM". */
+const SUCCEED = /^(replace|succeed|take|join|start|stay|remain|serve|return|step|come)$/;
+
+/**
+ * Clauses that name a role a group has one holder of, whatever the wording (roles.ts): "X is (now) the (new) CEO
+ * of Y", "X is Y's tech lead", "the CEO of Y is X", "Y has a new coach, X", "X replaced Z as CEO of Y", "Y appointed
+ * X as CEO". Null when the verb group at `v` names no role.
+ */
+function roleClauses(chunks: Chunk[], v: number, subjects: NounPhrase[]): { clauses: Clause[]; last: number } | null {
+  const vg = chunks[v] as VerbGroup;
+  const out: Clause[] = [];
+  let starts = false;
+  let last = v;
+  const hold = (holder: NounPhrase, role: Role, group: NounPhrase) => {
+    if (holder.pronoun === "it") return;
+    const [subject, object] = role.groupFirst ? [group, holder] : [holder, group];
+    out.push({ subject, relation: role.relation, object, negated: vg.negated, verb: vg, role: true, ...(starts ? { starts } : {}) });
+  };
+  const done = () => (out.length ? { clauses: out, last } : null);
+  const lemma = vg.main?.lemma ?? "";
+  const after = roleNoun(chunks, v + 1);
+  if (after && (isCopula(vg) || /^(become|remain|stay|name|appoint|elect|promote|make|hire)$/.test(lemma))) {
+    const { np } = after;
+    // "Sofia became CTO of Bluebird in 2020": the role began then
+    starts = !isCopula(vg) && /^(become|name|appoint|elect|promote|make|hire)$/.test(lemma);
+    // "X is Y's tech lead"
+    const possessed = np.possessor && !np.possessor.pronoun ? roleOf({ ...np, possessor: null }) : null;
+    if (possessed) for (const s of subjects) hold(s, possessed, np.possessor!);
+    // "X is the new manager of Y"
+    const role = np.possessor ? null : roleOf(np);
+    const group = role ? groupAfter(chunks, after.next) : null;
+    if (role && group) for (const s of subjects) hold(s, role, group);
+    last = after.next - 1;
+    if (out.length) return done();
+  }
+  // "The CEO of Y is X", "Our main contact at Y is X": the role before the copula, the holder after it
+  const before = chunks[v - 3];
+  if (isCopula(vg) && before?.type === "np" && chunks[v - 2]?.type === "prep" && after && subjects.length === 1) {
+    const role = roleOf({ ...before, possessor: before.possessor?.pronoun ? null : before.possessor });
+    if (role && groupAfter(chunks, v - 2) === subjects[0]) hold(after.np, role, subjects[0]!);
+    last = after.next - 1;
+    if (out.length) return done();
+  }
+  // "Y has a new coach, X", "Y has a new account manager: X"
+  const next = chunks[v + 2];
+  const holder = chunks[v + 3];
+  if (lemma === "have" && after && (next?.type === "comma" || (next?.type === "stop" && next.token.text === ":")) && holder?.type === "np") {
+    const role = roleOf(after.np, { indefinite: true });
+    if (role && (holder.proper || holder.tokens.some((t) => t.name))) for (const s of subjects) hold(holder, role, s);
+    last = v + 3;
+    if (out.length) return done();
+  }
+  // "X replaced Z as CEO of Y", "Y appointed X as chief executive", "Leo took over as product manager for Y"
+  let k = v + 1;
+  const object = chunks[k]?.type === "np" ? (chunks[k] as NounPhrase) : null;
+  if (object) k++;
+  const as = chunks[k];
+  const hasAs = as?.type === "prep" && as.token.lower === "as";
+  // "named Omar CEO", and "as" when the tagger dropped it as an adverb
+  if ((hasAs && (APPOINT.test(lemma) || SUCCEED.test(lemma))) || (!hasAs && object && as?.type === "np" && APPOINT.test(lemma))) {
+    const named = roleNoun(chunks, hasAs ? k + 1 : k);
+    const role = named ? roleOf(named.np) : null;
+    if (role && named) {
+      const group = groupAfter(chunks, named.next);
+      starts = true;
+      if (APPOINT.test(lemma) && object) for (const s of subjects) hold(object, role, group ?? s);
+      else if (group) for (const s of subjects) hold(s, role, group);
+      last = group ? named.next + 1 : named.next - 1;
+    }
+    if (out.length) return done();
+  }
+  return null;
 }
