@@ -29,6 +29,9 @@ const packages: Array<{ dir: string; entries?: Record<string, string>; inline?: 
       testing: "src/testing.ts",
       cli: "src/cli.ts",
       "cli-bin": "src/cli-bin.ts",
+      // optional-peer subpaths: the MCP server (@modelcontextprotocol/sdk) and the Vercel AI SDK tools (ai)
+      mcp: "src/mcp/index.ts",
+      ai: "src/ai.ts",
       "extract-worker": "src/extractors/worker.ts",
       // the package's `#extraction-runtime` import: extraction threads on Node, in-process elsewhere (package.json "imports")
       "runtime-node": "src/runtime/node.ts",

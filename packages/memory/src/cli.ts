@@ -1,4 +1,5 @@
-// `mountkit-memory keys create|revoke|list`: API-key administration against any MemoryStore.
+// `mountkit-memory keys create|revoke|list`: API-key administration against any MemoryStore;
+// `mountkit-memory mcp`: one brain as an MCP server on stdio (its SDK loaded only by that command).
 // The store comes from a module exporting `openMemoryStore(env): Promise<{ store, close? }>`, named by
 // --store-module or MEMORY_STORE_MODULE (the SQL package provides one); hosts can call runCli directly
 // (`@mountkit/memory/cli`: Node only, so it stays off the root entry). `mountkit-memory webhooks …` manages a
@@ -12,7 +13,7 @@ export interface CliIo {
   openStore(): Promise<{ store: MemoryStore; close?(): Promise<void> }>;
   out(line: string): void;
   err(line: string): void;
-  /** Where `webhooks` commands read MOUNTKIT_URL and MOUNTKIT_TOKEN; default process.env. */
+  /** Where `webhooks` commands read MOUNTKIT_URL and MOUNTKIT_TOKEN, and `mcp` MEMORY_BRAIN; default process.env. */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -20,6 +21,9 @@ const USAGE = `usage:
   mountkit-memory keys create --brain <brainId> [--label <text>] [--key <secret>]
   mountkit-memory keys revoke <keyId>
   mountkit-memory keys list [--brain <brainId>] [--json]
+  mountkit-memory mcp [--brain <brainId>]   MCP server on stdin/stdout for one brain (or env MEMORY_BRAIN);
+                 the store: DATABASE_URL (PostgreSQL) or DATA_DIR (SQLite, default ./data) through
+                 @mountkit/sql/memory unless --store-module says otherwise; logs on stderr (MEMORY_LOG_LEVEL)
   mountkit-memory webhooks list|create|show|update|delete|deliveries|redeliver ...   (mountkit-memory webhooks --help)
                  a brain's subscriptions on a running server: --server <url> --token <API key>
                  (or MOUNTKIT_URL, MOUNTKIT_TOKEN)
@@ -49,6 +53,7 @@ function parse(argv: string[]): { positional: string[]; flags: Map<string, strin
 /** Runs one command; returns the process exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (argv[0] === "webhooks") return webhooks(argv.slice(1), io);
+  if (argv[0] === "mcp") return mcp(argv.slice(1), io);
   const { positional, flags } = parse(argv);
   const [group, command, arg] = positional;
   const str = (name: string) => (typeof flags.get(name) === "string" ? (flags.get(name) as string) : undefined);
@@ -110,6 +115,34 @@ function webhooks(argv: string[], io: CliIo): Promise<number> {
   );
 }
 
+/** `mcp`: serves until the client closes stdin. The SDK is imported here only, so the other commands run without it. */
+async function mcp(argv: string[], io: CliIo): Promise<number> {
+  const { flags } = parse(argv);
+  const flag = flags.get("brain");
+  const brainId = (typeof flag === "string" ? flag : (io.env ?? process.env).MEMORY_BRAIN)?.trim();
+  if (!brainId) {
+    io.err("mcp needs the brain: --brain <brainId> or MEMORY_BRAIN");
+    return 2;
+  }
+  let stdio: typeof import("./mcp/stdio.js");
+  try {
+    stdio = await import("./mcp/stdio.js");
+  } catch (err) {
+    io.err(`mcp needs @modelcontextprotocol/sdk installed beside @mountkit/memory (${(err as Error).message})`);
+    return 1;
+  }
+  const { store, close } = await io.openStore();
+  try {
+    await stdio.serveMcpStdio({ store, brainId });
+    return 0;
+  } finally {
+    await close?.();
+  }
+}
+
+/** Where `mountkit-memory mcp` finds its store when none is named: DATABASE_URL or DATA_DIR, as the example server. */
+const MCP_STORE_MODULE = "@mountkit/sql/memory";
+
 /** The `mountkit-memory` command itself (started by `cli-bin.ts`). */
 export async function main(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -119,6 +152,12 @@ export async function main(): Promise<void> {
     const a = argv[i]!;
     spec = a.includes("=") ? a.split("=", 2)[1] : argv[i + 1];
     argv.splice(i, a.includes("=") ? 1 : 2);
+  }
+  if (argv[0] === "mcp") {
+    spec ??= MCP_STORE_MODULE;
+    // stdout is the protocol's: a stray console.log from any library would corrupt it
+    console.log = console.error;
+    console.info = console.error;
   }
   const code = await runCli(argv, {
     async openStore() {

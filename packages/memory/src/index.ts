@@ -46,6 +46,8 @@ export type { Aspect, ExtractedEntity, ExtractedFact, ExtractionInput, Extractor
 export { EXTRACTION_QUEUE, type ExtractionPayload } from "./pipeline/run.js";
 export { bm25Index } from "./retrieval/bm25.js";
 export { DEFAULT_WEIGHTS, type RecallWeights } from "./retrieval/recall.js";
+// the handler `createMemoryService({ mcp })` takes: `mcpHttp()` from `@mountkit/memory/mcp` (the SDK stays off this entry)
+export type { MemoryMcpHttp } from "./routes/mcp.js";
 // the default extractor's worker threads on Node (`createMemoryService({ extraction })`)
 export type { ExtractionThreadsOptions } from "./runtime/types.js";
 export { createMemoryService, EXPLORER_PATH, type MemoryService, type MemoryServiceOptions } from "./service.js";

@@ -27,6 +27,7 @@ import { errors, SECURITY } from "./routes/common.js";
 import { edgeRoutes } from "./routes/edges.js";
 import { entityRoutes } from "./routes/entities.js";
 import { episodeRoutes } from "./routes/episodes.js";
+import { type MemoryMcpHttp, mcpRoutes } from "./routes/mcp.js";
 import { openapiRoutes } from "./routes/openapi.js";
 import { playbookRoutes } from "./routes/playbooks.js";
 import { recallRoutes } from "./routes/recall.js";
@@ -82,6 +83,11 @@ export interface MemoryServiceOptions {
    * `/v1/webhooks`: receivers' address policy, time cap, retry schedule, concurrency (docs/webhooks.md).
    */
   webhooks?: WebhookOptions;
+  /**
+   * The MCP server at `/v1/mcp` (Streamable HTTP, stateless, the API key as bearer): `mcpHttp()` from
+   * `@mountkit/memory/mcp`, which needs `@modelcontextprotocol/sdk` installed (docs/memory.md#mcp). Off by default.
+   */
+  mcp?: MemoryMcpHttp;
 }
 
 /** Where the explorer page lives, under the service's basePath. */
@@ -170,6 +176,7 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
       eventTypes: MEMORY_EVENTS,
       authErrors: errors(),
     }),
+    ...(options.mcp ? mcpRoutes({ api, auth: guard[0]!, quota: guard[1]!, mcp: options.mcp }) : []),
     ...openapiRoutes((mountPath) => service.openapi({ mountPath })),
     ...(options.explorerScript === undefined
       ? []
