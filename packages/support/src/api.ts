@@ -12,6 +12,7 @@ import { type CloseAction, closeMessage } from "./domain/status.js";
 import { subjectOr } from "./domain/subject.js";
 import { issueDetail, type Summary } from "./domain/views.js";
 import { supportError } from "./errors.js";
+import { CannedCreateBody, CannedPatchBody, NoteCreateBody, NoteEditBody } from "./routes/desk-schemas.js";
 import { AgentEditBody, AgentReplyBody, CreateBody, PostBody, RateBody } from "./routes/schemas.js";
 import type { Rating } from "./store/types.js";
 import { conversationEvents, customerEvents, type LastEventId, productNotices, type StreamDeps } from "./stream/open.js";
@@ -64,9 +65,9 @@ export interface SupportApi {
  * The input checked by the schema its route validates, so a call in-process meets the rules HTTP does (a
  * message of 1 to 20,000 characters...): the same 400 `invalid_request` with the same message and details.
  */
-function checked(schema: z.ZodType, input: unknown): void {
+function checked<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const r = schema.safeParse(input);
-  if (r.success) return;
+  if (r.success) return r.data;
   const details = issuesToDetails(r.error.issues);
   const first = details[0];
   throw supportError("invalid_request", {
@@ -167,6 +168,26 @@ function customerApi({ products, streams }: SupportApiDeps): Omit<SupportApi, "a
   };
 }
 
+/** Private notes and canned replies, under their routes' input rules (a canned reply's shortcut in lower case). */
+function deskApi({ conversations: c, products }: SupportApiDeps): Pick<AgentApi, "notes" | "cannedReplies"> {
+  const slug = (productSlug: string) => products.require(productSlug).slug;
+  return {
+    notes: {
+      list: c.notes.list,
+      add: async (id, input) => c.notes.add(id, checked(NoteCreateBody, input)),
+      edit: async (id, noteId, body) => c.notes.edit(id, noteId, checked(NoteEditBody, { body }).body),
+      remove: c.notes.remove,
+    },
+    cannedReplies: {
+      list: async (productSlug) => c.cannedReplies.list(slug(productSlug)),
+      get: async (productSlug, id) => c.cannedReplies.get(slug(productSlug), id),
+      create: async (productSlug, input) => c.cannedReplies.create(slug(productSlug), checked(CannedCreateBody, input)),
+      update: async (productSlug, id, patch) => c.cannedReplies.update(slug(productSlug), id, checked(CannedPatchBody, patch)),
+      remove: async (productSlug, id) => c.cannedReplies.remove(slug(productSlug), id),
+    },
+  };
+}
+
 export function createSupportApi(deps: SupportApiDeps): SupportApi {
   const { conversations: c, streams } = deps;
   return {
@@ -188,6 +209,7 @@ export function createSupportApi(deps: SupportApiDeps): SupportApi {
       setAssignee: c.setAssignee,
       setStatus: c.setStatus,
       remove: c.remove,
+      ...deskApi(deps),
       async openStream(id, input = {}) {
         const conversation = await c.get(id);
         if (!conversation) throw supportError("conversation_not_found");

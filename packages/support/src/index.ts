@@ -26,6 +26,7 @@ export { supportError } from "./errors.js";
 export { addressKey, type ClientAddressOptions } from "./http/client-address.js";
 export { CUSTOMER_ID } from "./routes/schemas.js";
 export { createSupportService, INBOX_PATH, SUPPORT_MOUNTS, type SupportService, type SupportServiceOptions } from "./service.js";
+export type { CannedReplyRecord, CannedReplyStore, CannedReplyWrite, NoteRecord, NoteStore } from "./store/agent-types.js";
 export { inMemorySupportStore, memorySupportStore } from "./store/in-memory.js";
 export {
   type AppendMessageResult,

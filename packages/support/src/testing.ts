@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, it } from "vitest";
 import { appendTests } from "./conformance/appends.js";
 import { changeTests } from "./conformance/changes.js";
 import { createDedupTests, messageDedupTests } from "./conformance/dedup.js";
+import { cannedReplyTests, noteTests } from "./conformance/desk.js";
 import type { StoreTest } from "./conformance/fixtures.js";
 import { listingTests } from "./conformance/listing.js";
 import { logTests } from "./conformance/log.js";
@@ -40,7 +41,18 @@ export function describeSupportStore(
       const t = lookup(title);
       (t.skipped ? it.skip : it)(t.title, () => fn(store));
     };
-    for (const group of [recordTests, listingTests, appendTests, messageDedupTests, createDedupTests, changeTests, logTests, outboxTests])
+    for (const group of [
+      recordTests,
+      listingTests,
+      appendTests,
+      messageDedupTests,
+      createDedupTests,
+      changeTests,
+      logTests,
+      outboxTests,
+      noteTests,
+      cannedReplyTests,
+    ])
       group(test);
   });
 }

@@ -1,5 +1,6 @@
 // Tables of the support service: conversations (with their event-log position and creation dedup key),
-// messages, the event log, the ids of inbound webhook deliveries, and the customers' ratings.
+// messages, the event log, the ids of inbound webhook deliveries, the customers' ratings, agents' private notes and
+// canned replies.
 import type { MigrationSet } from "../migrate.js";
 import { exec } from "../migrate.js";
 
@@ -93,6 +94,37 @@ export const supportMigrations: MigrationSet = {
           "alter table support_conversations add column rating_score integer",
           "alter table support_conversations add column rating_comment text",
           "alter table support_conversations add column rated_at text",
+        ]);
+      },
+    },
+    {
+      version: 5,
+      name: "private notes and canned replies",
+      async up(db, dialect) {
+        // notes sit apart from messages and events, so nothing that reads those (interface A, its stream, interface B,
+        // the backends, outbound events) can carry one (docs/support.md#private-notes)
+        const key = dialect === "postgres" ? 'text collate "C"' : "text";
+        await exec(db, [
+          `create table support_notes (
+            id ${key} primary key,
+            conversation_id text not null references support_conversations (id),
+            body text not null,
+            author text not null,
+            created_at ${key} not null,
+            updated_at text not null
+          )`,
+          "create index support_notes_conversation on support_notes (conversation_id, created_at, id)",
+          `create table support_canned_replies (
+            id text primary key,
+            product_slug text not null,
+            shortcut ${key} not null,
+            title text not null,
+            body text not null,
+            created_at text not null,
+            updated_at text not null
+          )`,
+          // one shortcut per product, also under concurrent writes (docs/support.md#canned-replies)
+          "create unique index support_canned_replies_shortcut on support_canned_replies (product_slug, shortcut)",
         ]);
       },
     },

@@ -2,6 +2,7 @@
 // agent's messages (reply, edit, delete), and the conversation's labels, assignee, status and removal.
 import { supportError } from "../errors.js";
 import type { ConversationRecord, ListConversationsQuery } from "../store/types.js";
+import { noteView } from "./agent-notes.js";
 import { appendWithStatus, live, mutate, newMessage, type StoreCx, statusEvents } from "./conversation-writes.js";
 import type { Conversations } from "./conversations-types.js";
 import { ev } from "./events.js";
@@ -45,6 +46,7 @@ export function agentReads(x: StoreCx): Pick<Conversations, "get" | "agentList" 
         customerId: c.customerId,
         productSlug: c.productSlug,
         assignee: c.assignee,
+        notes: (await store.notes.list({ conversationId: id })).map(noteView),
       };
     },
   };

@@ -1,6 +1,7 @@
 // The agent side's view of the service's own conversations: the interface `createConversations` (conversations.ts)
 // returns, which the operations in agent-ops.ts implement piece by piece.
 import type { ConversationRecord } from "../store/types.js";
+import type { AgentNotes, CannedReplies, Note } from "./agent-notes.js";
 import type { CustomerBackend } from "./backend.js";
 import type { Status } from "./status.js";
 import type { AgentSummary, Comment, ConversationView, Summary } from "./views.js";
@@ -21,7 +22,10 @@ export interface Conversations {
   /** Conversation as the agent side sees it, or null (missing or deleted). */
   get(id: string): Promise<ConversationRecord | null>;
   agentList(q: AgentListQuery): Promise<AgentSummary[]>;
-  agentDetail(id: string): Promise<(ConversationView & { customerId: string; productSlug: string; assignee: string | null }) | null>;
+  /** With the conversation's private notes, oldest first (agents only: no other view has them). */
+  agentDetail(
+    id: string,
+  ): Promise<(ConversationView & { customerId: string; productSlug: string; assignee: string | null; notes: Note[] }) | null>;
   reply(id: string, input: { body: string; author: string }): Promise<Comment>;
   editMessage(id: string, messageId: string, body: string): Promise<Comment & { updatedAt: string }>;
   deleteMessage(id: string, messageId: string): Promise<void>;
@@ -29,4 +33,8 @@ export interface Conversations {
   setAssignee(id: string, assignee: string | null): Promise<string | null>;
   setStatus(id: string, status: Status): Promise<Summary>;
   remove(id: string): Promise<void>;
+  /** Agents' private notes (docs/support.md#private-notes). */
+  notes: AgentNotes;
+  /** Each product's canned replies (docs/support.md#canned-replies). */
+  cannedReplies: CannedReplies;
 }

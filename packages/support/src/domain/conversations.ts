@@ -2,6 +2,7 @@
 // operations (`agent-ops.ts`), assembled over one store, bus, clock and id source.
 
 import { builtinBackend } from "../backends/builtin.js";
+import { agentNotes, cannedReplies } from "./agent-notes.js";
 import { agentChanges, agentMessages, agentReads } from "./agent-ops.js";
 import { type ConversationsDeps, storeCx } from "./conversation-writes.js";
 import type { Conversations } from "./conversations-types.js";
@@ -14,5 +15,12 @@ export type { AgentSummary };
 
 export function createConversations(deps: ConversationsDeps): Conversations {
   const x = storeCx(deps);
-  return { backend: builtinBackend(x), ...agentReads(x), ...agentMessages(x), ...agentChanges(x) };
+  return {
+    backend: builtinBackend(x),
+    ...agentReads(x),
+    ...agentMessages(x),
+    ...agentChanges(x),
+    notes: agentNotes(x),
+    cannedReplies: cannedReplies(x),
+  };
 }

@@ -8,6 +8,7 @@ import { supportError } from "../errors.js";
 import { bearer } from "../http/auth.js";
 import { eventStream, type SupportContext } from "../http/context.js";
 import { parseLastEventId } from "../stream/open.js";
+import { deskRoutes } from "./agent-desk.js";
 import {
   AgentDetailSchema,
   AgentEditBody,
@@ -147,7 +148,7 @@ const productStreamRoute = ({ cx, common }: AgentCx) =>
     operationId: "agentStreamProduct",
     summary: "Server-Sent Events: a notice per change of any of a product's conversations (an inbox's live list)",
     description:
-      "`connected` first, then `conversation_changed` with `{ conversationId, seq }` for every new conversation, message, edit, status, label or assignee change. Notices carry no id and are not replayed: a client that (re)connects reads the list again.",
+      "`connected` first, then `conversation_changed` with `{ conversationId, seq }` for every new conversation, message, edit, status, label or assignee change, and `notes_changed` with `{ conversationId }` when a conversation's private notes change (agents only: a conversation's own streams never carry it). Notices carry no id and are not replayed: a client that (re)connects reads the list again.",
     query: InboxStreamQuery,
     responses: {
       200: { description: "Event stream", contentType: "text/event-stream", schema: StreamEventSchema, headers: streamHeaders },
@@ -312,5 +313,7 @@ export function agentRoutes(cx: SupportContext): Route[] {
     assigneeRoute,
     statusRoute,
     deleteRoute,
-  ].map((make) => make(a));
+  ]
+    .map((make) => make(a))
+    .concat(deskRoutes(a));
 }

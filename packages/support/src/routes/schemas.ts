@@ -101,6 +101,9 @@ export const AgentDetailSchema = SpiDetailSchema.extend({
   productSlug: z.string(),
   assignee: z.string().nullable(),
   labels: z.array(z.string()),
+  notes: z
+    .array(z.object({ id: z.string(), body: z.string(), author: z.string(), createdAt: Timestamp, updatedAt: Timestamp }))
+    .describe("Agents' private notes, oldest first (docs/support.md#private-notes)"),
 });
 
 export const StreamEventSchema = z

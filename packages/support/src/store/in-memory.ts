@@ -1,6 +1,7 @@
 // In-memory SupportStore: every operation runs synchronously inside one call, so each is atomic.
 import { inMemoryJobStore, type JobStore } from "@mountkit/core/jobs";
 import { inMemoryWebhookStore } from "@mountkit/core/webhooks";
+import { inMemoryCannedReplyStore, inMemoryNoteStore } from "./in-memory-agent.js";
 import {
   type AppendMessageResult,
   type ConversationPatch,
@@ -279,12 +280,21 @@ function deliveryClaims(): Pick<SupportStore, "claimDelivery" | "releaseDelivery
 export function inMemorySupportStore(): SupportStore {
   const rows: Rows = new Map();
   const jobs = inMemoryJobStore();
+  const notes = inMemoryNoteStore();
+  const writes = conditionalWrites(rows, jobs);
   return {
     ...conversationReads(rows, jobs),
-    ...conditionalWrites(rows, jobs),
+    ...writes,
+    async deleteConversation(input) {
+      const r = await writes.deleteConversation(input);
+      if (r.ok) notes.drop(input.conversationId);
+      return r;
+    },
     ...eventLog(rows),
     jobs,
     webhooks: inMemoryWebhookStore(),
+    notes: notes.store,
+    cannedReplies: inMemoryCannedReplyStore(),
     ...deliveryClaims(),
   };
 }

@@ -3,6 +3,7 @@
 import type { JobStore, NewJob } from "@mountkit/core/jobs";
 import type { WebhookStore } from "@mountkit/core/webhooks";
 import type { Status } from "../domain/status.js";
+import type { CannedReplyStore, NoteStore } from "./agent-types.js";
 
 /** Where a stored body's hidden metadata block starts: search reads a body up to the first one. */
 export const METADATA_MARK = "<!-- cs:";
@@ -191,7 +192,7 @@ export interface SupportStore {
     events: EventInput[];
   }): Promise<WriteResult>;
 
-  /** Marks the conversation deleted, drops its messages, appends `events` (kept for open streams). */
+  /** Marks the conversation deleted, drops its messages and notes, appends `events` (kept for open streams). */
   deleteConversation(input: { conversationId: string; expectedSeq: number; deletedAt: string; events: EventInput[] }): Promise<WriteResult>;
 
   /**
@@ -224,4 +225,8 @@ export interface SupportStore {
   readonly jobs: JobStore;
   /** Outbound-event (webhook) subscriptions and their deliveries (docs/support.md#webhooks). */
   readonly webhooks: WebhookStore;
+  /** Agents' private notes on conversations (docs/support.md#private-notes). */
+  readonly notes: NoteStore;
+  /** Each product's canned replies (docs/support.md#canned-replies). */
+  readonly cannedReplies: CannedReplyStore;
 }

@@ -83,7 +83,10 @@ export function customerEvents(
   return conversationEvents(s, { conversation: local.conversation, lastEventId: input.lastEventId, signal: input.signal, onClose });
 }
 
-/** A product's change notices: `connected`, then `conversation_changed` per notice on the bus (not replayed). */
+/**
+ * A product's change notices: `connected`, then `conversation_changed` per notice on the bus, `notes_changed` per change
+ * of a conversation's private notes (not replayed).
+ */
 export function productNotices(s: StreamDeps, productSlug: string, signal?: AbortSignal): Channel<SseEvent> {
   const stamp = () => new Date(s.clock.now()).toISOString();
   let unsubscribe = () => {};
@@ -93,6 +96,11 @@ export function productNotices(s: StreamDeps, productSlug: string, signal?: Abor
   if (!events.closed)
     unsubscribe = s.bus.subscribe(productTopic(productSlug), (m) => {
       if (!isNotice(m)) return;
+      // a private note changed: agents only hear of it here, never on a conversation's stream (domain/agent-notes.ts)
+      if ((m as { notes?: unknown }).notes === true) {
+        const data = { conversationId: m.conversationId };
+        return void events.push({ data: JSON.stringify({ type: "notes_changed", data, createdAt: stamp() }) });
+      }
       const data = { conversationId: m.conversationId, seq: m.seq };
       events.push({ data: JSON.stringify({ type: "conversation_changed", data, createdAt: stamp() }) });
     });

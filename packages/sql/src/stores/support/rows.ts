@@ -50,11 +50,34 @@ export interface DeliveryRow {
   received_at: string;
 }
 
+/** A private note (migration 5). */
+export interface NoteRow {
+  id: string;
+  conversation_id: string;
+  body: string;
+  author: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A canned reply (migration 5); `(product_slug, shortcut)` is unique. */
+export interface CannedReplyRow {
+  id: string;
+  product_slug: string;
+  shortcut: string;
+  title: string;
+  body: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface SupportDb {
   support_conversations: ConversationRow;
   support_messages: MessageRow;
   support_events: EventRow;
   support_deliveries: DeliveryRow;
+  support_notes: NoteRow;
+  support_canned_replies: CannedReplyRow;
 }
 
 export type Db = Kysely<SupportDb>;

@@ -6,6 +6,7 @@ import { sql } from "kysely";
 import type { SqlDatabase } from "../../db.js";
 import { sqlJobStore } from "../kit/jobs.js";
 import { sqlWebhookStore } from "../kit/webhooks.js";
+import { sqlCannedReplyStore, sqlNoteStore } from "./agent.js";
 import { type Db, toConversation, toEvent, toMessage } from "./rows.js";
 import { conversationWrites } from "./writes.js";
 
@@ -113,6 +114,8 @@ export function sqlSupportStore(database: SqlDatabase): SupportStore {
     // the outbound events and the backends' durable work (Slack events) share the `jobs` table of the core migrations
     jobs: sqlJobStore(database),
     webhooks: sqlWebhookStore(database),
+    notes: sqlNoteStore(db),
+    cannedReplies: sqlCannedReplyStore(db),
 
     ...deliveryClaims(db),
   };

@@ -265,6 +265,7 @@ export function conversationWrites(db: Db): ConversationWrites {
         const r = await advance(trx, conversationId, expectedSeq, events.length, { deleted_at: deletedAt });
         if ("ok" in r) return r;
         await trx.deleteFrom("support_messages").where("conversation_id", "=", conversationId).execute();
+        await trx.deleteFrom("support_notes").where("conversation_id", "=", conversationId).execute();
         const seqs = seqsAfter(expectedSeq, events.length);
         await insertEvents(trx, conversationId, seqs, events);
         return { ok: true, conversation: toConversation(r.row), seqs };
