@@ -228,3 +228,61 @@ describe("change model: any extractor's output", () => {
     expect(await b.facts("2023-02-01T00:00:00Z")).toEqual([]);
   });
 });
+
+describe("change model: roles, passives and values whatever the wording", () => {
+  it("a new holder of a definite role ends the old one: manager, tech lead, CEO, coach, on call, a passive owner", async () => {
+    const b = await brain();
+    const pairs: Array<[string, string, string]> = [
+      ["Sophie manages the data team.", "Marcus is the new manager of the data team.", "data team"],
+      ["Luca is the tech lead of the mobile team.", "Amara is now the mobile team's tech lead.", "mobile team"],
+      ["Jack Barker is the CEO of Hooli.", "Gavin Belson replaced Jack Barker as CEO of Hooli.", "Hooli"],
+      ["Mr Adeyemi coaches the under-12 team.", "The under-12 team has a new coach, Ms Park.", "under-12 team"],
+      ["Dana is the on-call engineer for payments.", "Eli is now the on-call engineer for payments.", "payments"],
+      ["Carla owns the Initech account.", "The Initech account is now owned by Dev.", "Initech account"],
+    ];
+    for (const [before, after] of pairs) {
+      await b.tell(before, "2022-01-01T00:00:00Z");
+      await b.tell(after, "2023-06-01T00:00:00Z");
+    }
+    const then = await b.facts("2022-06-01T00:00:00Z");
+    const now = await b.facts("2023-07-01T00:00:00Z");
+    for (const [, , group] of pairs) {
+      expect(then.filter((f) => f.endsWith(` ${group}`)), group).toHaveLength(1);
+      expect(now.filter((f) => f.endsWith(` ${group}`)), group).toHaveLength(1);
+    }
+    expect(now).toEqual(
+      expect.arrayContaining([
+        "Marcus manages data team",
+        "Amara tech_lead_of mobile team",
+        "Gavin Belson ceo_of Hooli",
+        "Ms Park coach_of under-12 team",
+        "Eli on_call_for payments",
+        "Dev owns Initech account",
+      ]),
+    );
+  });
+
+  it("a value set anew ends the old one, and values that differ only in their numbers stay apart", async () => {
+    const b = await brain();
+    await b.tell("Initech's support email is help@initech.example.", "2022-01-01T00:00:00Z");
+    await b.tell("Initech changed its support email to support@initech.example.", "2023-06-01T00:00:00Z");
+    await b.tell("Hooli has 40 seats.", "2022-01-01T00:00:00Z");
+    await b.tell("Hooli reduced its seats from 40 to 25.", "2023-06-01T00:00:00Z");
+    await b.tell("Ken's phone number is +44 20 7946 0018.", "2022-01-01T00:00:00Z");
+    await b.tell("Ken has a new number: +44 20 7946 0999.", "2023-06-01T00:00:00Z");
+    await b.tell("The Android app is on version 5.2.", "2022-01-01T00:00:00Z");
+    await b.tell("The Android app is now on version 5.4.", "2023-06-01T00:00:00Z");
+    const now = await b.facts("2023-07-01T00:00:00Z");
+    expect(now).toEqual(
+      expect.arrayContaining([
+        "Initech support_email support@initech.example",
+        "Hooli seats 25",
+        "Ken phone +44 20 7946 0999",
+        "Android app version version 5.4",
+      ]),
+    );
+    for (const old of ["help@initech.example", "0018", "version 5.2"]) expect(now.some((f) => f.endsWith(old)), old).toBe(false);
+    const names = (await b.api.listEntities("brain-a", { limit: 100 })).items.map((e) => e.name);
+    expect(names).toEqual(expect.arrayContaining(["version 5.2", "version 5.4"]));
+  });
+});

@@ -121,7 +121,10 @@ const SINGLE_VALUED_PREFIX = /^(favou?rite|current|primary|main)_/;
 
 /** A possessed value named by its noun ("support_email", "billing_address", "mobile_number"): one at a time. */
 const VALUE_NOUN =
-  /^([a-z]+_)?(email|email_address|address|phone|phone_number|number|mobile|mobile_number|plan|tier|timezone|time_zone|website|url|handle|username|title|salary|price|seats|main_contact|contact)$/;
+  /^([a-z]+_)?(email|email_address|address|phone|phone_number|number|mobile|mobile_number|plan|tier|timezone|time_zone|website|url|handle|username|title|salary|price|seats|version|main_contact|contact)$/;
+
+/** A relation naming a value a subject has one of at a time: "support_email", "favourite_band", "seats". */
+export const isValueRelation = (relation: string): boolean => SINGLE_VALUED_PREFIX.test(relation) || VALUE_NOUN.test(relation);
 
 /** Roles an organisation has one holder of: "Sofia is the CTO of Bluebird" -> cto_of, one CTO per company. */
 export const UNIQUE_ROLES = new Set(

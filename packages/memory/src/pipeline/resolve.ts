@@ -89,6 +89,9 @@ function sharedEnough(q: Query, key: string, bag: Uint16Array): boolean {
 type Match = { entity: Readonly<EntityRecord>; strength: number };
 
 /** How well an extracted name denotes an existing entity; 0 when it does not. */
+/** The numbers in a key, in order: "postgresql 14" -> "14". */
+const digitsOf = (key: string) => key.replace(/\D+/g, " ").trim();
+
 function matchStrength(q: Query, candidate: Readonly<EntityRecord>): number {
   const { key, kind, tokens } = q;
   if (!kindsCompatible(kind, candidate.kind)) return 0;
@@ -104,8 +107,11 @@ function matchStrength(q: Query, candidate: Readonly<EntityRecord>): number {
   }
   if (key.length >= 5) {
     let best = 0;
+    // "version 5.4" is no misspelling of "version 5.2", nor "Node 20" of "Node 18": numbers never match fuzzily
+    const numbers = digitsOf(key);
     for (let i = 0; i < keys.length; i++) {
-      if (!lengthsAllow(key.length, keys[i]!.length) || !sharedEnough(q, keys[i]!, (f.bags ??= keys.map(bagOf))[i]!)) continue;
+      if (!lengthsAllow(key.length, keys[i]!.length) || digitsOf(keys[i]!) !== numbers) continue;
+      if (!sharedEnough(q, keys[i]!, (f.bags ??= keys.map(bagOf))[i]!)) continue;
       best = Math.max(best, jaroWinkler(keys[i]!, key));
     }
     if (best >= FUZZY_THRESHOLD) return best - 0.1;

@@ -2,7 +2,7 @@
 // or an adjective ("Melanie is a painter", "Tom is allergic to peanuts"), possessive copula ("Liam's
 // favourite band is Radiohead"), relative clauses ("who loves camping") and coordination on both sides.
 import type { Chunk, NounPhrase, VerbGroup } from "./chunks.js";
-import { type Role, roleOf } from "./roles.js";
+import { type Role, roleOf, valueOf } from "./roles.js";
 
 export interface Clause {
   subject: NounPhrase;
@@ -126,7 +126,7 @@ function dateObject(chunks: Chunk[], k: number): { prep: string | null; object: 
 }
 
 /** Relation words for a possessive subject ("favourite band" of Liam). */
-const possessedRelation = (np: NounPhrase) => slug(np.text);
+const possessedRelation = (np: NounPhrase) => valueOf(np.text) ?? slug(np.text);
 
 export function clauses(chunks: Chunk[]): Clause[] {
   const out: Clause[] = [];
@@ -149,7 +149,7 @@ export function clauses(chunks: Chunk[]): Clause[] {
       emit("schedule", [sched], { schedule: true });
       continue;
     }
-    const held = roleClauses(chunks, v, subjects);
+    const held = roleClauses(chunks, v, subjects) ?? valueClauses(chunks, v, subjects);
     if (held) {
       out.push(...held.clauses);
       // a role noun the tagger read as a verb ("tech lead") is no verb of its own
@@ -268,7 +268,7 @@ function scheduleObject(chunks: Chunk[], k: number): NounPhrase | null {
 }
 
 /** A role noun the tagger read as a verb after its noun phrase: "the mobile team's tech lead", "the tech lead of". */
-const ROLE_VERB_NOUNS = /^(lead|head|chair|coach|contact|manage)$/;
+const ROLE_VERB_NOUNS = /^(lead|head|chair|coach|contact|manage|address|email|phone|number)$/;
 
 /** The noun phrase at `k`, with a role noun the tagger split off as a verb put back; and the index after it. */
 function roleNoun(chunks: Chunk[], k: number): { np: NounPhrase; next: number } | null {
@@ -361,5 +361,68 @@ function roleClauses(chunks: Chunk[], v: number, subjects: NounPhrase[]): { clau
     }
     if (out.length) return done();
   }
+  return null;
+}
+
+/** Verbs that set a value anew: "changed its support email to", "raised the price of the Pro plan to". */
+const SET_VALUE = /^(change|move|update|switch|set|raise|lower|reduce|increase|cut|bump|upgrade|downgrade|drop)$/;
+
+/**
+ * Clauses that give a subject a new value of something it has one of (roles.ts valueOf): "Initech changed its
+ * support email to X", "We raised the price of the Pro plan to $59", "Hooli reduced its seats from 40 to 25",
+ * "Ken has a new number: X", "Tomasz now uses X as his work email", "The SDK is at version 2.4.0". Null when the
+ * verb group at `v` sets no value.
+ */
+function valueClauses(chunks: Chunk[], v: number, subjects: NounPhrase[]): { clauses: Clause[]; last: number } | null {
+  const vg = chunks[v] as VerbGroup;
+  const lemma = vg.main?.lemma ?? "";
+  // "its billing address": a value noun the tagger read as a verb is put back
+  const merged = roleNoun(chunks, v + 1);
+  const np = merged?.np ?? null;
+  const shift = merged ? merged.next - (v + 2) : 0;
+  const clause = (subject: NounPhrase, relation: string, object: NounPhrase, starts: boolean): Clause => ({
+    subject,
+    relation,
+    object,
+    negated: vg.negated,
+    verb: vg,
+    ...(starts ? { starts } : {}),
+  });
+  const owners = (value: NounPhrase) => (value.possessor && !value.possessor.pronoun ? [value.possessor] : subjects);
+  if (np && SET_VALUE.test(lemma)) {
+    const relation = valueOf(np.text);
+    let k = v + 2 + shift;
+    // "the price of the Pro plan": the value's owner after "of"
+    let owner = owners(np);
+    if (chunks[k]?.type === "prep" && (chunks[k] as { token: { lower: string } }).token.lower === "of" && chunks[k + 1]?.type === "np") {
+      owner = [chunks[k + 1] as NounPhrase];
+      k += 2;
+    }
+    // "from 40 to 25": the old value is the history's, the new one the fact
+    if (chunks[k]?.type === "prep" && (chunks[k] as { token: { lower: string } }).token.lower === "from") k += 2;
+    const to = chunks[k];
+    const value = chunks[k + 1];
+    if (relation && to?.type === "prep" && to.token.lower === "to" && value?.type === "np")
+      return { clauses: owner.map((o) => clause(o, relation, value, true)), last: k + 1 };
+  }
+  // "Ken has a new number: X"
+  const sep = chunks[v + 2];
+  const value = chunks[v + 3];
+  if (lemma === "have" && np?.det === "a" && /^new\s/i.test(np.text) && (sep?.type === "comma" || (sep?.type === "stop" && sep.token.text === ":"))) {
+    const relation = valueOf(np.text);
+    if (relation && value?.type === "np") return { clauses: subjects.map((s) => clause(s, relation, value, false)), last: v + 3 };
+  }
+  // "Tomasz now uses X as his work email"
+  const as = chunks[v + 2];
+  const named = chunks[v + 3];
+  if (lemma === "use" && np && as?.type === "prep" && as.token.lower === "as" && named?.type === "np") {
+    const relation = valueOf(named.text);
+    if (relation) return { clauses: subjects.map((s) => clause(s, relation, np, false)), last: v + 3 };
+  }
+  // "The SDK is at version 2.4.0", "The Android app is on version 5.4"
+  const at = chunks[v + 1];
+  const version = chunks[v + 2];
+  if (isCopula(vg) && at?.type === "prep" && /^(at|on)$/.test(at.token.lower) && version?.type === "np" && /^version\s+\S*\d/i.test(version.text))
+    return { clauses: subjects.map((s) => clause(s, "version", version, false)), last: v + 2 };
   return null;
 }

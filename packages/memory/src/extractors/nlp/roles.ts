@@ -2,8 +2,9 @@
 // contact at Hooli". A definite role names the one holder a group has, so the clause that names it becomes one
 // relation per role whatever the wording: the holder first (`ceo_of`, `tech_lead_of`, `account_manager_of`), or, for
 // the agent noun of a known verb, that verb's relation (`manager` -> `manages`, `owner` -> `owns`); a contact is a
-// value of the group (`Hooli -main_contact-> Gavin`), as "Hooli's main contact is Gavin" says it.
-import { UNIQUE_ROLES } from "../../domain/relations.js";
+// value of the group (`Hooli -main_contact-> Gavin`), as "Hooli's main contact is Gavin" says it. Values are named
+// alike: "her new address", "his mobile number", "its support email address" -> address, mobile, support_email.
+import { isValueRelation, UNIQUE_ROLES } from "../../domain/relations.js";
 import type { NounPhrase } from "./chunks.js";
 
 /** Words before a role that say when it holds, not what it is: "the new manager", "the acting CEO". */
@@ -66,4 +67,23 @@ export function roleOf(np: NounPhrase, { indefinite = false } = {}): Role | null
   if (/^(leads|manages|owns|maintains)$/.test(slug)) return { relation: slug, groupFirst: false };
   if (slug === "on_call") return { relation: "on_call_for", groupFirst: false };
   return { relation: `${slug}_of`, groupFirst: false };
+}
+
+/** Value nouns spelled several ways, read as one name (a qualifier in front is kept: "work_phone"). */
+const VALUE_ALIASES: Array<[RegExp, string]> = [
+  [/(^|_)(phone_number|telephone_number|telephone|number)$/, "$1phone"],
+  [/(^|_)(mobile_number|mobile_phone|cell_phone|cellphone|cell)$/, "$1mobile"],
+  [/(^|_)(email_address|e_mail)$/, "$1email"],
+  [/^(home_address|postal_address|street_address)$/, "address"],
+  [/(^|_)version_number$/, "$1version"],
+];
+
+/** The value a noun phrase names, as a relation ("her new address" -> address); null when it names no value. */
+export function valueOf(text: string): string | null {
+  let words = text.split(/\s+/).filter(Boolean);
+  while (words.length && MODIFIERS.test(words[0]!)) words = words.slice(1);
+  if (!words.length || words.length > 3 || words.some((w) => FORMER.test(w))) return null;
+  let slug = slugOf(words);
+  for (const [pattern, to] of VALUE_ALIASES) slug = slug.replace(pattern, to);
+  return isValueRelation(slug) ? slug : null;
 }
