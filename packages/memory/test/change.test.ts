@@ -286,3 +286,27 @@ describe("change model: roles, passives and values whatever the wording", () => 
     expect(names).toEqual(expect.arrayContaining(["version 5.2", "version 5.4"]));
   });
 });
+
+describe("change model: schedules however stated", () => {
+  it("reads the whole recurring time, adverbs and calendar days included, and a new schedule ends the old", async () => {
+    const b = await brain();
+    await b.tell("The team stand-up happens every Monday at 9:30.", "2023-01-09T00:00:00Z");
+    await b.tell("Payroll runs on the 25th of each month.", "2023-01-09T00:00:00Z");
+    await b.tell("The security job runs nightly at 23:00.", "2023-01-09T00:00:00Z");
+    await b.tell("The board meeting is held every quarter on the first Monday.", "2023-01-09T00:00:00Z");
+    await b.tell("The board meeting now takes place on the first Tuesday of each quarter.", "2023-09-20T00:00:00Z");
+    await b.tell("The reporting job runs at 6 am.", "2023-04-01T00:00:00Z");
+    await b.tell("The reporting job used to run at 6 am; it now runs at 7 am.", "2023-10-01T00:00:00Z");
+    const schedules = async (asOf: string) => (await b.facts(asOf)).filter((f) => f.includes(" schedule "));
+    expect(await schedules("2023-06-01T00:00:00Z")).toEqual([
+      "Payroll schedule 25th of each month",
+      "board meeting schedule every quarter on the first Monday",
+      "reporting job schedule 6 am",
+      "security job schedule nightly at 23:00",
+      "team stand-up schedule every Monday at 9:30",
+    ]);
+    const later = await schedules("2023-11-01T00:00:00Z");
+    expect(later).toEqual(expect.arrayContaining(["board meeting schedule first Tuesday of each quarter", "reporting job schedule 7 am"]));
+    expect(later.filter((f) => f.startsWith("board meeting") || f.startsWith("reporting job"))).toHaveLength(2);
+  });
+});

@@ -226,7 +226,7 @@ function analyseSentence(st: EpisodeState, sentence: Sentence): void {
   const first = chunks[0];
   if (!isInstructionClause(sentence.text, first?.type === "vg" ? first : null)) {
     const cues = sentenceCues(sentence.text);
-    for (const c of clauses(chunks)) clauseFacts(st, c, { sentence, when, cues, nameOf });
+    for (const c of clauses(chunks, sentence.tokens)) clauseFacts(st, c, { sentence, when, cues, nameOf });
   }
   // referents for the next sentence's pronouns
   for (const c of chunks) {

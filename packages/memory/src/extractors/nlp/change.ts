@@ -72,6 +72,9 @@ export function assertionOf(c: Clause, table: RelationTable, cues: SentenceCues,
   if (chain && (CHAIN_ASPECT[chain] || chain === "go") && raw.startsWith(`${chain}_to_`)) {
     raw = raw.slice(chain.length + 4);
     forced = CHAIN_ASPECT[chain] ?? null;
+  } else if (chain && c.schedule) {
+    // "The job used to run at 6 am": the schedule names no verb, the chain still says it is over
+    forced = CHAIN_ASPECT[chain] ?? null;
   }
   const tense = tenseOf(c.verb);
   let relation: string;

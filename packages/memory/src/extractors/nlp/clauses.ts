@@ -2,7 +2,9 @@
 // or an adjective ("Melanie is a painter", "Tom is allergic to peanuts"), possessive copula ("Liam's
 // favourite band is Radiohead"), relative clauses ("who loves camping") and coordination on both sides.
 import type { Chunk, NounPhrase, VerbGroup } from "./chunks.js";
+import type { Token } from "./parse.js";
 import { type Role, roleOf, valueOf } from "./roles.js";
+import { schedulePhrase } from "./schedule.js";
 
 export interface Clause {
   subject: NounPhrase;
@@ -128,7 +130,8 @@ function dateObject(chunks: Chunk[], k: number): { prep: string | null; object: 
 /** Relation words for a possessive subject ("favourite band" of Liam). */
 const possessedRelation = (np: NounPhrase) => valueOf(np.text) ?? slug(np.text);
 
-export function clauses(chunks: Chunk[]): Clause[] {
+/** The clauses of one sentence's chunks; `tokens` (the sentence's) give the words the chunks leave out (schedules). */
+export function clauses(chunks: Chunk[], tokens: readonly Token[] = []): Clause[] {
   const out: Clause[] = [];
   let previous: NounPhrase[] | null = null;
   for (let v = 0; v < chunks.length; v++) {
@@ -144,10 +147,11 @@ export function clauses(chunks: Chunk[]): Clause[] {
     };
     let k = v + 1;
     const next = chunks[k];
-    const sched = scheduleObject(chunks, k);
+    const sched = scheduleOf(chunks, k, vg, tokens);
     if (sched) {
-      emit("schedule", [sched], { schedule: true });
-      continue;
+      emit("schedule", [sched.object], { schedule: true });
+      // "Backups run every night at 2 am" says nothing else; "Leon goes to the gym every weekday at 7 am" does
+      if (sched.whole) continue;
     }
     const held = roleClauses(chunks, v, subjects) ?? valueClauses(chunks, v, subjects);
     if (held) {
@@ -250,6 +254,20 @@ export function clauses(chunks: Chunk[]): Clause[] {
 
 const JOB = /^(job|position|post|role|gig|internship)$/i;
 const RECURRING = /^(every|each|daily|nightly|weekly|monthly|hourly|weekdays|weekends)$/i;
+
+/**
+ * The schedule a verb group states (schedule.ts), and whether it is all the clause says (it starts right after the
+ * verb); without the sentence's tokens, a recurring date chunk right after the verb.
+ */
+function scheduleOf(chunks: Chunk[], k: number, vg: VerbGroup, tokens: readonly Token[]): { object: NounPhrase; whole: boolean } | null {
+  if (!tokens.length || !vg.tokens.length) {
+    const object = scheduleObject(chunks, k);
+    return object ? { object, whole: true } : null;
+  }
+  // after the verb itself: "runs on the 25th" keeps its "on"
+  const found = schedulePhrase(tokens, (vg.main ?? vg.tokens.at(-1)!).end, vg.main?.lemma ?? null);
+  return found ? { object: adjectivePhrase(found.phrase), whole: found.rightAfterVerb } : null;
+}
 
 /** "every night at 2 am", "each Monday at 10": a recurring time as the whole object of its verb. */
 function scheduleObject(chunks: Chunk[], k: number): NounPhrase | null {
