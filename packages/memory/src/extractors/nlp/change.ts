@@ -8,7 +8,7 @@ import { isInstruction } from "../../text/instructions.js";
 import type { Aspect, Polarity } from "../types.js";
 import type { NounPhrase, VerbGroup } from "./chunks.js";
 import type { Clause } from "./clauses.js";
-import { valueOf } from "./roles.js";
+import { valueRelation } from "./roles.js";
 
 export interface Assertion {
   relation: string;
@@ -117,7 +117,7 @@ const VALUE_CHANGE = /^(change_to|switch_to|update_to|move_to|become|be_change_t
 export function changedValue(c: Clause): { relation: string } | null {
   if (!c.subject.possessor || c.subject.possessor.pronoun?.match(/^(its|their)$/)) return null;
   if (!VALUE_CHANGE.test(c.relation)) return null;
-  const relation = valueOf(c.subject.text) ?? c.subject.text.toLowerCase().replace(/[^a-z0-9]+/g, "_");
+  const relation = valueRelation(c.subject.text) ?? c.subject.text.toLowerCase().replace(/[^a-z0-9]+/g, "_");
   return relation ? { relation } : null;
 }
 

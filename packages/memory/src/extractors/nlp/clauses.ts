@@ -3,7 +3,7 @@
 // favourite band is Radiohead"), relative clauses ("who loves camping") and coordination on both sides.
 import type { Chunk, NounPhrase, VerbGroup } from "./chunks.js";
 import type { Token } from "./parse.js";
-import { type Role, roleOf, valueOf } from "./roles.js";
+import { type Role, roleOf, valueRelation } from "./roles.js";
 import { schedulePhrase } from "./schedule.js";
 
 export interface Clause {
@@ -128,7 +128,7 @@ function dateObject(chunks: Chunk[], k: number): { prep: string | null; object: 
 }
 
 /** Relation words for a possessive subject ("favourite band" of Liam). */
-const possessedRelation = (np: NounPhrase) => valueOf(np.text) ?? slug(np.text);
+const possessedRelation = (np: NounPhrase) => valueRelation(np.text) ?? slug(np.text);
 
 /** The clauses of one sentence's chunks; `tokens` (the sentence's) give the words the chunks leave out (schedules). */
 export function clauses(chunks: Chunk[], tokens: readonly Token[] = []): Clause[] {
@@ -386,7 +386,7 @@ function roleClauses(chunks: Chunk[], v: number, subjects: NounPhrase[]): { clau
 const SET_VALUE = /^(change|move|update|switch|set|raise|lower|reduce|increase|cut|bump|upgrade|downgrade|drop)$/;
 
 /**
- * Clauses that give a subject a new value of something it has one of (roles.ts valueOf): "Initech changed its
+ * Clauses that give a subject a new value of something it has one of (roles.ts valueRelation): "Initech changed its
  * support email to X", "We raised the price of the Pro plan to $59", "Hooli reduced its seats from 40 to 25",
  * "Ken has a new number: X", "Tomasz now uses X as his work email", "The SDK is at version 2.4.0". Null when the
  * verb group at `v` sets no value.
@@ -408,7 +408,7 @@ function valueClauses(chunks: Chunk[], v: number, subjects: NounPhrase[]): { cla
   });
   const owners = (value: NounPhrase) => (value.possessor && !value.possessor.pronoun ? [value.possessor] : subjects);
   if (np && SET_VALUE.test(lemma)) {
-    const relation = valueOf(np.text);
+    const relation = valueRelation(np.text);
     let k = v + 2 + shift;
     // "the price of the Pro plan": the value's owner after "of"
     let owner = owners(np);
@@ -427,14 +427,14 @@ function valueClauses(chunks: Chunk[], v: number, subjects: NounPhrase[]): { cla
   const sep = chunks[v + 2];
   const value = chunks[v + 3];
   if (lemma === "have" && np?.det === "a" && /^new\s/i.test(np.text) && (sep?.type === "comma" || (sep?.type === "stop" && sep.token.text === ":"))) {
-    const relation = valueOf(np.text);
+    const relation = valueRelation(np.text);
     if (relation && value?.type === "np") return { clauses: subjects.map((s) => clause(s, relation, value, false)), last: v + 3 };
   }
   // "Tomasz now uses X as his work email"
   const as = chunks[v + 2];
   const named = chunks[v + 3];
   if (lemma === "use" && np && as?.type === "prep" && as.token.lower === "as" && named?.type === "np") {
-    const relation = valueOf(named.text);
+    const relation = valueRelation(named.text);
     if (relation) return { clauses: subjects.map((s) => clause(s, relation, np, false)), last: v + 3 };
   }
   // "The SDK is at version 2.4.0", "The Android app is on version 5.4"

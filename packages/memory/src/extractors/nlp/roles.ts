@@ -79,7 +79,7 @@ const VALUE_ALIASES: Array<[RegExp, string]> = [
 ];
 
 /** The value a noun phrase names, as a relation ("her new address" -> address); null when it names no value. */
-export function valueOf(text: string): string | null {
+export function valueRelation(text: string): string | null {
   let words = text.split(/\s+/).filter(Boolean);
   while (words.length && MODIFIERS.test(words[0]!)) words = words.slice(1);
   if (!words.length || words.length > 3 || words.some((w) => FORMER.test(w))) return null;
