@@ -54,7 +54,9 @@ export interface SseResult {
     heartbeatMs?: number;
   };
 }
-export type HandlerResult = JsonResult | TextResult | EmptyResult | SseResult;
+/** A body written chunk by chunk as its source yields them (an export as JSON Lines): never held whole. */
+export type ChunksResult = { status: number; headers?: Record<string, string>; chunks: AsyncIterable<string>; contentType: string };
+export type HandlerResult = JsonResult | TextResult | EmptyResult | SseResult | ChunksResult;
 
 export type Handler<Ctx extends RequestContext<any, any, any> = RequestContext> = (ctx: Ctx) => Promise<HandlerResult> | HandlerResult;
 export type Middleware = (ctx: RequestContext<any, any, any>, next: () => Promise<HandlerResult>) => Promise<HandlerResult>;
@@ -161,3 +163,10 @@ export const sse = (
 export const isSseResult = (r: HandlerResult): r is SseResult => "sse" in r;
 export const isJsonResult = (r: HandlerResult): r is JsonResult => "json" in r;
 export const isTextResult = (r: HandlerResult): r is TextResult => "text" in r;
+export const chunks = (status: number, body: AsyncIterable<string>, contentType: string, headers?: Record<string, string>): ChunksResult => ({
+  status,
+  chunks: body,
+  contentType,
+  headers,
+});
+export const isChunksResult = (r: HandlerResult): r is ChunksResult => "chunks" in r;

@@ -2,6 +2,7 @@
 // around them; hosts and tests can call them without HTTP.
 import type { Clock, IdGenerator } from "@mountkit/core";
 import { iso } from "@mountkit/core";
+import { erasureCalls } from "./api-erasure.js";
 import type { MemoryEvents } from "./domain/events.js";
 import { renderPlaybook } from "./domain/playbook.js";
 import type { EdgeRecord, EpisodeRecord } from "./domain/types.js";
@@ -84,6 +85,7 @@ export function createMemoryApi(deps: MemoryApiDeps) {
     ...edgeCalls(ctx),
     ...entityCalls(ctx),
     ...playbookCalls(ctx),
+    ...erasureCalls({ store: deps.store, clock: deps.clock, ids: deps.ids, maxAttempts: deps.maxAttempts, onEnqueued: deps.onEnqueued }),
   };
 }
 

@@ -7,9 +7,15 @@
 import { pathToFileURL } from "node:url";
 import { webhooksCommand } from "@mountkit/core/webhooks-cli";
 import { createApiKey, revokeApiKey } from "./auth/keys.js";
+import { transferCommand } from "./cli/transfer.js";
 import type { MemoryStore } from "./store/types.js";
 
 export interface CliIo {
+  /** Where `export` writes without --out, and `import` reads without --in; default stdout and stdin. */
+  stdout?: NodeJS.WritableStream;
+  stdin?: NodeJS.ReadableStream;
+  /** Where the progress bar is drawn; default stderr (drawn only on a terminal). */
+  progress?: NodeJS.WriteStream;
   openStore(): Promise<{ store: MemoryStore; close?(): Promise<void> }>;
   out(line: string): void;
   err(line: string): void;
@@ -24,6 +30,9 @@ const USAGE = `usage:
   mountkit-memory mcp [--brain <brainId>]   MCP server on stdin/stdout for one brain (or env MEMORY_BRAIN);
                  the store: DATABASE_URL (PostgreSQL) or DATA_DIR (SQLite, default ./data) through
                  @mountkit/sql/memory unless --store-module says otherwise; logs on stderr (MEMORY_LOG_LEVEL)
+  mountkit-memory export --brain <brainId> [--out <file>]       the brain as JSON Lines (stdout without --out)
+  mountkit-memory import --brain <brainId> [--in <file>]        an export into a brain with no records (stdin without --in)
+  mountkit-memory brains delete <brainId>                       a brain with everything it holds and its keys
   mountkit-memory webhooks list|create|show|update|delete|deliveries|redeliver ...   (mountkit-memory webhooks --help)
                  a brain's subscriptions on a running server: --server <url> --token <API key>
                  (or MOUNTKIT_URL, MOUNTKIT_TOKEN)
@@ -53,6 +62,7 @@ function parse(argv: string[]): { positional: string[]; flags: Map<string, strin
 /** Runs one command; returns the process exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (argv[0] === "webhooks") return webhooks(argv.slice(1), io);
+  if (argv[0] === "export" || argv[0] === "import" || argv[0] === "brains") return transferCommand(argv, io);
   if (argv[0] === "mcp") return mcp(argv.slice(1), io);
   const { positional, flags } = parse(argv);
   const [group, command, arg] = positional;

@@ -12,6 +12,17 @@ export {
   type PreviousEpisode,
   searchableText,
 } from "./domain/conversation.js";
+// erasure (docs/memory.md#erasure): the rule every store applies, decided once
+export {
+  type ErasureKind,
+  type ErasurePlan,
+  type ErasureReads,
+  type ErasureRecord,
+  type ErasureResult,
+  erasedReason,
+  erasureRecord,
+  planErasure,
+} from "./domain/erasure.js";
 export {
   type Cardinality,
   canonicalRelation,
@@ -50,9 +61,11 @@ export { DEFAULT_WEIGHTS, type RecallWeights } from "./retrieval/recall.js";
 export type { MemoryMcpHttp } from "./routes/mcp.js";
 // the default extractor's worker threads on Node (`createMemoryService({ extraction })`)
 export type { ExtractionThreadsOptions } from "./runtime/types.js";
+export { EXPORT_FORMAT, jsonLines } from "./api-erasure.js";
 export { createMemoryService, EXPLORER_PATH, type MemoryService, type MemoryServiceOptions } from "./service.js";
 export { inMemoryMemoryStore, memoryMemoryStore } from "./store/in-memory.js";
 export { inMemoryQuotaHolds, memoryQuotaHolds } from "./store/in-memory-quota.js";
+export type { ExportBatch, ExportKind, ExportRecords, StoreErasure } from "./store/erasure-types.js";
 export type {
   BitemporalPoint,
   CommitResult,

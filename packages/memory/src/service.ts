@@ -14,6 +14,7 @@ import { createWorker, type QuotaCounter, type Worker } from "@mountkit/core/job
 import { startWebhooks, type WebhookDispatcher, type WebhookOptions, webhookRoutes } from "@mountkit/core/webhooks";
 import { extractionRuntime } from "#extraction-runtime";
 import { createMemoryApi, type MemoryApi } from "./api.js";
+import type { erasureRecordJson } from "./api-erasure.js";
 import { createApiKey, revokeApiKey } from "./auth/keys.js";
 import { brainOf, requireApiKey } from "./auth/middleware.js";
 import { brainScope, MEMORY_EVENTS, memoryEvents } from "./domain/events.js";
@@ -27,6 +28,7 @@ import { errors, SECURITY } from "./routes/common.js";
 import { edgeRoutes } from "./routes/edges.js";
 import { entityRoutes } from "./routes/entities.js";
 import { episodeRoutes } from "./routes/episodes.js";
+import { erasureRoutes } from "./routes/erasure.js";
 import { type MemoryMcpHttp, mcpRoutes } from "./routes/mcp.js";
 import { openapiRoutes } from "./routes/openapi.js";
 import { playbookRoutes } from "./routes/playbooks.js";
@@ -83,6 +85,8 @@ export interface MemoryServiceOptions {
    * `/v1/webhooks`: receivers' address policy, time cap, retry schedule, concurrency (docs/webhooks.md).
    */
   webhooks?: WebhookOptions;
+  /** Largest body `POST /v1/import` reads (default 256 MiB); the CLI's import streams a file of any size. */
+  importBodyLimit?: number;
   /**
    * The MCP server at `/v1/mcp` (Streamable HTTP, stateless, the API key as bearer): `mcpHttp()` from
    * `@mountkit/memory/mcp`, which needs `@modelcontextprotocol/sdk` installed (docs/memory.md#mcp). Off by default.
@@ -104,6 +108,10 @@ export interface MemoryService extends Service {
   readonly keys: {
     create(input: { brainId: string; key?: string; label?: string }): Promise<{ key: string; id: string; brainId: string }>;
     revoke(id: string): Promise<boolean>;
+  };
+  /** Admin side of brains (docs/memory.md#erasure): `delete` removes a brain with everything it holds and its keys. */
+  readonly brains: {
+    delete(brainId: string): Promise<ReturnType<typeof erasureRecordJson>>;
   };
 }
 
@@ -167,6 +175,7 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
     ...edgeRoutes(deps),
     ...entityRoutes(deps),
     ...playbookRoutes(deps),
+    ...erasureRoutes(deps, { importBodyLimit: options.importBodyLimit }),
     ...webhookRoutes({
       webhooks,
       path: "/v1/webhooks",
@@ -218,6 +227,15 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
         return { key: r.key, id: r.record.id, brainId: r.record.brainId };
       },
       revoke: (id: string) => revokeApiKey(store, id, { clock }),
+    },
+    brains: {
+      async delete(brainId: string) {
+        const record = await api.deleteBrain(brainId);
+        // its webhook subscriptions go with it (their delivery log holds events' payloads)
+        const scope = brainScope(brainId);
+        for (const s of await store.webhooks.listSubscriptions(scope)) await store.webhooks.deleteSubscription(scope, s.id);
+        return record;
+      },
     },
   });
 }

@@ -6,6 +6,7 @@ import { describe, it } from "vitest";
 import { accessTests } from "./conformance/access.js";
 import { commitTests } from "./conformance/commits.js";
 import { episodeTests } from "./conformance/episodes.js";
+import { erasureTests } from "./conformance/erasure.js";
 import { eventTests } from "./conformance/events.js";
 import type { StoreTest } from "./conformance/fixtures.js";
 import { invalidationTests } from "./conformance/invalidation.js";
@@ -55,5 +56,6 @@ export function describeMemoryStore(name: string, factory: () => Promise<StoreFa
     pageTests(test);
     accessTests(test);
     vectorTests(test);
+    erasureTests(test);
   });
 }

@@ -6,6 +6,7 @@ import { inMemoryWebhookStore, type WebhookStore } from "@mountkit/core/webhooks
 import { topK } from "../retrieval/topk.js";
 import { commitMethods } from "./in-memory-commit.js";
 import { brainData, type MemoryState } from "./in-memory-data.js";
+import { erasureMethods } from "./in-memory-erasure.js";
 import { episodeMethods } from "./in-memory-episodes.js";
 import { edgeMethods, entityMethods } from "./in-memory-graph.js";
 import { inMemoryQuotaHolds } from "./in-memory-quota.js";
@@ -36,6 +37,7 @@ export function inMemoryMemoryStore(options: MemoryStoreOptions = {}): MemorySto
     ...edgeMethods(state),
     ...commitMethods(state),
     ...vectorMethods(state),
+    ...erasureMethods(state),
   };
 }
 

@@ -15,6 +15,7 @@ import type {
   PageAfter,
   PlaybookRecord,
 } from "../domain/types.js";
+import type { StoreErasure } from "./erasure-types.js";
 
 export interface SearchHit<T> {
   item: T;
@@ -122,7 +123,7 @@ export interface ListInput {
   after?: PageAfter | null;
 }
 
-export interface MemoryStore {
+export interface MemoryStore extends StoreErasure {
   // --- brains and keys (keys are global: a key's hash finds its brain) ---
   createBrain(input: { brain: BrainRecord }): Promise<BrainRecord>;
   getBrain(input: { brainId: string }): Promise<BrainRecord | null>;

@@ -255,5 +255,48 @@ export const memoryMigrations: MigrationSet = {
         );
       },
     },
+    {
+      // numbered 26, after issue 26, so parallel branches adding migrations merge without renumbering
+      version: 26,
+      name: "erasure audit: what each erasure asked and how much went, no erased content",
+      async up(db) {
+        await exec(db, [
+          `create table memory_erasures (
+            id text primary key,
+            brain_id text not null,
+            kind text not null,
+            target text not null,
+            at bigint not null,
+            counts text not null
+          )`,
+          "create index memory_erasures_brain on memory_erasures (brain_id, at)",
+        ]);
+      },
+    },
+    {
+      version: 27,
+      name: "scopes (user, agent, session) of episodes and edges, indexed with the brain; idempotency keys of episodes",
+      async up(db) {
+        // the scope columns are null for rows stored before (unscoped); the keys' primary key is what makes a
+        // retried POST store one episode across processes (docs/memory.md#idempotent-and-batch-ingest)
+        const scoped = (table: string, time: string) =>
+          ["user", "agent", "session"].flatMap((axis) => [
+            `alter table memory_${table} add column ${axis}_id text`,
+            `create index memory_${table}_${axis} on memory_${table} (brain_id, ${axis}_id, ${time} desc, id desc)`,
+          ]);
+        await exec(db, [
+          ...scoped("episodes", "created_at"),
+          ...scoped("edges", "t_ingested"),
+          `create table memory_idempotency_keys (
+            brain_id text not null,
+            key text not null,
+            episode_id text not null,
+            fingerprint text not null,
+            expires_at bigint not null,
+            primary key (brain_id, key)
+          )`,
+        ]);
+      },
+    },
   ],
 };

@@ -44,6 +44,8 @@ async function main(init: ThreadInit) {
     db = await openSqliteConnection(init.filename, init.driver);
     db.exec(`pragma busy_timeout = ${init.busyTimeoutMs}`);
     if (init.role === "writer") db.exec("pragma journal_mode = WAL");
+    // every delete overwrites what it frees, so an erasure leaves nothing behind in pages freed earlier (docs/memory.md#erasure)
+    if (init.role === "writer") db.exec("pragma secure_delete = on");
     db.exec(`pragma synchronous = ${init.synchronous}`);
     db.exec("pragma foreign_keys = ON");
     if (init.role === "reader") db.exec("pragma query_only = ON");

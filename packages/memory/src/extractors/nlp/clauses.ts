@@ -169,10 +169,11 @@ export function clauses(chunks: Chunk[], tokens: readonly Token[] = []): Clause[
         if (role && !role.groupFirst) {
           // "Bluebird's CTO is Sofia": Sofia is the CTO of Bluebird, as "Sofia is Bluebird's CTO" says
           for (const o of items) out.push({ subject: o, relation: role.relation, object: s.possessor!, negated: vg.negated, verb: vg });
-        } else if (subjects.length === 1 && s.possessor) {
-          // "Their main contact is Art Vandelay": the possessor, a pronoun too, is the subject (its referent kept)
+        } else if (subjects.length === 1 && s.possessor && !s.possessor.pronoun?.match(/^(its|their)$/)) {
           for (const o of items)
-            out.push({ subject: s.possessor, relation: possessedRelation(s), object: o, negated: vg.negated, verb: vg });
+            out.push({ subject: { ...s.possessor }, relation: possessedRelation(s), object: o, negated: vg.negated, verb: vg });
+        } else if (subjects.length === 1 && s.possessor) {
+          emit("is", items);
         } else emit(items.some((o) => o.det === "a" || o.det === "an" || !o.proper) ? "is_a" : "is", items);
         continue;
       }

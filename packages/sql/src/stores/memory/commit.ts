@@ -137,7 +137,7 @@ async function writeEntities(ctx: MemoryStoreContext, trx: Db, c: ExtractionComm
 }
 
 /** Each entity's keys, in multi-row statements (a 50 KB episode creates some 600 entities). */
-async function insertEntityKeys(trx: Db, brainId: string, entities: readonly Pick<EntityRecord, "id" | "keys">[]) {
+export async function insertEntityKeys(trx: Db, brainId: string, entities: readonly Pick<EntityRecord, "id" | "keys">[]) {
   const rows = entities.flatMap((e) => [...new Set(e.keys)].map((key) => ({ brain_id: brainId, key, entity_id: e.id })));
   // 3 parameters a row
   const CHUNK = 1000;

@@ -28,6 +28,10 @@ export function ftsTables(db: Kysely<any>) {
       }
       return name;
     },
+    /** Forgets the brain's tables (dropped with the brain). */
+    forget(brainId: string): void {
+      for (const kind of ["episodes", "entities", "edges"] as const) known.delete(ftsTableName(kind, brainId));
+    },
     /** The brain's table, or null when it has none yet (another process may create it later). */
     async find(kind: FtsKind, brainId: string): Promise<string | null> {
       const name = ftsTableName(kind, brainId);

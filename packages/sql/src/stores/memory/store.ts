@@ -13,6 +13,7 @@ import { sqlQuotaCounter } from "../kit/limiter.js";
 import { sqlWebhookStore } from "../kit/webhooks.js";
 import { commitExtraction } from "./commit.js";
 import { episodeMethods } from "./episodes.js";
+import { erasureMethods } from "./erasure.js";
 import { ftsTables } from "./fts.js";
 import { edgeMethods, entityMethods } from "./graph.js";
 import { sqlQuotaHolds } from "./quota.js";
@@ -60,6 +61,7 @@ export function sqlMemoryStore(database: SqlDatabase, options: SqlMemoryStoreOpt
     ...episodeMethods(ctx),
     ...entityMethods(ctx),
     ...edgeMethods(ctx),
+    ...erasureMethods(ctx),
 
     async commitExtraction(c) {
       return commitExtraction(ctx, c);
