@@ -73,6 +73,34 @@ describe("nlp extractor", () => {
     const text = "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.";
     expect(JSON.stringify(await run(text))).toBe(JSON.stringify(await nlpRun(text)));
   });
+  it("points pronouns back by position and number: it to the last sentence's subject, they to its group, he to its name", async () => {
+    const triples = async (text: string) => (await run(text)).triples.map((t) => t.join(" "));
+    expect(await triples("The search service is owned by the data team. It depends on Elasticsearch.")).toContain(
+      "search service depend_on Elasticsearch",
+    );
+    expect(await triples("The billing service belongs to the payments team. They deploy it twice a week.")).toContain(
+      "payments team deploy billing service",
+    );
+    expect(await triples("The Android app crashed for Initech users yesterday. It is built with Kotlin.")).toContain(
+      "Android app built_with Kotlin",
+    );
+    expect(await triples("Rahul Gupta leads the infra team. He reports to Meera.")).toContain("Rahul Gupta reports_to Meera");
+    expect(await triples("The reporting job used to run at 6 am; it now runs at 7 am.")).toEqual([
+      "reporting job schedule 6 am",
+      "reporting job schedule 7 am",
+    ]);
+  });
+  it("reads a role held at an organisation whatever the wording, apposition included", async () => {
+    const triples = async (text: string) => (await run(text)).triples.map((t) => t.join(" "));
+    expect(await triples("The head of marketing at Wonka is Priya.")).toEqual(["Priya leads marketing", "Priya works_at Wonka"]);
+    expect(await triples("Diego serves as VP of Engineering at Rappi.")).toEqual(["Diego vp_of_engineering_at Rappi", "Diego works_at Rappi"]);
+    expect(await triples("Kemi, the CISO of Brightwave, asked for our SOC 2 report.")).toContain("Kemi ciso_of Brightwave");
+    expect(await triples("Kwame founded Farmlink. He is its CEO.")).toContain("Kwame ceo_of Farmlink");
+    expect(await triples("Hyun-woo is the captain of the rugby team.")).toEqual(["Hyun-woo captain_of rugby team"]);
+    expect(await triples("Omar heads the data team at Lumen.")).toContain("Omar works_at Lumen");
+    // kin are no roles
+    expect(await triples("Tom is the brother of Ann.")).not.toContain("Tom brother_of Ann");
+  });
 });
 
 async function nlpRun(content: string) {

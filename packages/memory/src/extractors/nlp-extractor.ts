@@ -71,6 +71,7 @@ const PERSON_SUBJECT = new Set([
   "dislikes",
   "met",
   "speaks",
+  "founded",
 ]);
 
 /** Contractions of the first person the tagger keeps whole ("I'm"): spelled out before tagging. */
@@ -119,6 +120,12 @@ interface EpisodeState {
   facts: ExtractedFact[];
   lastPerson: string | null;
   lastThing: string | null;
+  /** The previous sentence's first thing (its subject, mostly): what "it" and "its" point back to first. */
+  subjectThing: string | null;
+  /** The previous sentence's first group (an organisation, a team, a plural): what "they" and "their" point to. */
+  group: string | null;
+  /** The last proper name of no known kind: "he" or "she" points to it when no person is known ("Rahul Gupta"). */
+  lastProper: string | null;
 }
 
 function addEntity(st: EpisodeState, name: string, kind: EntityKind): void {
@@ -144,6 +151,9 @@ export function analyseEpisode(input: AnalysisInput): Analysis {
     facts: [],
     lastPerson: null,
     lastThing: null,
+    subjectThing: null,
+    group: null,
+    lastProper: null,
   };
   for (const e of findNames(text)) st.named.set(nameKey(e.name), e.kind);
   if (speaker) addEntity(st, speaker, "person");
@@ -156,19 +166,27 @@ function referents(st: EpisodeState, chunks: Chunk[]): Map<NounPhrase, string | 
   const referent = new Map<NounPhrase, string | null>();
   let person = st.lastPerson;
   let thing = st.lastThing;
+  // "The search service is owned by the data team. It depends on Elasticsearch": "it" is the service, the subject;
+  // in the sentence that named it first ("The job used to run at 6 am; it now runs at 7 am"), that one
+  let first: string | null = null;
+  const it = () => first ?? st.subjectThing ?? thing;
+  const pointsTo = (pronoun: string) =>
+    THIRD_PERSON.has(pronoun) ? (person ?? st.lastProper) : /^(it|its)$/.test(pronoun) ? it() : /^(they|them|their|theirs)$/.test(pronoun) ? (st.group ?? it()) : null;
   for (const c of chunks) {
     if (c.type !== "np") continue;
     if (c.pronoun) {
-      referent.set(c, THIRD_PERSON.has(c.pronoun) ? person : c.pronoun === "it" ? thing : null);
+      referent.set(c, pointsTo(c.pronoun));
       continue;
     }
     // "met her husband", "proud of his garden": the possessive points back too
-    if (c.possessor?.pronoun)
-      referent.set(c.possessor, THIRD_PERSON.has(c.possessor.pronoun) ? person : c.possessor.pronoun === "its" ? thing : null);
+    if (c.possessor?.pronoun) referent.set(c.possessor, pointsTo(c.possessor.pronoun));
     const rel = relativeName(c);
     const name = rel ? rel.name : c.text;
     if (rel || (st.named.get(nameKey(name)) ?? st.entities.get(nameKey(name))?.kind) === "person") person = name;
-    else thing = name;
+    else {
+      thing = name;
+      first ??= name;
+    }
   }
   return referent;
 }
@@ -229,15 +247,27 @@ function analyseSentence(st: EpisodeState, sentence: Sentence): void {
     for (const c of clauses(chunks, sentence.tokens)) clauseFacts(st, c, { sentence, when, cues, nameOf });
   }
   // referents for the next sentence's pronouns
+  let subjectThing: string | null = null;
+  let group: string | null = null;
   for (const c of chunks) {
     if (c.type !== "np" || c.pronoun) continue;
     const name = nameOf(c);
     if (!name) continue;
     const kind = st.entities.get(nameKey(name))?.kind ?? kindIn(st, name);
     if (kind === "person") st.lastPerson = name;
-    else st.lastThing = name;
+    else {
+      if (kind === "other" && c.proper && !c.possessor) st.lastProper = name;
+      st.lastThing = name;
+      if (kind !== "date" && kind !== "place") subjectThing ??= name;
+      if (kind === "organization" || GROUP.test(name)) group ??= name;
+    }
   }
+  st.subjectThing = subjectThing;
+  st.group = group;
 }
+
+/** Names of groups "they" can stand for: "the payments team", "Initech users". */
+const GROUP = /\b(team|group|department|squad|company|crew|committee|board|customers|users|staff|engineers|folks|family)$/i;
 
 interface SentenceContext {
   sentence: Sentence;
@@ -283,7 +313,12 @@ function clauseFacts(st: EpisodeState, c: Clause, cx: SentenceContext): void {
   addEntity(
     st,
     source,
-    kindIn(st, source) !== "other" ? kindIn(st, source) : PERSON_SUBJECT.has(relation) && c.subject.proper ? "person" : "other",
+    kindIn(st, source) !== "other"
+      ? kindIn(st, source)
+      : // a role's holder ("cto_of", "on_call_for") is a person, as the subject of "lives_in" is
+        (PERSON_SUBJECT.has(relation) || (c.role && /_(of|at|for)$/.test(relation))) && c.subject.proper
+        ? "person"
+        : "other",
   );
   addEntity(st, target, targetKind);
   const fact = standalone(sentence.text, speaker, subjectPronoun);
@@ -292,7 +327,8 @@ function clauseFacts(st: EpisodeState, c: Clause, cx: SentenceContext): void {
     relation,
     target,
     fact,
-    validFrom: when.from,
+    // a schedule's own days are no start: "is every second Monday" holds from the telling, not from next Monday
+    validFrom: c.schedule ? null : when.from,
     validUntil: when.until,
     targetKind,
     polarity: assertion.polarity,

@@ -154,7 +154,8 @@ function repair(input: Token[]): Token[] {
         text,
         lower: text.toLowerCase(),
         lemma: text.toLowerCase(),
-        pos: NOMINAL.has(next.pos) ? "NOUN" : "ADJ",
+        // "Hyun-woo", "Jean-Luc": a capitalised first part keeps the compound a name
+        pos: prev.pos === "PROPN" && /^\p{Lu}/u.test(prev.text) ? "PROPN" : NOMINAL.has(next.pos) ? "NOUN" : "ADJ",
         end: next.end,
         date: false,
       };

@@ -132,7 +132,7 @@ const possessedRelation = (np: NounPhrase) => valueRelation(np.text) ?? slug(np.
 
 /** The clauses of one sentence's chunks; `tokens` (the sentence's) give the words the chunks leave out (schedules). */
 export function clauses(chunks: Chunk[], tokens: readonly Token[] = []): Clause[] {
-  const out: Clause[] = [];
+  const out: Clause[] = appositiveRoles(chunks);
   let previous: NounPhrase[] | null = null;
   for (let v = 0; v < chunks.length; v++) {
     const vg = chunks[v];
@@ -162,19 +162,7 @@ export function clauses(chunks: Chunk[], tokens: readonly Token[] = []): Clause[
     }
     if (isCopula(vg)) {
       if (next?.type === "np") {
-        const { items } = nounList(chunks, k);
-        const s = subjects[0]!;
-        // "Liam's favourite band is Radiohead": the possessor is the subject, the possessed noun the relation
-        const role = subjects.length === 1 && s.possessor && !s.possessor.pronoun ? roleOf({ ...s, possessor: null }) : null;
-        if (role && !role.groupFirst) {
-          // "Bluebird's CTO is Sofia": Sofia is the CTO of Bluebird, as "Sofia is Bluebird's CTO" says
-          for (const o of items) out.push({ subject: o, relation: role.relation, object: s.possessor!, negated: vg.negated, verb: vg });
-        } else if (subjects.length === 1 && s.possessor && !s.possessor.pronoun?.match(/^(its|their)$/)) {
-          for (const o of items)
-            out.push({ subject: { ...s.possessor }, relation: possessedRelation(s), object: o, negated: vg.negated, verb: vg });
-        } else if (subjects.length === 1 && s.possessor) {
-          emit("is", items);
-        } else emit(items.some((o) => o.det === "a" || o.det === "an" || !o.proper) ? "is_a" : "is", items);
+        out.push(...copulaNouns(nounList(chunks, k).items, subjects, vg));
         continue;
       }
       if (next?.type === "adj") {
@@ -236,6 +224,9 @@ export function clauses(chunks: Chunk[], tokens: readonly Token[] = []): Clause[
         continue;
       }
       emit(verb, items);
+      // "Omar heads the data team at Lumen": who leads a team at an organisation works there
+      if (LEADS_AT.test(main.lemma) && at?.type === "prep" && at.token.lower === "at" && employer?.type === "np" && employer.proper)
+        emit("works_at", [employer]);
       k = after;
       continue;
     }
@@ -252,7 +243,28 @@ export function clauses(chunks: Chunk[], tokens: readonly Token[] = []): Clause[
   return out;
 }
 
+/** "X is a painter", "Liam's favourite band is Radiohead", "Bluebird's CTO is Sofia": a copula before noun phrases. */
+function copulaNouns(items: NounPhrase[], subjects: NounPhrase[], vg: VerbGroup): Clause[] {
+  const s = subjects[0]!;
+  const clause = (subject: NounPhrase, relation: string, object: NounPhrase): Clause => ({
+    subject,
+    relation,
+    object,
+    negated: vg.negated,
+    verb: vg,
+  });
+  // "Liam's favourite band is Radiohead": the possessor is the subject, the possessed noun the relation
+  const role = subjects.length === 1 && s.possessor && !s.possessor.pronoun ? roleOf({ ...s, possessor: null }) : null;
+  // "Bluebird's CTO is Sofia": Sofia is the CTO of Bluebird, as "Sofia is Bluebird's CTO" says
+  if (role && !role.groupFirst) return items.map((o) => clause(o, role.relation, s.possessor!));
+  // "Their main contact is Art Vandelay": the possessor, a pronoun too, is the subject (its referent kept)
+  if (subjects.length === 1 && s.possessor) return items.map((o) => clause(s.possessor!, possessedRelation(s), o));
+  const relation = items.some((o) => o.det === "a" || o.det === "an" || !o.proper) ? "is_a" : "is";
+  return subjects.flatMap((subject) => items.map((o) => clause(subject, relation, o)));
+}
+
 const JOB = /^(job|position|post|role|gig|internship)$/i;
+const LEADS_AT = /^(head|lead|direct|manage|run|chair|captain|coach|supervise|oversee)$/;
 const RECURRING = /^(every|each|daily|nightly|weekly|monthly|hourly|weekdays|weekends)$/i;
 
 /**
@@ -306,10 +318,71 @@ function groupAfter(chunks: Chunk[], k: number): NounPhrase | null {
   return group;
 }
 
+/**
+ * Where a role is held, from the chunk after the role: "of Hooli" (the group), or "of marketing at Wonka" (a lead role
+ * of a department, `leads` marketing, and the organisation the holder works at), or "of Engineering at Rappi" (an
+ * officer's title at the organisation: `vp_of_engineering_at` Rappi). `last` is the last chunk read.
+ */
+function placeRole(
+  chunks: Chunk[],
+  k: number,
+  role: Role,
+): { role: Role; group: NounPhrase; employer: NounPhrase | null; last: number } | null {
+  const group = groupAfter(chunks, k);
+  if (!group) return null;
+  const at = chunks[k + 2];
+  const org = chunks[k + 3];
+  const of = (chunks[k] as { token: { lower: string } }).token.lower === "of";
+  if (!of || at?.type !== "prep" || at.token.lower !== "at" || org?.type !== "np" || org.pronoun || role.groupFirst)
+    return { role, group, employer: null, last: k + 1 };
+  if (/^(leads|manages|owns|maintains)$/.test(role.relation)) return { role, group, employer: org, last: k + 3 };
+  const title = role.relation.replace(/_(of|at|for)$/, "");
+  const dept = group.text
+    .toLowerCase()
+    .replace(/^the\s+/, "")
+    .replace(/[^a-z0-9]+/g, "_");
+  return { role: { relation: `${title}_of_${dept}_at`, groupFirst: false }, group: org, employer: org, last: k + 3 };
+}
+
+/** The verb an appositive leaves out: "Kemi, the CISO of Brightwave, asked" says Kemi is the CISO, now. */
+const UNSAID_COPULA: VerbGroup = {
+  type: "vg",
+  tokens: [],
+  main: null,
+  chain: [],
+  be: true,
+  negated: false,
+  passive: false,
+  particle: null,
+};
+
+/** Roles in apposition to a name: "Kemi, the CISO of Brightwave, asked ...", "... to Ravi, our head of sales at Acme." */
+function appositiveRoles(chunks: Chunk[]): Clause[] {
+  const out: Clause[] = [];
+  for (let i = 0; i + 3 < chunks.length; i++) {
+    const name = chunks[i];
+    const role = chunks[i + 2];
+    if (name?.type !== "np" || !name.proper || name.pronoun || chunks[i + 1]?.type !== "comma" || role?.type !== "np") continue;
+    const r = roleOf(role);
+    const placed = r ? placeRole(chunks, i + 3, r) : null;
+    const end = placed ? chunks[placed.last + 1] : null;
+    if (!placed || !(end?.type === "comma" || end?.type === "stop" || !end)) continue;
+    const said = (relation: string, object: NounPhrase, role?: boolean) => {
+      const [s, o] = placed.role.groupFirst && role ? [object, name] : [name, object];
+      out.push({ subject: s, relation, object: o, negated: false, verb: UNSAID_COPULA, ...(role ? { role } : {}) });
+    };
+    said(placed.role.relation, placed.group, true);
+    if (placed.employer) said("works_at", placed.employer);
+  }
+  return out;
+}
+
 /** Verbs that give the role named after "as" to their object: "Lumen Labs appointed Omar Said as CEO". */
 const APPOINT = /^(appoint|name|hire|elect|promote|make|choose|pick|select|nominate|confirm)$/;
 /** Verbs whose subject takes the role named after "as": "Gavin replaced Jack as CEO", "Leo took over as PM". */
 const SUCCEED = /^(replace|succeed|take|join|start|stay|remain|serve|return|step|come)$/;
+/** Of those, the ones that say when the role began: "Gavin replaced Jack as CEO" (not "Diego serves as VP"). */
+const STARTS_ROLE = /^(replace|succeed|take|join|start|return|step|come)$/;
 
 /**
  * Clauses that name a role a group has one holder of, whatever the wording (roles.ts): "X is (now) the (new) CEO
@@ -321,10 +394,19 @@ function roleClauses(chunks: Chunk[], v: number, subjects: NounPhrase[]): { clau
   const out: Clause[] = [];
   let starts = false;
   let last = v;
-  const hold = (holder: NounPhrase, role: Role, group: NounPhrase) => {
+  const hold = (holder: NounPhrase, role: Role, group: NounPhrase, employer: NounPhrase | null = null) => {
     if (holder.pronoun === "it") return;
     const [subject, object] = role.groupFirst ? [group, holder] : [holder, group];
     out.push({ subject, relation: role.relation, object, negated: vg.negated, verb: vg, role: true, ...(starts ? { starts } : {}) });
+    // "the head of marketing at Wonka": the holder works there too
+    if (employer)
+      out.push({ subject: holder, relation: "works_at", object: employer, negated: vg.negated, verb: vg, ...(starts ? { starts } : {}) });
+  };
+  /** The role named at `k`'s group, and, after "of DEPT at ORG", the organisation; then `hold` each subject. */
+  const holdPlaced = (holders: NounPhrase[], role: Role, k: number) => {
+    const placed = placeRole(chunks, k, role);
+    if (placed) for (const h of holders) hold(h, placed.role, placed.group, placed.employer);
+    return placed;
   };
   const done = () => (out.length ? { clauses: out, last } : null);
   const lemma = vg.main?.lemma ?? "";
@@ -333,28 +415,37 @@ function roleClauses(chunks: Chunk[], v: number, subjects: NounPhrase[]): { clau
     const { np } = after;
     // "Sofia became CTO of Bluebird in 2020": the role began then
     starts = !isCopula(vg) && /^(become|name|appoint|elect|promote|make|hire)$/.test(lemma);
-    // "X is Y's tech lead"
-    const possessed = np.possessor && !np.possessor.pronoun ? roleOf({ ...np, possessor: null }) : null;
+    // "X is Y's tech lead", "He is its CEO"
+    const possessed = np.possessor ? roleOf({ ...np, possessor: null }) : null;
     if (possessed) for (const s of subjects) hold(s, possessed, np.possessor!);
-    // "X is the new manager of Y"
+    // "X is the new manager of Y", "Priya is the head of marketing at Wonka"
     const role = np.possessor ? null : roleOf(np);
-    const group = role ? groupAfter(chunks, after.next) : null;
-    if (role && group) for (const s of subjects) hold(s, role, group);
-    last = after.next - 1;
+    const placed = role ? holdPlaced(subjects, role, after.next) : null;
+    last = placed ? placed.last : after.next - 1;
     if (out.length) return done();
   }
-  // "The CEO of Y is X", "Our main contact at Y is X": the role before the copula, the holder after it
-  const before = chunks[v - 3];
-  if (isCopula(vg) && before?.type === "np" && chunks[v - 2]?.type === "prep" && after && subjects.length === 1) {
-    const role = roleOf({ ...before, possessor: before.possessor?.pronoun ? null : before.possessor });
-    if (role && groupAfter(chunks, v - 2) === subjects[0]) hold(after.np, role, subjects[0]!);
+  // "The CEO of Y is X", "Our main contact at Y is X", "The head of marketing at Wonka is Priya": the role before
+  // the copula, the holder after it
+  if (isCopula(vg) && after && subjects.length === 1) {
+    for (const back of [3, 5]) {
+      const before = chunks[v - back];
+      if (before?.type !== "np" || out.length) continue;
+      const role = roleOf({ ...before, possessor: before.possessor?.pronoun ? null : before.possessor });
+      const placed = role ? placeRole(chunks, v - back + 1, role) : null;
+      if (placed && placed.last === v - 1) hold(after.np, placed.role, placed.group, placed.employer);
+    }
     last = after.next - 1;
     if (out.length) return done();
   }
   // "Y has a new coach, X", "Y has a new account manager: X"
   const next = chunks[v + 2];
   const holder = chunks[v + 3];
-  if (lemma === "have" && after && (next?.type === "comma" || (next?.type === "stop" && next.token.text === ":")) && holder?.type === "np") {
+  if (
+    lemma === "have" &&
+    after &&
+    (next?.type === "comma" || (next?.type === "stop" && next.token.text === ":")) &&
+    holder?.type === "np"
+  ) {
     const role = roleOf(after.np, { indefinite: true });
     if (role && (holder.proper || holder.tokens.some((t) => t.name))) for (const s of subjects) hold(holder, role, s);
     last = v + 3;
@@ -371,11 +462,12 @@ function roleClauses(chunks: Chunk[], v: number, subjects: NounPhrase[]): { clau
     const named = roleNoun(chunks, hasAs ? k + 1 : k);
     const role = named ? roleOf(named.np) : null;
     if (role && named) {
-      const group = groupAfter(chunks, named.next);
-      starts = true;
-      if (APPOINT.test(lemma) && object) for (const s of subjects) hold(object, role, group ?? s);
-      else if (group) for (const s of subjects) hold(s, role, group);
-      last = group ? named.next + 1 : named.next - 1;
+      starts = APPOINT.test(lemma) || STARTS_ROLE.test(lemma);
+      const holders = APPOINT.test(lemma) && object ? [object] : subjects;
+      const placed = holdPlaced(holders, role, named.next);
+      // "Lumen Labs appointed Omar as chief executive": the organisation that appoints
+      if (!placed && APPOINT.test(lemma) && object) for (const s of subjects) hold(object, role, s);
+      last = placed ? placed.last : named.next - 1;
     }
     if (out.length) return done();
   }
@@ -426,7 +518,12 @@ function valueClauses(chunks: Chunk[], v: number, subjects: NounPhrase[]): { cla
   // "Ken has a new number: X"
   const sep = chunks[v + 2];
   const value = chunks[v + 3];
-  if (lemma === "have" && np?.det === "a" && /^new\s/i.test(np.text) && (sep?.type === "comma" || (sep?.type === "stop" && sep.token.text === ":"))) {
+  if (
+    lemma === "have" &&
+    np?.det === "a" &&
+    /^new\s/i.test(np.text) &&
+    (sep?.type === "comma" || (sep?.type === "stop" && sep.token.text === ":"))
+  ) {
     const relation = valueRelation(np.text);
     if (relation && value?.type === "np") return { clauses: subjects.map((s) => clause(s, relation, value, false)), last: v + 3 };
   }
@@ -440,7 +537,13 @@ function valueClauses(chunks: Chunk[], v: number, subjects: NounPhrase[]): { cla
   // "The SDK is at version 2.4.0", "The Android app is on version 5.4"
   const at = chunks[v + 1];
   const version = chunks[v + 2];
-  if (isCopula(vg) && at?.type === "prep" && /^(at|on)$/.test(at.token.lower) && version?.type === "np" && /^version\s+\S*\d/i.test(version.text))
+  if (
+    isCopula(vg) &&
+    at?.type === "prep" &&
+    /^(at|on)$/.test(at.token.lower) &&
+    version?.type === "np" &&
+    /^version\s+\S*\d/i.test(version.text)
+  )
     return { clauses: subjects.map((s) => clause(s, "version", version, false)), last: v + 2 };
   return null;
 }

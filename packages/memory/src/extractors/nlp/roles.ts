@@ -24,7 +24,7 @@ const ALIASES: Array<[RegExp, string]> = [
   [/^maintainer$/, "maintains"],
 ];
 /** Heads of roles a group has one holder of at a time, beside the relation table's UNIQUE_ROLES. */
-const ROLE_HEADS = new Set(["coach", "contact", "lead", "leader", "owner", "manager"]);
+const ROLE_HEADS = new Set(["coach", "contact", "lead", "leader", "owner", "manager", "vp", "svp", "evp"]);
 /** Values of the group rather than positions someone holds: the group comes first. */
 const VALUE_ROLES = /(^|_)(contact|point_of_contact)$/;
 /** Kin and friends are no roles: "the brother of Ann" names no position. */

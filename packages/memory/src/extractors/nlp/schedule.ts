@@ -9,7 +9,10 @@ const DAY = "monday|tuesday|wednesday|thursday|friday|saturday|sunday";
 const UNIT = `day|night|morning|evening|afternoon|week|weekday|weekend|month|quarter|year|hour|minute|${DAY}`;
 /** Words that make a time recur. */
 const RECURRING = [
-  new RegExp(`\\b(?:every|each)\\s+(?:other\\s+|second\\s+|third\\s+|fourth\\s+|\\d+\\s+)?(?:${UNIT})s?\\b`, "gi"),
+  new RegExp(
+    `\\b(?:every|each)\\s+(?:other\\s+|second\\s+|third\\s+|fourth\\s+|\\d+\\s+)?(?:${UNIT})s?(?:\\s+(?:morning|evening|afternoon|night))?\\b`,
+    "gi",
+  ),
   /\b(?:daily|nightly|hourly|weekly|fortnightly|monthly|quarterly|yearly|annually|weekdays|weekends)\b/gi,
   new RegExp(`\\bon\\s+(?:${DAY})s\\b`, "gi"),
   new RegExp(
