@@ -66,7 +66,7 @@ export const erasureRoutes = ({ api, guard }: RouteDeps, options: { importBodyLi
     tags: ["erasure"],
     security: SECURITY,
     use: guard,
-    responses: { 200: { description: "Audit records", schema: z.object({ items: z.array(ErasureRecordSchema) }) } },
+    responses: { 200: { description: "Audit records", schema: z.object({ items: z.array(ErasureRecordSchema) }) }, ...errors() },
     handler: async (ctx) => json(200, await api.listErasures(brainOf(ctx.state))),
   }),
   route({
@@ -77,7 +77,7 @@ export const erasureRoutes = ({ api, guard }: RouteDeps, options: { importBodyLi
     tags: ["export"],
     security: SECURITY,
     use: guard,
-    responses: { 200: { description: "One JSON object per line", contentType: "application/x-ndjson" } },
+    responses: { 200: { description: "One JSON object per line", contentType: "application/x-ndjson" }, ...errors() },
     handler: async (ctx) => chunks(200, api.exportBrain(brainOf(ctx.state)), "application/x-ndjson; charset=utf-8"),
   }),
   route({
