@@ -1,10 +1,22 @@
-// `npm run bench -- <name> [args]`: runs bench/<name>.ts (adapters, support, memory, entries, storage, widget, imports, hardening, lint, webhooks;
+// `npm run bench -- <name> [args]`: runs bench/<name>.ts (adapters, support, memory, memory-transfer, entries, storage, widget, imports, hardening, lint, webhooks;
 // memory-histories, which memory also prints, only when named).
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const [name, ...args] = process.argv.slice(2);
-const known = ["adapters", "support", "memory", "entries", "storage", "widget", "imports", "hardening", "lint", "webhooks"];
+const known = [
+  "adapters",
+  "support",
+  "memory",
+  "memory-transfer",
+  "entries",
+  "storage",
+  "widget",
+  "imports",
+  "hardening",
+  "lint",
+  "webhooks",
+];
 const exists = (file: string) => existsSync(fileURLToPath(new URL(file, import.meta.url)));
 const names = name ? [name] : known.filter((n) => exists(`./${n}.ts`) || (n === "hardening" && exists("./hardening-stalled.ts")));
 if (name && !known.includes(name) && name !== "memory-histories") {
