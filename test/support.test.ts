@@ -871,6 +871,8 @@ function suite(t: AdapterTarget) {
       expect(a.body.openapi).toBe("3.1.0");
       expect(Object.keys(a.body.paths).sort()).toEqual([
         "/api/conversations",
+        "/api/conversations/attachments",
+        "/api/conversations/attachments/{attachmentId}",
         "/api/conversations/find",
         "/api/conversations/list",
         "/api/conversations/{id}",

@@ -3,7 +3,17 @@
 // SQL counterpart on a fresh database of its own. MOUNTKIT_TEST_STORE=sqlite|postgres picks the engine.
 // The suites themselves are unchanged: they cannot tell which storage they run on.
 import type { PubSub, RateLimiter } from "@mountkit/core/jobs";
-import { allMigrations, pgPubSub, type SqlDatabase, sqlEntriesStore, sqlMemoryStore, sqlRateLimiter, sqlSupportStore } from "@mountkit/sql";
+import {
+  allMigrations,
+  pgPubSub,
+  type SqlDatabase,
+  sqlAttachmentStore,
+  sqlBlobStore,
+  sqlEntriesStore,
+  sqlMemoryStore,
+  sqlRateLimiter,
+  sqlSupportStore,
+} from "@mountkit/sql";
 import pg from "pg";
 import { afterAll, vi } from "vitest";
 import { createTestDatabase, pgSkipReason, type TestDatabase } from "../sql-targets.js";
@@ -68,6 +78,14 @@ if (dialect) {
   vi.doMock("../../packages/support/src/store/in-memory.ts", async (importOriginal) => {
     const original = await importOriginal<typeof import("../../packages/support/src/store/in-memory.ts")>();
     return { ...original, inMemorySupportStore: () => sqlStore(original.inMemorySupportStore(), sqlSupportStore) };
+  });
+  vi.doMock("../../packages/support/src/attachments/in-memory.ts", async (importOriginal) => {
+    const original = await importOriginal<typeof import("../../packages/support/src/attachments/in-memory.ts")>();
+    return {
+      ...original,
+      inMemoryAttachmentStore: () => sqlStore(original.inMemoryAttachmentStore(), sqlAttachmentStore),
+      inMemoryBlobStore: () => sqlStore(original.inMemoryBlobStore(), sqlBlobStore),
+    };
   });
   vi.doMock("../../packages/memory/src/store/in-memory.ts", async (importOriginal) => {
     const original = await importOriginal<typeof import("../../packages/memory/src/store/in-memory.ts")>();

@@ -22,6 +22,8 @@ export { consoleLogger, kitLogger, type Logger, type LogLevel, silentLogger } fr
 export { type BuildOpenApiOptions, buildOpenApi, nullableOptionals, type OpenApiDocument, toYaml, toYamlSliced } from "./openapi.js";
 export { type PageOptions, pageRoutes } from "./page.js";
 export {
+  type BytesResult,
+  bytes,
   type ChunksResult,
   chunks,
   documented,

@@ -43,6 +43,8 @@ export interface RequestContext<P = Record<string, string>, Q = Record<string, u
 export type JsonResult = { status: number; headers?: Record<string, string>; json: unknown };
 export type TextResult = { status: number; headers?: Record<string, string>; text: string; contentType: string };
 export type EmptyResult = { status: number; headers?: Record<string, string> };
+/** Binary content (a stored file), written as is with its content type. */
+export type BytesResult = { status: number; headers?: Record<string, string>; bytes: Uint8Array; contentType: string };
 export interface SseResult {
   status?: 200;
   headers?: Record<string, string>;
@@ -56,7 +58,7 @@ export interface SseResult {
 }
 /** A body written chunk by chunk as its source yields them (an export as JSON Lines): never held whole. */
 export type ChunksResult = { status: number; headers?: Record<string, string>; chunks: AsyncIterable<string>; contentType: string };
-export type HandlerResult = JsonResult | TextResult | EmptyResult | SseResult | ChunksResult;
+export type HandlerResult = JsonResult | TextResult | BytesResult | EmptyResult | SseResult | ChunksResult;
 
 export type Handler<Ctx extends RequestContext<any, any, any> = RequestContext> = (ctx: Ctx) => Promise<HandlerResult> | HandlerResult;
 export type Middleware = (ctx: RequestContext<any, any, any>, next: () => Promise<HandlerResult>) => Promise<HandlerResult>;
@@ -150,6 +152,12 @@ export const text = (status: number, body: string, contentType: string, headers?
   contentType,
   headers,
 });
+export const bytes = (status: number, body: Uint8Array, contentType: string, headers?: Record<string, string>): BytesResult => ({
+  status,
+  bytes: body,
+  contentType,
+  headers,
+});
 export const empty = (status = 204, headers?: Record<string, string>): EmptyResult => ({ status, headers });
 export const sse = (
   events: AsyncIterable<SseEvent>,
@@ -163,6 +171,7 @@ export const sse = (
 export const isSseResult = (r: HandlerResult): r is SseResult => "sse" in r;
 export const isJsonResult = (r: HandlerResult): r is JsonResult => "json" in r;
 export const isTextResult = (r: HandlerResult): r is TextResult => "text" in r;
+export const isBytesResult = (r: HandlerResult): r is BytesResult => "bytes" in r;
 export const chunks = (status: number, body: AsyncIterable<string>, contentType: string, headers?: Record<string, string>): ChunksResult => ({
   status,
   chunks: body,

@@ -1,6 +1,6 @@
 // A handler's result as the wire response adapters write: JSON, text, empty or SSE frames.
 import { type KitRequest, type KitResponse, SSE_HEADERS, withMountPrefix } from "./http.js";
-import { type HandlerResult, isChunksResult, isJsonResult, isSseResult, isTextResult } from "./route.js";
+import { type HandlerResult, isBytesResult, isChunksResult, isJsonResult, isSseResult, isTextResult } from "./route.js";
 import { sseFrames } from "./sse.js";
 
 const JSON_TYPE = "application/json; charset=utf-8";
@@ -37,6 +37,10 @@ function serialiseResult(result: HandlerResult, request: KitRequest, requestId: 
   if (isTextResult(result)) {
     const headers = { ...result.headers, ...id, "content-type": result.contentType };
     return { status: result.status, headers, body: head ? undefined : result.text };
+  }
+  if (isBytesResult(result)) {
+    const headers = { ...result.headers, ...id, "content-type": result.contentType };
+    return { status: result.status, headers, body: head ? undefined : result.bytes };
   }
   if (isChunksResult(result)) {
     const headers = { ...result.headers, ...id, "content-type": result.contentType, "cache-control": "no-store" };

@@ -19,5 +19,6 @@ export { sqlWebhookStore } from "./stores/kit/webhooks.js";
 export { sqlQuotaHolds } from "./stores/memory/quota.js";
 export { type SqlMemoryStoreOptions, sqlMemoryStore } from "./stores/memory/store.js";
 export type { VectorCellOptions } from "./stores/memory/vectors-cells.js";
+export { sqlAttachmentStore, sqlBlobStore } from "./stores/support/attachments.js";
 export { sqlSupportStore } from "./stores/support/store.js";
 export { openSupportStorage, type SupportStorage } from "./support.js";

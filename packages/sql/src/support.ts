@@ -11,6 +11,7 @@ import { sqlSupportStore } from "./stores/support/store.js";
 export { supportMigrations } from "./migrations/support.js";
 export type { OpenStorageOptions } from "./open.js";
 export { sqlRateLimiter } from "./stores/kit/limiter.js";
+export { sqlAttachmentStore, sqlBlobStore } from "./stores/support/attachments.js";
 export { sqlSupportStore } from "./stores/support/store.js";
 
 export interface SupportStorage {

@@ -39,7 +39,7 @@ export interface AgentApi extends Omit<Conversations, "backend"> {
 
 export interface SupportApi {
   createConversation(
-    input: CustomerScope & { message: string; subject?: string; clientMessageId?: string },
+    input: CustomerScope & { message: string; subject?: string; clientMessageId?: string; attachments?: string[] },
   ): Promise<{ conversationId: string; createdAt: string }>;
   /** Most recent activity first; one page when `limit` (and `after`) are given, else all. An unknown product has none. */
   listConversations(input: CustomerScope & Pick<ConversationPage, "after" | "limit">): Promise<{ conversations: Summary[] }>;
@@ -47,7 +47,7 @@ export interface SupportApi {
   findConversation(input: CustomerScope): Promise<{ found: true; conversationId: string } | { found: false }>;
   getConversation(input: CustomerScope & { conversationId: string }): Promise<ReturnType<typeof issueDetail>>;
   postMessage(
-    input: CustomerScope & { conversationId: string; message: string; clientMessageId?: string },
+    input: CustomerScope & { conversationId: string; message: string; clientMessageId?: string; attachments?: string[] },
   ): Promise<{ id: string; createdAt: string }>;
   closeConversation(input: CustomerScope & { conversationId: string; action: CloseAction }): Promise<{ success: true; message: string }>;
   /** Rates a resolved or closed conversation 1 to 5, with an optional comment; rating again replaces it. */

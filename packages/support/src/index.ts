@@ -1,6 +1,16 @@
 // @mountkit/support: customer-support conversations (public API + SSE, Support SPI, agent side).
 // The conformance suite is on `@mountkit/support/testing`, the wire types shared with the client on `/wire`.
 export type { SupportApi } from "./api.js";
+export {
+  type AttachmentLimits,
+  type AttachmentOptions,
+  type Attachments,
+  attachmentError,
+  DEFAULT_ATTACHMENT_LIMITS,
+} from "./attachments/attachments.js";
+export { inMemoryAttachmentStore, inMemoryBlobStore } from "./attachments/in-memory.js";
+export { ATTACHMENT_TYPES, type AttachmentType, isSafeText, sniffAttachment } from "./attachments/sniff.js";
+export type { AttachmentRecord, AttachmentRef, AttachmentStore, BlobStore } from "./attachments/types.js";
 export { type GithubBackend, type GithubBackendOptions, githubBackend } from "./backends/github/backend.js";
 export { verifyGithubSignature } from "./backends/github/webhook.js";
 export { type SlackBackend, type SlackBackendOptions, slackBackend, verifySlackSignature } from "./backends/slack/backend.js";

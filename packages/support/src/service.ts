@@ -21,6 +21,9 @@ import {
 import { inMemoryPubSub, inMemoryRateLimiter, type PubSub, type RateLimiter } from "@mountkit/core/jobs";
 import { startWebhooks, type WebhookOptions } from "@mountkit/core/webhooks";
 import { createSupportApi, type SupportApi } from "./api.js";
+import { type AttachmentOptions, type Attachments, createAttachments } from "./attachments/attachments.js";
+import { withAttachments } from "./attachments/messages.js";
+import { attachmentRoutes } from "./attachments/routes.js";
 import { createConversations } from "./domain/conversations.js";
 import { supportEvents } from "./domain/outbound.js";
 import { type ProductConfig, type ProductLimits, type ProductRegistry, productRegistry } from "./domain/products.js";
@@ -89,6 +92,11 @@ export interface SupportServiceOptions extends ClientAddressOptions {
    * addresses (`allowPrivate`). Subscriptions live in the store (`store.webhooks`), at `/care/webhooks`.
    */
   webhooks?: WebhookOptions;
+  /**
+   * Files on messages (docs/support.md#attachments): limits, the record store and the blob store (both in this
+   * process's memory by default: give `sqlAttachmentStore(db)` and a durable blob store for a deployment).
+   */
+  attachments?: AttachmentOptions;
 }
 
 export interface SupportService extends Service {
@@ -96,6 +104,8 @@ export interface SupportService extends Service {
   store: SupportStore;
   products: ProductRegistry;
   hub: StreamHub;
+  /** Uploads, their records and bytes (docs/support.md#attachments). */
+  attachments: Attachments;
   /** Deletes events past the retention; the service also runs it on a timer. */
   pruneEvents(): Promise<number>;
 }
@@ -132,7 +142,7 @@ function publicCors(service: "*" | readonly string[] | undefined, products: read
 const HOUR = 3_600_000;
 
 /** The service's parts, built from its options before any route. */
-function supportContext(options: SupportServiceOptions): SupportContext & { configs: ProductConfig[] } {
+function supportContext(options: SupportServiceOptions): SupportContext & { configs: ProductConfig[]; attachments: Attachments } {
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
   const logger = kitLogger(options.logger);
@@ -151,16 +161,20 @@ function supportContext(options: SupportServiceOptions): SupportContext & { conf
   for (const p of products.list())
     if (!p.builtin) p.backend.attach?.({ productSlug: p.slug, store, bus, clock, ids, logger, jobs, events });
   const hub = createStreamHub({ store, bus, logger, clock });
+  const limiter = options.limiter ?? inMemoryRateLimiter();
+  const attachments = createAttachments({ options: options.attachments, limiter, clock, ids, logger });
+  const api = createSupportApi({ products, conversations, streams: { hub, bus, clock, streamsByCustomer: new Map() } });
   return {
     configs,
+    attachments,
     basePath: (options.basePath ?? "").replace(/\/+$/, ""),
-    api: createSupportApi({ products, conversations, streams: { hub, bus, clock, streamsByCustomer: new Map() } }),
+    api: withAttachments(api, { attachments, products, conversations, logger }),
     store,
     conversations,
     products,
     hub,
     bus,
-    limiter: options.limiter ?? inMemoryRateLimiter(),
+    limiter,
     clock,
     ids,
     logger,
@@ -207,10 +221,11 @@ function docRoute(basePath: string, path: string, title: string, routes: Route[]
 }
 
 /** Interfaces A, B and the agent side, each with its document, plus the optional widget script and inbox page. */
-function supportRoutes(cx: SupportContext, options: SupportServiceOptions): Route[] {
-  const a = publicRoutes(cx);
+function supportRoutes(cx: SupportContext, options: SupportServiceOptions, attachments: Attachments): Route[] {
+  const files = attachmentRoutes(cx, attachments);
+  const a = [...publicRoutes(cx), ...files.filter((r) => r.path.startsWith("/api/"))];
   const b = [...spiRoutes(cx), ...subscriptionRoutes(cx)];
-  const agent = [...agentRoutes(cx), ...webhookRoutes(cx)];
+  const agent = [...agentRoutes(cx), ...webhookRoutes(cx), ...files.filter((r) => r.path.startsWith("/agent/"))];
   return [
     ...a,
     ...b,
@@ -245,9 +260,9 @@ function pruning(cx: SupportContext, options: SupportServiceOptions) {
 }
 
 export function createSupportService(options: SupportServiceOptions): SupportService {
-  const { configs, ...cx } = supportContext(options);
+  const { configs, attachments, ...cx } = supportContext(options);
   const { store, products, hub, clock, logger, ids } = cx;
-  const routes = supportRoutes(cx, options);
+  const routes = supportRoutes(cx, options, attachments);
   const prune = pruning(cx, options);
   const service = defineService({
     name: "support",
@@ -265,10 +280,11 @@ export function createSupportService(options: SupportServiceOptions): SupportSer
     ids,
     async dispose() {
       prune.stop();
+      attachments.stop();
       hub.close();
       for (const p of products.list()) if (!p.builtin) await p.backend.dispose?.();
       await cx.hooks.stop();
     },
   });
-  return Object.assign(service, { api: cx.api, store, products, hub, pruneEvents: prune.pruneEvents });
+  return Object.assign(service, { api: cx.api, store, products, hub, attachments, pruneEvents: prune.pruneEvents });
 }

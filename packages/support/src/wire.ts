@@ -13,12 +13,23 @@ export interface Summary {
   updatedAt: string;
 }
 
+/** A file a message carries (docs/support.md#attachments); download it from `/api/conversations/attachments/:id`. */
+export interface Attachment {
+  id: string;
+  name: string;
+  /** Sniffed from the bytes: image/png, image/jpeg, image/gif, image/webp, application/pdf or text/plain. */
+  contentType: string;
+  size: number;
+}
+
 export interface Comment {
   id: string;
   body: string | null;
   author: string;
   createdAt: string;
   isCustomer: boolean;
+  /** Present when the message carries files. */
+  attachments?: Attachment[];
 }
 
 export interface Issue {
@@ -30,6 +41,8 @@ export interface Issue {
   labels: string[];
   createdAt: string;
   updatedAt: string;
+  /** The first message's files, when it carries any. */
+  attachments?: Attachment[];
 }
 
 export const EVENT_TYPES = [

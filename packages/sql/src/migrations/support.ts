@@ -128,5 +128,30 @@ export const supportMigrations: MigrationSet = {
         ]);
       },
     },
+    {
+      version: 6,
+      name: "attachments",
+      async up(db, dialect) {
+        // records apart from their bytes: a host may keep the bytes elsewhere (docs/support.md#attachments)
+        const key = dialect === "postgres" ? 'text collate "C"' : "text";
+        await exec(db, [
+          `create table support_attachments (
+            id text primary key,
+            product_slug text not null,
+            customer_id text,
+            uploaded_by text not null,
+            conversation_id text,
+            message_id text,
+            name text not null,
+            content_type text not null,
+            size integer not null,
+            created_at ${key} not null
+          )`,
+          // the sweep reads pending uploads oldest first
+          "create index support_attachments_pending on support_attachments (created_at) where conversation_id is null",
+          `create table support_blobs (key text primary key, data ${dialect === "postgres" ? "bytea" : "blob"} not null)`,
+        ]);
+      },
+    },
   ],
 };

@@ -1,5 +1,6 @@
 // Records to the views every interface renders: summaries, comments, interface A's `{issue, comments}`, interface B and
 // agent details. The wire types they fill come from `src/wire.ts` (`@mountkit/support/wire`).
+import { attachmentsOf } from "../attachments/meta.js";
 import type { ConversationRecord, MessageRecord, Rating } from "../store/types.js";
 import type { Comment, Issue, Summary } from "../wire.js";
 import { isOpen, stateOf, wireLabels } from "./status.js";
@@ -41,13 +42,20 @@ export const agentSummary = (c: ConversationRecord): AgentSummary => ({
   labels: wireLabels(c.status, c.labels),
 });
 
-export const comment = (m: MessageRecord): Comment => ({
-  id: m.id,
-  body: m.body,
-  author: m.author,
-  createdAt: m.createdAt,
-  isCustomer: m.isCustomer,
-});
+export const comment = (m: MessageRecord): Comment =>
+  withFiles(m.body, {
+    id: m.id,
+    body: m.body,
+    author: m.author,
+    createdAt: m.createdAt,
+    isCustomer: m.isCustomer,
+  });
+
+/** Adds `attachments` when the body's hidden block lists files (docs/support.md#attachments). */
+function withFiles<T extends object>(body: string | null | undefined, out: T): T & { attachments?: Comment["attachments"] } {
+  const files = attachmentsOf(body);
+  return files.length ? { ...out, attachments: files } : out;
+}
 
 export const view = (c: ConversationRecord, messages: MessageRecord[]): ConversationView => ({
   ...summary(c),
@@ -71,6 +79,7 @@ export function issueDetail(v: ConversationView): { issue: Issue; comments: Comm
       labels: v.labels,
       createdAt: v.createdAt,
       updatedAt: v.updatedAt,
+      ...(first?.attachments?.length ? { attachments: first.attachments } : {}),
     },
     comments: v.messages.filter((m) => m !== first),
   };

@@ -1,5 +1,6 @@
 // Wire schemas shared by interfaces A, B and the agent side: request validation and OpenAPI from one source.
 import * as z from "zod";
+import { AttachmentIds, AttachmentsField } from "../attachments/schemas.js";
 import { STATUSES } from "../domain/status.js";
 
 /** `cust_` + a UUID in RFC 4122 text form (8-4-4-4-12 hex digits). */
@@ -39,12 +40,14 @@ export const CreateBody = z.object({
   message: MessageBody,
   subject: Subject.optional(),
   clientMessageId: ClientMessageId.optional(),
+  attachments: AttachmentIds.optional(),
 });
 export const PostBody = z.object({
   productSlug: ProductSlug,
   customerId: CustomerId,
   message: MessageBody,
   clientMessageId: ClientMessageId.optional(),
+  attachments: AttachmentIds.optional(),
 });
 /** Interface A's rating body (docs/support.md#ratings). */
 export const RateBody = z.object({
@@ -58,7 +61,7 @@ export const RatingSchema = z.object({
   comment: z.string().nullable(),
   ratedAt: Timestamp,
 });
-export const AgentReplyBody = z.object({ body: MessageBody, author: z.string().min(1).max(200) });
+export const AgentReplyBody = z.object({ body: MessageBody, author: z.string().min(1).max(200), attachments: AttachmentIds.optional() });
 export const AgentEditBody = z.object({ body: MessageBody });
 
 export const SummarySchema = z.object({
@@ -75,6 +78,7 @@ export const CommentSchema = z.object({
   author: z.string(),
   createdAt: Timestamp,
   isCustomer: z.boolean(),
+  attachments: AttachmentsField,
 });
 export const IssueSchema = z.object({
   id: z.string(),
@@ -85,6 +89,7 @@ export const IssueSchema = z.object({
   labels: z.array(z.string()),
   createdAt: Timestamp,
   updatedAt: Timestamp,
+  attachments: AttachmentsField,
 });
 export const SpiDetailSchema = SummarySchema.extend({
   messages: z.array(CommentSchema),
