@@ -548,6 +548,7 @@ forEachAdapter(
       const bodies: Record<string, { path: () => Promise<string>; base: Record<string, unknown>; ok: number }> = {
         "/v1/episodes": { path: async () => "/v1/episodes", base: { content: "Pia Lund works at Volvo." }, ok: 202 },
         "/v1/recall": { path: async () => "/v1/recall", base: { query: "Pia" }, ok: 200 },
+        "/v1/episodes/batch": { path: async () => "/v1/episodes/batch", base: { episodes: [{ content: "Pia Lund lives in Lund." }] }, ok: 200 },
         "/v1/edges/{id}/invalidate": { path: async () => `/v1/edges/${await edge()}/invalidate`, base: {}, ok: 200 },
       };
       const tried: string[] = [];

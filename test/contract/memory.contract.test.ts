@@ -84,6 +84,36 @@ forEachHost(
       expect((await exchange(M, h.base, `${svc}/v1/playbooks`, { headers: auth })).status).toBe(200);
       expect((await exchange(M, h.base, `${svc}/v1/playbooks/greeting`, { headers: auth })).status).toBe(200);
 
+      // idempotent and batch ingest, scopes and filters (docs/memory.md#idempotent-and-batch-ingest, #scopes-and-filters)
+      const keyed = {
+        headers: { ...auth, "idempotency-key": `"${crypto.randomUUID()}"` },
+        body: { content: "Bo lives in Oslo.", userId: "u1" },
+      };
+      const first = await exchange(M, h.base, `${svc}/v1/episodes`, keyed);
+      const replay = await exchange(M, h.base, `${svc}/v1/episodes`, keyed);
+      expect([first.status, replay.status, replay.headers.get("idempotent-replayed")]).toEqual([202, 202, "true"]);
+      expect((await exchange(M, h.base, `${svc}/v1/episodes`, { ...keyed, body: { content: "Another." } })).status).toBe(422);
+      const batch = await exchange(M, h.base, `${svc}/v1/episodes/batch`, {
+        headers: auth,
+        body: { episodes: [{ content: "Cy works at Dune.", sessionId: "s1", idempotencyKey: "k1" }, { content: "" }] },
+      });
+      expect(batch.body.items.map((i: { status: string }) => i.status)).toEqual(["accepted", "error"]);
+      await memory.worker.idle();
+      const metadata = encodeURIComponent(JSON.stringify({ source: "x" }));
+      expect((await exchange(M, h.base, `${svc}/v1/episodes?userId=u1&metadata=${metadata}`, { headers: auth })).status).toBe(200);
+      expect(
+        (await exchange(M, h.base, `${svc}/v1/edges?userId=u1&relation=lives_in,works_at&validFrom=2000-01-01`, { headers: auth })).status,
+      ).toBe(200);
+      expect((await exchange(M, h.base, `${svc}/v1/entities?sessionId=s1`, { headers: auth })).status).toBe(200);
+      const scoped = await exchange(M, h.base, `${svc}/v1/recall`, {
+        headers: auth,
+        body: { query: "Oslo", userId: "u1", relation: ["lives_in"], metadata: { source: null }, validTo: "2999-01-01" },
+      });
+      expect(scoped.status).toBe(200);
+      expect((await exchange(M, h.base, `${svc}/v1/episodes/batch`, { headers: auth, body: { episodes: [] }, valid: false })).status).toBe(
+        400,
+      );
+
       // documented errors
       expect((await exchange(M, h.base, `${svc}/v1/episodes`)).status).toBe(401);
       expect((await exchange(M, h.base, `${svc}/v1/episodes/missing`, { headers: auth })).status).toBe(404);

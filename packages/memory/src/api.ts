@@ -5,21 +5,13 @@ import { iso } from "@mountkit/core";
 import { erasureCalls } from "./api-erasure.js";
 import type { MemoryEvents } from "./domain/events.js";
 import { renderPlaybook } from "./domain/playbook.js";
-import type { EdgeRecord, EpisodeRecord } from "./domain/types.js";
+import { edgeFilterOf, episodeFilterOf, type FilterInput, type ScopeFilter } from "./domain/scope.js";
+import type { EdgeRecord } from "./domain/types.js";
 import { edgeVisibleAt } from "./domain/types.js";
-import {
-  decodeCursor,
-  edgeJson,
-  encodeCursor,
-  entityJson,
-  episodeJson,
-  INSTANT_FORMS,
-  parseInstant,
-  playbookSummaryJson,
-} from "./domain/wire.js";
+import { decodeCursor, edgeJson, encodeCursor, entityJson, episodeJson, playbookSummaryJson, scopeJson } from "./domain/wire.js";
 import type { Embedder } from "./embeddings.js";
 import { memoryError } from "./errors.js";
-import { EXTRACTION_QUEUE } from "./pipeline/run.js";
+import { type CreateEpisodeInput, ingestCalls } from "./ingest.js";
 import { type RecallWeights, recall } from "./retrieval/recall.js";
 import type { MemoryStore } from "./store/types.js";
 
@@ -34,32 +26,11 @@ export interface MemoryApiDeps {
   maxAttempts?: number;
   /** Outbound events of changes (the manual invalidation's); none when absent. */
   events?: MemoryEvents;
+  /** How long an idempotency key answers its first episode (docs/memory.md#idempotent-and-batch-ingest); default 24 h. */
+  idempotencyTtlMs?: number;
 }
 
-export interface CreateEpisodeInput {
-  content: string;
-  metadata?: Record<string, unknown>;
-  /** Epoch ms; default: `metadata.occurredAt` when present (`YYYY-MM-DD` or ISO-8601, else a 400), else now. */
-  occurredAt?: number;
-}
-
-/**
- * The episode's reference time: `occurredAt`, else `metadata.occurredAt` read as the wire reads the
- * top-level field (a `{content, metadata}` request carries its time there), else now. A metadata value
- * that is present but not such a date answers 400, as the top-level field would.
- */
-function referenceTime(input: CreateEpisodeInput, now: number): number {
-  if (input.occurredAt !== undefined) return input.occurredAt;
-  const m = input.metadata?.occurredAt;
-  if (m === undefined || m === null) return now;
-  const t = typeof m === "string" && m.length <= 64 ? parseInstant(m, { endOfDay: false }) : null;
-  if (t === null)
-    throw memoryError("invalid_request", {
-      message: `invalid body: metadata.occurredAt: ${INSTANT_FORMS}`,
-      details: [{ path: "metadata.occurredAt", message: INSTANT_FORMS }],
-    });
-  return t;
-}
+export type { CreateEpisodeInput } from "./ingest.js";
 
 export interface PageInput {
   cursor?: string;
@@ -106,35 +77,13 @@ async function listPage<T, J>(
   return { items: r.items.map(toJson), next: encodeCursor(r.next) };
 }
 
-function episodeCalls({ deps, store, clock, ids }: ApiContext) {
+function episodeCalls({ deps, store }: ApiContext) {
+  const ingest = ingestCalls(deps);
   return {
+    ...ingest,
+    /** Stores an episode; extraction is queued (`ingestEpisode` takes an idempotency key). */
     async createEpisode(brainId: string, input: CreateEpisodeInput) {
-      const now = clock.now();
-      const episode: EpisodeRecord = {
-        id: ids("ep"),
-        brainId,
-        content: input.content,
-        metadata: input.metadata ?? {},
-        occurredAt: referenceTime(input, now),
-        createdAt: now,
-        status: "queued",
-        error: null,
-        entityIds: [],
-        edgeIds: [],
-        processedAt: null,
-      };
-      await store.createEpisode({
-        episode,
-        job: {
-          id: ids("job"),
-          queue: EXTRACTION_QUEUE,
-          payload: { brainId, episodeId: episode.id },
-          maxAttempts: deps.maxAttempts ?? 5,
-          groupKey: brainId,
-        },
-      });
-      deps.onEnqueued?.();
-      return episodeJson(episode);
+      return (await ingest.ingestEpisode(brainId, input)).episode;
     },
 
     async getEpisode(brainId: string, id: string) {
@@ -143,21 +92,23 @@ function episodeCalls({ deps, store, clock, ids }: ApiContext) {
       return episodeJson(e);
     },
 
-    listEpisodes: (brainId: string, page: PageInput = {}) =>
-      listPage(page, (after, limit) => store.listEpisodes({ brainId, limit, after }), episodeJson),
+    /** `filter`: scope and metadata equality (docs/memory.md#scopes-and-filters). */
+    listEpisodes: (brainId: string, page: PageInput & FilterInput = {}) =>
+      listPage(page, (after, limit) => store.listEpisodes({ brainId, limit, after, filter: episodeFilterOf(page) }), episodeJson),
   };
 }
 
 function recallCalls({ deps, store, clock }: ApiContext) {
   return {
     /** `asOf` (valid time) and `knownAt` (transaction time) default to now, independently (docs/memory.md#time-two-axes). */
-    async recall(brainId: string, input: { query: string; asOf?: number; knownAt?: number; limit?: number }) {
+    /** Filters (scope, relation, entity, tValid range, metadata): docs/memory.md#scopes-and-filters. */
+    async recall(brainId: string, input: { query: string; asOf?: number; knownAt?: number; limit?: number } & FilterInput) {
       const now = clock.now();
       const asOf = input.asOf ?? now;
       const knownAt = input.knownAt ?? now;
       const r = await recall(
         { store, embedder: deps.embedder, weights: deps.recallWeights },
-        { brainId, query: input.query, asOf, knownAt, limit: input.limit ?? 10 },
+        { brainId, query: input.query, asOf, knownAt, limit: input.limit ?? 10, filter: edgeFilterOf(input) },
       );
       return {
         asOf: iso(asOf),
@@ -171,6 +122,7 @@ function recallCalls({ deps, store, clock }: ApiContext) {
           metadata: e.metadata,
           occurredAt: iso(e.occurredAt),
           createdAt: iso(e.createdAt),
+          ...scopeJson(e),
         })),
       };
     },
@@ -186,14 +138,17 @@ function edgeCalls({ deps, store, clock }: ApiContext) {
       return { ...edgeJson(e), episode: episode ? episodeJson(episode) : null };
     },
 
-    /** Every edge (history); with `asOf` or `knownAt` (epoch ms), only those visible then, the other axis now. */
-    listEdges(brainId: string, page: PageInput & { entityId?: string; asOf?: number; knownAt?: number } = {}) {
+    /**
+     * Every edge (history); with `asOf` or `knownAt` (epoch ms), only those visible then, the other axis now; the
+     * filters of docs/memory.md#scopes-and-filters.
+     */
+    listEdges(brainId: string, page: PageInput & FilterInput & { asOf?: number; knownAt?: number } = {}) {
       const now = clock.now();
       const at =
         page.asOf === undefined && page.knownAt === undefined ? undefined : { asOf: page.asOf ?? now, knownAt: page.knownAt ?? now };
       return listPage(
         page,
-        (after, limit) => store.listEdges({ brainId, limit, after, entityId: page.entityId, at }),
+        (after, limit) => store.listEdges({ brainId, limit, after, entityId: page.entityId, at, filter: edgeFilterOf(page) }),
         (e: EdgeRecord) => edgeJson(e),
       );
     },
@@ -225,16 +180,27 @@ function edgeCalls({ deps, store, clock }: ApiContext) {
 
 function entityCalls({ store, clock }: ApiContext) {
   return {
-    async getEntity(brainId: string, id: string, options: { edges?: number } = {}) {
+    /** `scope`: only the entity's facts of that scope. */
+    async getEntity(brainId: string, id: string, options: { edges?: number } & ScopeFilter = {}) {
       const e = await store.getEntity({ brainId, id });
       if (!e) throw notFound("entity", id);
       const now = clock.now();
-      const edges = await store.edgesOfEntities({ brainId, entityIds: [id], asOf: now, knownAt: now, limit: options.edges ?? 20 });
+      const filter = episodeFilterOf(options);
+      const limit = options.edges ?? 20;
+      const edges = await store.edgesOfEntities({
+        brainId,
+        entityIds: [id],
+        asOf: now,
+        knownAt: now,
+        limit,
+        ...(filter ? { filter } : {}),
+      });
       return { ...entityJson(e), edges: edges.map((x) => edgeJson(x)) };
     },
 
-    listEntities: (brainId: string, page: PageInput = {}) =>
-      listPage(page, (after, limit) => store.listEntities({ brainId, limit, after }), entityJson),
+    /** `scope`: only entities a fact of that scope touches. */
+    listEntities: (brainId: string, page: PageInput & ScopeFilter = {}) =>
+      listPage(page, (after, limit) => store.listEntities({ brainId, limit, after, scope: episodeFilterOf(page) }), entityJson),
   };
 }
 

@@ -8,6 +8,7 @@ export const memoryError = defineErrors({
   invalid_cursor: { status: 400, message: "invalid cursor" },
   already_invalidated: { status: 409, message: "edge is already invalidated" },
   quota_exceeded: { status: 429, message: "daily quota exceeded" },
+  idempotency_key_reused: { status: 422, message: "idempotency key was already used with another request" },
   brain_not_empty: { status: 409, message: "an import needs a brain with no records" },
   not_supported: { status: 501, message: "the store does not support this operation" },
 });

@@ -33,6 +33,20 @@ export {
   type RelationTable,
   relationTable,
 } from "./domain/relations.js";
+// scopes within a brain and the filters of reads (docs/memory.md#scopes-and-filters)
+export {
+  type EdgeFilter,
+  type EpisodeFilter,
+  edgeMatches,
+  episodeMatches,
+  type FilterInput,
+  type MetadataValue,
+  matchesScope,
+  SCOPE_FIELDS,
+  type Scope,
+  type ScopeField,
+  type ScopeFilter,
+} from "./domain/scope.js";
 export {
   type ApiKeyRecord,
   type BrainRecord,
@@ -54,6 +68,8 @@ export { type NlpExtractorOptions, nlpExtractor } from "./extractors/nlp-extract
 export { type OpenAiExtractorOptions, openAiExtractor } from "./extractors/openai.js";
 export { ruleBasedExtractor } from "./extractors/rule-based.js";
 export type { Aspect, ExtractedEntity, ExtractedFact, ExtractionInput, Extractor, Polarity } from "./extractors/types.js";
+// idempotent and batch ingest (docs/memory.md#idempotent-and-batch-ingest)
+export { type BatchOutcome, type CreateEpisodeInput, IDEMPOTENCY_TTL_MS } from "./ingest.js";
 export { EXTRACTION_QUEUE, type ExtractionPayload } from "./pipeline/run.js";
 export { bm25Index } from "./retrieval/bm25.js";
 export { DEFAULT_WEIGHTS, type RecallWeights } from "./retrieval/recall.js";
@@ -69,9 +85,11 @@ export type { ExportBatch, ExportKind, ExportRecords, StoreErasure } from "./sto
 export type {
   BitemporalPoint,
   CommitResult,
+  CreateEpisodeOutcome,
   EdgeInvalidation,
   EpisodeJob,
   ExtractionCommit,
+  IdempotencyClaim,
   InvalidateResult,
   ListInput,
   MemoryStore,

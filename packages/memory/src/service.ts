@@ -28,6 +28,7 @@ import { errors, SECURITY } from "./routes/common.js";
 import { edgeRoutes } from "./routes/edges.js";
 import { entityRoutes } from "./routes/entities.js";
 import { episodeRoutes } from "./routes/episodes.js";
+import { batchRoutes } from "./routes/ingest.js";
 import { erasureRoutes } from "./routes/erasure.js";
 import { type MemoryMcpHttp, mcpRoutes } from "./routes/mcp.js";
 import { openapiRoutes } from "./routes/openapi.js";
@@ -74,6 +75,11 @@ export interface MemoryServiceOptions {
     maxAttempts?: number;
   };
   recallWeights?: Partial<RecallWeights>;
+  /**
+   * How long an `Idempotency-Key` answers its first episode (docs/memory.md#idempotent-and-batch-ingest); default 24 hours.
+   * After it, the key stores a new episode.
+   */
+  idempotencyTtlMs?: number;
   /**
    * The memory explorer's browser bundle (`memoryExplorerScript` from `@mountkit/memory-explorer`): when
    * set, the page is served at `/v1/explorer/` (its script at `/v1/explorer/app.js`), with no key; the
@@ -160,6 +166,7 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
     onEnqueued: () => worker.wake(),
     maxAttempts: options.worker?.maxAttempts,
     events,
+    ...(options.idempotencyTtlMs === undefined ? {} : { idempotencyTtlMs: options.idempotencyTtlMs }),
   });
   // a host's own counter is used as given (reserve and refund); the store's holds otherwise
   const quota = options.quota
@@ -171,6 +178,7 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
   let service: Service;
   const routes = [
     ...episodeRoutes(deps),
+    ...batchRoutes(deps),
     ...recallRoutes(deps),
     ...edgeRoutes(deps),
     ...entityRoutes(deps),

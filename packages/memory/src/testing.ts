@@ -11,6 +11,7 @@ import { eventTests } from "./conformance/events.js";
 import type { StoreTest } from "./conformance/fixtures.js";
 import { invalidationTests } from "./conformance/invalidation.js";
 import { pageTests } from "./conformance/pages.js";
+import { scopeTests } from "./conformance/scopes.js";
 import { searchTests } from "./conformance/search.js";
 import { timeTests } from "./conformance/time.js";
 import { vectorTests } from "./conformance/vectors.js";
@@ -56,6 +57,7 @@ export function describeMemoryStore(name: string, factory: () => Promise<StoreFa
     pageTests(test);
     accessTests(test);
     vectorTests(test);
+    scopeTests(test);
     erasureTests(test);
   });
 }

@@ -36,6 +36,10 @@ export interface EpisodeRecord {
   entityIds: string[];
   edgeIds: string[];
   processedAt: number | null;
+  /** Scope within the brain (docs/memory.md#scopes-and-filters); absent: unscoped on that axis. */
+  userId?: string;
+  agentId?: string;
+  sessionId?: string;
 }
 
 export interface EntityRecord {
@@ -69,6 +73,10 @@ export interface EdgeRecord {
   invalidationReason: string | null;
   /** The edge whose arrival invalidated this one, when invalidation was automatic. */
   invalidatedBy: string | null;
+  /** The scope of the episode the fact came from (docs/memory.md#scopes-and-filters); absent: unscoped on that axis. */
+  userId?: string;
+  agentId?: string;
+  sessionId?: string;
 }
 
 export interface PlaybookRecord {

@@ -1,9 +1,13 @@
 // Wire forms of records (ISO-8601 times, open ends as null), opaque cursors and `asOf` parsing.
 import { decodeCursor as decodeKeyset, encodeCursor as encodeKeyset, isCursorId, isCursorInteger, iso } from "@mountkit/core";
 import { memoryError } from "../errors.js";
+import type { Scope } from "./scope.js";
 import type { EdgeRecord, EntityRecord, EpisodeRecord, PageAfter, PlaybookRecord } from "./types.js";
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
+
+/** A record's scope on the wire: every field, null when unscoped on that axis. */
+export const scopeJson = (r: Scope) => ({ userId: r.userId ?? null, agentId: r.agentId ?? null, sessionId: r.sessionId ?? null });
 
 export function edgeJson(e: EdgeRecord, score?: number) {
   return {
@@ -19,6 +23,7 @@ export function edgeJson(e: EdgeRecord, score?: number) {
     episodeId: e.episodeId,
     invalidationReason: e.invalidationReason,
     invalidatedBy: e.invalidatedBy,
+    ...scopeJson(e),
     ...(score === undefined ? {} : { score }),
   };
 }
@@ -40,6 +45,7 @@ export function episodeJson(e: EpisodeRecord) {
     entityIds: e.entityIds,
     edgeIds: e.edgeIds,
     processedAt: isoOrNull(e.processedAt),
+    ...scopeJson(e),
   };
 }
 export type EpisodeJson = ReturnType<typeof episodeJson>;

@@ -6,7 +6,9 @@
 // time (an immutable relation such as a birthplace, or the same start of validity), the newer fact is a correction:
 // the older record was wrong, so it is expired (tExpired = now) and its validity is left as it was. A fact older
 // than the one already known is stored already closed by it. Nothing is deleted.
+
 import { type RelationInfo, relationTable } from "../domain/relations.js";
+import { ownerScope } from "../domain/scope.js";
 import type { EdgeRecord } from "../domain/types.js";
 import type { EpisodeRun } from "./context.js";
 import { currentEdges } from "./lookups.js";
@@ -24,6 +26,8 @@ async function sameObject(run: EpisodeRun, e: EdgeRecord, info: RelationInfo): P
     asOf: validFrom(e),
     knownAt: run.now,
     limit: 200,
+    // a fact of one user never supersedes another's (docs/memory.md#scopes-and-filters)
+    filter: ownerScope(run.episode),
   });
   return found.filter((o) => o.tExpired === null && conflicts(e, o, info));
 }

@@ -1,6 +1,7 @@
 // What a run reads from the store again and again, read once: the brain does not change under a run (its commit
 // checks the brain's version and resolves again on a conflict), so an answer read early stays true until it commits.
 // A 50 KB episode asked the store ~600 entity and ~1,100 edge lookups one by one.
+import { ownerScope } from "../domain/scope.js";
 import type { EdgeRecord, EntityRecord } from "../domain/types.js";
 import type { ExtractedEntity } from "../extractors/types.js";
 import { nameKeys } from "../text/names.js";
@@ -65,7 +66,11 @@ export async function prefetchEdges(run: EpisodeRun, wanted: readonly Pick<EdgeR
   // deserialisation on the loop
   for (let i = 0; i < sources.length; i += PREFETCH_SOURCES) {
     await run.slice();
-    const found = await run.deps.store.findCurrentEdges({ brainId: run.episode.brainId, source: sources.slice(i, i + PREFETCH_SOURCES) });
+    const found = await run.deps.store.findCurrentEdges({
+      brainId: run.episode.brainId,
+      source: sources.slice(i, i + PREFETCH_SOURCES),
+      scope: ownerScope(run.episode),
+    });
     for (const e of found) grouped.get(pairKey(e.source, e.relation))?.push(e);
   }
   for (const [k, list] of grouped) if (!memo.has(k)) memo.set(k, Promise.resolve(list));
@@ -83,7 +88,7 @@ export async function currentEdges(run: EpisodeRun, source: string, relation: st
   const key = pairKey(source, relation);
   let read = memo.get(key);
   if (!read) {
-    read = run.deps.store.findCurrentEdges({ brainId: run.episode.brainId, source, relation });
+    read = run.deps.store.findCurrentEdges({ brainId: run.episode.brainId, source, relation, scope: ownerScope(run.episode) });
     memo.set(key, read);
     read.catch(() => memo.delete(key));
   }

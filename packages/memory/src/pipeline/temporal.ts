@@ -3,6 +3,7 @@
 // its date, else from occurredAt; with only an end date ("until 2018") its start is open. A past state ("lived",
 // "used to") ends by the telling unless the text says when. A future start needs its date. Endings (negations and
 // events that end a state) make no edge here: they become `Ending`s, at the text's date, else at occurredAt.
+import { scopeOf } from "../domain/scope.js";
 import type { EdgeRecord } from "../domain/types.js";
 import { resolveDate } from "../text/dates.js";
 import type { EpisodeRun } from "./context.js";
@@ -50,6 +51,8 @@ export function edgeOf(
     episodeId: episode.id,
     invalidationReason: null,
     invalidatedBy: null,
+    // a fact inherits the scope of the episode it came from (docs/memory.md#scopes-and-filters)
+    ...scopeOf(episode),
   };
 }
 

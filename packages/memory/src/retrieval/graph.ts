@@ -1,12 +1,13 @@
 // Graph expansion: entities the query names pull in the edges they take part in, ranked by how
 // strongly their endpoints matched and how many query terms the fact shares.
+import type { EdgeFilter } from "../domain/scope.js";
 import type { EdgeRecord } from "../domain/types.js";
 import type { MemoryStore } from "../store/types.js";
 import { terms } from "../text/tokenize.js";
 
 export async function expandFromEntities(
   store: MemoryStore,
-  input: { brainId: string; query: string; asOf: number; knownAt: number; limit: number; maxEntities?: number },
+  input: { brainId: string; query: string; asOf: number; knownAt: number; limit: number; maxEntities?: number; filter?: EdgeFilter },
 ): Promise<EdgeRecord[]> {
   const hits = await store.searchEntities({ brainId: input.brainId, query: input.query, limit: input.maxEntities ?? 5 });
   if (!hits.length) return [];
@@ -19,6 +20,7 @@ export async function expandFromEntities(
     asOf: input.asOf,
     knownAt: input.knownAt,
     limit: input.limit * 4,
+    ...(input.filter ? { filter: input.filter } : {}),
   });
   const q = new Set(terms(input.query));
   const scored = edges.map((e) => {

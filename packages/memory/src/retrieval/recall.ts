@@ -1,6 +1,7 @@
 // Hybrid recall: full-text over facts and episodes, graph expansion from named entities, optional
 // vectors, fused by reciprocal rank and filtered bi-temporally at `asOf`.
 import { iso } from "@mountkit/core";
+import { type EdgeFilter, type EpisodeFilter, edgeMatches, episodeFilterOf, episodeMatches } from "../domain/scope.js";
 import { type EdgeRecord, type EntityRecord, type EpisodeRecord, edgeVisibleAt, episodeVisibleAt } from "../domain/types.js";
 import type { Embedder } from "../embeddings.js";
 import type { MemoryStore } from "../store/types.js";
@@ -51,6 +52,11 @@ export interface RecallInput {
   /** Transaction time: what the memory believed then. */
   knownAt: number;
   limit: number;
+  /**
+   * Scope and filters (docs/memory.md#scopes-and-filters): facts must pass all of it, episodes its scope and metadata.
+   * The stores apply it in their searches; what vectors and citations bring in is checked here too.
+   */
+  filter?: EdgeFilter;
 }
 
 export interface RecallResult {
@@ -71,8 +77,11 @@ const day = (ms: number | null) => (ms === null ? null : iso(ms).slice(0, 10));
 export async function recall(deps: RecallDeps, input: RecallInput): Promise<RecallResult> {
   const { store } = deps;
   const w = { ...DEFAULT_WEIGHTS, ...deps.weights };
-  const { brainId, query, asOf, knownAt, limit } = input;
+  const { brainId, query, asOf, knownAt, limit, filter } = input;
   const depth = Math.max(30, limit * 3);
+  const episodeFilter = filter && episodeFilterOf(filter);
+  const scoped = { ...(filter ? { filter } : {}) };
+  const scopedEpisodes = { ...(episodeFilter ? { filter: episodeFilter } : {}) };
 
   const vector =
     deps.embedder && store.searchVectors
@@ -82,9 +91,9 @@ export async function recall(deps: RecallDeps, input: RecallInput): Promise<Reca
         )
       : undefined;
   const [edgeHits, graphEdges, textHits, people, edgeVec, episodeVec] = await Promise.all([
-    store.searchEdges({ brainId, query, limit: depth, asOf, knownAt }),
-    expandFromEntities(store, { brainId, query, asOf, knownAt, limit: depth }),
-    store.searchEpisodes({ brainId, query, limit: depth * 2, asOf, knownAt }),
+    store.searchEdges({ brainId, query, limit: depth, asOf, knownAt, ...scoped }),
+    expandFromEntities(store, { brainId, query, asOf, knownAt, limit: depth, ...scoped }),
+    store.searchEpisodes({ brainId, query, limit: depth * 2, asOf, knownAt, ...scopedEpisodes }),
     namedPeople(store, brainId, query),
     vector ? store.searchVectors!({ brainId, kind: "edge", vector, limit: depth }) : Promise.resolve([]),
     vector ? store.searchVectors!({ brainId, kind: "episode", vector, limit: depth }) : Promise.resolve([]),
@@ -114,17 +123,26 @@ export async function recall(deps: RecallDeps, input: RecallInput): Promise<Reca
           FEEDBACK_TERMS,
         )
       : "";
-  const feedbackHits = feedback ? rerank(await store.searchEpisodes({ brainId, query: feedback, limit: depth, asOf, knownAt })) : [];
+  const feedbackHits = feedback
+    ? rerank(await store.searchEpisodes({ brainId, query: feedback, limit: depth, asOf, knownAt, ...scopedEpisodes }))
+    : [];
   const byId = new Map<string, EdgeRecord>();
   for (const h of edgeHits) byId.set(h.item.id, h.item);
   for (const e of graphEdges) byId.set(e.id, e);
   const episodeIds = episodeHits.map((h) => h.item.id);
-  const fromEpisodes = (await store.edgesOfEpisodes({ brainId, episodeIds: episodeIds.slice(0, limit) })).filter((e) =>
-    edgeVisibleAt(e, asOf, knownAt),
+  // the episodes passed the filter's scope and metadata: their facts are checked for the rest of it
+  const factFilter = filter && { ...filter, metadata: undefined };
+  const fromEpisodes = (await store.edgesOfEpisodes({ brainId, episodeIds: episodeIds.slice(0, limit) })).filter(
+    (e) => edgeVisibleAt(e, asOf, knownAt) && edgeMatches(e, factFilter),
   );
   for (const e of fromEpisodes) byId.set(e.id, e);
   const vecEdgeIds = edgeVec.map((h) => h.item).filter((id) => !byId.has(id) || edgeVisibleAt(byId.get(id)!, asOf, knownAt));
-  for (const e of await store.getEdges({ brainId, ids: vecEdgeIds.filter((id) => !byId.has(id)) }))
+  for (const e of await filteredEdges(
+    store,
+    brainId,
+    vecEdgeIds.filter((id) => !byId.has(id)),
+    filter,
+  ))
     if (edgeVisibleAt(e, asOf, knownAt)) byId.set(e.id, e);
 
   const episodeRank = new Map(episodeIds.map((id, i) => [id, i]));
@@ -149,7 +167,7 @@ export async function recall(deps: RecallDeps, input: RecallInput): Promise<Reca
   ]).slice(0, limit * 2);
   const episodes = await rankedEpisodes(
     store,
-    { brainId, asOf, knownAt, limit },
+    { brainId, asOf, knownAt, limit, filter: episodeFilter },
     fusedEpisodes.map((f) => f.id),
     edges,
     [...feedbackHits, ...episodeHits].map((h) => h.item),
@@ -168,17 +186,18 @@ export async function recall(deps: RecallDeps, input: RecallInput): Promise<Reca
  */
 async function rankedEpisodes(
   store: MemoryStore,
-  at: { brainId: string; asOf: number; knownAt: number; limit: number },
+  at: { brainId: string; asOf: number; knownAt: number; limit: number; filter?: EpisodeFilter },
   ranked: string[],
   edges: EdgeRecord[],
   loaded: EpisodeRecord[],
 ): Promise<EpisodeRecord[]> {
-  const { brainId, asOf, knownAt, limit } = at;
+  const { brainId, asOf, knownAt, limit, filter } = at;
   const cited = [...new Set(edges.map((e) => e.episodeId))];
   const citedSet = new Set(cited);
   const known = new Map(loaded.map((e) => [e.id, e]));
   const missing = [...new Set([...ranked, ...cited])].filter((id) => !known.has(id));
-  for (const e of await store.getEpisodes({ brainId, ids: missing })) known.set(e.id, e);
+  // episodes read by id (vector hits, citations) pass the filter as the searched ones did
+  for (const e of await store.getEpisodes({ brainId, ids: missing })) if (episodeMatches(e, filter)) known.set(e.id, e);
   const top = ranked
     .map((id) => known.get(id))
     .filter((e): e is EpisodeRecord => !!e && (citedSet.has(e.id) || episodeVisibleAt(e, asOf, knownAt)))
@@ -186,6 +205,16 @@ async function rankedEpisodes(
   const shown = new Set(top.map((e) => e.id));
   const rest = cited.filter((id) => !shown.has(id)).map((id) => known.get(id));
   return [...top, ...rest.filter((e): e is EpisodeRecord => !!e)];
+}
+
+/** The edges with these ids that pass `filter` (vector hits: the vector index knows no scope). */
+async function filteredEdges(store: MemoryStore, brainId: string, ids: string[], filter: EdgeFilter | undefined): Promise<EdgeRecord[]> {
+  if (!ids.length) return [];
+  const edges = await store.getEdges({ brainId, ids });
+  if (!filter) return edges;
+  const sources = filter.metadata ? await store.getEpisodes({ brainId, ids: [...new Set(edges.map((e) => e.episodeId))] }) : [];
+  const byId = new Map(sources.map((e) => [e.id, e]));
+  return edges.filter((e) => edgeMatches(e, filter, (id) => byId.get(id)));
 }
 
 const MAX_EPISODE_CHARS = 400;

@@ -24,6 +24,7 @@ export const errors = (...statuses: number[]): Record<number, ResponseDoc> => {
     409: "Conflict",
     413: "Body too large",
     415: "Body is not JSON",
+    422: "Idempotency-Key already used with another request body",
     429: "Daily quota exceeded",
   };
   return Object.fromEntries([401, 429, ...statuses].map((s) => [s, { description: text[s] ?? "Error" }]));

@@ -3,9 +3,10 @@ import { json, route } from "@mountkit/core";
 import * as z from "zod";
 import { brainOf } from "../auth/middleware.js";
 import { errors, getRoute, listRoute, type RouteDeps, SECURITY } from "./common.js";
-import { EdgeSchema, EpisodeSchema, IdParams, InvalidateBody, instant, PageQuery } from "./schemas.js";
+import { EdgeSchema, EpisodeSchema, FilterQueryFields, IdParams, InvalidateBody, instant, PageQuery } from "./schemas.js";
 
 const ListEdgesQuery = PageQuery.extend({
+  ...FilterQueryFields,
   entityId: z.string().max(128).optional().describe("Only edges touching this entity"),
   asOf: instant(true)
     .optional()
@@ -23,7 +24,7 @@ export const edgeRoutes = ({ api, guard }: RouteDeps) => [
   listRoute({ api, guard }, "edges", {
     summary: "List edges, most recently ingested first",
     description:
-      "Without `asOf` and `knownAt`, every edge ever recorded (the whole history). With either, only the edges visible at that bi-temporal point, the other axis defaulting to now.",
+      "Without `asOf` and `knownAt`, every edge ever recorded (the whole history). With either, only the edges visible at that bi-temporal point, the other axis defaulting to now. Scope, relation, tValid range and metadata filters: only edges matching every one given (docs/memory.md#scopes-and-filters).",
     query: ListEdgesQuery,
     item: EdgeSchema,
   }),

@@ -1,7 +1,9 @@
 // POST/GET /v1/episodes: store an episode (202, extraction queued) and read its status.
 import { json, route } from "@mountkit/core";
 import { brainOf } from "../auth/middleware.js";
+import { parseIdempotencyKey } from "../ingest.js";
 import { errors, getRoute, listRoute, type RouteDeps, SECURITY } from "./common.js";
+import { IDEMPOTENCY_HEADER, ListEpisodesQuery } from "./ingest.js";
 import { CreateEpisodeBody, EpisodeSchema, IdParams } from "./schemas.js";
 
 export const episodeRoutes = ({ api, guard, basePath }: RouteDeps) => [
@@ -14,9 +16,11 @@ export const episodeRoutes = ({ api, guard, basePath }: RouteDeps) => [
     security: SECURITY,
     use: guard,
     body: CreateEpisodeBody,
+    description: `\`Idempotency-Key\` request header: ${IDEMPOTENCY_HEADER}`,
     responses: {
       202: {
-        description: "Accepted; status `queued`",
+        description:
+          "Accepted; status `queued`. A retry with the same `Idempotency-Key` answers the first answer again (the episode as accepted, same Location) and stores nothing",
         schema: EpisodeSchema,
         headers: {
           Location: {
@@ -24,17 +28,29 @@ export const episodeRoutes = ({ api, guard, basePath }: RouteDeps) => [
             required: true,
             schema: { type: "string", format: "uri-reference" },
           },
+          "Idempotent-Replayed": {
+            description: "`true` when the answer is the replay of an earlier request with the same `Idempotency-Key`",
+            schema: { type: "string", enum: ["true"] },
+          },
         },
       },
-      ...errors(400, 413, 415),
+      ...errors(400, 413, 415, 422),
     },
     handler: async (ctx) => {
-      const ep = await api.createEpisode(brainOf(ctx.state), ctx.body);
+      const idempotencyKey = parseIdempotencyKey(ctx.headers["idempotency-key"]);
+      const r = await api.ingestEpisode(brainOf(ctx.state), ctx.body, idempotencyKey === undefined ? {} : { idempotencyKey });
+      const ep = r.episode;
       // relative to the host's mount: the kit puts the host's mount prefix in front (core withMountPrefix)
-      return json(202, ep, { location: `${basePath}/v1/episodes/${encodeURIComponent(ep.id)}` });
+      const location = `${basePath}/v1/episodes/${encodeURIComponent(ep.id)}`;
+      return json(202, ep, r.replayed ? { location, "idempotent-replayed": "true" } : { location });
     },
   }),
-  listRoute({ api, guard }, "episodes", { summary: "List episodes, newest first", item: EpisodeSchema }),
+  listRoute({ api, guard }, "episodes", {
+    summary: "List episodes, newest first",
+    description: "Scope and metadata filters: only episodes matching every one given (docs/memory.md#scopes-and-filters).",
+    query: ListEpisodesQuery,
+    item: EpisodeSchema,
+  }),
   getRoute(guard, "episodes", {
     path: "/v1/episodes/:id",
     operationId: "getEpisode",

@@ -1,4 +1,5 @@
 // Wire schemas shared by the routes: request validation and the OpenAPI document.
+import { ErrorBodySchema } from "@mountkit/core";
 import * as z from "zod";
 import { INSTANT_FORMS, parseInstant } from "../domain/wire.js";
 
@@ -56,6 +57,20 @@ const Metadata = z
       "any other value is kept but feeds no playbook.",
   });
 
+/** A scope id (userId, agentId, sessionId): 1-128 characters, no control characters. */
+const ScopeId = z
+  .string()
+  .min(1)
+  .max(128)
+  .refine((v) => ![...v].some((c) => c < " " || c === "\u007f"), { message: "must hold no control characters" });
+
+/** The three scope fields of a body or query, each optional (docs/memory.md#scopes-and-filters). */
+export const ScopeFields = {
+  userId: ScopeId.optional().describe("Scope: the user the record belongs to"),
+  agentId: ScopeId.optional().describe("Scope: the agent the record belongs to"),
+  sessionId: ScopeId.optional().describe("Scope: the session (conversation) the record came from"),
+};
+
 export const CreateEpisodeBody = z.object({
   content: z
     .string()
@@ -69,7 +84,107 @@ export const CreateEpisodeBody = z.object({
     .describe(
       "When the content happened: YYYY-MM-DD or ISO-8601. Default: `metadata.occurredAt` when present (the same forms; anything else answers 400), else now",
     ),
+  ...ScopeFields,
 });
+
+/** An `Idempotency-Key` value (header or batch item field): 1-255 printable ASCII characters. */
+export const IdempotencyKeyValue = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x20-\x7e]+$/, { message: "must be 1-255 printable ASCII characters" });
+
+/** An input schema as the OpenAPI document shows it, for a value the handler validates itself. */
+function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
+  return rest;
+}
+
+/** One item of POST /v1/episodes/batch, validated on its own (a bad item is answered, the others stored). */
+export const BatchItemBody = CreateEpisodeBody.extend({
+  idempotencyKey: IdempotencyKeyValue.optional().describe(
+    "The item's idempotency key (as the `Idempotency-Key` header of POST /v1/episodes): the same key again answers the first episode",
+  ),
+});
+
+export const MAX_BATCH = 100;
+
+export const BatchBody = z.object({
+  episodes: z
+    .array(
+      // each item is checked by BatchItemBody in the handler, so a bad item fails alone: the body accepts any item
+      z
+        .custom<unknown>(() => true)
+        .meta({ ...jsonSchemaOf(BatchItemBody), description: "An episode, as the body of POST /v1/episodes" }),
+    )
+    .min(1)
+    .max(MAX_BATCH)
+    .describe(`1-${MAX_BATCH} episodes, stored in order; each answered on its own`),
+});
+
+const MetadataFilterValue = z.union([
+  z
+    .string()
+    .max(1000)
+    .refine((v) => !v.includes("\u0000"), { message: "must hold no NUL" }),
+  z.number(),
+  z.boolean(),
+  z.null(),
+]);
+
+/** Metadata equality: every key present in the episode's metadata with exactly this JSON scalar. */
+export const MetadataFilter = z
+  .record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { message: "keys are 1-64 letters, digits, '_' or '-'" }), MetadataFilterValue)
+  .refine((m) => Object.keys(m).length <= 10, { message: "at most 10 keys" });
+
+/** The filters recall and the lists share (docs/memory.md#scopes-and-filters), as body fields. */
+export const FilterFields = {
+  ...ScopeFields,
+  relation: z
+    .union([z.string().min(1).max(64), z.array(z.string().min(1).max(64)).min(1).max(20)])
+    .optional()
+    .describe("Only facts of this relation (or one of these)"),
+  entityId: z.string().min(1).max(128).optional().describe("Only facts touching this entity"),
+  validFrom: instant(false)
+    .optional()
+    .describe("Only facts whose tValid is at or after this: YYYY-MM-DD (start of that UTC day) or ISO-8601"),
+  validTo: instant(true).optional().describe("Only facts whose tValid is at or before this: YYYY-MM-DD (end of that UTC day) or ISO-8601"),
+  metadata: MetadataFilter.optional().describe("Only episodes (and facts of episodes) whose metadata has each key with exactly this value"),
+};
+
+/** The same filters as query parameters: `relation` comma-separated, `metadata` a JSON object. */
+export const FilterQueryFields = {
+  ...ScopeFields,
+  relation: z
+    .string()
+    .min(1)
+    .max(400)
+    .optional()
+    .describe("Only facts of this relation; several comma-separated")
+    .transform((s) => (s === undefined ? undefined : s.split(",").filter(Boolean))),
+  validFrom: FilterFields.validFrom,
+  validTo: FilterFields.validTo,
+  metadata: z
+    .string()
+    .max(2000)
+    .optional()
+    .describe(
+      'Only episodes (and facts of episodes) whose metadata has each key with exactly this value: a JSON object, e.g. {"source":"chat"}',
+    )
+    .transform((s, ctx) => {
+      if (s === undefined) return undefined;
+      try {
+        return JSON.parse(s) as unknown;
+      } catch {
+        ctx.addIssue({ code: "custom", message: "metadata must be a JSON object" });
+        return z.NEVER;
+      }
+    })
+    .pipe(MetadataFilter.optional()),
+};
 
 export const RecallBody = z.object({
   query: z
@@ -84,6 +199,7 @@ export const RecallBody = z.object({
     .optional()
     .describe("Transaction time: what the memory believed then. YYYY-MM-DD (end of that UTC day) or an ISO-8601 timestamp; default: now"),
   limit: z.number().int().min(1).max(100).default(10),
+  ...FilterFields,
 });
 
 export const InvalidateBody = z
@@ -93,6 +209,12 @@ export const InvalidateBody = z
 
 const Iso = z.iso.datetime().describe("ISO-8601 timestamp, UTC (`Z`)");
 const IsoOrNull = Iso.nullable();
+/** A record's scope: null when unscoped on that axis. */
+const ScopeJson = {
+  userId: z.string().nullable(),
+  agentId: z.string().nullable(),
+  sessionId: z.string().nullable(),
+};
 
 export const EdgeSchema = z.object({
   id: z.string(),
@@ -107,6 +229,7 @@ export const EdgeSchema = z.object({
   episodeId: z.string(),
   invalidationReason: z.string().nullable(),
   invalidatedBy: z.string().nullable(),
+  ...ScopeJson,
   score: z.number().optional(),
 });
 
@@ -121,6 +244,7 @@ export const EpisodeSchema = z.object({
   entityIds: z.array(z.string()),
   edgeIds: z.array(z.string()),
   processedAt: IsoOrNull,
+  ...ScopeJson,
 });
 
 export const EntitySchema = z.object({
@@ -139,7 +263,14 @@ export const RecallSchema = z.object({
   edges: z.array(EdgeSchema),
   entities: z.array(z.object({ id: z.string(), name: z.string(), kind: z.string() })),
   episodes: z.array(
-    z.object({ id: z.string(), content: z.string(), metadata: z.record(z.string(), z.unknown()), occurredAt: Iso, createdAt: Iso }),
+    z.object({
+      id: z.string(),
+      content: z.string(),
+      metadata: z.record(z.string(), z.unknown()),
+      occurredAt: Iso,
+      createdAt: Iso,
+      ...ScopeJson,
+    }),
   ),
 });
 
@@ -154,6 +285,24 @@ export const PlaybookSchema = z.object({
   edges: z.array(z.string()),
   episodes: z.array(z.string()),
   updatedAt: Iso,
+});
+
+/** One item's answer in POST /v1/episodes/batch, in the order sent. */
+export const BatchResultSchema = z.object({
+  items: z.array(
+    z.object({
+      index: z.number().int().describe("Position of the item in `episodes`"),
+      status: z
+        .enum(["accepted", "duplicate", "error"])
+        .describe(
+          "`accepted`: stored, extraction queued; `duplicate`: its idempotency key was used before, the first episode answered; `error`: not stored",
+        ),
+      code: z.number().int().describe("The status POST /v1/episodes would have answered: 202, or the error's 4xx"),
+      id: z.string().optional().describe("The episode's id (accepted and duplicate)"),
+      episode: EpisodeSchema.optional().describe("The episode as first accepted (accepted and duplicate)"),
+      error: ErrorBodySchema.optional().describe("The error body POST /v1/episodes would have answered (error)"),
+    }),
+  ),
 });
 
 export const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), next: z.string().nullable() });

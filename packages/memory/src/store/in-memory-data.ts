@@ -30,6 +30,8 @@ export interface BrainData {
   edgesByEntity: Map<string, Set<string>>;
   edgesByEpisode: Map<string, string[]>;
   vectors: { edge: Map<string, Float32Array>; episode: Map<string, Float32Array> };
+  /** Idempotency keys claimed by episodes (MemoryStore.createEpisode `idempotency`). */
+  idempotency: Map<string, { episodeId: string; fingerprint: string; expiresAt: number }>;
 }
 
 /** Everything one store instance holds. */
@@ -61,6 +63,7 @@ export function brainData(state: MemoryState, brainId: string): BrainData {
       edgesByEntity: new Map(),
       edgesByEpisode: new Map(),
       vectors: { edge: new Map(), episode: new Map() },
+      idempotency: new Map(),
     };
     state.data.set(brainId, d);
   }

@@ -2,6 +2,7 @@
 // with its conversation's neighbouring turns, the conversation named by metadata or inferred
 // (domain/conversation.ts).
 import { CONTEXT_TURNS, episodeConversation, isInferredConversation, searchableText } from "../domain/conversation.js";
+import { episodeMatches } from "../domain/scope.js";
 import { type EpisodeRecord, episodeVisibleAt } from "../domain/types.js";
 import { type BrainData, brainData, cloneEpisode, type MemoryState, one, paginate, some } from "./in-memory-data.js";
 import type { MemoryStore } from "./types.js";
@@ -58,9 +59,20 @@ function indexEpisode(d: BrainData, episode: EpisodeRecord): void {
 export function episodeMethods(state: MemoryState): EpisodeMethods {
   const { data, jobs } = state;
   return {
-    async createEpisode({ episode, job }) {
+    async createEpisode({ episode, job, idempotency }) {
       const d = brainData(state, episode.brainId);
+      if (idempotency) {
+        const held = d.idempotency.get(idempotency.key);
+        const first = held && held.expiresAt > episode.createdAt ? d.episodes.get(held.episodeId) : undefined;
+        if (held && first) return { duplicate: cloneEpisode(first), fingerprint: held.fingerprint };
+      }
       if (d.episodes.has(episode.id)) throw new Error(`duplicate episode ${episode.id}`);
+      if (idempotency)
+        d.idempotency.set(idempotency.key, {
+          episodeId: episode.id,
+          fingerprint: idempotency.fingerprint,
+          expiresAt: idempotency.expiresAt,
+        });
       d.episodes.set(episode.id, cloneEpisode(episode));
       indexEpisode(d, episode);
       await jobs.enqueue({
@@ -78,9 +90,10 @@ export function episodeMethods(state: MemoryState): EpisodeMethods {
     async getEpisodes({ brainId, ids }) {
       return some(data.get(brainId)?.episodes, ids, cloneEpisode);
     },
-    async listEpisodes({ brainId, limit, after }) {
+    async listEpisodes({ brainId, limit, after, filter }) {
       const d = data.get(brainId);
-      return paginate(d?.episodes.values() ?? [], (e) => e, limit, after, cloneEpisode);
+      const all = [...(d?.episodes.values() ?? [])];
+      return paginate(filter ? all.filter((e) => episodeMatches(e, filter)) : all, (e) => e, limit, after, cloneEpisode);
     },
     async setEpisodeStatus({ brainId, id, status, error, now, enqueue }) {
       const e = data.get(brainId)?.episodes.get(id);
@@ -90,12 +103,14 @@ export function episodeMethods(state: MemoryState): EpisodeMethods {
       if (status === "failed") e.processedAt = now;
       for (const j of enqueue?.(cloneEpisode(e)) ?? []) await jobs.enqueue(j);
     },
-    async searchEpisodes({ brainId, query, limit, asOf, knownAt }) {
+    async searchEpisodes({ brainId, query, limit, asOf, knownAt, filter }) {
       const d = data.get(brainId);
       if (!d) return [];
-      return d.episodeText
-        .search(query, { limit, accept: (id) => episodeVisibleAt(d.episodes.get(id)!, asOf, knownAt) })
-        .map((h) => ({ item: cloneEpisode(d.episodes.get(h.item)!), score: h.score }));
+      const accept = (id: string) => {
+        const e = d.episodes.get(id)!;
+        return episodeVisibleAt(e, asOf, knownAt) && episodeMatches(e, filter);
+      };
+      return d.episodeText.search(query, { limit, accept }).map((h) => ({ item: cloneEpisode(d.episodes.get(h.item)!), score: h.score }));
     },
   };
 }

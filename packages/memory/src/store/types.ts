@@ -4,6 +4,7 @@
 // `commitExtraction` in one transaction each.
 import type { JobStore, NewJob, QuotaCounter } from "@mountkit/core/jobs";
 import type { WebhookStore } from "@mountkit/core/webhooks";
+import type { EdgeFilter, EpisodeFilter, ScopeFilter } from "../domain/scope.js";
 import type {
   ApiKeyRecord,
   BrainRecord,
@@ -117,6 +118,24 @@ export interface QuotaHolds {
   settle(input: { key: string; period: string; id: string; success: boolean; limit: number }): Promise<{ used: number }>;
 }
 
+/**
+ * An `Idempotency-Key` an episode is stored under (docs/memory.md#idempotent-and-batch-ingest). Unique per brain in
+ * the store itself (a unique index on SQL), so concurrent retries through any number of processes store one episode.
+ */
+export interface IdempotencyClaim {
+  key: string;
+  /** Digest of the request the key was first used with; a retry with another body is told apart by it. */
+  fingerprint: string;
+  /** When the key may be used again for a new episode (epoch ms). */
+  expiresAt: number;
+}
+
+/**
+ * `createEpisode`'s answer: `undefined` when the episode was stored; the episode already stored under the claim's key,
+ * with that first request's fingerprint, when the key is taken (nothing written).
+ */
+export type CreateEpisodeOutcome = undefined | { duplicate: EpisodeRecord; fingerprint: string };
+
 export interface ListInput {
   brainId: string;
   limit: number;
@@ -136,11 +155,16 @@ export interface MemoryStore extends StoreErasure {
   listApiKeys(input: { brainId?: string }): Promise<ApiKeyRecord[]>;
 
   // --- episodes ---
-  /** Stores the episode and enqueues its extraction job in one atomic step. */
-  createEpisode(input: { episode: EpisodeRecord; job: EpisodeJob }): Promise<void>;
+  /**
+   * Stores the episode and enqueues its extraction job in one atomic step. With `idempotency`: when the brain holds
+   * the key, unexpired (`expiresAt` after the new episode's `createdAt`) and its episode still stored, nothing is
+   * written and that episode is answered; otherwise the key is (re)claimed for this episode in the same step.
+   */
+  createEpisode(input: { episode: EpisodeRecord; job: EpisodeJob; idempotency?: IdempotencyClaim }): Promise<CreateEpisodeOutcome>;
   getEpisode(input: { brainId: string; id: string }): Promise<EpisodeRecord | null>;
   getEpisodes(input: { brainId: string; ids: string[] }): Promise<EpisodeRecord[]>;
-  listEpisodes(input: ListInput): Promise<Page<EpisodeRecord>>;
+  /** `filter`: scope and metadata equality (domain/scope.ts `episodeMatches`), in the store's indexes. */
+  listEpisodes(input: ListInput & { filter?: EpisodeFilter }): Promise<Page<EpisodeRecord>>;
   /**
    * Moves an episode to `processing` or `failed`; never leaves `done` (commit owns that). `enqueue`: when the
    * status changed, the jobs for the episode as changed (its events), queued on `jobs` in the same transaction.
@@ -159,12 +183,15 @@ export interface MemoryStore extends StoreErasure {
    * indexed with the two turns before it and the one after it in that conversation (`searchableText`),
    * on every store alike, so that recall ranks the same everywhere (conformance suite, src/testing.ts).
    */
-  searchEpisodes(input: BitemporalPoint & { brainId: string; query: string; limit: number }): Promise<Array<SearchHit<EpisodeRecord>>>;
+  searchEpisodes(
+    input: BitemporalPoint & { brainId: string; query: string; limit: number; filter?: EpisodeFilter },
+  ): Promise<Array<SearchHit<EpisodeRecord>>>;
 
   // --- entities ---
   getEntity(input: { brainId: string; id: string }): Promise<EntityRecord | null>;
   getEntities(input: { brainId: string; ids: string[] }): Promise<EntityRecord[]>;
-  listEntities(input: ListInput): Promise<Page<EntityRecord>>;
+  /** `scope`: only entities a fact of that scope touches (entities themselves are the brain's, shared by its scopes). */
+  listEntities(input: ListInput & { scope?: ScopeFilter }): Promise<Page<EntityRecord>>;
   /** Entities having any of these lookup keys (see EntityRecord.keys). */
   findEntitiesByKeys(input: { brainId: string; keys: string[]; limit: number }): Promise<EntityRecord[]>;
   /** Full-text search over entity names and aliases. */
@@ -177,18 +204,28 @@ export interface MemoryStore extends StoreErasure {
    * Newest first by tIngested; optionally only edges touching one entity, and only edges visible at a
    * bi-temporal point `at` (see edgeVisibleAt; absent: every edge, expired and invalid ones included).
    */
-  listEdges(input: ListInput & { entityId?: string; at?: BitemporalPoint }): Promise<Page<EdgeRecord>>;
+  listEdges(input: ListInput & { entityId?: string; at?: BitemporalPoint; filter?: EdgeFilter }): Promise<Page<EdgeRecord>>;
   /**
    * Edges not yet expired (tExpired null) with this source (or any of these sources) and relation: dedup and
    * contradiction candidates, in the store's edge order within each source.
    */
-  findCurrentEdges(input: { brainId: string; source: string | readonly string[]; relation?: string }): Promise<EdgeRecord[]>;
+  findCurrentEdges(input: {
+    brainId: string;
+    source: string | readonly string[];
+    relation?: string;
+    /** Only edges of this scope (the pipeline's `ownerScope` of the episode). */
+    scope?: ScopeFilter;
+  }): Promise<EdgeRecord[]>;
   /** Edges touching any of these entities visible at (`asOf`, `knownAt`) (see edgeVisibleAt), most recently valid first. */
-  edgesOfEntities(input: BitemporalPoint & { brainId: string; entityIds: string[]; limit: number }): Promise<EdgeRecord[]>;
+  edgesOfEntities(
+    input: BitemporalPoint & { brainId: string; entityIds: string[]; limit: number; filter?: EdgeFilter },
+  ): Promise<EdgeRecord[]>;
   /** Edges extracted from these episodes. */
   edgesOfEpisodes(input: { brainId: string; episodeIds: string[] }): Promise<EdgeRecord[]>;
   /** Full-text search over edges' fact text, restricted to edges visible at (`asOf`, `knownAt`). */
-  searchEdges(input: BitemporalPoint & { brainId: string; query: string; limit: number }): Promise<Array<SearchHit<EdgeRecord>>>;
+  searchEdges(
+    input: BitemporalPoint & { brainId: string; query: string; limit: number; filter?: EdgeFilter },
+  ): Promise<Array<SearchHit<EdgeRecord>>>;
   /**
    * Ends an edge's validity at `tInvalid` unless it already ends by then (tInvalid <= the new one) or the
    * record is expired: atomic, for the 409 rule. An end in the future is brought forward. `enqueue`: when it

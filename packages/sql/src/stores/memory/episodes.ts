@@ -1,11 +1,13 @@
 // Episodes of the SQL memory store. An episode and its extraction job are inserted in one transaction, so
 // an accepted episode is always extracted, even after a crash; a conversation's turn is indexed with its
 // neighbours (context.ts).
-import type { MemoryStore } from "@mountkit/memory";
+import type { CreateEpisodeOutcome, IdempotencyClaim, MemoryStore } from "@mountkit/memory";
+import { sql } from "kysely";
 import { insertJob } from "../kit/jobs.js";
 import { indexEpisodeInContext, newEpisodeConversation } from "./context.js";
+import { episodeFilterSql, scopeRow } from "./filters.js";
 import { page, rowsById } from "./reads.js";
-import { EPISODE_COLS, type MemoryStoreContext, toEpisode } from "./rows.js";
+import { type Db, EPISODE_COLS, type MemoryStoreContext, toEpisode } from "./rows.js";
 import { searchMemory } from "./search.js";
 import { indexText, searchPlaceholder } from "./search-index.js";
 
@@ -18,8 +20,12 @@ export function episodeMethods(ctx: MemoryStoreContext): EpisodeMethods {
   const { db, pg } = ctx;
   const episodes = rowsById(db, "memory_episodes", EPISODE_COLS, toEpisode);
   return {
-    async createEpisode({ episode, job }) {
-      await db.transaction().execute(async (trx) => {
+    async createEpisode({ episode, job, idempotency }) {
+      return db.transaction().execute(async (trx) => {
+        if (idempotency) {
+          const taken = await claimKey(trx, episode.brainId, episode.id, idempotency, episode.createdAt);
+          if (taken) return taken;
+        }
         const conversation = await newEpisodeConversation(trx, pg, episode);
         await trx
           .insertInto("memory_episodes")
@@ -36,6 +42,7 @@ export function episodeMethods(ctx: MemoryStoreContext): EpisodeMethods {
             edge_ids: JSON.stringify(episode.edgeIds),
             processed_at: episode.processedAt,
             conversation,
+            ...scopeRow(episode),
             ...searchPlaceholder(pg),
           })
           .execute();
@@ -51,6 +58,7 @@ export function episodeMethods(ctx: MemoryStoreContext): EpisodeMethods {
           groupKey: job.groupKey,
           now: episode.createdAt,
         });
+        return undefined;
       });
     },
     async getEpisode({ brainId, id }) {
@@ -59,8 +67,8 @@ export function episodeMethods(ctx: MemoryStoreContext): EpisodeMethods {
     async getEpisodes({ brainId, ids }) {
       return episodes.many(brainId, ids);
     },
-    async listEpisodes({ brainId, limit, after }) {
-      return page(db, "memory_episodes", "created_at", "id", brainId, limit, after, toEpisode);
+    async listEpisodes({ brainId, limit, after, filter }) {
+      return page(db, "memory_episodes", "created_at", "id", brainId, limit, after, toEpisode, episodeFilterSql(pg, filter));
     },
     async setEpisodeStatus({ brainId, id, status, error, now, enqueue }) {
       const change = (trx: typeof db) =>
@@ -80,8 +88,43 @@ export function episodeMethods(ctx: MemoryStoreContext): EpisodeMethods {
         if (row) for (const j of enqueue(toEpisode(row))) await insertJob(trx, j);
       });
     },
-    async searchEpisodes({ brainId, query, limit, asOf, knownAt }) {
-      return searchMemory(ctx.search, "episodes", brainId, query, limit, { asOf, knownAt }, toEpisode);
+    async searchEpisodes({ brainId, query, limit, asOf, knownAt, filter }) {
+      const where = episodeFilterSql(pg, filter);
+      return searchMemory(ctx.search, "episodes", brainId, query, limit, { asOf, knownAt, ...(where ? { where } : {}) }, toEpisode);
     },
   };
+}
+
+/**
+ * Claims an idempotency key for a new episode in its transaction; answers the episode already holding it, or
+ * undefined when the key is now this episode's. The (brain_id, key) primary key decides between concurrent claims: on
+ * PostgreSQL the later insert waits for the earlier transaction and then does nothing, on SQLite the write lock
+ * orders them. A key past its expiry, or whose episode is gone (erased), is freed first.
+ */
+async function claimKey(trx: Db, brainId: string, episodeId: string, claim: IdempotencyClaim, now: number): Promise<CreateEpisodeOutcome> {
+  await sql`
+    delete from memory_idempotency_keys
+    where brain_id = ${brainId} and key = ${claim.key}
+      and (expires_at <= ${now} or not exists (
+        select 1 from memory_episodes e where e.brain_id = memory_idempotency_keys.brain_id and e.id = memory_idempotency_keys.episode_id))`.execute(
+    trx,
+  );
+  const inserted = await trx
+    .insertInto("memory_idempotency_keys")
+    .values({ brain_id: brainId, key: claim.key, episode_id: episodeId, fingerprint: claim.fingerprint, expires_at: claim.expiresAt })
+    .onConflict((oc) => oc.columns(["brain_id", "key"]).doNothing())
+    .returning("key")
+    .executeTakeFirst();
+  if (inserted) return undefined;
+  const held = await trx
+    .selectFrom("memory_idempotency_keys as k")
+    .innerJoin("memory_episodes as t", (j) => j.onRef("t.brain_id", "=", "k.brain_id").onRef("t.id", "=", "k.episode_id"))
+    .select(["k.fingerprint", ...EPISODE_COLS.map((c) => `t.${c}` as const)])
+    .where("k.brain_id", "=", brainId)
+    .where("k.key", "=", claim.key)
+    .executeTakeFirst();
+  // the holder was erased between the two statements: no episode to answer, the caller's retry claims the key
+  if (!held) throw new Error(`idempotency key of brain ${brainId} held by an episode that is gone`);
+  const { fingerprint, ...row } = held;
+  return { duplicate: toEpisode(row), fingerprint: fingerprint as string };
 }

@@ -5,6 +5,7 @@ import type { EdgeRecord, MemoryStore } from "@mountkit/memory";
 import { type RawBuilder, sql } from "kysely";
 import { insertJob } from "../kit/jobs.js";
 import { touchPlaybooks } from "./commit.js";
+import { both, edgeFilterSql, scopeSql } from "./filters.js";
 import { page, rowsById } from "./reads.js";
 import { type At, cols, EDGE_COLS, ENTITY_COLS, type MemoryStoreContext, type Row, toEdge, toEntity, visible } from "./rows.js";
 import { searchMemory } from "./search.js";
@@ -25,8 +26,14 @@ export function entityMethods(ctx: MemoryStoreContext): EntityMethods {
     async getEntities({ brainId, ids }) {
       return entities.many(brainId, ids);
     },
-    async listEntities({ brainId, limit, after }) {
-      return page(db, "memory_entities", "created_at", "id", brainId, limit, after, toEntity);
+    async listEntities({ brainId, limit, after, scope }) {
+      // an entity is the brain's; a scope sees those its facts touch (each side's index: brain_id, source|target, ...)
+      const s = scopeSql(scope, "x");
+      const touched = s
+        ? sql`(exists (select 1 from memory_edges x where x.brain_id = t.brain_id and x.source = t.id and ${s})
+            or exists (select 1 from memory_edges x where x.brain_id = t.brain_id and x.target = t.id and ${s}))`
+        : undefined;
+      return page(db, "memory_entities", "created_at", "id", brainId, limit, after, toEntity, touched);
     },
     async findEntitiesByKeys({ brainId, keys, limit }) {
       if (!keys.length || limit <= 0) return [];
@@ -74,11 +81,12 @@ export function edgeMethods(ctx: MemoryStoreContext): EdgeMethods {
     async getEdges({ brainId, ids }) {
       return edgesById.many(brainId, ids);
     },
-    async listEdges({ brainId, limit, after, entityId, at }) {
-      const where = edgeListFilter(entityId, at);
+    async listEdges({ brainId, limit, after, entityId, at, filter }) {
+      const where = both(edgeListFilter(entityId, at), edgeFilterSql(ctx.pg, filter));
       return page(db, "memory_edges", "t_ingested", "id", brainId, limit, after, toEdge, where);
     },
-    async findCurrentEdges({ brainId, source, relation }) {
+    async findCurrentEdges({ brainId, source, relation, scope }) {
+      const inScope = scopeSql(scope);
       const sources = typeof source === "string" ? [source] : [...new Set(source)];
       const out: EdgeRecord[] = [];
       // a run's prefetch asks for hundreds of sources: a few hundred parameters a statement
@@ -87,6 +95,7 @@ export function edgeMethods(ctx: MemoryStoreContext): EdgeMethods {
         let q = selectEdges(brainId).where("t.t_expired", "is", null);
         q = chunk.length === 1 ? q.where("t.source", "=", chunk[0]!) : q.where("t.source", "in", chunk);
         if (relation) q = q.where("t.relation", "=", relation);
+        if (inScope) q = q.where(inScope as RawBuilder<boolean>);
         for (const r of await q.orderBy(`t.${edgeOrder}`).execute()) out.push(toEdge(r));
       }
       return out;
@@ -105,8 +114,9 @@ export function edgeMethods(ctx: MemoryStoreContext): EdgeMethods {
       // stable sort: episodes in the order asked, each episode's edges in insertion order
       return edges.sort((a, b) => rank.get(a.episodeId)! - rank.get(b.episodeId)!);
     },
-    async searchEdges({ brainId, query, limit, asOf, knownAt }) {
-      return searchMemory(ctx.search, "edges", brainId, query, limit, { asOf, knownAt }, toEdge);
+    async searchEdges({ brainId, query, limit, asOf, knownAt, filter }) {
+      const where = edgeFilterSql(ctx.pg, filter);
+      return searchMemory(ctx.search, "edges", brainId, query, limit, { asOf, knownAt, ...(where ? { where } : {}) }, toEdge);
     },
     async invalidateEdge({ brainId, id, tInvalid, now, tExpired, reason, invalidatedBy, enqueue }) {
       const change = (trx: typeof db) =>
@@ -142,7 +152,7 @@ export function edgeMethods(ctx: MemoryStoreContext): EdgeMethods {
 /** MemoryStore.edgesOfEntities: the newest `limit` edges touching any of the entities, visible at the point. */
 async function edgesOfEntities(
   ctx: MemoryStoreContext,
-  { brainId, entityIds, asOf, knownAt, limit }: Parameters<MemoryStore["edgesOfEntities"]>[0],
+  { brainId, entityIds, asOf, knownAt, limit, filter }: Parameters<MemoryStore["edgesOfEntities"]>[0],
 ) {
   if (!entityIds.length || limit <= 0) return [];
   const ids = [...new Set(entityIds)];
@@ -154,10 +164,11 @@ async function edgesOfEntities(
   // and sorted the brain's edges (EXPLAIN QUERY PLAN: SEARCH t USING INDEX memory_edges_newest
   // (brain_id=? AND t_ingested<?), USE TEMP B-TREE FOR ORDER BY).
   const list = sql.join(ids);
+  const where = edgeFilterSql(ctx.pg, filter);
   const newest = (side: "source" | "target", id: string) => sql`
     select * from (
       select t.id, coalesce(t.t_valid, t.t_ingested) as at from memory_edges t${ctx.pg ? sql`` : sql` indexed by ${sql.raw(`memory_edges_${side}_recent`)}`}
-      where t.brain_id = ${brainId} and t.${sql.raw(side)} = ${id} and ${visible.edges({ asOf, knownAt })}
+      where t.brain_id = ${brainId} and t.${sql.raw(side)} = ${id} and ${visible.edges({ asOf, knownAt, ...(where ? { where } : {}) })}
       ${side === "target" ? sql`and t.source not in (${list})` : sql``}
       order by coalesce(t.t_valid, t.t_ingested) desc, t.id
       limit ${limit}

@@ -2,6 +2,7 @@
 // the table/column helpers and the context shared by its reads, writes, pages and full-text search.
 import type { ApiKeyRecord, BrainRecord, EdgeRecord, EntityRecord, EpisodeRecord, PlaybookRecord } from "@mountkit/memory";
 import { type Kysely, type RawBuilder, sql } from "kysely";
+import { scopeOfRow } from "./filters.js";
 import type { ftsTables } from "./fts.js";
 
 export const EPISODE_COLS = [
@@ -16,6 +17,9 @@ export const EPISODE_COLS = [
   "entity_ids",
   "edge_ids",
   "processed_at",
+  "user_id",
+  "agent_id",
+  "session_id",
 ] as const;
 export const ENTITY_COLS = ["brain_id", "id", "name", "kind", "aliases", "keys", "created_at", "updated_at"] as const;
 export const EDGE_COLS = [
@@ -32,6 +36,9 @@ export const EDGE_COLS = [
   "episode_id",
   "invalidation_reason",
   "invalidated_by",
+  "user_id",
+  "agent_id",
+  "session_id",
 ] as const;
 
 export type Row = Record<string, any>;
@@ -54,6 +61,7 @@ export function toEpisode(r: Row): EpisodeRecord {
     entityIds: JSON.parse(r.entity_ids),
     edgeIds: JSON.parse(r.edge_ids),
     processedAt: numOrNull(r.processed_at),
+    ...scopeOfRow(r),
   };
 }
 
@@ -85,6 +93,7 @@ export function toEdge(r: Row): EdgeRecord {
     episodeId: r.episode_id,
     invalidationReason: r.invalidation_reason,
     invalidatedBy: r.invalidated_by,
+    ...scopeOfRow(r),
   };
 }
 
@@ -119,11 +128,14 @@ export function inOrder<T extends { id: string }>(ids: string[], rows: T[]): T[]
   });
 }
 
-/** A bi-temporal point: valid time `asOf`, transaction time `knownAt` (`asOf` when absent); null: no filter. */
-export type At = { asOf: number; knownAt?: number } | null;
+/**
+ * A bi-temporal point: valid time `asOf`, transaction time `knownAt` (`asOf` when absent); null: no filter. `where`:
+ * a further condition on alias `t` (scope and filters, filters.ts), ANDed wherever the point is.
+ */
+export type At = { asOf: number; knownAt?: number; where?: RawBuilder<unknown> } | null;
 
 /** Bi-temporal visibility (domain `edgeVisibleAt`/`episodeVisibleAt`) as SQL on alias `t`. */
-export const visible: Record<Kind, (at: At) => RawBuilder<unknown>> = {
+const visibleAt: Record<Kind, (at: At) => RawBuilder<unknown>> = {
   episodes: (at) => (at === null ? sql`1 = 1` : sql`t.occurred_at <= ${at.asOf} and t.created_at <= ${at.knownAt ?? at.asOf}`),
   entities: () => sql`1 = 1`,
   edges: (at) => {
@@ -133,6 +145,15 @@ export const visible: Record<Kind, (at: At) => RawBuilder<unknown>> = {
     return sql`(t.t_valid is null or t.t_valid <= ${asOf}) and (t.t_invalid is null or ${asOf} < t.t_invalid) and t.t_ingested <= ${knownAt} and (t.t_expired is null or ${knownAt} < t.t_expired)`;
   },
 };
+
+/** Visible at the point, and passing its `where` when it has one. */
+export const visible: Record<Kind, (at: At) => RawBuilder<unknown>> = {
+  episodes: (at) => withWhere(visibleAt.episodes(at), at),
+  entities: (at) => withWhere(visibleAt.entities(at), at),
+  edges: (at) => withWhere(visibleAt.edges(at), at),
+};
+
+const withWhere = (base: RawBuilder<unknown>, at: At) => (at?.where ? sql`${base} and ${at.where}` : base);
 
 export const COLS: Record<Kind, readonly string[]> = { episodes: EPISODE_COLS, entities: ENTITY_COLS, edges: EDGE_COLS };
 

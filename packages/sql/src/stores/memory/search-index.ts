@@ -1,7 +1,9 @@
 // Full-text index writes of the SQL memory store: a row's analysed text goes to its `search` tsvector on
 // PostgreSQL, to the brain's FTS5 table on SQLite (fts.ts), in the transaction that writes the row.
+
 import { type EdgeRecord, searchTerms } from "@mountkit/memory";
 import { sql } from "kysely";
+import { scopeRow } from "./filters.js";
 import { type Db, type Kind, type MemoryStoreContext, table } from "./rows.js";
 
 /** Writes a row's analysed text to the full-text index (the row must exist in this transaction). */
@@ -37,6 +39,7 @@ function edgeRow(e: EdgeRecord) {
     episode_id: e.episodeId,
     invalidation_reason: e.invalidationReason,
     invalidated_by: e.invalidatedBy,
+    ...scopeRow(e),
   };
 }
 
