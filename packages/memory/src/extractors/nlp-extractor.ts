@@ -166,12 +166,17 @@ function referents(st: EpisodeState, chunks: Chunk[]): Map<NounPhrase, string | 
   const referent = new Map<NounPhrase, string | null>();
   let person = st.lastPerson;
   let thing = st.lastThing;
+  // the first proper name of no known kind in this sentence (its subject, mostly), else the sentence before's: "he"
+  // points to it when no person is known
+  let proper: string | null = null;
+  // "Globex hired Dan Fox. He ...": a two- or three-word name that names no organisation beats the first name
+  let personLike: string | null = null;
   // "The search service is owned by the data team. It depends on Elasticsearch": "it" is the service, the subject;
   // in the sentence that named it first ("The job used to run at 6 am; it now runs at 7 am"), that one
   let first: string | null = null;
   const it = () => first ?? st.subjectThing ?? thing;
   const pointsTo = (pronoun: string) =>
-    THIRD_PERSON.has(pronoun) ? (person ?? st.lastProper) : /^(it|its)$/.test(pronoun) ? it() : /^(they|them|their|theirs)$/.test(pronoun) ? (st.group ?? it()) : null;
+    THIRD_PERSON.has(pronoun) ? (person ?? personLike ?? proper ?? st.lastProper) : /^(it|its)$/.test(pronoun) ? it() : /^(they|them|their|theirs)$/.test(pronoun) ? (st.group ?? it()) : null;
   for (const c of chunks) {
     if (c.type !== "np") continue;
     if (c.pronoun) {
@@ -180,12 +185,16 @@ function referents(st: EpisodeState, chunks: Chunk[]): Map<NounPhrase, string | 
     }
     // "met her husband", "proud of his garden": the possessive points back too
     if (c.possessor?.pronoun) referent.set(c.possessor, pointsTo(c.possessor.pronoun));
+    // "Gwen's time at the Guardian ended; she joined the BBC": a possessor is named too
+    else if (c.possessor?.proper) proper ??= c.possessor.text;
     const rel = relativeName(c);
     const name = rel ? rel.name : c.text;
     if (rel || (st.named.get(nameKey(name)) ?? st.entities.get(nameKey(name))?.kind) === "person") person = name;
     else {
       thing = name;
       first ??= name;
+      if (c.proper) proper ??= name;
+      if (c.proper && looksLikePerson(name)) personLike = name;
     }
   }
   return referent;
@@ -249,6 +258,7 @@ function analyseSentence(st: EpisodeState, sentence: Sentence): void {
   // referents for the next sentence's pronouns
   let subjectThing: string | null = null;
   let group: string | null = null;
+  let firstProper: string | null = null;
   for (const c of chunks) {
     if (c.type !== "np" || c.pronoun) continue;
     const name = nameOf(c);
@@ -256,7 +266,7 @@ function analyseSentence(st: EpisodeState, sentence: Sentence): void {
     const kind = st.entities.get(nameKey(name))?.kind ?? kindIn(st, name);
     if (kind === "person") st.lastPerson = name;
     else {
-      if (kind === "other" && c.proper && !c.possessor) st.lastProper = name;
+      if (kind === "other" && c.proper && !c.possessor) firstProper = looksLikePerson(name) ? name : (firstProper ?? name);
       st.lastThing = name;
       if (kind !== "date" && kind !== "place") subjectThing ??= name;
       if (kind === "organization" || GROUP.test(name)) group ??= name;
@@ -264,7 +274,14 @@ function analyseSentence(st: EpisodeState, sentence: Sentence): void {
   }
   st.subjectThing = subjectThing;
   st.group = group;
+  st.lastProper = firstProper ?? st.lastProper;
 }
+
+/** Words that make a capitalised name an organisation's: "Vandelay Industries", "Banco Pichincha". */
+const ORG_WORD = /\b(corp|inc|ltd|llc|gmbh|labs?|industries|bank|banco|group|systems|technologies|university|college|school|hospital|foundation|partners|capital|studio|agency|club|team)\b/i;
+
+/** Two or three capitalised words naming no organisation: "Dan Fox", "Rahul Gupta". */
+const looksLikePerson = (name: string) => /^\p{Lu}[\p{L}'-]+(\s\p{Lu}[\p{L}'-]+){1,2}$/u.test(name) && !ORG_WORD.test(name);
 
 /** Names of groups "they" can stand for: "the payments team", "Initech users". */
 const GROUP = /\b(team|group|department|squad|company|crew|committee|board|customers|users|staff|engineers|folks|family)$/i;
@@ -301,6 +318,14 @@ function clauseFacts(st: EpisodeState, c: Clause, cx: SentenceContext): void {
   // "Luis and Maria got married": only a symmetric relation makes the two subjects each other's object
   if (c.reciprocal && !st.table.info(assertion.relation).symmetric) return;
   if (assertion.relation.startsWith("not_")) assertion = { ...assertion, relation: assertion.relation.slice(4), polarity: "negative" };
+  // "Ada sold her bakery": what one owns is named without its owner, as "Ada owns a bakery" named it
+  if (assertion.relation === "owns" && c.object.possessor?.pronoun && nameOf(c.object.possessor) === source)
+    target = nameOf({ ...c.object, possessor: null }) ?? target;
+  if (!target) return;
+  // "he is in Gothenburg now": where a person is, is where they live
+  const personSubject = kindIn(st, source) === "person" || (c.subject.pronoun !== null && THIRD_PERSON.has(c.subject.pronoun));
+  if (assertion.relation === "located_in" && c.relation === "is_in" && personSubject && !ORG_WORD.test(source))
+    assertion = { ...assertion, relation: "lives_in" };
   const { relation } = assertion;
   // "resigned from Oracle": the preposition made a place of it, the relation says employer
   if (known === "place" && TARGET_KIND[relation] === "organization" && !PLACES.has(target.toLowerCase())) {

@@ -103,7 +103,7 @@ export function assertionOf(c: Clause, table: RelationTable, cues: SentenceCues,
     return { relation, polarity: "negative", aspect: noLonger ? "ends" : "holds" };
   }
   if (forced === "past") return { relation, polarity: "positive", aspect: "past" };
-  if (forced === "ends" || role === "ends") return { relation, polarity: "positive", aspect: "ends" };
+  if (forced === "ends" || role === "ends" || c.ends) return { relation, polarity: "positive", aspect: "ends" };
   if (forced === "starts" || role === "starts" || c.starts)
     return { relation, polarity: "positive", aspect: tense === "future" ? "will_start" : "starts" };
   if (tense === "future") return { relation, polarity: "positive", aspect: "will_start" };

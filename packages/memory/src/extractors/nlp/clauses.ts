@@ -22,6 +22,8 @@ export interface Clause {
   starts?: boolean;
   /** A role a group has one holder of: the group is one thing even when plural ("on call for payments"). */
   role?: boolean;
+  /** The clause tells when the relation ended, whatever its verb: "Lars stepped down as maintainer of the SDK". */
+  ends?: boolean;
 }
 
 const adjectivePhrase = (text: string): NounPhrase => ({
@@ -153,7 +155,7 @@ export function clauses(chunks: Chunk[], tokens: readonly Token[] = []): Clause[
       // "Backups run every night at 2 am" says nothing else; "Leon goes to the gym every weekday at 7 am" does
       if (sched.whole) continue;
     }
-    const held = roleClauses(chunks, v, subjects) ?? valueClauses(chunks, v, subjects);
+    const held = roleClauses(chunks, v, subjects) ?? valueClauses(chunks, v, subjects) ?? tenureEnded(chunks, v);
     if (held) {
       out.push(...held.clauses);
       // a role noun the tagger read as a verb ("tech lead") is no verb of its own
@@ -393,11 +395,22 @@ function roleClauses(chunks: Chunk[], v: number, subjects: NounPhrase[]): { clau
   const vg = chunks[v] as VerbGroup;
   const out: Clause[] = [];
   let starts = false;
+  // "stepped down as", "resigned as", "retired as": the role ends
+  const ends = (vg.main?.lemma === "step" && /^(down|aside|back)$/.test(vg.particle ?? "")) || /^(resign|retire|quit)$/.test(vg.main?.lemma ?? "");
   let last = v;
   const hold = (holder: NounPhrase, role: Role, group: NounPhrase, employer: NounPhrase | null = null) => {
     if (holder.pronoun === "it") return;
     const [subject, object] = role.groupFirst ? [group, holder] : [holder, group];
-    out.push({ subject, relation: role.relation, object, negated: vg.negated, verb: vg, role: true, ...(starts ? { starts } : {}) });
+    out.push({
+      subject,
+      relation: role.relation,
+      object,
+      negated: vg.negated,
+      verb: vg,
+      role: true,
+      ...(starts ? { starts } : {}),
+      ...(ends ? { ends } : {}),
+    });
     // "the head of marketing at Wonka": the holder works there too
     if (employer)
       out.push({ subject: holder, relation: "works_at", object: employer, negated: vg.negated, verb: vg, ...(starts ? { starts } : {}) });
@@ -458,11 +471,11 @@ function roleClauses(chunks: Chunk[], v: number, subjects: NounPhrase[]): { clau
   const as = chunks[k];
   const hasAs = as?.type === "prep" && as.token.lower === "as";
   // "named Omar CEO", and "as" when the tagger dropped it as an adverb
-  if ((hasAs && (APPOINT.test(lemma) || SUCCEED.test(lemma))) || (!hasAs && object && as?.type === "np" && APPOINT.test(lemma))) {
+  if ((hasAs && (APPOINT.test(lemma) || SUCCEED.test(lemma) || ends)) || (!hasAs && object && as?.type === "np" && APPOINT.test(lemma))) {
     const named = roleNoun(chunks, hasAs ? k + 1 : k);
     const role = named ? roleOf(named.np) : null;
     if (role && named) {
-      starts = APPOINT.test(lemma) || STARTS_ROLE.test(lemma);
+      starts = !ends && (APPOINT.test(lemma) || STARTS_ROLE.test(lemma));
       const holders = APPOINT.test(lemma) && object ? [object] : subjects;
       const placed = holdPlaced(holders, role, named.next);
       // "Lumen Labs appointed Omar as chief executive": the organisation that appoints
@@ -472,6 +485,20 @@ function roleClauses(chunks: Chunk[], v: number, subjects: NounPhrase[]): { clau
     if (out.length) return done();
   }
   return null;
+}
+
+const TENURE = /^(time|tenure|stint|job|career|employment|contract|years)$/i;
+
+/** "Gwen's time at the Guardian ended in 2021": the job ended then (`works_at`, ending). */
+function tenureEnded(chunks: Chunk[], v: number): { clauses: Clause[]; last: number } | null {
+  const vg = chunks[v] as VerbGroup;
+  const org = chunks[v - 1];
+  const at = chunks[v - 2];
+  const tenure = chunks[v - 3];
+  if (!/^(end|finish|conclude|close)$/.test(vg.main?.lemma ?? "") || vg.negated) return null;
+  if (org?.type !== "np" || at?.type !== "prep" || !/^(at|with)$/.test(at.token.lower) || tenure?.type !== "np") return null;
+  if (!tenure.possessor || !TENURE.test(tenure.text)) return null;
+  return { clauses: [{ subject: tenure.possessor, relation: "works_at", object: org, negated: false, verb: vg, ends: true }], last: v };
 }
 
 /** Verbs that set a value anew: "changed its support email to", "raised the price of the Pro plan to". */
