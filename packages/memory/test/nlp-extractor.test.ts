@@ -101,6 +101,18 @@ describe("nlp extractor", () => {
     // kin are no roles
     expect(await triples("Tom is the brother of Ann.")).not.toContain("Tom brother_of Ann");
   });
+  it("reads endings said in other words: stepping down as a role, a time at a job that ended, a person who is somewhere now", async () => {
+    const said = async (text: string) => (await run(text)).facts.map((f) => `${f.source} ${f.relation} ${f.target} ${f.aspect}`);
+    expect(await said("Lars stepped down as maintainer of the Android SDK in June.")).toEqual(["Lars maintains Android SDK ends"]);
+    expect(await said("Rita resigned as CFO of Initech.")).toEqual(["Rita cfo_of Initech ends"]);
+    expect(await said("Gwen's time at the Guardian ended in 2021; she joined the BBC in January.")).toEqual([
+      "Gwen works_at Guardian ends",
+      "Gwen works_at BBC starts",
+    ]);
+    expect(await said("Sven lived in Malmö until last October; he is in Gothenburg now.")).toContain("Sven lives_in Gothenburg holds");
+    // an organisation "is in" a place: located there
+    expect(await said("Vandelay Industries is in Newark.")).toEqual(["Vandelay Industries located_in Newark holds"]);
+  });
 });
 
 async function nlpRun(content: string) {
