@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { Route, Service } from "@mountkit/core";
 import { createEntriesService, jwtVerifier } from "@mountkit/entries";
 import { createMemoryService } from "@mountkit/memory";
+import { mcpHttp } from "@mountkit/memory/mcp";
 import { createSupportService, githubBackend } from "@mountkit/support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
@@ -127,7 +128,8 @@ let supportGithub: Service;
 beforeAll(() => {
   // every optional route on: the page scripts' text does not matter here, only that the routes exist
   entries = createEntriesService({ auth: jwtVerifier({ secret: SECRET }), catalogueScript: "/* page */" });
-  memory = createMemoryService({ explorerScript: "/* page */", worker: { start: false } });
+  // with every optional route (the MCP server's too): the page lists them all
+  memory = createMemoryService({ explorerScript: "/* page */", mcp: mcpHttp(), worker: { start: false } });
   support = createSupportService({
     products: ["demo"],
     spiToken: "spi",

@@ -9,7 +9,7 @@ import { MEMORY_TOOLS } from "./tools/definitions.js";
 export interface MemoryToolsOptions {
   /** The brain every tool reads and writes. */
   brainId: string;
-  /** Only these tools (by name: remember, get_episode, recall, get_entity, invalidate_fact, read_playbook, list_playbooks); default all. */
+  /** Only these tools (by name: remember, get_episode, recall, get_entity, invalidate_fact, forget_episode, read_playbook, list_playbooks); default all. */
   only?: readonly string[];
 }
 

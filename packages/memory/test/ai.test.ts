@@ -48,7 +48,16 @@ describe("memoryTools (Vercel AI SDK)", () => {
     const model = callingModel("recall", { query: "anything" });
     await generateText({ model, tools: memoryTools(service.api, { brainId: "t" }), prompt: "hi", stopWhen: () => false });
     const offered = model.doGenerateCalls[0]!.tools!.map((t) => t.name);
-    expect(offered).toEqual(["remember", "get_episode", "recall", "get_entity", "invalidate_fact", "read_playbook", "list_playbooks"]);
+    expect(offered).toEqual([
+      "remember",
+      "get_episode",
+      "recall",
+      "get_entity",
+      "invalidate_fact",
+      "forget_episode",
+      "read_playbook",
+      "list_playbooks",
+    ]);
     const recall = model.doGenerateCalls[0]!.tools!.find((t) => t.name === "recall") as { inputSchema: any };
     expect(recall.inputSchema.required).toEqual(["query"]);
     expect(Object.keys(memoryTools(service.api, { brainId: "t", only: ["recall", "remember"] }))).toEqual(["remember", "recall"]);

@@ -1,7 +1,8 @@
 // /v1/mcp: the MCP Streamable HTTP endpoint of the brain the API key names, when the host passes
 // `createMemoryService({ mcp: mcpHttp() })` (`@mountkit/memory/mcp`). This table knows only the handler's
 // shape, so the root entry never loads the MCP SDK. Stateless: each POST is answered as JSON, no session is
-// kept (GET and DELETE answer 405, which the SDK's client takes as "no server stream").
+// kept: with no GET or DELETE route the dispatcher answers those 405 (`Allow: POST`), which the SDK's client
+// takes as "no server stream".
 import { empty, type Middleware, type RequestContext, route, text } from "@mountkit/core";
 import * as z from "zod";
 import type { MemoryApi } from "../api.js";
@@ -46,38 +47,8 @@ async function fromResponse(res: Response) {
   return text(res.status, body, res.headers.get("content-type") ?? "application/json", headers);
 }
 
-const notAllowed = () =>
-  text(
-    405,
-    JSON.stringify({
-      jsonrpc: "2.0",
-      error: { code: -32000, message: "Method not allowed: this MCP server is stateless (POST only)" },
-      id: null,
-    }),
-    "application/json",
-    { allow: "POST" },
-  );
-
 export function mcpRoutes(deps: { api: MemoryApi; auth: Middleware; quota: Middleware; mcp: MemoryMcpHttp }) {
   const { api, auth, quota, mcp } = deps;
-  const stateless = (method: "GET" | "DELETE") =>
-    route({
-      method,
-      path: MCP_PATH,
-      operationId: method === "GET" ? "mcpStream" : "mcpEndSession",
-      summary: method === "GET" ? "MCP server stream: not offered (stateless server)" : "End an MCP session: none are kept",
-      tags: ["mcp"],
-      security: SECURITY,
-      use: [auth],
-      responses: {
-        405: {
-          description: "This server keeps no session and pushes nothing: POST only",
-          headers: { Allow: { description: "POST", required: true } },
-        },
-        401: errors()[401]!,
-      },
-      handler: notAllowed,
-    });
   return [
     route({
       method: "POST",
@@ -85,7 +56,7 @@ export function mcpRoutes(deps: { api: MemoryApi; auth: Middleware; quota: Middl
       operationId: "mcp",
       summary: "Model Context Protocol server of this brain (Streamable HTTP, stateless)",
       description:
-        "The brain's memory as MCP tools (remember, get_episode, recall, get_entity, invalidate_fact, read_playbook, list_playbooks) " +
+        "The brain's memory as MCP tools (remember, get_episode, recall, get_entity, invalidate_fact, forget_episode, read_playbook, list_playbooks) " +
         "and resources (`memory://playbooks/{slug}`), for an MCP client's Streamable HTTP transport. The API key is the bearer, as on " +
         "every route. Each POST is answered with one JSON body (no SSE stream, no session id). A POST carrying `tools/call` or " +
         "`resources/read` is one call of the daily quota (refunded when the tool fails); the handshake and listings are not counted.",
@@ -113,8 +84,6 @@ export function mcpRoutes(deps: { api: MemoryApi; auth: Middleware; quota: Middl
         return { ...result!, headers: { ...result!.headers, ...settled.headers } };
       },
     }),
-    stateless("GET"),
-    stateless("DELETE"),
   ];
 }
 

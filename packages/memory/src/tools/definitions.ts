@@ -102,6 +102,18 @@ const invalidateFact = define({
   run: (api, brainId, input) => api.invalidateEdge(brainId, input.edgeId, wire(InvalidateBody, { reason: input.reason }) ?? {}),
 });
 
+const forgetEpisode = define({
+  name: "forget_episode",
+  title: "Forget an episode",
+  description:
+    "Erase an episode for good: its text, and every fact and entity only it supported (facts other episodes also " +
+    "support stay). Not undoable; no recall, at any date, finds it afterwards. Answers what was removed.",
+  input: { id: id("episode") },
+  readOnly: false,
+  destructive: true,
+  run: (api, brainId, input) => api.forgetEpisode(brainId, input.id),
+});
+
 const readPlaybook = define({
   name: "read_playbook",
   title: "Read a playbook",
@@ -132,6 +144,7 @@ export const MEMORY_TOOLS: readonly MemoryToolDefinition[] = [
   recall,
   getEntity,
   invalidateFact,
+  forgetEpisode,
   readPlaybook,
   listPlaybooks,
 ];
