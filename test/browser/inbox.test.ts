@@ -173,6 +173,53 @@ describeBrowser("support agent inbox in Chromium", () => {
         expect(await thread().innerText()).not.toContain("cs:");
       });
 
+      it("inserts a canned reply by typing /shortcut, sends it, and the widget shows it", async () => {
+        const body = `Your parcel left our warehouse today (${framework}).`;
+        const made = await call(`${apiUrl}/agent/canned-replies?productSlug=demo`, {
+          headers: { authorization: `Bearer ${AGENT}` },
+          body: { shortcut: `shipped-${framework}`, title: "Parcel shipped", body },
+        });
+        expect(made.status, made.text).toBe(201);
+        const box = app().getByLabel("Reply");
+        await box.fill("");
+        await box.pressSequentially(`/shipped-${framework.slice(0, 2)}`);
+        const option = app()
+          .getByRole("listbox", { name: "Canned responses" })
+          .getByRole("option", { name: new RegExp(`/shipped-${framework}`) });
+        await option.waitFor({ timeout: 5000 });
+        await box.press("Enter");
+        expect(await box.inputValue()).toBe(body);
+        await app().getByRole("button", { name: "Send reply" }).click();
+        await widget().getByText(body).waitFor({ timeout: 5000 });
+        await expect.poll(() => box.inputValue()).toBe("");
+        const d = await agentApi(`/conversations/${conversationId}`);
+        expect(d.body.messages.at(-1)).toMatchObject({ body, author: "Ada", isCustomer: false });
+        // the picker inserts at the cursor too
+        await app()
+          .getByLabel("Insert a canned response")
+          .selectOption({ label: `/shipped-${framework} · Parcel shipped` });
+        expect(await box.inputValue()).toBe(body);
+        await box.fill("");
+      });
+
+      it("adds a private note that the inbox shows and the customer's widget never does", async () => {
+        const note = `Courier claim #${framework}-4411 opened; do not promise a date.`;
+        await app().getByLabel("Reply").fill(note);
+        await app().getByRole("button", { name: "Add private note" }).click();
+        await expect.poll(() => thread().innerText(), { timeout: 5000 }).toContain(note);
+        await expect.poll(() => thread().innerText()).toContain("Private note · Ada");
+        const d = await agentApi(`/conversations/${conversationId}`);
+        expect(d.body.notes.at(-1)).toMatchObject({ body: note, author: "Ada" });
+        expect(d.body.messages.map((m: { body: string }) => m.body)).not.toContain(note);
+        // a reply after the note reaches the widget: the note, written before it, would have too
+        const after = `We have opened a claim with the courier (${framework}).`;
+        await app().getByLabel("Reply").fill(after);
+        await app().getByRole("button", { name: "Send reply" }).click();
+        await widget().getByText(after).waitFor({ timeout: 5000 });
+        expect(await widget().innerText()).not.toContain("Courier claim");
+        expect(await customer.content()).not.toContain("Courier claim");
+      });
+
       it("labels, assigns, resolves and closes from the inbox, and filters by them", async () => {
         await app().getByLabel("Labels (comma-separated)").fill("shipping, vip");
         await app().getByRole("button", { name: "Save labels" }).click();

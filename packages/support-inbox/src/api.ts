@@ -27,8 +27,27 @@ export interface AgentMessage {
   isCustomer: boolean;
 }
 
+/** A private note: agents only, never shown to the customer. */
+export interface AgentNote {
+  id: string;
+  body: string;
+  author: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A product's saved reply, inserted by typing `/` and its shortcut. */
+export interface CannedReply {
+  id: string;
+  shortcut: string;
+  title: string;
+  body: string;
+}
+
 export interface AgentDetail extends AgentSummary {
   messages: AgentMessage[];
+  /** Absent from a service older than private notes. */
+  notes?: AgentNote[];
 }
 
 export interface ListFilter {
@@ -64,6 +83,10 @@ export interface AgentApi {
   setLabels(id: string, labels: string[]): Promise<string[]>;
   setAssignee(id: string, assignee: string | null): Promise<void>;
   setStatus(id: string, status: Status): Promise<void>;
+  notes(id: string): Promise<AgentNote[]>;
+  addNote(id: string, body: string, author: string): Promise<AgentNote>;
+  /** The product's canned replies, ordered by shortcut. */
+  cannedReplies(productSlug: string): Promise<CannedReply[]>;
   /**
    * Follows an SSE route until closed: `onEvent` for each frame, `onConnected` on each (re)connection.
    * `onUnauthorized` ends it (a wrong token does not get better by retrying).
@@ -76,11 +99,12 @@ export interface AgentApi {
 
 /** The agent API under `base` (the service's public URL: mount prefix and basePath), signed with `token`; lists `pageSize` at a time. */
 export function agentApi(base: string, token: string, pageSize = 50): AgentApi {
-  const root = `${base.replace(/\/+$/, "")}/agent/conversations`;
+  const agentRoot = `${base.replace(/\/+$/, "")}/agent`;
+  const root = `${agentRoot}/conversations`;
   const auth = { authorization: `Bearer ${token}` };
 
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await fetch(`${root}${path}`, {
+  async function call<T>(method: string, path: string, body?: unknown, at = root): Promise<T> {
+    const res = await fetch(`${at}${path}`, {
       method,
       headers: body === undefined ? auth : { ...auth, "content-type": "application/json" },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -104,6 +128,11 @@ export function agentApi(base: string, token: string, pageSize = 50): AgentApi {
     setLabels: async (id, labels) => (await call<{ labels: string[] }>("PUT", `/${encodeURIComponent(id)}/labels`, { labels })).labels,
     setAssignee: (id, assignee) => call("PUT", `/${encodeURIComponent(id)}/assignee`, { assignee }),
     setStatus: (id, status) => call("PUT", `/${encodeURIComponent(id)}/status`, { status }),
+    notes: async (id) => (await call<{ items: AgentNote[] }>("GET", `/${encodeURIComponent(id)}/notes`)).items,
+    addNote: (id, body, author) => call("POST", `/${encodeURIComponent(id)}/notes`, { body, author }),
+    cannedReplies: async (productSlug) =>
+      (await call<{ items: CannedReply[] }>("GET", `?${new URLSearchParams({ productSlug })}`, undefined, `${agentRoot}/canned-replies`))
+        .items,
     follow(path, handlers) {
       const stop = new AbortController();
       let lastEventId: string | undefined;

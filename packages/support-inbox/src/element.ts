@@ -150,6 +150,7 @@ export class MountkitInboxElement extends HTMLElement {
       onUnauthorized: () => this.#signOut(TOKEN_REFUSED),
       onEvent: (e) => {
         if (e.type === "conversation_changed") list.schedule(150);
+        if (e.type === "notes_changed") void conversation?.notesChanged(String((e.data as { conversationId?: unknown })?.conversationId));
       },
     });
     this.#session = { list, conversation, inbox };

@@ -10,6 +10,8 @@ export const STYLES = `
   --mk-panel: #f6f7f9;
   --mk-customer-bg: #f1f2f4;
   --mk-agent-bg: #e8eefc;
+  --mk-note-bg: #fff8db;
+  --mk-note-border: #8a6d00;
   --mk-danger: #b42318;
   --mk-radius: 10px;
   --mk-font: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
@@ -75,6 +77,16 @@ h2 { font-size: 1.1rem; overflow-wrap: anywhere; }
 .msg.agent { background: var(--mk-agent-bg); align-self: flex-end; }
 .msg .who { font-size: .75rem; color: var(--mk-muted); display: block; margin-bottom: 2px; white-space: normal; }
 .reply { display: flex; gap: 8px; padding: 12px 16px; border-top: 1px solid var(--mk-border); align-items: flex-end; }
+.reply { flex-wrap: wrap; }
+.reply > .field { flex: 1 1 240px; min-width: 0; }
+.reply .actions { display: flex; flex-direction: column; gap: 6px; }
+.reply .inline { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; justify-content: space-between; }
+.reply .inline > * { min-width: 0; max-width: 100%; }
+.msg.note { background: var(--mk-note-bg); border: 1px dashed var(--mk-note-border); align-self: stretch; max-width: none; }
+.canned { list-style: none; margin: 0; padding: 4px; border: 1px solid var(--mk-border); border-radius: 8px; background: var(--mk-bg); max-height: 14em; overflow-y: auto; }
+.canned[hidden] { display: none; }
+.canned li { padding: 4px 8px; border-radius: 6px; cursor: pointer; }
+.canned li[aria-selected="true"] { background: var(--mk-agent-bg); outline: 2px solid var(--mk-accent); }
 .reply .field { flex: 1; }
 .reply textarea { resize: vertical; min-height: 3.2em; }
 .back { display: none; }
@@ -88,5 +100,6 @@ h2 { font-size: 1.1rem; overflow-wrap: anywhere; }
   .messages { max-height: none; }
   .msg { max-width: 92%; }
   .filters { grid-template-columns: 1fr; }
+  .reply .actions { flex-direction: row; flex-wrap: wrap; }
 }
 `;

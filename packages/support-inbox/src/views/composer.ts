@@ -1,8 +1,10 @@
 // What the agent changes on the open conversation: labels, assignee, status (resolve, close, reopen) and the reply
-// form. Each write shows its failure next to the controls and is announced when it lands.
+// form (a reply to the customer, or a private note for other agents; canned replies inserted with `/`). Each write
+// shows its failure next to the controls and is announced when it lands.
 import { h } from "@mountkit/core/dom";
-import { type AgentApi, AgentApiError, type AgentDetail, type Status } from "../api.js";
+import { type AgentApi, AgentApiError, type AgentDetail, type AgentNote, type Status } from "../api.js";
 import { agentLabels, badge, controlId, field, onSubmit, STATUS_TEXT, TOKEN_REFUSED } from "../dom.js";
+import { CannedReplies } from "./canned.js";
 import type { InboxContext } from "./context.js";
 
 export interface ComposerHooks {
@@ -12,6 +14,8 @@ export interface ComposerHooks {
   changed(c: AgentDetail): void;
   /** Shows the open conversation's status, labels and assignee again (on the thread as now rendered). */
   refresh(force?: boolean): void;
+  /** A private note was added to the open conversation. */
+  noted(note: AgentNote): void;
 }
 
 /** The controls of one rendered thread; `meta(force)` shows the open conversation's status, labels and assignee. */
@@ -28,6 +32,7 @@ export class Composer {
   readonly #assignee = h("input", { type: "text", name: "assignee", maxlength: "200" });
   readonly #reply = h("textarea", { name: "reply", rows: "3", maxlength: "20000" });
   readonly #send = h("button", { class: "primary", type: "submit" }, "Send reply");
+  readonly #note = h("button", { class: "note", type: "button", title: "Only agents see private notes" }, "Add private note");
 
   constructor(cx: InboxContext, hooks: ComposerHooks) {
     this.#cx = cx;
@@ -62,11 +67,19 @@ export class Composer {
         ),
       ),
     );
+    const canned = new CannedReplies(cx, this.#reply);
+    this.#note.addEventListener("click", () => void this.#addNote());
     this.replyForm = h(
       "form",
       { class: "reply", onsubmit: onSubmit(() => void this.#sendReply()) },
-      field("Reply", this.#reply),
-      this.#send,
+      h(
+        "div",
+        { class: "field" },
+        field("Reply", this.#reply, "field"),
+        canned.suggestions,
+        h("div", { class: "inline" }, canned.hint, canned.picker),
+      ),
+      h("div", { class: "actions" }, this.#send, this.#note),
     );
   }
 
@@ -119,6 +132,21 @@ export class Composer {
         this.#send.disabled = this.#hooks.current()?.status === "closed";
       }
     }, "Reply sent.");
+  }
+
+  #addNote() {
+    const text = this.#reply.value.trim();
+    if (!text) return;
+    this.#note.disabled = true;
+    return this.#write(async (api, id) => {
+      try {
+        const note = await api.addNote(id, text, this.#cx.author);
+        this.#reply.value = "";
+        if (this.#hooks.current()?.id === id) this.#hooks.noted(note);
+      } finally {
+        this.#note.disabled = false;
+      }
+    }, "Private note added.");
   }
 
   #saveLabels() {

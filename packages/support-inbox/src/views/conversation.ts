@@ -3,7 +3,7 @@
 // messages, status, labels, assignee, deletion).
 import { h } from "@mountkit/core/dom";
 import { displayBody } from "@mountkit/support-client";
-import { AgentApiError, type AgentDetail, type AgentMessage, type StreamEvent, type StreamHandle } from "../api.js";
+import { AgentApiError, type AgentDetail, type AgentMessage, type AgentNote, type StreamEvent, type StreamHandle } from "../api.js";
 import { isStatus, TOKEN_REFUSED, when } from "../dom.js";
 import { Composer } from "./composer.js";
 import type { InboxContext } from "./context.js";
@@ -11,6 +11,30 @@ import type { ConversationList } from "./list.js";
 
 const placeholder = (text: string, cls = "placeholder muted") =>
   h("p", cls.includes("error") ? { class: cls, role: "alert" } : { class: cls }, text);
+
+const messageItem = (m: AgentMessage) =>
+  h(
+    "li",
+    { class: m.isCustomer ? "msg" : "msg agent" },
+    h("span", { class: "who" }, `${m.isCustomer ? "Customer" : m.author} · ${when(m.createdAt)}`),
+    m.body === null ? h("em", {}, "(no text)") : displayBody(m.body),
+  );
+
+/** A private note in the thread: marked as such, since the customer never sees it. */
+const noteItem = (n: AgentNote) =>
+  h("li", { class: "msg note" }, h("span", { class: "who" }, `Private note · ${n.author} · ${when(n.createdAt)}`), n.body);
+
+/** Messages and private notes in the order they were written (a stable merge: each list is already in order). */
+function timeline(c: AgentDetail): Array<AgentMessage | AgentNote> {
+  const out: Array<AgentMessage | AgentNote> = [];
+  const notes = c.notes ?? [];
+  let j = 0;
+  for (const m of c.messages) {
+    while (j < notes.length && notes[j]!.createdAt < m.createdAt) out.push(notes[j++]!);
+    out.push(m);
+  }
+  return out.concat(notes.slice(j));
+}
 
 export class ConversationView {
   /** The thread's pane. */
@@ -53,6 +77,19 @@ export class ConversationView {
       onUnauthorized: () => this.#cx.signOut(TOKEN_REFUSED),
       onEvent: (e) => this.#onEvent(id, e),
     });
+  }
+
+  /** The inbox stream says a conversation's private notes changed: the open one's are read again. */
+  async notesChanged(id: string) {
+    if (this.#current?.id !== id) return;
+    try {
+      const notes = await this.#cx.api.notes(id);
+      if (this.#current?.id !== id) return;
+      this.#current.notes = notes;
+      this.#renderMessages();
+    } catch {
+      // the next change or the next open reads them again
+    }
   }
 
   /** The session ended: the stream closes and nothing lands any more. */
@@ -140,6 +177,12 @@ export class ConversationView {
       current: () => this.#current,
       changed: (d) => this.#list.update(d),
       refresh: (force) => this.#composer?.meta(force),
+      noted: (note) => {
+        const cur = this.#current;
+        if (!cur) return;
+        cur.notes = [...(cur.notes ?? []).filter((n) => n.id !== note.id), note];
+        this.#renderMessages();
+      },
     });
     this.#composer = composer;
     this.#messages = h("ol", { class: "messages", "aria-label": "Messages", tabindex: "0" });
@@ -171,16 +214,7 @@ export class ConversationView {
     const list = this.#messages;
     if (!c || !list) return;
     const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
-    list.replaceChildren(
-      ...c.messages.map((m) =>
-        h(
-          "li",
-          { class: m.isCustomer ? "msg" : "msg agent" },
-          h("span", { class: "who" }, `${m.isCustomer ? "Customer" : m.author} · ${when(m.createdAt)}`),
-          m.body === null ? h("em", {}, "(no text)") : displayBody(m.body),
-        ),
-      ),
-    );
+    list.replaceChildren(...timeline(c).map((x) => ("isCustomer" in x ? messageItem(x) : noteItem(x))));
     if (atBottom || list.scrollTop === 0) list.scrollTop = list.scrollHeight;
   }
 
