@@ -211,7 +211,22 @@ const hosts: Host[] = [
       "@types/express": "^5.0.6",
     },
     require: [],
-    absent: ["@mountkit/entries", "@mountkit/support", "effect", "pg"],
+    // nor the memory package's optional peers (the MCP SDK, ai): a host that does not import /mcp or /ai gets neither
+    absent: ["@mountkit/entries", "@mountkit/support", "effect", "pg", "@modelcontextprotocol/sdk", "ai"],
+  },
+  {
+    // the memory package's optional peers installed by the host: /mcp over HTTP, the bin on stdio, /ai
+    name: "memory-agents",
+    main: "memory-agents.ts",
+    dependencies: {
+      ...kit(["@mountkit/core", "@mountkit/memory", "@mountkit/sql"]),
+      "@modelcontextprotocol/sdk": "^1.32.2",
+      ai: "^7.0.0",
+      // ai's provider types import json-schema's, which it does not depend on (the hosts check libraries' types)
+      "@types/json-schema": "^7.0.15",
+    },
+    require: ["@mountkit/memory/mcp", "@mountkit/memory/ai"],
+    absent: ["@mountkit/entries", "@mountkit/support"],
   },
 ];
 
