@@ -1,5 +1,15 @@
 // @mountkit/core: the framework-agnostic kernel every service builds on. The root holds what a service and its
 // host use; adapters take `@mountkit/core/adapter`, queues and limits `/jobs`, store suites `/testing`.
+export {
+  AuthError,
+  type BearerOutcome,
+  bearerChallenge,
+  bearerToken,
+  isAuthError,
+  type Principal,
+  type TokenVerifier,
+  verifyBearer,
+} from "./auth.js";
 export { type Clock, iso, type ManualClock, manualClock, systemClock } from "./clock.js";
 export { type EntityTagList, entityTags, ifMatchHolds, ifNoneMatchHits, strongMatch, weakMatch } from "./conditional.js";
 export type { CorsOptions } from "./cors.js";

@@ -33,6 +33,17 @@ function parameters(schema: z.ZodType | undefined, where: "path" | "query"): unk
   });
 }
 
+/** The request headers a route documents, as `in: header` parameters. */
+function headerParameters(headers: Record<string, HeaderDoc> | undefined): unknown[] {
+  return Object.entries(headers ?? {}).map(([name, h]) => ({
+    name,
+    in: "header",
+    required: h.required ?? false,
+    description: h.description,
+    schema: h.schema ?? { type: "string" },
+  }));
+}
+
 /** A body is optional exactly when its schema accepts a request without one (the service validates `undefined`). */
 function bodyRequired(schema: z.ZodType): boolean {
   try {
@@ -165,7 +176,7 @@ export function buildOpenApi(o: BuildOpenApiOptions): OpenApiDocument {
       ...(r.summary ? { summary: r.summary } : {}),
       ...(r.description ? { description: r.description } : {}),
       ...(r.tags ? { tags: r.tags } : {}),
-      parameters: [...parameters(r.params, "path"), ...parameters(r.query, "query")],
+      parameters: [...parameters(r.params, "path"), ...parameters(r.query, "query"), ...headerParameters(r.requestHeaders)],
       responses,
     };
     if (r.security) op.security = r.security.length ? r.security.map((s) => ({ [s]: [] })) : [];

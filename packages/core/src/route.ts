@@ -120,6 +120,8 @@ export interface RouteDef<
   bodyLimit?: number;
   /** Security scheme names (OpenAPI). */
   security?: string[];
+  /** Request headers the route reads, documented as `in: header` parameters (the handler checks them itself). */
+  requestHeaders?: Record<string, HeaderDoc>;
   responses?: Record<number, ResponseDoc>;
   use?: Middleware[];
   /** Hidden from the OpenAPI document. */

@@ -17,6 +17,12 @@ export interface SupportClientOptions {
   productSlug: string;
   /** Default: a persistent `cust_<UUID>` from `storage`. */
   customerId?: string;
+  /**
+   * The customerId's signature, for a product that verifies customers (docs/support.md#verified-customers): hex
+   * HMAC-SHA256 of the id with the product's secret, computed by the host's server. Sent as `X-Customer-Signature`
+   * on every call, and as the `customerSignature` query parameter on EventSource streams (which cannot send headers).
+   */
+  customerSignature?: string;
   storage?: KeyValueStorage;
   fetch?: typeof fetch;
   /** Use the platform's EventSource for streams (it reconnects by itself). Default: the fetch reader. */
@@ -60,6 +66,8 @@ function clientContext(options: SupportClientOptions, customerId: string): Clien
     base: options.baseUrl.replace(/\/+$/, ""),
     doFetch: options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init)),
     scope: `productSlug=${encodeURIComponent(options.productSlug)}&customerId=${encodeURIComponent(customerId)}`,
+    headers: options.customerSignature ? { "x-customer-signature": options.customerSignature } : {},
+    signatureParam: options.customerSignature ? `&customerSignature=${encodeURIComponent(options.customerSignature)}` : "",
     postAttempts: options.postAttempts ?? 5,
     postRetry: { initialMs: options.postRetryMs ?? 500, maxMs: 30_000 },
     reconnect: options.reconnect ?? { initialMs: 1000, maxMs: 30_000 },

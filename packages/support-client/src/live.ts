@@ -157,7 +157,8 @@ export function liveConversation(
     },
     onCatchUp: () => refresh(l).catch(() => {}),
     onEnd: (reason) => {
-      if (reason !== "closed") {
+      // a refused signature is not a deleted conversation: the thread stays as read
+      if (reason === "deleted" || reason === "not_found") {
         state.deleted = true;
         l.changed();
       }

@@ -20,8 +20,11 @@ export interface StreamHandlers {
   onEvent(event: StreamEvent): void;
   /** After a reconnection (fetch reader) or a `resync`: refetch the detail to catch up. */
   onCatchUp?(): void | Promise<void>;
-  /** The stream cannot continue (404: the conversation is gone or not this customer's). */
-  onEnd?(reason: "deleted" | "not_found" | "closed"): void;
+  /**
+   * The stream cannot continue: 404 (the conversation is gone or not this customer's), or 401 (the product verifies
+   * customers and the signature is missing or wrong: retrying does not mend it).
+   */
+  onEnd?(reason: "deleted" | "not_found" | "unauthorized" | "closed"): void;
 }
 
 export interface Subscription {
@@ -31,7 +34,8 @@ export interface Subscription {
 const streamUrl = (cx: ClientContext, conversationId: string) => `${cx.base}${conversationPath(conversationId)}/stream?${cx.scope}`;
 
 export function subscribeWithEventSource(cx: ClientContext, ES: EventSourceLike, conversationId: string, h: StreamHandlers): Subscription {
-  const es = new ES(streamUrl(cx, conversationId));
+  // the signature rides in the query: an EventSource sends no headers of ours
+  const es = new ES(`${streamUrl(cx, conversationId)}${cx.signatureParam}`);
   es.onmessage = (m) => {
     let ev: StreamEvent;
     try {
@@ -91,12 +95,16 @@ async function connectOnce(
   s: FetchStreamState,
   h: StreamHandlers,
   signal: AbortSignal,
-): Promise<"deleted" | "not_found" | undefined> {
+): Promise<"deleted" | "not_found" | "unauthorized" | undefined> {
   try {
     const res = await cx.doFetch(streamUrl(cx, conversationId), {
-      headers: { accept: "text/event-stream", ...(s.lastEventId ? { "last-event-id": s.lastEventId } : {}) },
+      headers: { ...cx.headers, accept: "text/event-stream", ...(s.lastEventId ? { "last-event-id": s.lastEventId } : {}) },
       signal,
     });
+    if (res.status === 401) {
+      await res.body?.cancel().catch(() => {});
+      return "unauthorized";
+    }
     if (res.status === 404 || res.status === 400) {
       await res.body?.cancel().catch(() => {});
       return "not_found";

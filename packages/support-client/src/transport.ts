@@ -9,6 +9,10 @@ export interface ClientContext {
   doFetch: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
   /** `productSlug=…&customerId=…`, the query every read and stream carries. */
   scope: string;
+  /** Sent on every request: the customer's signature (`X-Customer-Signature`) when the host gave one. */
+  headers: Record<string, string>;
+  /** `&customerSignature=…` for an EventSource's URL (it cannot send headers), else "". */
+  signatureParam: string;
   postAttempts: number;
   postRetry: Backoff;
   reconnect: Backoff;
@@ -68,7 +72,10 @@ async function exchange<T>(cx: ClientContext, method: string, url: string, body?
   try {
     res = await cx.doFetch(url, {
       method,
-      headers: body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
+      headers:
+        body === undefined
+          ? { ...cx.headers, accept: "application/json" }
+          : { ...cx.headers, accept: "application/json", "content-type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (e) {

@@ -42,7 +42,7 @@ const scriptBase = (() => {
 })();
 
 export class MountkitSupportElement extends HTMLElement {
-  static observedAttributes = ["product", "api", "heading"];
+  static observedAttributes = ["product", "api", "heading", "customer-id", "customer-signature"];
   #root: ShadowRoot;
   #client: SupportClient | undefined;
   #live: LiveConversation | undefined;
@@ -84,12 +84,18 @@ export class MountkitSupportElement extends HTMLElement {
     this.#client = undefined;
   }
 
-  /** The support-client for this element's product and API base (the customer id persists in localStorage). */
+  /**
+   * The support-client for this element's product and API base. The customer id persists in localStorage, unless the
+   * host page names its signed-in customer: `customer-id` (`cust_<UUID>`) and, for a product that verifies customers,
+   * `customer-signature` (docs/support.md#verified-customers).
+   */
   get client(): SupportClient {
     const product = this.getAttribute("product");
     if (!product) throw new Error('<mountkit-support> needs a product attribute, e.g. product="demo"');
     const baseUrl = this.getAttribute("api") ?? scriptBase ?? location.origin;
-    this.#client ??= createSupportClient({ baseUrl, productSlug: product });
+    const customerId = this.getAttribute("customer-id") || undefined;
+    const customerSignature = this.getAttribute("customer-signature") || undefined;
+    this.#client ??= createSupportClient({ baseUrl, productSlug: product, customerId, customerSignature });
     return this.#client;
   }
 

@@ -13,7 +13,7 @@ import { subjectOr } from "./domain/subject.js";
 import { issueDetail, type Summary } from "./domain/views.js";
 import { supportError } from "./errors.js";
 import { CannedCreateBody, CannedPatchBody, NoteCreateBody, NoteEditBody } from "./routes/desk-schemas.js";
-import { AgentEditBody, AgentReplyBody, CreateBody, PostBody, RateBody } from "./routes/schemas.js";
+import { AgentEditBody, AgentReplyInput, CreateBody, PostBody, RateBody } from "./routes/schemas.js";
 import type { Rating } from "./store/types.js";
 import { conversationEvents, customerEvents, type LastEventId, productNotices, type StreamDeps } from "./stream/open.js";
 
@@ -197,7 +197,7 @@ export function createSupportApi(deps: SupportApiDeps): SupportApi {
       agentList: c.agentList,
       agentDetail: c.agentDetail,
       async reply(id, input) {
-        checked(AgentReplyBody, input);
+        checked(AgentReplyInput, input);
         return c.reply(id, input);
       },
       async editMessage(id, messageId, body) {

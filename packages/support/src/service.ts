@@ -11,12 +11,14 @@ import {
   kitLogger,
   type Logger,
   type OpenApiDocument,
+  type Principal,
   pageRoutes,
   type Route,
   randomIds,
   route,
   type Service,
   systemClock,
+  type TokenVerifier,
 } from "@mountkit/core";
 import { inMemoryPubSub, inMemoryRateLimiter, type PubSub, type RateLimiter } from "@mountkit/core/jobs";
 import { startWebhooks, type WebhookOptions } from "@mountkit/core/webhooks";
@@ -56,8 +58,16 @@ export interface SupportServiceOptions extends ClientAddressOptions {
   spiProduct?: string;
   /** Bearer token of /care for `spiProduct` (a product's own `spiToken` speaks for that product); unset: only those. */
   spiToken?: string;
-  /** Bearer token of /agent; unset refuses every call with 401. */
+  /** Shared bearer token of /agent; with neither it nor `agentAuth`, every call is refused with 401. */
   agentToken?: string;
+  /**
+   * The host's own identity for /agent (docs/support.md#agent-identities): a bearer that is not the shared token goes
+   * to this verifier (`jwtVerifier` of `@mountkit/entries` for a JWT/JWKS, or the host's own `TokenVerifier`); the
+   * principal's `sub` is the agent's id, and replies carry its name (`agentName`).
+   */
+  agentAuth?: TokenVerifier;
+  /** A verified agent's display name; default the `name`, `preferred_username` or `email` claim, else the `sub`. */
+  agentName?: (principal: Principal) => string;
   clock?: Clock;
   ids?: IdGenerator;
   logger?: Logger;
@@ -181,6 +191,7 @@ function supportContext(options: SupportServiceOptions): SupportContext & { conf
     spiProduct,
     spiTokens: tokens,
     agentToken: options.agentToken || undefined,
+    agentAuth: { token: options.agentToken || undefined, verifier: options.agentAuth, name: options.agentName },
     hooks,
     heartbeatMs: options.heartbeatMs ?? 15_000,
     clientAddress: clientAddressOf(options),
@@ -202,7 +213,7 @@ function spiTokens(service: string | undefined, spiProduct: string | undefined, 
 
 const securitySchemes = {
   spiBearer: { type: "http", scheme: "bearer", description: "SUPPORT_SPI_TOKEN" },
-  agentBearer: { type: "http", scheme: "bearer", description: "SUPPORT_AGENT_TOKEN" },
+  agentBearer: { type: "http", scheme: "bearer", description: "SUPPORT_AGENT_TOKEN, or a token of the host's identity (`agentAuth`)" },
 };
 
 /** One interface's OpenAPI document, built on first request; `servers` is where the host mounted the service. */

@@ -345,7 +345,15 @@ describe("support service", () => {
       link: op.responses["200"].headers.Link !== undefined,
     });
     expect(paged(docs.a.paths["/api/conversations/list"].get)).toEqual({
-      params: ["query:cursor", "query:customerId", "query:limit", "query:productSlug"],
+      // the signature of verified customers (docs/support.md#verified-customers) comes as a header, or in the query
+      params: [
+        "header:X-Customer-Signature",
+        "query:cursor",
+        "query:customerId",
+        "query:customerSignature",
+        "query:limit",
+        "query:productSlug",
+      ],
       link: true,
     });
     expect(paged(docs.b.paths["/care/conversations"].get)).toEqual({

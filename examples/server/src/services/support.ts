@@ -1,9 +1,12 @@
 // The support service from the environment (docs/support.md#configuration): SUPPORT_PRODUCTS, SUPPORT_RATE_LIMIT,
-// SUPPORT_CUSTOMER_RATE_LIMIT, SUPPORT_SPI_TOKEN, SUPPORT_AGENT_TOKEN, the limits against rotating customer ids and where the
+// SUPPORT_CUSTOMER_RATE_LIMIT, SUPPORT_SPI_TOKEN, SUPPORT_AGENT_TOKEN (or SUPPORT_AGENT_JWKS_URL / _HS256_SECRET for the host's
+// own agent identities), SUPPORT_VERIFY_SECRET_<PRODUCT> for verified customers, the limits against rotating customer ids and where the
 // client address comes from (`limitsFromEnv`); plus optional products on other backends (GitHub Issues, Slack, a remote
 // SPI), each added only when its variables are set. Store, bus and rate limiter come from the app.
 import type { Clock, Logger, Service } from "@mountkit/core";
 import type { PubSub, RateLimiter } from "@mountkit/core/jobs";
+import type { TokenVerifier } from "@mountkit/core";
+import { jwtVerifier } from "@mountkit/entries";
 import { createSupportService, githubBackend, type ProductConfig, type SupportStore, slackBackend, spiBackend } from "@mountkit/support";
 import { supportInboxScript } from "@mountkit/support-inbox";
 import { supportWidgetScript } from "@mountkit/support-widget";
@@ -126,6 +129,52 @@ export function backendProductsFromEnv(env: NodeJS.ProcessEnv, logger: Logger): 
   return out;
 }
 
+/** The variable that holds a product's verify secret: `SUPPORT_VERIFY_SECRET_` and the slug upper-cased, `-` and `.` as `_`. */
+export const verifySecretVariable = (slug: string) => `SUPPORT_VERIFY_SECRET_${slug.toUpperCase().replace(/[-.]/g, "_")}`;
+
+/**
+ * Verified customers (docs/support.md#verified-customers): each product whose SUPPORT_VERIFY_SECRET_<PRODUCT> is set
+ * admits a customerId only with its HMAC-SHA256 signature under that secret.
+ */
+export function withVerifySecrets(
+  products: ReadonlyArray<ProductConfig | string>,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+): ProductConfig[] {
+  return products.map((p) => {
+    const config = typeof p === "string" ? { slug: p } : p;
+    const secret = env[verifySecretVariable(config.slug)];
+    if (!secret) return config;
+    logger.info(`support: product ${config.slug} verifies customers (${verifySecretVariable(config.slug)})`);
+    return { ...config, verifySecret: secret };
+  });
+}
+
+/**
+ * Agents signed in with the host's own identity (docs/support.md#agent-identities), beside SUPPORT_AGENT_TOKEN: a JWT
+ * checked against SUPPORT_AGENT_JWKS_URL or SUPPORT_AGENT_HS256_SECRET, with SUPPORT_AGENT_ISSUER and
+ * SUPPORT_AGENT_AUDIENCE when set. Unset: the shared token only.
+ */
+export function agentVerifierFromEnv(env: NodeJS.ProcessEnv, logger: Logger): TokenVerifier | undefined {
+  const issuer = env.SUPPORT_AGENT_ISSUER?.trim() || undefined;
+  const audience = env.SUPPORT_AGENT_AUDIENCE?.trim() || undefined;
+  if (env.SUPPORT_AGENT_JWKS_URL?.trim()) {
+    if (!issuer || !audience)
+      logger.warn(
+        "support: SUPPORT_AGENT_JWKS_URL without SUPPORT_AGENT_ISSUER and SUPPORT_AGENT_AUDIENCE accepts any token those keys signed",
+      );
+    return jwtVerifier({ jwksUrl: env.SUPPORT_AGENT_JWKS_URL.trim(), issuer, audience });
+  }
+  if (env.SUPPORT_AGENT_HS256_SECRET) {
+    try {
+      return jwtVerifier({ secret: env.SUPPORT_AGENT_HS256_SECRET, issuer, audience });
+    } catch (e) {
+      throw new Error(`SUPPORT_AGENT_HS256_SECRET: ${(e as Error).message}`);
+    }
+  }
+  return undefined;
+}
+
 export async function supportFromEnv(
   env: NodeJS.ProcessEnv,
   deps: { logger: Logger; clock?: Clock; store?: SupportStore; bus?: PubSub; limiter?: RateLimiter },
@@ -138,8 +187,9 @@ export async function supportFromEnv(
   const limits = limitsFromEnv(env);
   const spiToken = env.SUPPORT_SPI_TOKEN || undefined;
   const agentToken = env.SUPPORT_AGENT_TOKEN || undefined;
+  const agentAuth = agentVerifierFromEnv(env, deps.logger);
   if (!spiToken) deps.logger.info("support: SUPPORT_SPI_TOKEN not set, /care refuses every call with 401");
-  if (!agentToken) deps.logger.info("support: SUPPORT_AGENT_TOKEN not set, /agent refuses every call with 401");
+  if (!agentToken && !agentAuth) deps.logger.info("support: SUPPORT_AGENT_TOKEN not set, /agent refuses every call with 401");
   const external = backendProductsFromEnv(env, deps.logger);
   for (const p of external)
     if (products.includes(p.slug)) throw new Error(`product ${p.slug} is in SUPPORT_PRODUCTS and on an external backend: pick one`);
@@ -150,10 +200,11 @@ export async function supportFromEnv(
     // the agent inbox page at /agent/inbox/ (it signs in with SUPPORT_AGENT_TOKEN)
     inboxScript: supportInboxScript,
     // built-in products first: interface B (/care) serves the first product
-    products: [...products, ...external],
+    products: withVerifySecrets([...products, ...external], env, deps.logger),
     ...limits,
     spiToken,
     agentToken,
+    ...(agentAuth ? { agentAuth } : {}),
     store: deps.store,
     bus: deps.bus,
     limiter: deps.limiter,

@@ -1,25 +1,17 @@
 // Bearer-token middleware: 401 with a reason for a missing or refused token; the principal lands in ctx.state.
-import { documented, type Middleware, type RequestContext } from "@mountkit/core";
+import { bearerChallenge, documented, type Middleware, type RequestContext, verifyBearer } from "@mountkit/core";
 import { entriesError, errorSchema } from "../errors.js";
-import { AuthError, type Principal, type TokenVerifier } from "./verifier.js";
+import type { Principal, TokenVerifier } from "./verifier.js";
 
-const BEARER = /^Bearer[ \t]+([^\s]+)\s*$/i;
-
+/** The bearer check is the core's (`verifyBearer`, shared with the support service's agent side); the 401 is ours. */
 export function requireAuth(verifier: TokenVerifier): Middleware {
   return documented(async (ctx, next) => {
-    const header = ctx.headers.authorization;
-    if (!header) throw unauthorized("missing bearer token", false);
-    const m = BEARER.exec(header);
-    if (!m) throw unauthorized("authorization header must be `Bearer <token>`");
-    let principal: Principal;
-    try {
-      principal = await verifier.verify(m[1]!);
-    } catch (e) {
-      if (e instanceof AuthError) throw unauthorized(e.message);
-      ctx.log.warn("token verifier failed", { requestId: ctx.requestId, error: e });
-      throw unauthorized("token could not be verified");
+    const outcome = await verifyBearer(ctx.headers.authorization, verifier);
+    if (!outcome.ok) {
+      if (outcome.cause !== undefined) ctx.log.warn("token verifier failed", { requestId: ctx.requestId, error: outcome.cause });
+      throw unauthorized(outcome.reason, outcome.presented);
     }
-    ctx.state.principal = principal;
+    ctx.state.principal = outcome.principal;
     return next();
   }, UNAUTHORIZED_DOC);
 }
@@ -38,9 +30,10 @@ const UNAUTHORIZED_DOC = {
 
 /** RFC 6750: no error code when no credentials were sent, `invalid_token` with a description otherwise. */
 function unauthorized(message: string, presented = true) {
-  const safe = message.replace(/["\\\r\n]/g, "");
-  const challenge = presented ? `Bearer realm="mountkit", error="invalid_token", error_description="${safe}"` : `Bearer realm="mountkit"`;
-  return entriesError("unauthorized", { message, headers: { "www-authenticate": challenge } });
+  return entriesError("unauthorized", {
+    message,
+    headers: { "www-authenticate": bearerChallenge("mountkit", { reason: message, presented }) },
+  });
 }
 
 export function principalOf(ctx: RequestContext<any, any, any>): Principal {

@@ -2,8 +2,9 @@
 // side's (`/agent/attachments`). Downloads are served so a browser never renders them as a page of the API's origin.
 import { bytes, json, type Route, route } from "@mountkit/core";
 import * as z from "zod";
-import { bearer } from "../http/auth.js";
+import { agentGuard } from "../http/agent-auth.js";
 import { admit, type SupportContext } from "../http/context.js";
+import { SIGNATURE_PARAM, SignatureQuery, signatureHeaderDoc, unverified, verifyCustomer } from "../http/customer-signature.js";
 import { CustomerId, ProductSlug, rateLimited } from "../routes/schemas.js";
 import { attachmentError, type Attachments, type Uploader } from "./attachments.js";
 import { AttachmentSchema } from "./schemas.js";
@@ -16,7 +17,7 @@ const err = (description: string) => ({ description });
 const FileName = z.string().max(500).optional().describe("The file's name; made safe and given its type's extension");
 const UploadQuery = z.object({ productSlug: ProductSlug, customerId: CustomerId, name: FileName });
 const AgentUploadQuery = z.object({ productSlug: ProductSlug, name: FileName });
-const DownloadQuery = z.object({ productSlug: ProductSlug, customerId: CustomerId });
+const DownloadQuery = z.object({ productSlug: ProductSlug, customerId: CustomerId, [SIGNATURE_PARAM]: SignatureQuery });
 const AttachmentParam = z.object({ attachmentId: z.string().min(1).max(200) });
 /** Documents the raw body: any bytes, whatever Content-Type the client sends (the type is sniffed). */
 const FileBody = z.any().meta({ type: "string", format: "binary", description: "The file's bytes" });
@@ -67,7 +68,7 @@ async function serve(att: Attachments, id: string, by: Uploader, productSlug?: s
 }
 
 export function attachmentRoutes(cx: SupportContext, att: Attachments): Route[] {
-  const agentSide = { tags: ["agent"], security: ["agentBearer"], use: [bearer(cx.agentToken, "support-agent")] };
+  const agentSide = { tags: ["agent"], security: ["agentBearer"], use: [agentGuard(cx.agentAuth)] };
   const raw = { bodyMode: "raw" as const, accepts: ["*/*"], bodyLimit: att.limits.maxBytes, body: FileBody };
   return [
     route({
@@ -78,12 +79,14 @@ export function attachmentRoutes(cx: SupportContext, att: Attachments): Route[] 
       description:
         "The body is the file's bytes, any Content-Type: the type is read from the bytes and only the allowed ones are stored. Uploads no message names are deleted after `pendingTtlMs` (default 1 hour).",
       tags: ["conversations"],
+      requestHeaders: signatureHeaderDoc,
       query: UploadQuery,
       ...raw,
-      responses: customerUploadResponses(att.limits),
+      responses: { ...customerUploadResponses(att.limits), ...unverified },
       async handler(ctx) {
         const { query } = ctx;
         const product = cx.products.require(query.productSlug);
+        await verifyCustomer(product.verifySecret, query.customerId, ctx);
         await admit(cx, product, query.customerId, cx.clientAddress(ctx));
         return json(200, await att.upload({ product, by: { customerId: query.customerId }, name: query.name, bytes: ctx.rawBody }));
       },
@@ -94,17 +97,20 @@ export function attachmentRoutes(cx: SupportContext, att: Attachments): Route[] 
       operationId: "downloadAttachment",
       summary: "Download a file of the customer's own messages (inline for images, else as a download)",
       tags: ["conversations"],
+      requestHeaders: signatureHeaderDoc,
       params: AttachmentParam,
       query: DownloadQuery,
       responses: {
         200: downloadDoc,
         400: err("Missing parameters"),
         404: err("No such file for this customer"),
+        ...unverified,
         ...rateLimited("Rate limit exceeded"),
       },
       async handler(ctx) {
         const { query, params } = ctx;
         const product = cx.products.require(query.productSlug);
+        await verifyCustomer(product.verifySecret, query.customerId, ctx);
         await admit(cx, product, query.customerId, cx.clientAddress(ctx));
         return serve(att, params.attachmentId, { customerId: query.customerId }, query.productSlug);
       },

@@ -3,6 +3,7 @@
 import { supportError } from "../errors.js";
 import type { ConversationRecord, ListConversationsQuery } from "../store/types.js";
 import { noteView } from "./agent-notes.js";
+import { authorIdOf, replyBody } from "./agent-identity.js";
 import { appendWithStatus, live, mutate, newMessage, type StoreCx, statusEvents } from "./conversation-writes.js";
 import type { Conversations } from "./conversations-types.js";
 import { ev } from "./events.js";
@@ -41,8 +42,11 @@ export function agentReads(x: StoreCx): Pick<Conversations, "get" | "agentList" 
     async agentDetail(id) {
       const c = await store.getConversation({ id });
       if (!c || c.deletedAt) return null;
+      const v = view(c, await store.listMessages({ conversationId: id }));
       return {
-        ...view(c, await store.listMessages({ conversationId: id })),
+        ...v,
+        // agents see who wrote each reply by id as well as by name
+        messages: v.messages.map((m) => ({ ...m, authorId: authorIdOf(m) })),
         customerId: c.customerId,
         productSlug: c.productSlug,
         assignee: c.assignee,
@@ -55,14 +59,14 @@ export function agentReads(x: StoreCx): Pick<Conversations, "get" | "agentList" 
 export function agentMessages(x: StoreCx): Pick<Conversations, "reply" | "editMessage" | "deleteMessage"> {
   const { store } = x;
   return {
-    async reply(id, { body, author }) {
+    async reply(id, { body, author, authorId }) {
       const r = await mutate(
         x,
         () => live(x, id),
         (c) => {
           const at = x.now();
           const t = onAgentReply(c.status);
-          const message = newMessage(x, id, { body, author, isCustomer: false, clientMessageId: null }, at);
+          const message = newMessage(x, id, { body: replyBody(body, authorId), author, isCustomer: false, clientMessageId: null }, at);
           return appendWithStatus(x, c, message, t.ok ? t.next : c.status, at);
         },
       );

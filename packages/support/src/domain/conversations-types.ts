@@ -26,7 +26,8 @@ export interface Conversations {
   agentDetail(
     id: string,
   ): Promise<(ConversationView & { customerId: string; productSlug: string; assignee: string | null; notes: Note[] }) | null>;
-  reply(id: string, input: { body: string; author: string }): Promise<Comment>;
+  /** `authorId`: the verified agent's id, kept in the reply's hidden block (docs/support.md#agent-identities). */
+  reply(id: string, input: { body: string; author: string; authorId?: string }): Promise<Comment>;
   editMessage(id: string, messageId: string, body: string): Promise<Comment & { updatedAt: string }>;
   deleteMessage(id: string, messageId: string): Promise<void>;
   setLabels(id: string, labels: string[]): Promise<string[]>;

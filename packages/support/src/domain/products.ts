@@ -51,6 +51,12 @@ export interface ProductConfig {
    * (`/care/webhooks`) of this product only. The service's `spiToken` speaks for `spiProduct`.
    */
   spiToken?: string;
+  /**
+   * Verified customers (docs/support.md#verified-customers): interface A admits a customerId of this product only with
+   * its signature, hex HMAC-SHA256 of the id with this secret (`X-Customer-Signature`, or `customerSignature` in the
+   * query); anything else answers 401 on every route, streams included. Unset: any customerId, as before.
+   */
+  verifySecret?: string;
 }
 
 export interface Product {
@@ -60,6 +66,8 @@ export interface Product {
   /** True when served by this service's own store (agent side and SSE events come from here). */
   builtin: boolean;
   limits: ProductLimits;
+  /** The secret its customerIds are signed with; undefined: anonymous customers. */
+  verifySecret?: string;
 }
 
 /** Limits with a fixed default; the others derive from these (see `resolveLimits`). */
@@ -111,12 +119,14 @@ export function productRegistry(
     if (!SLUG.test(c.slug)) throw new Error(`invalid product slug ${JSON.stringify(c.slug)}`);
     if (bySlug.has(c.slug)) throw new Error(`product ${c.slug} configured twice`);
     const limits = resolveLimits(c.slug, defaults, c.limits);
+    if (c.verifySecret !== undefined && !c.verifySecret) throw new Error(`product ${c.slug}'s verifySecret is empty`);
     bySlug.set(c.slug, {
       slug: c.slug,
       name: c.name ?? c.slug,
       backend: c.backend ?? builtin,
       builtin: !c.backend || c.backend === builtin,
       limits,
+      ...(c.verifySecret ? { verifySecret: c.verifySecret } : {}),
     });
   }
   return {

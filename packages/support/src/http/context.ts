@@ -8,6 +8,7 @@ import type { Product, ProductRegistry } from "../domain/products.js";
 import { supportError } from "../errors.js";
 import type { SupportStore } from "../store/types.js";
 import type { StreamHub } from "../stream/hub.js";
+import type { AgentAuth } from "./agent-auth.js";
 import type { SpiToken } from "./auth.js";
 import type { AddressSource } from "./client-address.js";
 
@@ -31,6 +32,11 @@ export interface SupportContext {
   /** The SPI's bearer tokens, each with the product it speaks for. */
   spiTokens: readonly SpiToken[];
   agentToken: string | undefined;
+  /**
+   * Who may call /agent: the shared token and the host's identity verifier (docs/support.md#agent-identities). An agent
+   * route guards with `agentGuard(cx.agentAuth)` (http/agent-auth.ts) and reads the caller with `agentOf(ctx)`.
+   */
+  agentAuth: AgentAuth;
   /** The outbound events (webhooks): subscriptions, fan-out and deliveries. */
   hooks: WebhookDispatcher;
   heartbeatMs: number;

@@ -1,11 +1,11 @@
-// The agent side under /agent (bearer SUPPORT_AGENT_TOKEN): work a product's conversations across
-// customers. Every change emits its event to the customer's open streams.
+// The agent side under /agent (bearer SUPPORT_AGENT_TOKEN, or the host's identity through `agentAuth`): work a
+// product's conversations across customers. Every change emits its event to the customer's open streams.
 import { empty, json, type Middleware, type Route, route } from "@mountkit/core";
 import * as z from "zod";
 import { decodeConversationCursor, encodeConversationCursor } from "../domain/cursor.js";
 import { isStatus, type Status } from "../domain/status.js";
 import { supportError } from "../errors.js";
-import { bearer } from "../http/auth.js";
+import { type Agent, agentGuard, agentOf } from "../http/agent-auth.js";
 import { eventStream, type SupportContext } from "../http/context.js";
 import { parseLastEventId } from "../stream/open.js";
 import { deskRoutes } from "./agent-desk.js";
@@ -83,7 +83,7 @@ interface AgentCx {
 function agentCx(cx: SupportContext): AgentCx {
   return {
     cx,
-    common: { tags, security, use: [bearer(cx.agentToken, "support-agent")] },
+    common: { tags, security, use: [agentGuard(cx.agentAuth)] },
     async onThisSide(id) {
       const c = await cx.api.agent.get(id);
       if (c && !cx.products.get(c.productSlug)?.builtin) throw elsewhere();
@@ -242,11 +242,37 @@ const replyRoute = ({ cx, common, onThisSide }: AgentCx) =>
     params: IdParam,
     body: AgentReplyBody,
     responses: { 200: { description: "Posted", schema: z.object({ id: z.string(), createdAt: Timestamp }) }, ...withBody },
-    async handler({ params, body }) {
+    async handler(ctx) {
+      const { params, body } = ctx;
+      const by = replyAuthor(agentOf(ctx), body.author);
       await onThisSide(params.id);
-      const c = await cx.api.agent.reply(params.id, body);
+      const c = await cx.api.agent.reply(params.id, { ...body, ...by });
       return json(200, { id: c.id, createdAt: c.createdAt });
     },
+  });
+
+/** Who a reply names: a verified agent by their identity, a shared-token call by the `author` it sends (400 without). */
+function replyAuthor(agent: Agent, author: string | undefined): { author: string; authorId?: string } {
+  if (agent.via === "identity") return { author: agent.name, authorId: agent.id };
+  if (author === undefined) throw supportError("invalid_request", { message: "author is required with the shared agent token" });
+  return { author };
+}
+
+const AgentSchema = z.object({
+  via: z.enum(["identity", "token"]).describe("`identity`: verified by the host's verifier; `token`: the shared agent token"),
+  id: z.string().nullable().describe("The agent's id (the identity's subject); null with the shared token"),
+  name: z.string().nullable().describe("The name the agent's replies carry; null with the shared token (each reply names its author)"),
+});
+
+const meRoute = ({ common }: AgentCx) =>
+  route({
+    ...common,
+    method: "GET",
+    path: "/agent/me",
+    operationId: "agentWhoAmI",
+    summary: "Who the bearer token speaks for: a verified agent's id and name, or the shared token",
+    responses: { 200: { description: "OK", schema: AgentSchema }, 401: auth[401] },
+    handler: (ctx) => json(200, agentOf(ctx)),
   });
 
 const editRoute = ({ cx, common, onThisSide }: AgentCx) =>
@@ -313,6 +339,7 @@ export function agentRoutes(cx: SupportContext): Route[] {
     assigneeRoute,
     statusRoute,
     deleteRoute,
+    meRoute,
   ]
     .map((make) => make(a))
     .concat(deskRoutes(a));

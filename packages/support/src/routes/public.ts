@@ -5,6 +5,14 @@ import type { CustomerScope } from "../domain/backend.js";
 import { decodeConversationCursor, encodeConversationCursor } from "../domain/cursor.js";
 import type { AddressSource } from "../http/client-address.js";
 import { admit, eventStream, type SupportContext } from "../http/context.js";
+import {
+  SIGNATURE_PARAM,
+  type SignatureSource,
+  SignatureQuery,
+  signatureHeaderDoc,
+  unverified,
+  verifyCustomer,
+} from "../http/customer-signature.js";
 import { parseLastEventId } from "../stream/open.js";
 import {
   bodyErrors,
@@ -32,21 +40,30 @@ import {
 
 const BASE = "/api/conversations";
 const tags = ["conversations"];
+/** What every route of interface A documents: the signature header of verified products (docs/support.md#verified-customers). */
+const signed = { tags, requestHeaders: signatureHeaderDoc };
 const err = (description: string) => ({ description });
 const limited = rateLimited("Rate limit exceeded");
 
 const CloseBody = z.object({ productSlug: ProductSlug, customerId: CustomerId, action: CloseActionSchema });
 export const LIST_LIMIT = { default: 50, max: 200 };
-const ListQuery = CustomerQuery.extend({ limit: PageLimit(LIST_LIMIT), cursor: PageCursor });
+/** A GET's customer scope: the signature may come in the query, where an EventSource cannot send a header. */
+const SignedQuery = CustomerQuery.extend({ [SIGNATURE_PARAM]: SignatureQuery });
+const ListQuery = SignedQuery.extend({ limit: PageLimit(LIST_LIMIT), cursor: PageCursor });
 const Posted = z.object({ id: z.string(), createdAt: Timestamp });
 const Closed = z.object({ success: z.literal(true), message: z.string() });
-const StreamQuery = CustomerQuery.extend({
+const StreamQuery = SignedQuery.extend({
   lastEventId: z.string().optional().describe("Replay events after this id (same as the Last-Event-ID header)"),
 });
 
-/** The guard of every call: the product (404 when unknown), then the rate limits. */
-async function admitted(cx: SupportContext, scope: CustomerScope, request: AddressSource): Promise<void> {
-  await admit(cx, cx.products.require(scope.productSlug), scope.customerId, cx.clientAddress(request));
+/**
+ * The guard of every call: the product (404 when unknown), the customerId's signature when the product verifies
+ * customers (401, before any limit counts the request), then the rate limits.
+ */
+async function admitted(cx: SupportContext, scope: CustomerScope, request: AddressSource & SignatureSource): Promise<void> {
+  const product = cx.products.require(scope.productSlug);
+  await verifyCustomer(product.verifySecret, scope.customerId, request);
+  await admit(cx, product, scope.customerId, cx.clientAddress(request));
 }
 
 /**
@@ -62,9 +79,9 @@ function onConversation<I extends CustomerScope>(
   return {
     method,
     path: `${BASE}/:id${suffix}`,
-    tags,
+    ...signed,
     params: IdParam,
-    async handler(ctx: { params: { id: string }; query: unknown; body: unknown } & AddressSource) {
+    async handler(ctx: { params: { id: string }; query: unknown; body: unknown } & AddressSource & SignatureSource) {
       const { params, query, body } = ctx;
       // validated against the route's own query or body schema before the handler runs
       const scope = (method === "GET" ? query : body) as I;
@@ -80,12 +97,13 @@ const createRoute = (cx: SupportContext) =>
     path: BASE,
     operationId: "createConversation",
     summary: "Create a conversation with its first message",
-    tags,
+    ...signed,
     body: CreateBody,
     responses: {
       200: { description: "Created", schema: z.object({ conversationId: z.string(), createdAt: Timestamp }) },
       400: err("Missing or invalid productSlug, customerId or message"),
       404: err("No product for the slug"),
+      ...unverified,
       ...bodyErrors,
       ...limited,
     },
@@ -104,11 +122,12 @@ const listRoute = (cx: SupportContext) =>
     summary: "The customer's conversations, open and closed, most recent activity first, a page at a time",
     description:
       'Pages of `limit` conversations (default 50, at most 200). When more follow, the `Link` header carries the next page\'s URL (`<URL>; rel="next"`); the body keeps its `{ conversations }` shape.',
-    tags,
+    ...signed,
     query: ListQuery,
     responses: {
       200: { description: "OK", schema: z.object({ conversations: z.array(SummarySchema) }), headers: nextLinkHeader },
       400: err("Missing parameters, a limit outside 1..200 or a cursor this API did not write"),
+      ...unverified,
       ...limited,
     },
     async handler(ctx) {
@@ -116,6 +135,7 @@ const listRoute = (cx: SupportContext) =>
       const after = query.cursor ? decodeConversationCursor(query.cursor) : undefined;
       const product = cx.products.get(query.productSlug);
       if (!product) return json(200, { conversations: [] });
+      await verifyCustomer(product.verifySecret, query.customerId, ctx);
       await admit(cx, product, query.customerId, cx.clientAddress(ctx));
       const { conversations: rows } = await cx.api.listConversations({
         productSlug: query.productSlug,
@@ -126,7 +146,9 @@ const listRoute = (cx: SupportContext) =>
       const conversations = rows.slice(0, query.limit);
       const last = conversations[conversations.length - 1];
       if (rows.length <= query.limit || !last) return json(200, { conversations });
-      const same = { productSlug: query.productSlug, customerId: query.customerId, limit: String(query.limit) };
+      const same: Record<string, string> = { productSlug: query.productSlug, customerId: query.customerId, limit: String(query.limit) };
+      // a signature that came in the query goes on to the next page the same way
+      if (query.customerSignature !== undefined) same[SIGNATURE_PARAM] = query.customerSignature;
       return json(200, { conversations }, { link: nextPageLink(`${cx.basePath}${BASE}/list`, same, encodeConversationCursor(last)) });
     },
   });
@@ -138,8 +160,8 @@ const findRoute = (cx: SupportContext) =>
     operationId: "findConversation",
     summary: "The customer's first open conversation (else the most recent one)",
     description: "Reads at most two conversations from the backend, however many the customer has.",
-    tags,
-    query: CustomerQuery,
+    ...signed,
+    query: SignedQuery,
     responses: {
       200: {
         description: "OK",
@@ -147,6 +169,7 @@ const findRoute = (cx: SupportContext) =>
       },
       400: err("Missing parameters"),
       404: err("Product not found"),
+      ...unverified,
       ...limited,
     },
     async handler(ctx) {
@@ -161,11 +184,12 @@ const getRoute = (cx: SupportContext) =>
     ...onConversation(cx, "GET", "", cx.api.getConversation),
     operationId: "getConversation",
     summary: "Conversation detail: the issue (first message) and later comments",
-    query: CustomerQuery,
+    query: SignedQuery,
     responses: {
       200: { description: "OK", schema: z.object({ issue: IssueSchema, comments: z.array(CommentSchema) }) },
       400: err("Missing productSlug or customerId"),
       404: err("Conversation not found or not this customer's"),
+      ...unverified,
       ...limited,
     },
   });
@@ -181,6 +205,7 @@ const postRoute = (cx: SupportContext) =>
       400: err("Missing message, productSlug or customerId"),
       404: err("Conversation not found"),
       409: err("Conversation is closed"),
+      ...unverified,
       ...bodyErrors,
       ...limited,
     },
@@ -199,6 +224,7 @@ const closeRoute = (cx: SupportContext) =>
       },
       400: err("Missing parameters or action not resolve/close"),
       404: err("Conversation not found"),
+      ...unverified,
       ...bodyErrors,
       ...limited,
     },
@@ -215,6 +241,7 @@ const rateRoute = (cx: SupportContext) =>
       400: err("Missing productSlug or customerId, or a score that is not a whole number from 1 to 5"),
       404: err("Conversation not found"),
       409: err("Conversation is still open"),
+      ...unverified,
       ...bodyErrors,
       ...limited,
       501: err("This product's backend keeps no ratings"),
@@ -228,13 +255,14 @@ const streamRoute = (cx: SupportContext) =>
     operationId: "streamConversation",
     summary:
       "Server-Sent Events: connected, new_comment, comment_edited, comment_deleted, state_update, labels_changed, assignee_changed, issue_deleted, resync",
-    tags,
+    ...signed,
     params: IdParam,
     query: StreamQuery,
     responses: {
       200: { description: "Event stream", contentType: "text/event-stream", schema: StreamEventSchema, headers: streamHeaders },
       400: err("Missing productSlug or customerId"),
       404: err("Conversation not found"),
+      ...unverified,
       ...rateLimited("Rate limit or concurrent-stream limit exceeded"),
       501: err("This product's backend has no live events"),
     },

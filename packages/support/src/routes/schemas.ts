@@ -61,7 +61,26 @@ export const RatingSchema = z.object({
   comment: z.string().nullable(),
   ratedAt: Timestamp,
 });
-export const AgentReplyBody = z.object({ body: MessageBody, author: z.string().min(1).max(200), attachments: AttachmentIds.optional() });
+/**
+ * An agent's reply: `author` names the agent when the call comes with the shared token; an agent the host's identity
+ * verified is named by that identity, and `author` is ignored (docs/support.md#agent-identities).
+ */
+export const AgentReplyBody = z.object({
+  body: MessageBody,
+  author: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("The agent's name: required with the shared agent token, ignored for a verified agent (their identity names them)"),
+  attachments: AttachmentIds.optional(),
+});
+/** The in-process reply: the name always, and the verified agent's id when there is one. */
+export const AgentReplyInput = z.object({
+  body: MessageBody,
+  author: z.string().min(1).max(200),
+  authorId: z.string().min(1).max(200).optional(),
+});
 export const AgentEditBody = z.object({ body: MessageBody });
 
 export const SummarySchema = z.object({
@@ -102,6 +121,14 @@ export const AgentSummarySchema = SummarySchema.extend({
   labels: z.array(z.string()),
 });
 export const AgentDetailSchema = SpiDetailSchema.extend({
+  messages: z.array(
+    CommentSchema.extend({
+      authorId: z
+        .string()
+        .nullable()
+        .describe("The verified agent who wrote a reply; null for a customer's message or a shared-token reply"),
+    }),
+  ),
   customerId: z.string(),
   productSlug: z.string(),
   assignee: z.string().nullable(),
