@@ -7,21 +7,12 @@
 import { pathToFileURL } from "node:url";
 import { webhooksCommand } from "@mountkit/core/webhooks-cli";
 import { createApiKey, revokeApiKey } from "./auth/keys.js";
+import type { CliIo } from "./cli/io.js";
 import { transferCommand } from "./cli/transfer.js";
 import type { MemoryStore } from "./store/types.js";
 
-export interface CliIo {
-  /** Where `export` writes without --out, and `import` reads without --in; default stdout and stdin. */
-  stdout?: NodeJS.WritableStream;
-  stdin?: NodeJS.ReadableStream;
-  /** Where the progress bar is drawn; default stderr (drawn only on a terminal). */
-  progress?: NodeJS.WriteStream;
-  openStore(): Promise<{ store: MemoryStore; close?(): Promise<void> }>;
-  out(line: string): void;
-  err(line: string): void;
-  /** Where `webhooks` commands read MOUNTKIT_URL and MOUNTKIT_TOKEN, and `mcp` MEMORY_BRAIN; default process.env. */
-  env?: NodeJS.ProcessEnv;
-}
+export type { CliIo };
+
 
 const USAGE = `usage:
   mountkit-memory keys create --brain <brainId> [--label <text>] [--key <secret>]

@@ -229,6 +229,13 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
     worker,
     webhooks,
     extractor,
+    ...adminCalls(store, api, { clock, ids }),
+  });
+}
+
+/** The service's administration: API keys, and deleting a brain with its webhook subscriptions. */
+function adminCalls(store: MemoryStore, api: MemoryApi, { clock, ids }: { clock: Clock; ids: IdGenerator }) {
+  return {
     keys: {
       async create(input: { brainId: string; key?: string; label?: string }) {
         const r = await createApiKey(store, input, { clock, ids });
@@ -245,5 +252,5 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
         return record;
       },
     },
-  });
+  };
 }

@@ -2,7 +2,7 @@
 // docs/memory.md#export-and-import), apart from the rest of the contract in types.ts.
 import type { ErasureKind, ErasureRecord, ErasureResult } from "../domain/erasure.js";
 import type { EdgeRecord, EntityRecord, EpisodeRecord, Page, PageAfter, PlaybookRecord } from "../domain/types.js";
-import type { EpisodeJob } from "./types.js";
+import type { EpisodeJob } from "./episode-job.js";
 
 /** The record kinds of an export, in the order an export writes them. */
 export type ExportKind = "episodes" | "entities" | "edges" | "playbooks";

@@ -16,6 +16,7 @@ import type {
   PageAfter,
   PlaybookRecord,
 } from "../domain/types.js";
+import type { EpisodeJob } from "./episode-job.js";
 import type { StoreErasure } from "./erasure-types.js";
 
 export interface SearchHit<T> {
@@ -25,17 +26,7 @@ export interface SearchHit<T> {
 }
 
 /** The extraction job created together with its episode. */
-export interface EpisodeJob {
-  id: string;
-  queue: string;
-  payload: { brainId: string; episodeId: string };
-  maxAttempts: number;
-  /**
-   * The job's serialisation group (JobStore `groupKey`): the brain, so one brain's extractions resolve
-   * entities and commit one at a time across every worker and process, while brains run in parallel.
-   */
-  groupKey?: string;
-}
+export type { EpisodeJob } from "./episode-job.js";
 
 /**
  * An edge already stored that the commit closes: a supersession ends its validity (`tInvalid`, the record
