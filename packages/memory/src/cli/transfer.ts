@@ -5,7 +5,7 @@ import { createReadStream, createWriteStream, statSync } from "node:fs";
 import { once } from "node:events";
 import { randomIds, systemClock } from "@mountkit/core";
 import { createMemoryApi } from "../api.js";
-import type { CliIo } from "../cli.js";
+import type { CliIo } from "./io.js";
 
 function flagsOf(argv: string[]) {
   const flags = new Map<string, string>();
