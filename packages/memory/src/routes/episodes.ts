@@ -16,7 +16,9 @@ export const episodeRoutes = ({ api, guard, basePath }: RouteDeps) => [
     security: SECURITY,
     use: guard,
     body: CreateEpisodeBody,
-    description: `\`Idempotency-Key\` request header: ${IDEMPOTENCY_HEADER}`,
+    requestHeaders: {
+      "Idempotency-Key": { description: IDEMPOTENCY_HEADER, schema: { type: "string", minLength: 1, maxLength: 257 } },
+    },
     responses: {
       202: {
         description:
