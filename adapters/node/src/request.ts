@@ -1,8 +1,8 @@
 // Node request to KitRequest: the raw target, the body read with a byte limit and a deadline, the abort signal
 // tied to the connection. Runs on every request, so it allocates only what a request uses.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { coreError, type KitRequest } from "@mountkit/core";
-import { type BodySource, bodyTimeoutError, DEFAULT_BODY_TIMEOUT_MS, targetPath } from "@mountkit/core/adapter";
+import { coreError, isKitError, type KitRequest } from "@mountkit/core";
+import { type BodySource, bodyTimeoutError, DEFAULT_BODY_TIMEOUT_MS, targetPath, withDeadline } from "@mountkit/core/adapter";
 
 const EMPTY = new Uint8Array(0);
 
@@ -17,6 +17,44 @@ class NodeBody {
   }
   read(limit: number): Promise<Uint8Array> {
     return readNodeBody(this.#req, limit, this.#timeoutMs);
+  }
+  chunks(limit: number): AsyncIterable<Uint8Array> {
+    return nodeBodyChunks(this.#req, limit, this.#timeoutMs);
+  }
+}
+
+/**
+ * The raw body as it arrives, for `bodyMode: "stream"` routes, with Node's own backpressure (nothing is read
+ * ahead of the consumer). Past `limit`: 413. Once the time spent waiting on the client passes `timeoutMs`: the
+ * 408, whose `Connection: close` ends the socket after the answer. A consumer that stops early leaves the rest
+ * to be discarded, so the client reads the answer instead of a reset.
+ */
+async function* nodeBodyChunks(req: IncomingMessage, limit: number, timeoutMs: number): AsyncGenerator<Uint8Array> {
+  if (req.readableEnded) return;
+  const it = req.iterator({ destroyOnReturn: false });
+  let total = 0;
+  let left = timeoutMs;
+  let stalled = false;
+  try {
+    for (;;) {
+      const started = performance.now();
+      let r: IteratorResult<Buffer>;
+      try {
+        r = await withDeadline(it.next(), left, timeoutMs);
+      } catch (e) {
+        stalled = isKitError(e) && e.status === 408;
+        throw e;
+      }
+      left -= performance.now() - started;
+      if (r.done) return;
+      total += r.value.length;
+      if (total > limit) throw coreError("payload_too_large", { details: { limit } });
+      yield r.value;
+    }
+  } finally {
+    // after a 408 a read is still pending: returning would wait on it; the socket closes after the answer anyway
+    if (!stalled) await it.return?.();
+    if (!req.readableEnded) req.resume();
   }
 }
 

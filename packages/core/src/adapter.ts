@@ -1,7 +1,7 @@
 // @mountkit/core/adapter: what a host bridge needs and a service author does not: the plain request and
 // response, dispatch across services, body and stream limits, and the WHATWG conversions.
 export { DEFAULT_BODY_LIMIT } from "./body.js";
-export { fromWebRequest, toWebResponse, withRawTarget, withRemoteAddress } from "./fetch.js";
+export { fromWebRequest, toWebResponse, webStreamChunks, withDeadline, withRawTarget, withRemoteAddress } from "./fetch.js";
 export {
   type BodySource,
   genericNotFound,

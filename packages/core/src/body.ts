@@ -38,7 +38,8 @@ export function decodeUtf8(bytes: Uint8Array): string {
 
 /** How a route takes its body: fixed per route, so built once. */
 export interface BodyRules {
-  mode: "json" | "raw";
+  /** `stream` bodies are never read here: `streamBody` (body-stream.ts) hands them to the handler. */
+  mode: "json" | "raw" | "stream";
   accepts: readonly string[];
   limit: number;
 }

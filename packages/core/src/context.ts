@@ -32,6 +32,7 @@ function queryObject(q: URLSearchParams): Record<string, string | string[]> {
 export class Context implements RequestContext<Record<string, string>, Record<string, unknown>, unknown> {
   body: unknown = undefined;
   rawBody: Uint8Array | undefined = undefined;
+  bodyStream: AsyncIterable<Uint8Array> | undefined = undefined;
   contentType: string | undefined;
   readonly headers: Readonly<Record<string, string | undefined>>;
   #request: KitRequest;

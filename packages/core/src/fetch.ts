@@ -54,6 +54,54 @@ export async function readWebStream(
   return concat(chunks, total);
 }
 
+/**
+ * A web stream's chunks as they arrive, for `bodyMode: "stream"` routes: past `limit` bytes it cancels and
+ * throws 413; once the time spent waiting on the client passes `timeoutMs` it throws 408 and lets go of the
+ * stream (as `readWebStream`). A consumer that stops early releases the stream uncancelled, so a Node host
+ * can discard the rest and the client still reads the answer.
+ */
+export async function* webStreamChunks(
+  stream: ReadableStream<Uint8Array>,
+  limit: number,
+  timeoutMs = DEFAULT_BODY_TIMEOUT_MS,
+): AsyncGenerator<Uint8Array> {
+  const reader = stream.getReader();
+  let total = 0;
+  let left = timeoutMs;
+  try {
+    for (;;) {
+      const started = performance.now();
+      const { done, value } = await withDeadline(reader.read(), left, timeoutMs);
+      left -= performance.now() - started;
+      if (done) return;
+      total += value.byteLength;
+      if (total > limit) {
+        await reader.cancel().catch(() => {});
+        throw coreError("payload_too_large", { details: { limit } });
+      }
+      yield value;
+    }
+  } finally {
+    // a pending read (after a 408) rejects once the lock goes; nobody waits for it any more
+    try {
+      reader.releaseLock();
+    } catch {}
+  }
+}
+
+/**
+ * `pending`, or the 408 (naming the body deadline `timeoutMs`) once `ms` pass first; the pending promise is
+ * then left to settle unobserved. Adapters streaming a body spend the deadline read by read with it.
+ */
+export function withDeadline<T>(pending: Promise<T>, ms: number, timeoutMs = ms): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(bodyTimeoutError(timeoutMs)), Math.max(0, ms));
+  });
+  pending.catch(() => {});
+  return Promise.race([pending, expired]).finally(() => clearTimeout(timer));
+}
+
 export function concat(chunks: Uint8Array[], total = chunks.reduce((n, c) => n + c.byteLength, 0)): Uint8Array {
   if (chunks.length === 1) return chunks[0]!;
   const out = new Uint8Array(total);
@@ -136,7 +184,11 @@ export function fromWebRequest(request: Request, signal: AbortSignal, mountPath 
   let path = raw === undefined ? url!.pathname : targetPath(raw);
   if (mountPath && (path === mountPath || path.startsWith(`${mountPath}/`))) path = path.slice(mountPath.length) || "/";
   const body: BodySource = request.body
-    ? { kind: "stream", read: (limit) => readWebStream(request.body as ReadableStream<Uint8Array>, limit, bodyTimeoutMs) }
+    ? {
+        kind: "stream",
+        read: (limit) => readWebStream(request.body as ReadableStream<Uint8Array>, limit, bodyTimeoutMs),
+        chunks: (limit) => webStreamChunks(request.body as ReadableStream<Uint8Array>, limit, bodyTimeoutMs),
+      }
     : { kind: "none" };
   const query = url ? url.searchParams : new URLSearchParams(targetQuery(raw!));
   const remoteAddress = remoteAddresses.get(request);

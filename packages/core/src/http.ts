@@ -5,8 +5,15 @@ import { randomIds } from "./ids.js";
 /** Where the request body comes from. */
 export type BodySource =
   | { kind: "none" }
-  /** Raw bytes still unread; `read` must reject with a 413 KitError past `limit` bytes. */
-  | { kind: "stream"; read(limit: number): Promise<Uint8Array> }
+  /**
+   * Raw bytes still unread; `read` must reject with a 413 KitError past `limit` bytes. `chunks`, where an
+   * adapter offers it, hands the same bytes over as they arrive, for routes declared `bodyMode: "stream"`:
+   * its iteration throws a 413 KitError past `limit` bytes and the 408 (`bodyTimeoutError`) once the time
+   * spent waiting on the client passes the body deadline; leaving the loop early (`return()`) discards the
+   * rest without cutting the connection, so the route's answer still reaches the client. Without `chunks`
+   * the core falls back to `read` (the whole body at once, still bounded by `limit`).
+   */
+  | { kind: "stream"; read(limit: number): Promise<Uint8Array>; chunks?(limit: number): AsyncIterable<Uint8Array> }
   /** A host parser (e.g. `express.json()`) already consumed the stream. */
   | { kind: "parsed"; value: unknown };
 

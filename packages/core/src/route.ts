@@ -25,6 +25,14 @@ export interface RequestContext<P = Record<string, string>, Q = Record<string, u
   body: B;
   /** Raw body bytes, for routes declared with `body: "raw"`. */
   rawBody: Uint8Array | undefined;
+  /**
+   * The body as it arrives, for routes declared `bodyMode: "stream"` (otherwise undefined): byte chunks of
+   * any size, read at most once. The content type (415) and a declared Content-Length (413) are checked
+   * before the handler runs; iterating throws the 413 past the route's `bodyLimit`, the 408 past the body
+   * deadline, and a 400 when the client's stream breaks, each answered in the service's error body when the
+   * handler lets it propagate. Memory stays bounded by what the handler holds, whatever the body's size.
+   */
+  bodyStream?: AsyncIterable<Uint8Array>;
   contentType: string | undefined;
   headers: Readonly<Record<string, string | undefined>>;
   /**
@@ -112,8 +120,11 @@ export interface RouteDef<
   params?: P;
   query?: Q;
   body?: B;
-  /** `json` (default when a body schema is given) or `raw` (bytes handed over as-is, e.g. YAML). */
-  bodyMode?: "json" | "raw" | "none";
+  /**
+   * `json` (default when a body schema is given), `raw` (bytes handed over as-is, e.g. YAML) or `stream`
+   * (nothing read before the handler: it iterates `ctx.bodyStream`, e.g. a JSON Lines import of any size).
+   */
+  bodyMode?: "json" | "raw" | "stream" | "none";
   /** Accepted request content types; default application/json. */
   accepts?: string[];
   /** Body size limit in bytes for this route; default is the service's. */
@@ -174,7 +185,12 @@ export const isSseResult = (r: HandlerResult): r is SseResult => "sse" in r;
 export const isJsonResult = (r: HandlerResult): r is JsonResult => "json" in r;
 export const isTextResult = (r: HandlerResult): r is TextResult => "text" in r;
 export const isBytesResult = (r: HandlerResult): r is BytesResult => "bytes" in r;
-export const chunks = (status: number, body: AsyncIterable<string>, contentType: string, headers?: Record<string, string>): ChunksResult => ({
+export const chunks = (
+  status: number,
+  body: AsyncIterable<string>,
+  contentType: string,
+  headers?: Record<string, string>,
+): ChunksResult => ({
   status,
   chunks: body,
   contentType,

@@ -1,6 +1,7 @@
 // Runs one request through a service, as Hono's compose.ts does: match, context, body, validation, middleware,
 // handler, serialise. Module-level functions over a runtime resolved once, so a request makes no extra closures.
 import { bodyReadError, mediaType, parseBody, type ReadBody, readBody, readRawBody } from "./body.js";
+import { streamBody } from "./body-stream.js";
 import type { Clock } from "./clock.js";
 import { Context } from "./context.js";
 import type { CorsPolicy } from "./cors.js";
@@ -17,7 +18,7 @@ import { validateInputs } from "./validate.js";
 /** A route's middleware (outermost first) and body handling, resolved once. */
 export interface RoutePlan {
   chain: Middleware[];
-  body: { mode: "json" | "raw"; accepts: readonly string[]; limit: number } | undefined;
+  body: { mode: "json" | "raw" | "stream"; accepts: readonly string[]; limit: number } | undefined;
 }
 
 /** What a service resolves once from its definition and every request reads. */
@@ -93,6 +94,11 @@ const readRouteBody = (plan: RoutePlan, request: KitRequest) =>
 /** Whether this request carries a body the route reads. */
 const readsBody = (plan: RoutePlan, method: string) => plan.body !== undefined && method !== "GET" && method !== "HEAD";
 
+/** A `bodyMode: "stream"` route's body, left on the wire for the handler (throws its 415/413 at once). */
+const setBodyStream = (plan: RoutePlan, ctx: Context, request: KitRequest) => {
+  ctx.bodyStream = streamBody(request.body, plan.body!, request.headers["content-type"], request.headers["content-length"]);
+};
+
 function setBody(ctx: Context, b: ReadBody): void {
   ctx.body = b.value;
   ctx.rawBody = b.raw;
@@ -102,7 +108,10 @@ function setBody(ctx: Context, b: ReadBody): void {
 /** A route with middleware: each layer is a closure around the next, errors caught at every layer. */
 function runChain(rt: Runtime, r: Route, plan: RoutePlan, ctx: Context, request: KitRequest): Promise<HandlerResult> {
   const inner = async (): Promise<HandlerResult> => {
-    if (readsBody(plan, ctx.method)) setBody(ctx, await readRouteBody(plan, request));
+    if (readsBody(plan, ctx.method)) {
+      if (plan.body!.mode === "stream") setBodyStream(plan, ctx, request);
+      else setBody(ctx, await readRouteBody(plan, request));
+    }
     validateInputs(r, ctx);
     return r.handler(ctx as never);
   };
@@ -141,6 +150,14 @@ const fail = (rt: Runtime, e: unknown, ctx: Context) => respond(rt, errorResult(
 function runPlain(rt: Runtime, r: Route, plan: RoutePlan, ctx: Context, request: KitRequest): KitResponse | PromiseLike<KitResponse> {
   if (!readsBody(plan, ctx.method)) return settle(rt, invoke(rt, r, ctx), ctx);
   const rules = plan.body!;
+  if (rules.mode === "stream") {
+    try {
+      setBodyStream(plan, ctx, request);
+    } catch (e) {
+      return fail(rt, e, ctx);
+    }
+    return settle(rt, invoke(rt, r, ctx), ctx);
+  }
   const body = request.body;
   // a body still on the wire: read, parse, validate and run in one step
   if (body.kind === "stream")

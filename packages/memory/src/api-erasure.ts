@@ -23,6 +23,8 @@ export interface ErasureApiDeps {
 export const EXPORT_FORMAT = "mountkit-memory-export";
 /** Records per store page on export and per store batch on import. */
 export const TRANSFER_BATCH = 500;
+/** An import also writes its batch once the batch's lines reach this many characters (~4 MiB). */
+export const TRANSFER_BATCH_CHARS = 4 * 1024 * 1024;
 
 /** The line type of each record kind, in the order an export writes them. */
 const LINE_TYPE = { episodes: "episode", entities: "entity", edges: "edge", playbooks: "playbook" } as const satisfies Record<
@@ -72,21 +74,40 @@ function line(kind: ExportKind, record: object): string {
 }
 
 /** Lines of an async source of text or bytes, split on LF (CRLF tolerated), decoded as UTF-8 across chunk ends. */
-export async function* jsonLines(source: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>): AsyncGenerator<string> {
+export async function* jsonLines(
+  source: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
+  maxLine = MAX_LINE_CHARS,
+): AsyncGenerator<string> {
   const decoder = new TextDecoder("utf-8", { fatal: true });
+  const decode = (chunk?: Uint8Array) => {
+    try {
+      return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
+    } catch {
+      throw memoryError("invalid_request", { message: "the import is not valid UTF-8" });
+    }
+  };
   let rest = "";
+  let lineNo = 0;
   for await (const chunk of source) {
-    rest += typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
+    rest += typeof chunk === "string" ? chunk : decode(chunk);
+    let start = 0;
     let nl = rest.indexOf("\n");
     while (nl >= 0) {
-      yield rest.slice(0, nl).replace(/\r$/, "");
-      rest = rest.slice(nl + 1);
-      nl = rest.indexOf("\n");
+      lineNo++;
+      yield rest.slice(start, nl).replace(/\r$/, "");
+      start = nl + 1;
+      nl = rest.indexOf("\n", start);
     }
+    rest = rest.slice(start);
+    // a line never ending would hold the whole body: memory stays bounded by the longest line allowed
+    if (rest.length > maxLine) throw bad(lineNo + 1, `a line longer than ${maxLine} characters`);
   }
-  rest += decoder.decode();
+  rest += decode();
   if (rest.trim()) yield rest;
 }
+
+/** The longest line an import takes (an episode's content and metadata, serialised). */
+export const MAX_LINE_CHARS = 16 * 1024 * 1024;
 
 function bad(lineNo: number, message: string) {
   return memoryError("invalid_request", { message: `line ${lineNo}: ${message}`, details: [{ path: `line ${lineNo}`, message }] });
@@ -221,9 +242,11 @@ export function erasureCalls({ store, clock, ids, maxAttempts, onEnqueued }: Era
         queued ||= jobs.length > 0;
         counts[batch.kind] += batch.items.length;
         batch = null;
+        batchChars = 0;
         options.onProgress?.({ counts: { ...counts } });
       };
       let lineNo = 0;
+      let batchChars = 0;
       let end: Record<string, unknown> | null = null;
       for await (const text of jsonLines(source)) {
         lineNo++;
@@ -237,7 +260,9 @@ export function erasureCalls({ store, clock, ids, maxAttempts, onEnqueued }: Era
         if (batch && batch.kind !== parsed.kind) await flush();
         batch ??= { kind: parsed.kind, items: [] };
         batch.items.push(parsed.record);
-        if (batch.items.length >= (options.batchSize ?? TRANSFER_BATCH)) await flush();
+        batchChars += text.length;
+        // by count and by size: a batch of big records (long episodes) must not hold the body's bulk at once
+        if (batch.items.length >= (options.batchSize ?? TRANSFER_BATCH) || batchChars >= TRANSFER_BATCH_CHARS) await flush();
       }
       await flush();
       if (queued) onEnqueued?.();

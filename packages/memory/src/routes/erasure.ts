@@ -88,15 +88,11 @@ export const erasureRoutes = ({ api, guard }: RouteDeps, options: { importBodyLi
     tags: ["export"],
     security: SECURITY,
     use: guard,
-    bodyMode: "raw",
+    // read as it arrives, line by line, batch by batch: memory stays bounded whatever the body's size
+    bodyMode: "stream",
     accepts: JSONL_TYPES,
     bodyLimit: options.importBodyLimit ?? 256 * 1024 * 1024,
-    responses: { 200: { description: "Records written per kind", schema: ImportCounts }, ...errors(400, 409, 413, 415) },
-    handler: async (ctx) => json(200, await api.importBrain(brainOf(ctx.state), sliced(ctx.rawBody ?? new Uint8Array()))),
+    responses: { 200: { description: "Records written per kind", schema: ImportCounts }, ...errors(400, 408, 409, 413, 415) },
+    handler: async (ctx) => json(200, await api.importBrain(brainOf(ctx.state), ctx.bodyStream ?? [])),
   }),
 ];
-
-/** The body in 64 KiB slices, so lines are parsed and batched as a stream would deliver them. */
-function* sliced(bytes: Uint8Array): Generator<Uint8Array> {
-  for (let i = 0; i < bytes.length; i += 65_536) yield bytes.subarray(i, i + 65_536);
-}

@@ -1,0 +1,149 @@
+// POST /v1/import reads its body as it arrives (core `bodyMode: "stream"`) under Express, Fastify and fetch: a JSON Lines
+// body of ~40 MB imports while the process's memory grows by a fraction of it, a body past the route's limit answers
+// 413 mid-stream, a bad line 400, each in the service's error body. On a SQLite file, so the imported records do not
+// sit in the heap either.
+import { request } from "node:http";
+import { Readable } from "node:stream";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { createMemoryService, type MemoryService } from "@mountkit/memory";
+import { allMigrations, type SqlDatabase, sqlMemoryStore } from "@mountkit/sql";
+import { afterAll, expect, it } from "vitest";
+import { call, forEachAdapter } from "./harness.js";
+import { createTestDatabase, type TestDatabase } from "./sql-targets.js";
+
+const MiB = 1024 * 1024;
+const LIMIT = 48 * MiB;
+/** Lines of ~64 KiB: 640 of them make a ~40 MB body (few records: the store's write rate is not under test). */
+const PAD = "x".repeat(64 * 1024);
+// a full collection before each sample: what is measured is what the process holds, not garbage not yet collected
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+const keyOf = (brain: string) => `mk_test_stream_${brain}_0123456789`;
+
+const opened: { target: TestDatabase; db: SqlDatabase; s: MemoryService }[] = [];
+afterAll(async () => {
+  for (const o of opened) {
+    await o.db.close();
+    await o.target.drop();
+  }
+});
+
+/** An export's lines: its header, `n` copies of `episode` (new ids, padded metadata), `extra` lines, the end line. */
+async function* exportBody(header: string, episode: Record<string, unknown>, n: number, extra: string[] = []): AsyncGenerator<Buffer> {
+  yield Buffer.from(`${header}\n`);
+  let batch = "";
+  for (let i = 0; i < n; i++) {
+    batch += `${JSON.stringify({ ...episode, id: `${String(episode.id)}_${i}`, metadata: { pad: PAD, i } })}\n`;
+    if (batch.length > 256 * 1024) {
+      yield Buffer.from(batch);
+      batch = "";
+    }
+  }
+  for (const l of extra) batch += `${l}\n`;
+  batch += `${JSON.stringify({ type: "end", counts: { episodes: n, entities: 0, edges: 0, playbooks: 0 } })}\n`;
+  yield Buffer.from(batch);
+}
+
+/** POSTs a streamed body (chunked: no Content-Length) and answers once the response is read. */
+function postStream(url: string, key: string, body: AsyncIterable<Buffer>): Promise<{ status: number; body: any; sent: number }> {
+  return new Promise((resolve, reject) => {
+    let sent = 0;
+    const req = request(
+      url,
+      { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/x-ndjson" } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => {
+          text += c;
+        });
+        res.on("end", () => {
+          source.destroy();
+          req.destroy();
+          resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined, sent });
+        });
+      },
+    );
+    // the server may answer (413, 400) and stop reading before the whole body is sent
+    req.on("error", (e) => (req.writableEnded ? undefined : reject(e)));
+    const source = Readable.from(body).on("data", (c: Buffer) => {
+      sent += c.length;
+    });
+    source.pipe(req);
+  });
+}
+
+forEachAdapter(
+  "memory import streamed",
+  async () => {
+    const target = await createTestDatabase("sqlite");
+    const db = await target.open({ migrations: [...allMigrations] });
+    const s = createMemoryService({ store: sqlMemoryStore(db), dailyQuota: 100_000, worker: { pollMs: 20 }, importBodyLimit: LIMIT });
+    opened.push({ target, db, s });
+    for (const b of ["src", "big", "over", "bad"]) await s.keys.create({ brainId: b, key: keyOf(b) });
+    return [s];
+  },
+  (t) => {
+    /** An export of a one-episode brain: its header line and its episode, the template of the bodies below. */
+    async function template() {
+      const auth = { authorization: `Bearer ${keyOf("src")}` };
+      let lines = (await call(`${t.url}/v1/export`, { headers: auth })).text.split("\n").filter(Boolean);
+      if (!lines.some((l) => l.startsWith('{"type":"episode"'))) {
+        const r = await call(`${t.url}/v1/episodes`, { method: "POST", headers: auth, body: { content: "Marta met Omar at Acme." } });
+        expect(r.status, JSON.stringify(r.body)).toBe(202);
+        lines = (await call(`${t.url}/v1/export`, { headers: auth })).text.split("\n").filter(Boolean);
+      }
+      const episode = JSON.parse(lines.find((l) => l.startsWith('{"type":"episode"'))!);
+      return { header: lines[0]!, episode: { ...episode, status: "done" } };
+    }
+
+    it("a ~40 MB import succeeds while the process's memory grows by a fraction of the body", async () => {
+      const { header, episode } = await template();
+      const n = 640;
+      const mem = () => {
+        gc();
+        const m = process.memoryUsage();
+        return m.heapUsed + m.arrayBuffers;
+      };
+      const before = mem();
+      let peak = before;
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, mem());
+      }, 250);
+      let r: Awaited<ReturnType<typeof postStream>>;
+      try {
+        r = await postStream(`${t.url}/v1/import`, keyOf("big"), exportBody(header, episode, n));
+      } finally {
+        clearInterval(sampler);
+      }
+      peak = Math.max(peak, mem());
+      const growth = peak - before;
+      console.log(
+        `[${t.framework}] import of ${(r.sent / MiB).toFixed(1)} MiB: peak live heapUsed+arrayBuffers growth ${(growth / MiB).toFixed(1)} MiB`,
+      );
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.counts.episodes).toBe(n);
+      expect(r.sent).toBeGreaterThan(40 * 1000 * 1000);
+      // a body read whole would hold all of it (and its text) at once: the bound is well below the body's size
+      expect(growth).toBeLessThan(r.sent / 4);
+      const listed = await call(`${t.url}/v1/episodes?limit=1`, { headers: { authorization: `Bearer ${keyOf("big")}` } });
+      expect(listed.body.items).toHaveLength(1);
+    }, 120_000);
+
+    it("a streamed body past the route's limit answers 413 in the error body", async () => {
+      const { header, episode } = await template();
+      const r = await postStream(`${t.url}/v1/import`, keyOf("over"), exportBody(header, episode, 1_000));
+      expect(r.status, JSON.stringify(r.body)).toBe(413);
+      expect(r.body).toMatchObject({ details: { limit: LIMIT } });
+    }, 120_000);
+
+    it("a bad line answers 400 naming the line, in the error body", async () => {
+      const { header, episode } = await template();
+      const r = await postStream(`${t.url}/v1/import`, keyOf("bad"), exportBody(header, episode, 3, ["{not json"]));
+      expect(r.status, JSON.stringify(r.body)).toBe(400);
+      expect(r.body.error).toBe("line 5: not JSON");
+      expect(r.body.details).toEqual([{ path: "line 5", message: "not JSON" }]);
+    });
+  },
+);
