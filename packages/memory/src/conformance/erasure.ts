@@ -15,7 +15,15 @@ async function brainOfThree(store: MemoryStore) {
   await store.createBrain({ brain: { id: brainId, name: brainId, createdAt: T0 } });
   const meta = { conversation: "c1" };
   const ep1 = episode(brainId, { content: "Zorblatt lives in Quimper.", metadata: meta, createdAt: T0, occurredAt: T0 });
-  const ep2 = episode(brainId, { content: "Alice knows Zorblatt intimately.", metadata: meta, createdAt: T0 + 1, occurredAt: T0 });
+  // one scoped episode: an export and an import keep its scope
+  const ep2 = episode(brainId, {
+    content: "Alice knows Zorblatt intimately.",
+    metadata: meta,
+    createdAt: T0 + 1,
+    occurredAt: T0,
+    userId: "user-a",
+    sessionId: "session-1",
+  });
   const ep3 = episode(brainId, { content: "Alice lives in Paris now.", metadata: meta, createdAt: T0 + 2, occurredAt: T0 });
   for (const e of [ep1, ep2, ep3]) await addEpisode(store, e);
   const zorblatt = entity(brainId, "Zorblatt");

@@ -111,18 +111,20 @@ async function existingIds(trx: Db, from: string, brainId: string, ids: string[]
   return new Set(rows.map((r) => r.id as string));
 }
 
+/** An entity's row, as a commit and an import write it. */
+export const entityRow = (e: EntityRecord) => ({
+  brain_id: e.brainId,
+  id: e.id,
+  name: e.name,
+  kind: e.kind,
+  aliases: JSON.stringify(e.aliases),
+  keys: JSON.stringify(e.keys),
+  created_at: e.createdAt,
+  updated_at: e.updatedAt,
+});
+
 /** Inserts the created entities and updates the changed ones, with their index text and keys. */
 async function writeEntities(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit): Promise<void> {
-  const entityRow = (e: EntityRecord) => ({
-    brain_id: e.brainId,
-    id: e.id,
-    name: e.name,
-    kind: e.kind,
-    aliases: JSON.stringify(e.aliases),
-    keys: JSON.stringify(e.keys),
-    created_at: e.createdAt,
-    updated_at: e.updatedAt,
-  });
   await insertIndexed(ctx, trx, "entities", c.brainId, c.createEntities, entityRow, entityText);
   for (const u of c.updateEntities) {
     await trx

@@ -1,7 +1,7 @@
 // Episodes of the SQL memory store. An episode and its extraction job are inserted in one transaction, so
 // an accepted episode is always extracted, even after a crash; a conversation's turn is indexed with its
 // neighbours (context.ts).
-import type { CreateEpisodeOutcome, IdempotencyClaim, MemoryStore } from "@mountkit/memory";
+import type { CreateEpisodeOutcome, EpisodeRecord, IdempotencyClaim, MemoryStore } from "@mountkit/memory";
 import { sql } from "kysely";
 import { insertJob } from "../kit/jobs.js";
 import { indexEpisodeInContext, newEpisodeConversation } from "./context.js";
@@ -29,22 +29,7 @@ export function episodeMethods(ctx: MemoryStoreContext): EpisodeMethods {
         const conversation = await newEpisodeConversation(trx, pg, episode);
         await trx
           .insertInto("memory_episodes")
-          .values({
-            brain_id: episode.brainId,
-            id: episode.id,
-            content: episode.content,
-            metadata: JSON.stringify(episode.metadata),
-            occurred_at: episode.occurredAt,
-            created_at: episode.createdAt,
-            status: episode.status,
-            error: episode.error,
-            entity_ids: JSON.stringify(episode.entityIds),
-            edge_ids: JSON.stringify(episode.edgeIds),
-            processed_at: episode.processedAt,
-            conversation,
-            ...scopeRow(episode),
-            ...searchPlaceholder(pg),
-          })
+          .values(episodeRow(episode, conversation, pg))
           .execute();
         // a conversation's turn is indexed with its neighbours, as on the in-memory store (context.ts)
         await indexEpisodeInContext(trx, pg, episode, conversation, (t, brainId, id, text, replace) =>
@@ -128,3 +113,21 @@ async function claimKey(trx: Db, brainId: string, episodeId: string, claim: Idem
   const { fingerprint, ...row } = held;
   return { duplicate: toEpisode(row), fingerprint: fingerprint as string };
 }
+
+/** An episode's row, its conversation and scope included, as `createEpisode` and an import write it. */
+export const episodeRow = (episode: EpisodeRecord, conversation: string | null, pg: boolean) => ({
+  brain_id: episode.brainId,
+  id: episode.id,
+  content: episode.content,
+  metadata: JSON.stringify(episode.metadata),
+  occurred_at: episode.occurredAt,
+  created_at: episode.createdAt,
+  status: episode.status,
+  error: episode.error,
+  entity_ids: JSON.stringify(episode.entityIds),
+  edge_ids: JSON.stringify(episode.edgeIds),
+  processed_at: episode.processedAt,
+  conversation,
+  ...scopeRow(episode),
+  ...searchPlaceholder(pg),
+});

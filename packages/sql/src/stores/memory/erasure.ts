@@ -7,7 +7,6 @@
 import {
   CONTEXT_TURNS,
   type EdgeRecord,
-  type EntityRecord,
   type EpisodeRecord,
   type ErasurePlan,
   type ErasureReads,
@@ -21,7 +20,8 @@ import {
 } from "@mountkit/memory";
 import { sql } from "kysely";
 import { insertJob } from "../kit/jobs.js";
-import { insertEntityKeys } from "./commit.js";
+import { entityRow, insertEntityKeys } from "./commit.js";
+import { episodeRow } from "./episodes.js";
 import { indexEpisodeInContext, newEpisodeConversation } from "./context.js";
 import { type FtsKind, ftsTableName } from "./fts.js";
 import {
@@ -38,7 +38,7 @@ import {
   toEpisode,
   toPlaybook,
 } from "./rows.js";
-import { indexText, insertEdges, insertIndexed, searchPlaceholder } from "./search-index.js";
+import { indexText, insertEdges, insertIndexed } from "./search-index.js";
 
 type Methods = Required<Pick<MemoryStore, "eraseMemory" | "deleteBrain" | "listErasures" | "exportPage" | "importRecords">>;
 
@@ -390,37 +390,13 @@ const EXPORT_SHAPE = {
   playbooks: ["memory_playbooks", "created_at", "slug", toPlaybook],
 } as const satisfies Record<string, readonly [string, string, string, (r: Row) => unknown]>;
 
-const entityRow = (e: EntityRecord) => ({
-  brain_id: e.brainId,
-  id: e.id,
-  name: e.name,
-  kind: e.kind,
-  aliases: JSON.stringify(e.aliases),
-  keys: JSON.stringify(e.keys),
-  created_at: e.createdAt,
-  updated_at: e.updatedAt,
-});
 
 /** An exported episode, stored as `createEpisode` stores one (its conversation, its neighbours' index text), without a job. */
 async function importEpisode(ctx: MemoryStoreContext, trx: Db, episode: EpisodeRecord) {
   const conversation = await newEpisodeConversation(trx, ctx.pg, episode);
   await trx
     .insertInto("memory_episodes")
-    .values({
-      brain_id: episode.brainId,
-      id: episode.id,
-      content: episode.content,
-      metadata: JSON.stringify(episode.metadata),
-      occurred_at: episode.occurredAt,
-      created_at: episode.createdAt,
-      status: episode.status,
-      error: episode.error,
-      entity_ids: JSON.stringify(episode.entityIds),
-      edge_ids: JSON.stringify(episode.edgeIds),
-      processed_at: episode.processedAt,
-      conversation,
-      ...searchPlaceholder(ctx.pg),
-    })
+    .values(episodeRow(episode, conversation, ctx.pg))
     .execute();
   await indexEpisodeInContext(trx, ctx.pg, episode, conversation, (t, b, id, text, replace) =>
     indexText(ctx, t, "episodes", b, id, text, replace),
