@@ -1,9 +1,9 @@
 // The service's operations as typed in-process calls: interface A's customer calls and the agent side, streams
 // included. The routes call them after their guard (rate limits, bearer token); hosts and tests call them without
 // HTTP, under the same input rules (each write checks its route's body schema).
-import { type Channel, issuesToDetails, type SseEvent } from "@mountkit/core";
-import type * as z from "zod";
+import type { Channel, SseEvent } from "@mountkit/core";
 import type { CustomerScope } from "./domain/backend.js";
+import { checked } from "./domain/checked.js";
 import type { Conversations } from "./domain/conversations.js";
 import type { ConversationPage } from "./domain/cursor.js";
 import { withMetadata } from "./domain/metadata.js";
@@ -61,20 +61,6 @@ export interface SupportApi {
   agent: AgentApi;
 }
 
-/**
- * The input checked by the schema its route validates, so a call in-process meets the rules HTTP does (a
- * message of 1 to 20,000 characters...): the same 400 `invalid_request` with the same message and details.
- */
-function checked<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const r = schema.safeParse(input);
-  if (r.success) return r.data;
-  const details = issuesToDetails(r.error.issues);
-  const first = details[0];
-  throw supportError("invalid_request", {
-    message: first ? `invalid body: ${first.path ? `${first.path}: ` : ""}${first.message}` : "invalid body",
-    details,
-  });
-}
 
 /** The hidden block every customer message is stored with. */
 const customerBody = (message: string, customerId: string, clientMessageId: string | undefined): string =>

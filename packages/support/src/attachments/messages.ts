@@ -1,9 +1,9 @@
 // Messages that carry attachments: the typed api's create, post and agent reply, wrapped so a message naming uploads
 // has them checked first, listed in its hidden block, settled on it once written, and deleted when it is refused.
 // Messages without attachments go to the api unchanged.
-import { issuesToDetails, type Logger } from "@mountkit/core";
-import type * as z from "zod";
+import type { Logger } from "@mountkit/core";
 import type { SupportApi } from "../api.js";
+import { checked } from "../domain/checked.js";
 import type { Conversations } from "../domain/conversations.js";
 import { type Metadata, withMetadata } from "../domain/metadata.js";
 import type { ProductRegistry } from "../domain/products.js";
@@ -25,17 +25,6 @@ export interface AttachmentMessageDeps {
   logger: Logger;
 }
 
-/** The same 400 the api answers for an input its route's schema refuses. */
-function checked<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const r = schema.safeParse(input);
-  if (r.success) return r.data;
-  const details = issuesToDetails(r.error.issues);
-  const first = details[0];
-  throw supportError("invalid_request", {
-    message: first ? `invalid body: ${first.path ? `${first.path}: ` : ""}${first.message}` : "invalid body",
-    details,
-  });
-}
 
 /** What a written message carries, read back from the conversation (a deduplicated write answers the original). */
 function carriedBy(view: ConversationView | null, messageId: string | undefined): { messageId: string; refs: AttachmentRef[] } | undefined {
