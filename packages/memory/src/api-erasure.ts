@@ -185,28 +185,7 @@ export function erasureCalls({ store, clock, ids, maxAttempts, onEnqueued }: Era
     },
 
     /** The brain as JSON Lines: a header, then episodes, entities, edges and playbooks, each oldest first, read page by page. */
-    async *exportBrain(brainId: string, options: { pageSize?: number } = {}): AsyncGenerator<string> {
-      const exportPage = supported(store, "exportPage");
-      const brain = await store.getBrain({ brainId });
-      yield `${JSON.stringify({ type: "header", format: EXPORT_FORMAT, version: 1, brain: brain ? { id: brain.id, name: brain.name, createdAt: brain.createdAt } : { id: brainId } })}\n`;
-      const counts: Record<ExportKind, number> = { episodes: 0, entities: 0, edges: 0, playbooks: 0 };
-      for (const kind of Object.keys(LINE_TYPE) as ExportKind[]) {
-        let after: PageAfter | null = null;
-        do {
-          const page: { items: ExportRecords[ExportKind][]; next: PageAfter | null } = await exportPage({
-            brainId,
-            kind,
-            after,
-            limit: options.pageSize ?? TRANSFER_BATCH,
-          });
-          counts[kind] += page.items.length;
-          yield page.items.map((r) => line(kind, r)).join("");
-          after = page.next;
-        } while (after);
-      }
-      // the last line: a reader tells a complete export from a cut one
-      yield `${JSON.stringify({ type: "end", counts })}\n`;
-    },
+    exportBrain: (brainId: string, options: { pageSize?: number } = {}) => exportLines(store, brainId, options),
 
     /**
      * Reads an export into an empty brain (409 `brain_not_empty` otherwise), in batches: records keep their ids and
@@ -273,4 +252,28 @@ export function erasureCalls({ store, clock, ids, maxAttempts, onEnqueued }: Era
       return { counts };
     },
   };
+}
+
+/** `exportBrain`: the header line, each kind's records page by page, and the end line with the counts. */
+async function* exportLines(store: MemoryStore, brainId: string, options: { pageSize?: number }): AsyncGenerator<string> {
+  const exportPage = supported(store, "exportPage");
+  const brain = await store.getBrain({ brainId });
+  yield `${JSON.stringify({ type: "header", format: EXPORT_FORMAT, version: 1, brain: brain ? { id: brain.id, name: brain.name, createdAt: brain.createdAt } : { id: brainId } })}\n`;
+  const counts: Record<ExportKind, number> = { episodes: 0, entities: 0, edges: 0, playbooks: 0 };
+  for (const kind of Object.keys(LINE_TYPE) as ExportKind[]) {
+    let after: PageAfter | null = null;
+    do {
+      const page: { items: ExportRecords[ExportKind][]; next: PageAfter | null } = await exportPage({
+        brainId,
+        kind,
+        after,
+        limit: options.pageSize ?? TRANSFER_BATCH,
+      });
+      counts[kind] += page.items.length;
+      yield page.items.map((r) => line(kind, r)).join("");
+      after = page.next;
+    } while (after);
+  }
+  // the last line: a reader tells a complete export from a cut one
+  yield `${JSON.stringify({ type: "end", counts })}\n`;
 }

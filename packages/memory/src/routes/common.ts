@@ -21,6 +21,7 @@ export const errors = (...statuses: number[]): Record<number, ResponseDoc> => {
     400: "Invalid input",
     401: "Missing or unknown API key",
     404: "Not found in this brain",
+    408: "The body did not arrive in time",
     409: "Conflict",
     413: "Body too large",
     415: "Body is not JSON",
