@@ -40,9 +40,11 @@ interface Query {
   kind: EntityKind;
   tokens: string[];
   bag: Uint16Array;
+  /** The numbers in the key (`digitsOf`). */
+  digits: string;
 }
 
-const queryOf = (key: string, kind: EntityKind): Query => ({ key, kind, tokens: key.split(" "), bag: bagOf(key) });
+const queryOf = (key: string, kind: EntityKind): Query => ({ key, kind, tokens: key.split(" "), bag: bagOf(key), digits: digitsOf(key) });
 
 interface Facets {
   name: string;
@@ -51,6 +53,8 @@ interface Facets {
   keys: string[];
   /** The keys' bags, made when a fuzzy comparison first needs them. */
   bags?: Uint16Array[];
+  /** The numbers in each key, made when a fuzzy comparison first needs them. */
+  digits?: string[];
   /** Words of the name's key. */
   tokens: string[];
 }
@@ -108,9 +112,8 @@ function matchStrength(q: Query, candidate: Readonly<EntityRecord>): number {
   if (key.length >= 5) {
     let best = 0;
     // "version 5.4" is no misspelling of "version 5.2", nor "Node 20" of "Node 18": numbers never match fuzzily
-    const numbers = digitsOf(key);
     for (let i = 0; i < keys.length; i++) {
-      if (!lengthsAllow(key.length, keys[i]!.length) || digitsOf(keys[i]!) !== numbers) continue;
+      if (!lengthsAllow(key.length, keys[i]!.length) || (f.digits ??= keys.map(digitsOf))[i] !== q.digits) continue;
       if (!sharedEnough(q, keys[i]!, (f.bags ??= keys.map(bagOf))[i]!)) continue;
       best = Math.max(best, jaroWinkler(keys[i]!, key));
     }
