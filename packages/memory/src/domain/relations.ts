@@ -191,7 +191,7 @@ function buildTable(custom: readonly RelationSpec[]): RelationTable {
     const role = ROLE_RELATION.exec(relation);
     if (role && UNIQUE_ROLES.has(role[1]!))
       return { name: relation, cardinality: "object", kind: "state", symmetric: false, immutable: false };
-    const single = SINGLE_VALUED_PREFIX.test(relation) || VALUE_NOUN.test(relation);
+    const single = isValueRelation(relation);
     return {
       name: relation,
       cardinality: single ? "subject" : "many",
