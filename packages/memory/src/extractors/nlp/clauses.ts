@@ -133,7 +133,7 @@ function dateObject(chunks: Chunk[], k: number): { prep: string | null; object: 
 const possessedRelation = (np: NounPhrase) => valueRelation(np.text) ?? slug(np.text);
 
 /** The clauses of one sentence's chunks; `tokens` (the sentence's) give the words the chunks leave out (schedules). */
-export function clauses(chunks: Chunk[], tokens: readonly Token[] = []): Clause[] {
+export function clauses(chunks: Chunk[], tokens: readonly Token[]): Clause[] {
   const out: Clause[] = appositiveRoles(chunks);
   let previous: NounPhrase[] | null = null;
   for (let v = 0; v < chunks.length; v++) {
@@ -149,7 +149,7 @@ export function clauses(chunks: Chunk[], tokens: readonly Token[] = []): Clause[
     };
     let k = v + 1;
     const next = chunks[k];
-    const sched = scheduleOf(chunks, k, vg, tokens);
+    const sched = scheduleOf(vg, tokens);
     if (sched) {
       emit("schedule", [sched.object], { schedule: true });
       // "Backups run every night at 2 am" says nothing else; "Leon goes to the gym every weekday at 7 am" does
@@ -267,36 +267,11 @@ function copulaNouns(items: NounPhrase[], subjects: NounPhrase[], vg: VerbGroup)
 
 const JOB = /^(job|position|post|role|gig|internship)$/i;
 const LEADS_AT = /^(head|lead|direct|manage|run|chair|captain|coach|supervise|oversee)$/;
-const RECURRING = /^(every|each|daily|nightly|weekly|monthly|hourly|weekdays|weekends)$/i;
-
-/**
- * The schedule a verb group states (schedule.ts), and whether it is all the clause says (it starts right after the
- * verb); without the sentence's tokens, a recurring date chunk right after the verb.
- */
-function scheduleOf(chunks: Chunk[], k: number, vg: VerbGroup, tokens: readonly Token[]): { object: NounPhrase; whole: boolean } | null {
-  if (!tokens.length || !vg.tokens.length) {
-    const object = scheduleObject(chunks, k);
-    return object ? { object, whole: true } : null;
-  }
+/** The schedule a verb group states (schedule.ts), and whether it is all the clause says (it starts right after the verb). */
+function scheduleOf(vg: VerbGroup, tokens: readonly Token[]): { object: NounPhrase; whole: boolean } | null {
   // after the verb itself: "runs on the 25th" keeps its "on"
   const found = schedulePhrase(tokens, (vg.main ?? vg.tokens.at(-1)!).end, vg.main?.lemma ?? null);
   return found ? { object: adjectivePhrase(found.phrase), whole: found.rightAfterVerb } : null;
-}
-
-/** "every night at 2 am", "each Monday at 10": a recurring time as the whole object of its verb. */
-function scheduleObject(chunks: Chunk[], k: number): NounPhrase | null {
-  const first = chunks[k];
-  if (first?.type !== "date" || !RECURRING.test(first.tokens[0]!.lower)) return null;
-  const words = [...first.tokens];
-  let j = k + 1;
-  for (;;) {
-    const c = chunks[j];
-    if (c?.type === "date") words.push(...c.tokens);
-    else if (c?.type === "prep" && chunks[j + 1]?.type === "date" && !VALIDITY_WORDS.test(c.token.lower)) words.push(c.token);
-    else break;
-    j++;
-  }
-  return { ...adjectivePhrase(words.map((w) => w.text).join(" ")), tokens: words };
 }
 
 /** A role noun the tagger read as a verb after its noun phrase: "the mobile team's tech lead", "the tech lead of". */
