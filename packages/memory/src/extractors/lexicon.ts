@@ -29,7 +29,7 @@ export const ORG_WORDS = list(`
   inc corp corporation ltd llc plc gmbh ag sa co company university college school academy institute bank labs lab group
   foundation hospital clinic agency association club studio studios technologies technology systems partners capital airlines
   church center centre society team council ministry department museum federation union committee network media press
-  records games motors energy pharma therapeutics ventures holdings consulting solutions services org
+  records games motors energy pharma therapeutics ventures holdings consulting solutions services org industries banco
 `);
 
 export const PLACE_WORDS = list(`

@@ -5,7 +5,7 @@
 import { type RelationSpec, type RelationTable, relationTable } from "../domain/relations.js";
 import type { EntityKind } from "../domain/types.js";
 import { nameKey } from "../text/names.js";
-import { PLACES } from "./lexicon.js";
+import { ORG_WORDS, PLACES } from "./lexicon.js";
 import {
   type Assertion,
   assertionOf,
@@ -277,11 +277,11 @@ function analyseSentence(st: EpisodeState, sentence: Sentence): void {
   st.lastProper = firstProper ?? st.lastProper;
 }
 
-/** Words that make a capitalised name an organisation's: "Vandelay Industries", "Banco Pichincha". */
-const ORG_WORD = /\b(corp|inc|ltd|llc|gmbh|labs?|industries|bank|banco|group|systems|technologies|university|college|school|hospital|foundation|partners|capital|studio|agency|club|team)\b/i;
+/** A name with an organisation's word in it (lexicon.ts ORG_WORDS): "Vandelay Industries", "Banco Pichincha". */
+const namesOrganisation = (name: string) => name.toLowerCase().split(/\s+/).some((w) => ORG_WORDS.has(w));
 
 /** Two or three capitalised words naming no organisation: "Dan Fox", "Rahul Gupta". */
-const looksLikePerson = (name: string) => /^\p{Lu}[\p{L}'-]+(\s\p{Lu}[\p{L}'-]+){1,2}$/u.test(name) && !ORG_WORD.test(name);
+const looksLikePerson = (name: string) => /^\p{Lu}[\p{L}'-]+(\s\p{Lu}[\p{L}'-]+){1,2}$/u.test(name) && !namesOrganisation(name);
 
 /** Names of groups "they" can stand for: "the payments team", "Initech users". */
 const GROUP = /\b(team|group|department|squad|company|crew|committee|board|customers|users|staff|engineers|folks|family)$/i;
@@ -324,7 +324,7 @@ function clauseFacts(st: EpisodeState, c: Clause, cx: SentenceContext): void {
   if (!target) return;
   // "he is in Gothenburg now": where a person is, is where they live
   const personSubject = kindIn(st, source) === "person" || (c.subject.pronoun !== null && THIRD_PERSON.has(c.subject.pronoun));
-  if (assertion.relation === "located_in" && c.relation === "is_in" && personSubject && !ORG_WORD.test(source))
+  if (assertion.relation === "located_in" && c.relation === "is_in" && personSubject && !namesOrganisation(source))
     assertion = { ...assertion, relation: "lives_in" };
   const { relation } = assertion;
   // "resigned from Oracle": the preposition made a place of it, the relation says employer
