@@ -38,7 +38,7 @@ const packages: Array<{ dir: string; entries?: Record<string, string>; inline?: 
       "runtime-fetch": "src/runtime/fetch.ts",
     },
   },
-  { dir: "packages/support", entries: { testing: "src/testing.ts", wire: "src/wire.ts" } },
+  { dir: "packages/support", entries: { testing: "src/testing.ts", wire: "src/wire.ts", node: "src/node.ts" } },
   // the browser client depends on no package: the wire types it shares with the server are inlined, .d.ts too
   { dir: "packages/support-client", inline: { "@mountkit/support/wire": "./packages/support/src/wire.ts" } },
   { dir: "packages/support-widget" },

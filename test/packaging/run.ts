@@ -168,6 +168,7 @@ const REQUIRED = [
   "@mountkit/core/testing",
   "@mountkit/memory/cli",
   "@mountkit/support/wire",
+  "@mountkit/support/node",
 ];
 
 interface Host {
