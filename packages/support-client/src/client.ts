@@ -1,10 +1,12 @@
 // The support client: interface A calls, message retry with a stable clientMessageId, and live streams
 // that reconnect (1 s doubling to 30 s, each wait in [d/2, d], then a detail refetch) or use the platform's EventSource.
-import type { Comment, Issue, Status, StreamEvent, Summary } from "@mountkit/support/wire";
+import type { Attachment, Comment, Issue, Status, StreamEvent, Summary } from "@mountkit/support/wire";
 import { defaultStorage, type KeyValueStorage, newClientMessageId, persistentCustomerId } from "./ids.js";
 import { type EventSourceLike, type StreamHandlers, type Subscription, subscribeWithEventSource, subscribeWithFetch } from "./subscribe.js";
 import { type ClientContext, call, conversationPath as conv, read, readPage, retrying, SupportApiError } from "./transport.js";
+import { attachmentUrl, type UploadOptions, uploadFile } from "./upload.js";
 
+export type { Attachment, UploadOptions };
 export type { Comment, EventSourceLike, Issue, StreamEvent, StreamHandlers, Subscription, Summary };
 export { SupportApiError };
 
@@ -40,7 +42,16 @@ export interface SupportClientOptions {
 export interface SupportClient {
   readonly customerId: string;
   readonly productSlug: string;
-  create(input: { message: string; subject?: string; clientMessageId?: string }): Promise<{ conversationId: string; createdAt: string }>;
+  /**
+   * Starts a conversation. With a `clientMessageId` it is retried like a send (a retry after a lost answer returns the
+   * first conversation); `attachments` are ids from {@link SupportClient.upload}.
+   */
+  create(input: {
+    message: string;
+    subject?: string;
+    clientMessageId?: string;
+    attachments?: string[];
+  }): Promise<{ conversationId: string; createdAt: string }>;
   /** Every conversation, most recent activity first: the pages interface A answers, followed to the end. */
   list(): Promise<Summary[]>;
   /**
@@ -50,12 +61,24 @@ export interface SupportClient {
   listPage(input?: { limit?: number; next?: string }): Promise<{ conversations: Summary[]; next?: string }>;
   find(): Promise<string | undefined>;
   get(conversationId: string): Promise<{ issue: Issue; comments: Comment[] }>;
-  /** Posts with a `clientMessageId` (generated when absent), retrying retryable failures with the same id. */
+  /**
+   * Posts with a `clientMessageId` (generated when absent), retrying retryable failures with the same id; `attachments`
+   * are ids from {@link SupportClient.upload}.
+   */
   send(
     conversationId: string,
     message: string,
     clientMessageId?: string,
+    options?: { attachments?: string[] },
   ): Promise<{ id: string; createdAt: string; clientMessageId: string }>;
+  /**
+   * Uploads a file (PNG, JPEG, GIF, WebP, PDF or plain text, sniffed by the server) to name in a message's
+   * `attachments`. In a browser (no `fetch` option) it reports progress. A refusal rejects with the server's message:
+   * 413 too large, 415 not an allowed type, 429 past the customer's daily uploads (docs/support.md#attachments).
+   */
+  upload(file: Blob, options?: UploadOptions): Promise<Attachment>;
+  /** Where a file of this customer's messages downloads from, identity in the query (usable as an `<img src>`). */
+  attachmentUrl(attachmentId: string): string;
   /** Resolves or closes; retried like a send (a close repeated on a conversation in that state changes nothing). */
   close(conversationId: string, action: "resolve" | "close"): Promise<{ success: true; message: string }>;
   subscribe(conversationId: string, handlers: StreamHandlers): Subscription;
@@ -92,14 +115,18 @@ export function createSupportClient(options: SupportClientOptions): SupportClien
   return {
     customerId,
     productSlug,
-    create: ({ message, subject, clientMessageId }) =>
-      call(cx, "POST", "/api/conversations", {
-        productSlug,
-        customerId,
-        message,
-        ...(subject ? { subject } : {}),
-        ...(clientMessageId ? { clientMessageId } : {}),
-      }),
+    create({ message, subject, clientMessageId, attachments }) {
+      const post = () =>
+        call<{ conversationId: string; createdAt: string }>(cx, "POST", "/api/conversations", {
+          productSlug,
+          customerId,
+          message,
+          ...(subject ? { subject } : {}),
+          ...(clientMessageId ? { clientMessageId } : {}),
+          ...(attachments?.length ? { attachments } : {}),
+        });
+      return clientMessageId ? retrying(cx, post) : post();
+    },
     listPage: (input = {}) => listPage(cx, input),
     async list() {
       const all: Summary[] = [];
@@ -117,17 +144,21 @@ export function createSupportClient(options: SupportClientOptions): SupportClien
       return r.found ? r.conversationId : undefined;
     },
     get: (id) => read(cx, `${conv(id)}?${scope}`),
-    async send(conversationId, message, clientMessageId = newClientMessageId()) {
+    async send(conversationId, message, clientMessageId = newClientMessageId(), options = {}) {
+      const attachments = options.attachments?.length ? { attachments: options.attachments } : {};
       const r = await retrying(cx, () =>
         call<{ id: string; createdAt: string }>(cx, "POST", `${conv(conversationId)}/messages`, {
           productSlug,
           customerId,
           message,
           clientMessageId,
+          ...attachments,
         }),
       );
       return { ...r, clientMessageId };
     },
+    upload: (file, o) => uploadFile(cx, file, o, !options.fetch && typeof XMLHttpRequest !== "undefined"),
+    attachmentUrl: (id) => attachmentUrl(cx, id),
     close: (id, action) => retrying(cx, () => call(cx, "POST", `${conv(id)}/close`, { productSlug, customerId, action })),
     subscribe: (id, handlers) =>
       options.EventSource ? subscribeWithEventSource(cx, options.EventSource, id, handlers) : subscribeWithFetch(cx, id, handlers),

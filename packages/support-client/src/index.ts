@@ -1,6 +1,7 @@
 // @mountkit/support-client: browser/Node client for the support service's public interface (A).
 export { backoffDelay, jitteredDelay, STREAM_BACKOFF } from "./backoff.js";
 export {
+  type Attachment,
   type Comment,
   type ConversationStatus,
   createSupportClient,
@@ -13,6 +14,7 @@ export {
   SupportApiError,
   type SupportClient,
   type SupportClientOptions,
+  type UploadOptions,
 } from "./client.js";
 export {
   CUSTOMER_ID_KEY,

@@ -1,6 +1,6 @@
 // A live view of one conversation: detail + stream merged, optimistic sends matched against the echoed
 // `new_comment` by clientMessageId, failed sends kept for a retry with the same id.
-import type { Comment, Issue, StreamEvent, SupportClient } from "./client.js";
+import type { Attachment, Comment, Issue, StreamEvent, SupportClient } from "./client.js";
 import { newClientMessageId } from "./ids.js";
 import { displayBody, readMetadata } from "./metadata.js";
 
@@ -14,6 +14,8 @@ export interface DisplayComment {
   createdAt: string;
   isCustomer: boolean;
   status: "pending" | "sent" | "failed";
+  /** The files it carries (uploaded already, so shown while it is pending too); absent when none. */
+  attachments?: Attachment[];
 }
 
 export interface LiveState {
@@ -24,9 +26,12 @@ export interface LiveState {
 
 export interface LiveConversation {
   readonly state: LiveState;
-  /** Shows the message at once (pending), posts it, and settles it on the response or the echo. */
-  send(message: string): Promise<DisplayComment>;
-  /** Re-posts a failed message with its original clientMessageId. */
+  /**
+   * Shows the message at once (pending), posts it, and settles it on the response or the echo; `attachments` are
+   * uploads from the client's `upload`, kept with the draft so a retry names them again.
+   */
+  send(message: string, attachments?: Attachment[]): Promise<DisplayComment>;
+  /** Re-posts a failed message with its original clientMessageId (and the same attachments). */
   retry(clientMessageId: string): Promise<DisplayComment>;
   /** Refetches the detail (done automatically after reconnects and `resync`). */
   refresh(): Promise<void>;
@@ -43,6 +48,7 @@ const fromServer = (c: Comment): DisplayComment => {
     createdAt: c.createdAt,
     isCustomer: c.isCustomer,
     status: "sent",
+    ...(c.attachments?.length ? { attachments: c.attachments } : {}),
   };
 };
 
@@ -52,7 +58,7 @@ interface Live {
   conversationId: string;
   state: LiveState;
   /** Messages not yet confirmed by the server, by clientMessageId. */
-  drafts: Map<string, string>;
+  drafts: Map<string, { message: string; attachments: Attachment[] }>;
   changed(): void;
 }
 
@@ -116,9 +122,10 @@ function applyEvent(l: Live, e: StreamEvent): boolean {
 /** Posts a draft; settles its comment on the answer, or marks it failed. */
 async function post(l: Live, cid: string): Promise<DisplayComment> {
   const { state } = l;
-  const message = l.drafts.get(cid) ?? "";
+  const { message, attachments } = l.drafts.get(cid) ?? { message: "", attachments: [] };
   try {
-    const r = await l.client.send(l.conversationId, message, cid);
+    const ids = attachments.map((a) => a.id);
+    const r = await l.client.send(l.conversationId, message, cid, ids.length ? { attachments: ids } : {});
     const settled: DisplayComment = state.comments.find((c) => c.id === r.id || c.clientMessageId === cid) ?? {
       id: r.id,
       clientMessageId: cid,
@@ -127,6 +134,7 @@ async function post(l: Live, cid: string): Promise<DisplayComment> {
       createdAt: r.createdAt,
       isCustomer: true,
       status: "sent",
+      ...(attachments.length ? { attachments } : {}),
     };
     if (settled.status !== "sent") Object.assign(settled, { id: r.id, createdAt: r.createdAt, status: "sent" as const });
     if (!state.comments.includes(settled)) state.comments.push(settled);
@@ -167,10 +175,10 @@ export function liveConversation(
 
   return {
     state,
-    async send(message) {
+    async send(message, attachments = []) {
       await ready;
       const cid = newClientMessageId();
-      l.drafts.set(cid, message);
+      l.drafts.set(cid, { message, attachments });
       state.comments.push({
         id: cid,
         clientMessageId: cid,
@@ -179,6 +187,7 @@ export function liveConversation(
         createdAt: new Date().toISOString(),
         isCustomer: true,
         status: "pending",
+        ...(attachments.length ? { attachments } : {}),
       });
       l.changed();
       return post(l, cid);
