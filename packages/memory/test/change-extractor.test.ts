@@ -54,6 +54,29 @@ describe("change model of the offline extractor", () => {
     expect(entities.find((e) => e.name === "Tom")?.kind).toBe("person");
   });
 
+  it.each([
+    // a value's noun names its slot, whatever verb holds or changes it
+    ["Umbrella is on the Premium tier.", "Umbrella tier Premium tier positive/holds"],
+    ["Umbrella downgraded to the Basic tier in March.", "Umbrella tier Basic tier positive/starts"],
+    // a versioned product is a version slot of its own per product
+    ["The web cluster runs Nginx 1.24.", "web cluster nginx_version Nginx 1.24 positive/holds"],
+    ["We migrated the web cluster to Nginx 1.26.", "web cluster nginx_version Nginx 1.26 positive/starts"],
+    ["The runner has switched from Python 3.10 to Python 3.12.", "runner python_version Python 3.12 positive/starts"],
+    // a count of a value noun is the value; an amount of money after a verb is a price
+    ["Wayne Corp has 120 seats.", "Wayne Corp seats 120 positive/holds"],
+    ["The Team plan costs $15 a month.", "Team plan price $15 positive/holds"],
+    ["Extra storage units cost £3 each.", "Extra storage units price £3 positive/holds"],
+    // living at a numbered street is an address, one at a time
+    ["Omar lives at 7 Elm Street.", "Omar address 7 Elm Street positive/holds"],
+  ])("values: %s", async (text, expected) => {
+    expect((await said(text)).facts).toEqual([expected]);
+  });
+
+  it("keeps a use of a plan, and a move between things that are no values, as the plain clauses say", async () => {
+    expect((await said("Acme uses the starter plan.")).facts).toEqual(["Acme uses starter plan positive/holds"]);
+    expect((await said("Umbrella migrated from Jira to Linear.")).facts).not.toContain("Umbrella migrate_to Linear positive/starts");
+  });
+
   it("yields no fact for an instruction", async () => {
     expect((await said("Always tag the on-call engineer in incident channels.")).facts).toEqual([]);
     expect((await said("When a customer asks for a refund, open a ticket.")).facts).toEqual([]);

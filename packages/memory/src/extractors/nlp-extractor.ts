@@ -21,6 +21,7 @@ import { type Chunk, chunk, type NounPhrase } from "./nlp/chunks.js";
 import { type Clause, clauses } from "./nlp/clauses.js";
 import { type Validity, validity } from "./nlp/dates.js";
 import { parse, type Sentence } from "./nlp/parse.js";
+import { isAddress, type ValueAssertion, valueAssertion } from "./nlp/values.js";
 import { findNames, splitSpeaker } from "./rule-based.js";
 import type { ExtractedEntity, ExtractedFact, ExtractionInput, Extractor } from "./types.js";
 
@@ -176,7 +177,13 @@ function referents(st: EpisodeState, chunks: Chunk[]): Map<NounPhrase, string | 
   let first: string | null = null;
   const it = () => first ?? st.subjectThing ?? thing;
   const pointsTo = (pronoun: string) =>
-    THIRD_PERSON.has(pronoun) ? (person ?? personLike ?? proper ?? st.lastProper) : /^(it|its)$/.test(pronoun) ? it() : /^(they|them|their|theirs)$/.test(pronoun) ? (st.group ?? it()) : null;
+    THIRD_PERSON.has(pronoun)
+      ? (person ?? personLike ?? proper ?? st.lastProper)
+      : /^(it|its)$/.test(pronoun)
+        ? it()
+        : /^(they|them|their|theirs)$/.test(pronoun)
+          ? (st.group ?? it())
+          : null;
   for (const c of chunks) {
     if (c.type !== "np") continue;
     if (c.pronoun) {
@@ -278,7 +285,11 @@ function analyseSentence(st: EpisodeState, sentence: Sentence): void {
 }
 
 /** A name with an organisation's word in it (lexicon.ts ORG_WORDS): "Vandelay Industries", "Banco Pichincha". */
-const namesOrganisation = (name: string) => name.toLowerCase().split(/\s+/).some((w) => ORG_WORDS.has(w));
+const namesOrganisation = (name: string) =>
+  name
+    .toLowerCase()
+    .split(/\s+/)
+    .some((w) => ORG_WORDS.has(w));
 
 /** Two or three capitalised words naming no organisation: "Dan Fox", "Rahul Gupta". */
 const looksLikePerson = (name: string) => /^\p{Lu}[\p{L}'-]+(\s\p{Lu}[\p{L}'-]+){1,2}$/u.test(name) && !namesOrganisation(name);
@@ -305,11 +316,16 @@ function clauseFacts(st: EpisodeState, c: Clause, cx: SentenceContext): void {
   // "Tom is my brother": Tom is the speaker's sibling
   const kin = (c.relation === "is" || c.relation === "is_a") && c.object.possessor ? kinRelation(c.object.text) : null;
   const owner = kin && c.object.possessor ? nameOf(c.object.possessor) : null;
+  // "Globex is on the Team plan", "runs Envoy 1.28", "has 40 seats": the value's slot is the relation
+  const value = changed || kin ? null : valueSlot(c);
+  if (value?.object) target = nameOf(value.object);
   let assertion: Assertion | null = changed
     ? { relation: changed.relation, polarity: "positive", aspect: "starts" }
     : kin && owner
       ? { relation: kin, polarity: "positive", aspect: "holds" }
-      : assertionOf(c, st.table, cx.cues, known);
+      : value
+        ? assertionOf({ ...c, relation: value.relation, starts: c.starts || value.starts }, st.table, cx.cues, known)
+        : assertionOf(c, st.table, cx.cues, known);
   if (kin && owner) {
     target = owner;
     known = "person";
@@ -358,7 +374,7 @@ function clauseFacts(st: EpisodeState, c: Clause, cx: SentenceContext): void {
     targetKind,
     polarity: assertion.polarity,
     aspect: assertion.aspect,
-    ...(isGeneric(c.object) && !kin && !c.role ? { generic: true } : {}),
+    ...(isGeneric(c.object) && !kin && !c.role && !value ? { generic: true } : {}),
   });
   for (const np of [c.subject, c.object])
     if (np.describedAs) {
@@ -373,6 +389,12 @@ function clauseFacts(st: EpisodeState, c: Clause, cx: SentenceContext): void {
           validUntil: null,
         });
     }
+}
+
+/** The value slot a clause's object names (values.ts), or the address a numbered street is. */
+function valueSlot(c: Clause): ValueAssertion | null {
+  if (isAddress(c.relation, c.object)) return { relation: "address", object: null, starts: false };
+  return valueAssertion(c.relation, c.verb.main?.lemma ?? null, c.object);
 }
 
 /** What the analysis of an episode depends on: its text, reference time and speaker. */

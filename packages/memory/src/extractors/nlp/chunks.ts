@@ -169,6 +169,12 @@ function repair(input: Token[]): Token[] {
       k++;
       continue;
     }
+    // "$49", "€15": a currency sign and its amount are one number
+    if (t.pos === "SYM" && /^[$€£¥]$/.test(t.text) && next?.pos === "NUM" && t.end === next.start) {
+      tokens.push({ ...next, i: tokens.length, text: t.text + next.text, lower: t.text + next.lower, start: t.start });
+      k++;
+      continue;
+    }
     // an address, a handle or a URL the tagger leaves as a symbol is a name: "changed to z@new.io"
     if ((t.pos === "SYM" || t.pos === "X" || t.pos === "NOUN") && /^[\w.+-]+@[\w-]+(\.[\w-]+)+$|^https?:\/\//.test(t.text)) {
       tokens.push({ ...t, i: tokens.length, pos: "PROPN" });
@@ -190,6 +196,12 @@ function repair(input: Token[]): Token[] {
     )
       tokens[k] = { ...t, pos: "PROPN" };
   }
+  // "Basic seats cost €15": a noun before an amount of money is the verb ("costs", "charges"), before any other
+  const priced = tokens.findIndex(
+    (t, k) => k > 0 && t.pos === "NOUN" && /^[$€£¥]\d/.test(tokens[k + 1]?.text ?? "") && /^(NOUN|PROPN|X)$/.test(tokens[k - 1]!.pos),
+  );
+  if (priced > 0 && !tokens.slice(0, priced).some((x) => x.pos === "VERB" || x.pos === "AUX"))
+    tokens[priced] = { ...tokens[priced]!, pos: "VERB", lemma: deinflect(tokens[priced]!.text) };
   for (let k = 1; k < tokens.length; k++) {
     const t = tokens[k]!;
     if (tokens.slice(0, k).some((x) => x.pos === "VERB" || x.pos === "AUX")) break;
@@ -299,6 +311,8 @@ function readNounPhrase(tokens: Token[], k: number, out: Chunk[]): number {
       (n.pos === "DET" && !span.length) ||
       // the lite tagger's misses inside a phrase: "the new flow" (ADV), "the Pro plan" (X)
       (n.pos === "X" && /^\p{Lu}/u.test(n.text)) ||
+      // "18 Via Roma": a street's capitalised word after its house number, whatever its tag
+      (n.pos === "ADP" && /^\p{Lu}/u.test(n.text) && span.length === 1 && span[0]!.pos === "NUM" && tokens[k + 1]?.pos === "PROPN") ||
       (n.pos === "ADV" && span[span.length - 1]?.pos === "DET" && /^(NOUN|PROPN|ADJ|VERB)$/.test(tokens[k + 1]?.pos ?? "")) ||
       (n.pos === "VERB" && n.lower.endsWith("ing") && (!span.length || NOMINAL.has(tokens[k + 1]?.pos ?? ""))) ||
       (n.text === "-" && span.length > 0 && tokens[k + 1] !== undefined && /^[\p{L}\p{N}]/u.test(tokens[k + 1]!.text)) ||

@@ -5,6 +5,7 @@ import type { Chunk, NounPhrase, VerbGroup } from "./chunks.js";
 import type { Token } from "./parse.js";
 import { type Role, roleOf, valueRelation } from "./roles.js";
 import { schedulePhrase } from "./schedule.js";
+import { CHANGE_VERB, namesValue } from "./values.js";
 
 export interface Clause {
   subject: NounPhrase;
@@ -371,7 +372,8 @@ function roleClauses(chunks: Chunk[], v: number, subjects: NounPhrase[]): { clau
   const out: Clause[] = [];
   let starts = false;
   // "stepped down as", "resigned as", "retired as": the role ends
-  const ends = (vg.main?.lemma === "step" && /^(down|aside|back)$/.test(vg.particle ?? "")) || /^(resign|retire|quit)$/.test(vg.main?.lemma ?? "");
+  const ends =
+    (vg.main?.lemma === "step" && /^(down|aside|back)$/.test(vg.particle ?? "")) || /^(resign|retire|quit)$/.test(vg.main?.lemma ?? "");
   let last = v;
   const hold = (holder: NounPhrase, role: Role, group: NounPhrase, employer: NounPhrase | null = null) => {
     if (holder.pronoun === "it") return;
@@ -517,6 +519,8 @@ function valueClauses(chunks: Chunk[], v: number, subjects: NounPhrase[]): { cla
     if (relation && to?.type === "prep" && to.token.lower === "to" && value?.type === "np")
       return { clauses: owner.map((o) => clause(o, relation, value, true)), last: k + 1 };
   }
+  const moved = movedValue(chunks, v, subjects, np);
+  if (moved) return moved;
   // "Ken has a new number: X"
   const sep = chunks[v + 2];
   const value = chunks[v + 3];
@@ -547,5 +551,43 @@ function valueClauses(chunks: Chunk[], v: number, subjects: NounPhrase[]): { cla
     /^version\s+\S*\d/i.test(version.text)
   )
     return { clauses: subjects.map((s) => clause(s, "version", version, false)), last: v + 2 };
+  return null;
+}
+
+const prepAt = (chunks: Chunk[], k: number, word: string) => {
+  const c = chunks[k];
+  return c?.type === "prep" && c.token.lower === word;
+};
+
+/**
+ * A change of value told with its old and new values or with the thing changed as the object (values.ts): "The build
+ * image has moved from Node 18 to Node 20" (the subject's new value), "We upgraded the API gateway to Envoy 1.30" (the
+ * object's). The relation is the verb's with "to" ("move_to"), the clause a start.
+ */
+function movedValue(chunks: Chunk[], v: number, subjects: NounPhrase[], np: NounPhrase | null): { clauses: Clause[]; last: number } | null {
+  const vg = chunks[v] as VerbGroup;
+  const lemma = vg.main?.lemma ?? "";
+  if (!CHANGE_VERB.test(lemma) || vg.passive) return null;
+  const clause = (subject: NounPhrase, object: NounPhrase): Clause => ({
+    subject,
+    relation: slug(lemma, vg.particle, "to"),
+    object,
+    negated: vg.negated,
+    verb: vg,
+    starts: true,
+  });
+  const value = chunks[v + 4];
+  // "migrated from Dropbox to our storage product" is no value: the plain clauses read it
+  if (
+    prepAt(chunks, v + 1, "from") &&
+    chunks[v + 2]?.type === "np" &&
+    prepAt(chunks, v + 3, "to") &&
+    value?.type === "np" &&
+    namesValue(value)
+  )
+    return { clauses: subjects.map((s) => clause(s, value)), last: v + 4 };
+  const next = chunks[v + 3];
+  if (np && !np.pronoun && chunks[v + 1] === np && prepAt(chunks, v + 2, "to") && next?.type === "np" && namesValue(next))
+    return { clauses: [clause(np, next)], last: v + 3 };
   return null;
 }
