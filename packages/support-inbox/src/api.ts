@@ -23,6 +23,8 @@ export interface AgentMessage {
   id: string;
   body: string | null;
   author: string;
+  /** The verified agent who wrote it (their identity's id); null for the customer and the shared token. */
+  authorId?: string | null;
   createdAt: string;
   isCustomer: boolean;
 }
@@ -48,6 +50,13 @@ export interface AgentDetail extends AgentSummary {
   messages: AgentMessage[];
   /** Absent from a service older than private notes. */
   notes?: AgentNote[];
+}
+
+/** Who the token speaks for (`GET /agent/me`): a verified agent, or the shared token (no id, no name). */
+export interface AgentIdentity {
+  via: "identity" | "token";
+  id: string | null;
+  name: string | null;
 }
 
 export interface ListFilter {
@@ -77,6 +86,8 @@ export interface StreamHandle {
 }
 
 export interface AgentApi {
+  /** Who the token speaks for; a service older than agent identities (404) is the shared token. */
+  me(): Promise<AgentIdentity>;
   list(productSlug: string, filter: ListFilter, cursor?: string): Promise<{ items: AgentSummary[]; next: string | null }>;
   detail(id: string): Promise<AgentDetail>;
   reply(id: string, body: string, author: string): Promise<void>;
@@ -117,6 +128,14 @@ export function agentApi(base: string, token: string, pageSize = 50): AgentApi {
   }
 
   return {
+    async me() {
+      try {
+        return await call<AgentIdentity>("GET", "/me", undefined, agentRoot);
+      } catch (e) {
+        if (e instanceof AgentApiError && e.status === 404) return { via: "token", id: null, name: null };
+        throw e;
+      }
+    },
     list(productSlug, filter, cursor) {
       const p = new URLSearchParams({ productSlug, limit: String(pageSize) });
       for (const [k, v] of Object.entries(filter)) if (v) p.set(k, v);

@@ -1,5 +1,6 @@
-// <mountkit-inbox>: the agent inbox page. Sign in with the agent token (sessionStorage only), conversations
-// filtered by status / label / assignee / search, a live thread, reply, labels, assignee, resolve and close.
+// <mountkit-inbox>: the agent inbox page. Sign in with the shared agent token or a token of the host's own identity
+// (sessionStorage only; `GET /agent/me` says who it is), conversations filtered by status / label / assignee / search,
+// a live thread, reply, labels, assignee, resolve and close.
 // This element keeps the session and the layout; the views are in `views/` (sign-in, list and filters,
 // conversation and composer).
 import { h } from "@mountkit/core/dom";
@@ -9,7 +10,7 @@ import { STYLES } from "./styles.js";
 import type { InboxContext } from "./views/context.js";
 import { ConversationView } from "./views/conversation.js";
 import { ConversationList } from "./views/list.js";
-import { signInError, signInView } from "./views/sign-in.js";
+import { NAME_NEEDED, signedInAgent, signInError, signInView } from "./views/sign-in.js";
 
 const TOKEN_KEY = "mountkit.inbox.token";
 const AUTHOR_KEY = "mountkit.inbox.author";
@@ -45,7 +46,8 @@ export class MountkitInboxElement extends HTMLElement {
     const token = sessionStorage.getItem(TOKEN_KEY);
     this.#author = localStorage.getItem(AUTHOR_KEY) ?? "";
     this.#product = new URLSearchParams(location.search).get("product") ?? localStorage.getItem(PRODUCT_KEY) ?? "";
-    if (token && this.#author && this.#product) void this.#signIn(token, false);
+    // a verified agent's name comes from their token, so only the shared token needs the stored name
+    if (token && this.#product) void this.#signIn(token, false);
     else this.#renderSignIn();
   }
 
@@ -73,18 +75,24 @@ export class MountkitInboxElement extends HTMLElement {
   }
 
   async #signIn(token: string, fresh: boolean, error?: HTMLElement) {
-    if (!token || !this.#author || !this.#product) return;
+    if (!token || !this.#product) return;
     const api = agentApi(apiBase(), token, pageSize());
     try {
-      // the first list doubles as the token check: nothing is kept until it passes
-      const first = await api.list(this.#product, this.#filter);
+      // who the token is and the first list double as the token check: nothing is kept until both pass
+      const [me, first] = await Promise.all([api.me(), api.list(this.#product, this.#filter)]);
+      const agent = signedInAgent(me, this.#author);
+      if (!agent) {
+        if (!fresh) sessionStorage.removeItem(TOKEN_KEY);
+        return this.#signInFailed(NAME_NEEDED, error);
+      }
       sessionStorage.setItem(TOKEN_KEY, token);
-      localStorage.setItem(AUTHOR_KEY, this.#author);
+      if (me.via === "token") localStorage.setItem(AUTHOR_KEY, this.#author);
       localStorage.setItem(PRODUCT_KEY, this.#product);
       const cx: InboxContext = {
         api,
         product: this.#product,
-        author: this.#author,
+        author: agent.name,
+        agent,
         root: this.#root,
         announce: (text) => this.#announce(text),
         signOut: (message) => this.#signOut(message),
@@ -93,10 +101,13 @@ export class MountkitInboxElement extends HTMLElement {
       if (fresh) this.#announce(`Signed in. ${first.items.length} conversations.`);
     } catch (e) {
       if (!fresh) sessionStorage.removeItem(TOKEN_KEY);
-      const msg = signInError(e, this.#product);
-      if (error) error.textContent = msg;
-      else this.#renderSignIn(msg);
+      this.#signInFailed(signInError(e, this.#product), error);
     }
+  }
+
+  #signInFailed(message: string, error?: HTMLElement) {
+    if (error) error.textContent = message;
+    else this.#renderSignIn(message);
   }
 
   #signOut(message?: string) {
@@ -116,9 +127,16 @@ export class MountkitInboxElement extends HTMLElement {
       "header",
       { class: "top" },
       h("h1", {}, "Support inbox"),
-      h("span", { class: "muted" }, `${cx.product} · ${cx.author}`),
+      h("span", { class: "muted" }, cx.product),
       h("span", { class: "grow" }),
       live,
+      h(
+        "span",
+        { class: "who", "data-via": cx.agent.id === null ? "token" : "identity" },
+        "Signed in as ",
+        h("strong", {}, cx.agent.name),
+        cx.agent.id === null ? h("span", { class: "muted" }, " (shared token)") : null,
+      ),
       h("button", { type: "button", onclick: () => this.#signOut() }, "Sign out"),
     );
     let conversation: ConversationView | undefined;

@@ -4,6 +4,7 @@
 import { h } from "@mountkit/core/dom";
 import { type AgentApi, AgentApiError, type AgentDetail, type AgentNote, type Status } from "../api.js";
 import { agentLabels, badge, controlId, field, onSubmit, STATUS_TEXT, TOKEN_REFUSED } from "../dom.js";
+import { AssigneeControl, assigneeName } from "./assignee.js";
 import { CannedReplies } from "./canned.js";
 import type { InboxContext } from "./context.js";
 
@@ -29,7 +30,7 @@ export class Composer {
   readonly #cx: InboxContext;
   readonly #hooks: ComposerHooks;
   readonly #labels = h("input", { type: "text", name: "labels", maxlength: "2000" });
-  readonly #assignee = h("input", { type: "text", name: "assignee", maxlength: "200" });
+  readonly #assignee: AssigneeControl;
   readonly #reply = h("textarea", { name: "reply", rows: "3", maxlength: "20000" });
   readonly #send = h("button", { class: "primary", type: "submit" }, "Send reply");
   readonly #note = h("button", { class: "note", type: "button", title: "Only agents see private notes" }, "Add private note");
@@ -38,7 +39,7 @@ export class Composer {
     this.#cx = cx;
     this.#hooks = hooks;
     const labels = this.#labels;
-    const assignee = this.#assignee;
+    this.#assignee = new AssigneeControl(cx, (assignee) => void this.#saveAssignee(assignee));
     this.#reply.addEventListener("keydown", (e) => {
       if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
         e.preventDefault();
@@ -54,18 +55,7 @@ export class Composer {
         h("label", { for: (labels.id = controlId()) }, "Labels (comma-separated)"),
         h("div", { class: "inline" }, labels, h("button", { type: "submit" }, "Save labels")),
       ),
-      h(
-        "form",
-        { class: "field", onsubmit: onSubmit(() => void this.#saveAssignee(assignee.value.trim() || null)) },
-        h("label", { for: (assignee.id = controlId()) }, "Assignee"),
-        h(
-          "div",
-          { class: "inline" },
-          assignee,
-          h("button", { type: "submit" }, "Assign"),
-          h("button", { type: "button", onclick: () => void this.#saveAssignee(cx.author) }, "Assign to me"),
-        ),
-      ),
+      this.#assignee.element,
     );
     const canned = new CannedReplies(cx, this.#reply);
     this.#note.addEventListener("click", () => void this.#addNote());
@@ -90,11 +80,11 @@ export class Composer {
     this.head.replaceChildren(
       badge(c.status),
       h("span", { class: "muted" }, `Customer ${c.customerId}`),
-      h("span", { class: "muted" }, c.assignee ? `Assigned to ${c.assignee}` : "Unassigned"),
+      h("span", { class: "muted" }, this.#assignee.text(c)),
     );
     const active = this.#cx.root.activeElement;
     if (force || active !== this.#labels) this.#labels.value = agentLabels(c.labels).join(", ");
-    if (force || active !== this.#assignee) this.#assignee.value = c.assignee ?? "";
+    this.#assignee.show(c, force);
     const action = (text: string, to: Status) => h("button", { type: "button", onclick: () => void this.#saveStatus(to, text) }, text);
     const closed = c.status === "closed" || c.status === "resolved";
     this.status.replaceChildren(
@@ -178,7 +168,7 @@ export class Composer {
           this.#hooks.refresh(true);
         }
       },
-      assignee ? `Assigned to ${assignee}.` : "Unassigned.",
+      assignee ? `Assigned to ${assigneeName(this.#cx, assignee, this.#hooks.current())}.` : "Unassigned.",
     );
   }
 

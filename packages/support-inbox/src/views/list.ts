@@ -4,6 +4,7 @@
 import { h } from "@mountkit/core/dom";
 import { AgentApiError, type AgentSummary, type ListFilter } from "../api.js";
 import { agentLabels, badge, TOKEN_REFUSED, when } from "../dom.js";
+import { assigneeName } from "./assignee.js";
 import type { InboxContext } from "./context.js";
 import { filtersView } from "./filters.js";
 
@@ -144,7 +145,7 @@ export class ConversationList {
         { class: "meta" },
         badge(c.status),
         ...agentLabels(c.labels).map((l) => h("span", { class: "tag" }, l)),
-        c.assignee ? h("span", { class: "muted" }, `→ ${c.assignee}`) : null,
+        c.assignee ? h("span", { class: "muted" }, `→ ${assigneeName(this.#cx, c.assignee)}`) : null,
         h("span", { class: "muted" }, when(c.updatedAt)),
       ),
     );
