@@ -72,6 +72,24 @@ describe("change model of the offline extractor", () => {
     expect((await said(text)).facts).toEqual([expected]);
   });
 
+  it.each([
+    // a past tense of a verb that holds a while, a passive with a place, a period of the past: over by the telling
+    ["The nightly jobs ran on Jenkins.", "nightly jobs run_on Jenkins positive/past"],
+    ["The logs were kept in Splunk.", "logs kept_in Splunk positive/past"],
+    ["Rosa handled the Initech renewal.", "Rosa handle Initech renewal positive/past"],
+    ["Dev sang in a choir back then.", "Dev sing_in choir positive/past"],
+    ["Ola used to be on the Free plan.", "Ola plan Free plan positive/past"],
+    ["Nadia was a member of the chess club.", "Nadia member_of chess club positive/past"],
+    ["Piet is friends with Joost.", "Piet friend_of Joost positive/holds"],
+    // an event stays an event: its past tense is when it happened
+    ["Maria visited Lisbon in June.", "Maria visited Lisbon positive/holds"],
+    ["Dev played chess once a week.", "Dev plays chess positive/holds"],
+    ["Dev played chess once.", "Dev plays chess positive/holds"],
+    ["Dev was once the captain of the chess club.", "Dev captain_of chess club positive/past"],
+  ])("past: %s", async (text, expected) => {
+    expect((await said(text)).facts).toContain(expected);
+  });
+
   it("keeps a use of a plan, and a move between things that are no values, as the plain clauses say", async () => {
     expect((await said("Acme uses the starter plan.")).facts).toEqual(["Acme uses starter plan positive/holds"]);
     expect((await said("Umbrella migrated from Jira to Linear.")).facts).not.toContain("Umbrella migrate_to Linear positive/starts");

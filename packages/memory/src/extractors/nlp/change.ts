@@ -21,11 +21,36 @@ export interface SentenceCues {
   ended: boolean;
   /** "no longer": a negation the tagger does not attach to the verb. */
   noLonger: boolean;
+  /** A period of the subject's past ("as a child", "back then", "once"): a past tense there is a state that is over. */
+  bygone: boolean;
 }
 
 const ENDED_CUE = /\b(no longer|any ?more|any longer)\b/i;
+const BYGONE_CUE =
+  /\b(as an? (child|kid|teen|teenager|student|boy|girl|youngster)|when (he|she|i|we|they) (was|were) (young|little|younger|a kid|a child|at school)|back then|in those days|at the time|formerly|previously|in the past|(was|were|had) once|once (was|were|had|\w+ed))\b/i;
 
-export const sentenceCues = (text: string): SentenceCues => ({ ended: ENDED_CUE.test(text), noLonger: /\bno longer\b/i.test(text) });
+export const sentenceCues = (text: string): SentenceCues => ({
+  ended: ENDED_CUE.test(text),
+  noLonger: /\bno longer\b/i.test(text),
+  bygone: BYGONE_CUE.test(text),
+});
+
+/**
+ * Verbs whose simple past tells a state that held for a while, not an event ("Our CI ran on Travis", "Bea handled the
+ * Stark account", "Search was powered by Algolia"): over by the telling, as a past state of the relation table is.
+ */
+const STATIVE =
+  /^(run|use|host|power|handle|serve|support|teach|belong|depend|rely|hold|keep|store|cover|own|manage|lead|maintain|sponsor|fund|back|employ|house|contain|include|cost|charge|require|need|mean|know|live|stay|remain|be)$/;
+
+/** A past tense that ends a state the relation table does not know (STATIVE, a period cue, a passive with a place). */
+function pastState(c: Clause, raw: string, table: RelationTable, cues: SentenceCues): boolean {
+  if (cues.bygone) return true;
+  if (table.verb(raw)) return false;
+  const lemma = c.verb.main?.lemma ?? "";
+  // "Backups were stored in S3", "The app was written in Objective-C": a passive with where or in what it was
+  if (c.verb.passive && /_(in|on|at|with|through|inside)$/.test(raw)) return true;
+  return STATIVE.test(lemma);
+}
 
 type Tense = "past" | "present" | "future";
 
@@ -72,8 +97,9 @@ export function assertionOf(c: Clause, table: RelationTable, cues: SentenceCues,
   if (chain && (CHAIN_ASPECT[chain] || chain === "go") && raw.startsWith(`${chain}_to_`)) {
     raw = raw.slice(chain.length + 4);
     forced = CHAIN_ASPECT[chain] ?? null;
-  } else if (chain && c.schedule) {
-    // "The job used to run at 6 am": the schedule names no verb, the chain still says it is over
+  } else if (chain && (c.schedule || c.verb.be)) {
+    // "The job used to run at 6 am", "Initech used to be on the Starter plan": the schedule or the copula names no
+    // verb, the chain still says it is over
     forced = CHAIN_ASPECT[chain] ?? null;
   }
   const tense = tenseOf(c.verb);
@@ -107,7 +133,8 @@ export function assertionOf(c: Clause, table: RelationTable, cues: SentenceCues,
   if (forced === "starts" || role === "starts" || c.starts)
     return { relation, polarity: "positive", aspect: tense === "future" ? "will_start" : "starts" };
   if (tense === "future") return { relation, polarity: "positive", aspect: "will_start" };
-  if (tense === "past" && table.info(relation).kind === "state") return { relation, polarity: "positive", aspect: "past" };
+  if (tense === "past" && (table.info(relation).kind === "state" || pastState(c, raw, table, cues)))
+    return { relation, polarity: "positive", aspect: "past" };
   return { relation, polarity: "positive", aspect: "holds" };
 }
 

@@ -52,6 +52,8 @@ const NEGATION = new Set(["not", "n't", "never", "no", "no longer"]);
 /** Verbs whose "-ing" complement names the relation: "stopped working at", "started living in". */
 const ASPECTUAL = new Set(["stop", "quit", "cease", "start", "begin", "resume", "finish"]);
 const NOMINAL = new Set(["NOUN", "PROPN", "NUM"]);
+/** Verbs of aspect before "to be" ("used to be", "started to be"): the group stays a copula with its aspect. */
+const ASPECT_BE = new Set(["use", "start", "begin", "continue"]);
 /** Participles that do not end in -ed/-en but still make a passive ("is led by", "was built by"). */
 const IRREGULAR_PARTICIPLES = new Set([
   "led",
@@ -358,6 +360,13 @@ function readVerbGroup(tokens: Token[], k: number, out: Chunk[]): number {
       main = n;
     } else if (n.pos === "ADV" && !main && tokens[k + 1] && (tokens[k + 1]!.pos === "VERB" || tokens[k + 1]!.pos === "AUX")) {
       // "has recently moved"
+    } else if (n.lower === "to" && main && !chain.length && ASPECT_BE.has(main.lemma) && tokens[k + 1]?.lemma === "be") {
+      // "used to be on the Starter plan": the aspect verb goes to the chain, the group is a copula
+      chain.push(main.lemma);
+      main = null;
+      span.push(n, tokens[k + 1]!);
+      k += 2;
+      continue;
     } else if (n.lower === "to" && main && tokens[k + 1]?.pos === "VERB") {
       // "wants to learn"
     } else if (n.lower === "never" || n.lower === "not" || n.lower === "no longer") {

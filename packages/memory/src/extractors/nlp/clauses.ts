@@ -164,6 +164,11 @@ export function clauses(chunks: Chunk[], tokens: readonly Token[]): Clause[] {
       continue;
     }
     if (isCopula(vg)) {
+      const relational = next?.type === "np" ? relationalNoun(chunks, k) : null;
+      if (relational) {
+        emit(relational, nounList(chunks, k + 2).items);
+        continue;
+      }
       if (next?.type === "np") {
         out.push(...copulaNouns(nounList(chunks, k).items, subjects, vg));
         continue;
@@ -267,6 +272,26 @@ function copulaNouns(items: NounPhrase[], subjects: NounPhrase[], vg: VerbGroup)
 }
 
 const JOB = /^(job|position|post|role|gig|internship)$/i;
+
+/** Nouns that relate their subject to the noun phrase after their preposition: "a member of", "friends with". */
+const RELATIONAL: Record<string, [prep: RegExp, relation: string]> = {
+  member: [/^of$/, "member_of"],
+  members: [/^of$/, "member_of"],
+  part: [/^of$/, "member_of"],
+  friend: [/^(of|with)$/, "friend_of"],
+  friends: [/^with$/, "friend_of"],
+  fan: [/^of$/, "likes"],
+  fans: [/^of$/, "likes"],
+};
+
+/** "Leon is a member of the Labour Party", "Ahmed is friends with Samir": the relation a copula's noun names. */
+function relationalNoun(chunks: Chunk[], k: number): string | null {
+  const np = chunks[k] as NounPhrase;
+  const prep = chunks[k + 1];
+  if (np.possessor || np.tokens.length > 2 || prep?.type !== "prep" || chunks[k + 2]?.type !== "np") return null;
+  const entry = RELATIONAL[np.text.toLowerCase()];
+  return entry?.[0].test(prep.token.lower) ? entry[1] : null;
+}
 const LEADS_AT = /^(head|lead|direct|manage|run|chair|captain|coach|supervise|oversee)$/;
 /** The schedule a verb group states (schedule.ts), and whether it is all the clause says (it starts right after the verb). */
 function scheduleOf(vg: VerbGroup, tokens: readonly Token[]): { object: NounPhrase; whole: boolean } | null {
