@@ -24,6 +24,7 @@ import { inMemoryPubSub, inMemoryRateLimiter, type PubSub, type RateLimiter } fr
 import { startWebhooks, type WebhookOptions } from "@mountkit/core/webhooks";
 import { createSupportApi, type SupportApi } from "./api.js";
 import { type AttachmentOptions, type Attachments, createAttachments } from "./attachments/attachments.js";
+import { backendFiles } from "./attachments/backend-files.js";
 import { withAttachments } from "./attachments/messages.js";
 import { attachmentRoutes } from "./attachments/routes.js";
 import { createConversations } from "./domain/conversations.js";
@@ -168,11 +169,12 @@ function supportContext(options: SupportServiceOptions): SupportContext & { conf
   const events = supportEvents(hooks, clock);
   const conversations = createConversations({ store, bus, clock, ids, logger, events });
   const products = productRegistry(configs, conversations.backend, options.limits);
-  for (const p of products.list())
-    if (!p.builtin) p.backend.attach?.({ productSlug: p.slug, store, bus, clock, ids, logger, jobs, events });
-  const hub = createStreamHub({ store, bus, logger, clock });
   const limiter = options.limiter ?? inMemoryRateLimiter();
   const attachments = createAttachments({ options: options.attachments, limiter, clock, ids, logger });
+  for (const p of products.list())
+    if (!p.builtin)
+      p.backend.attach?.({ productSlug: p.slug, store, bus, clock, ids, logger, jobs, events, files: backendFiles(attachments, p.slug) });
+  const hub = createStreamHub({ store, bus, logger, clock });
   const api = createSupportApi({ products, conversations, streams: { hub, bus, clock, streamsByCustomer: new Map() } });
   return {
     configs,

@@ -6,6 +6,7 @@ import type { RateLimiter } from "@mountkit/core/jobs";
 import type { Product } from "../domain/products.js";
 import { supportError } from "../errors.js";
 import { inMemoryAttachmentStore, inMemoryBlobStore } from "./in-memory.js";
+import { type AttachmentLinkOptions, type AttachmentLinks, attachmentLinks } from "./links.js";
 import { ATTACHMENT_TYPES, safeName, sniffAttachment } from "./sniff.js";
 import type { AttachmentRecord, AttachmentRef, AttachmentStore, BlobStore } from "./types.js";
 
@@ -29,6 +30,11 @@ export interface AttachmentOptions extends Partial<AttachmentLimits> {
   blobs?: BlobStore;
   /** How often expired pending uploads are deleted, in ms (default 1 minute; 0 disables the timer). */
   sweepIntervalMs?: number;
+  /**
+   * Signed, expiring download links (docs/support.md#attachment-links), which the GitHub backend puts in its comments;
+   * unset, a backend can only name the files.
+   */
+  links?: AttachmentLinkOptions;
 }
 
 export const DEFAULT_ATTACHMENT_LIMITS: AttachmentLimits = {
@@ -55,6 +61,8 @@ export interface Attachments {
   readonly limits: AttachmentLimits;
   readonly store: AttachmentStore;
   readonly blobs: BlobStore;
+  /** The signed download links, when `links` is configured. */
+  readonly links?: AttachmentLinks;
   /** Checks and stores an upload: 400 empty, 413 too large, 415 not an allowed type, 429 past the daily limit. */
   upload(input: { product: Product; by: Uploader; name?: string; bytes: Uint8Array | undefined }): Promise<AttachmentRef>;
   /**
@@ -132,10 +140,12 @@ export function createAttachments(deps: {
     });
   }
 
+  const links = options.links ? attachmentLinks(options.links, clock) : undefined;
   const api: Attachments = {
     limits,
     store,
     blobs,
+    links,
     async upload({ product, by, name, bytes }) {
       if (!bytes?.byteLength) throw attachmentError("attachment_empty");
       if (bytes.byteLength > limits.maxBytes) throw attachmentError("attachment_too_large", { details: { limit: limits.maxBytes } });

@@ -1,10 +1,11 @@
 // Upload and download routes of attachments: interface A's for customers (`/api/conversations/attachments`), the agent
 // side's (`/agent/attachments`). Downloads are served so a browser never renders them as a page of the API's origin.
-import { bytes, json, type Route, route } from "@mountkit/core";
+import { bytes, documented, json, type Middleware, type Route, route } from "@mountkit/core";
 import * as z from "zod";
-import { agentGuard } from "../http/agent-auth.js";
+import { type AgentAuth, agentGuard } from "../http/agent-auth.js";
 import { admit, type SupportContext } from "../http/context.js";
 import { SIGNATURE_PARAM, SignatureQuery, signatureHeaderDoc, unverified, verifyCustomer } from "../http/customer-signature.js";
+import { supportError } from "../errors.js";
 import { CustomerId, ProductSlug, rateLimited } from "../routes/schemas.js";
 import { attachmentError, type Attachments, type Uploader } from "./attachments.js";
 import { AttachmentSchema } from "./schemas.js";
@@ -19,6 +20,10 @@ const UploadQuery = z.object({ productSlug: ProductSlug, customerId: CustomerId,
 const AgentUploadQuery = z.object({ productSlug: ProductSlug, name: FileName });
 const DownloadQuery = z.object({ productSlug: ProductSlug, customerId: CustomerId, [SIGNATURE_PARAM]: SignatureQuery });
 const AttachmentParam = z.object({ attachmentId: z.string().min(1).max(200) });
+const SignedLinkQuery = z.object({
+  expires: z.string().max(20).optional().describe("A signed link's expiry (Unix seconds); with `signature`, no bearer token is needed"),
+  signature: z.string().max(100).optional().describe("A signed link's signature (docs/support.md#attachment-links)"),
+});
 /** Documents the raw body: any bytes, whatever Content-Type the client sends (the type is sniffed). */
 const FileBody = z.any().meta({ type: "string", format: "binary", description: "The file's bytes" });
 
@@ -58,6 +63,26 @@ const customerUploadResponses = (limits: Attachments["limits"]) => ({
     `Rate limit exceeded, or the customer's ${limits.maxPerCustomerPerDay} uploads in 24 hours (\`attachments.maxPerCustomerPerDay\`)`,
   ),
 });
+
+/**
+ * The agent download's guard: a signed link (`expires` and `signature`, docs/support.md#attachment-links) admits the
+ * request for that file until it expires, without a bearer token; anything else goes to the agent guard. A link that
+ * is expired, tampered with or for another file answers 401, as a missing token does.
+ */
+function signedOrAgent(att: Attachments, auth: AgentAuth): Middleware {
+  const guard = agentGuard(auth);
+  return documented(
+    async (ctx, next) => {
+      const q = ctx.query as Record<string, unknown>;
+      if (q.signature === undefined && q.expires === undefined) return guard(ctx, next);
+      const id = String((ctx.params as Record<string, unknown>).attachmentId ?? "");
+      const ok = att.links !== undefined && typeof q.expires === "string" && typeof q.signature === "string";
+      if (ok && (await att.links!.verify(id, q.expires as string, q.signature as string))) return next();
+      throw supportError("unauthorized", { message: "the download link is expired or not valid" });
+    },
+    { responses: { 401: { description: "Bad or missing bearer token, or a signed link expired, altered or for another file" } } },
+  );
+}
 
 async function serve(att: Attachments, id: string, by: Uploader, productSlug?: string) {
   const file = await att.read({ id, productSlug, by });
@@ -133,12 +158,21 @@ export function attachmentRoutes(cx: SupportContext, att: Attachments): Route[] 
     }),
     route({
       ...agentSide,
+      use: [signedOrAgent(att, cx.agentAuth)],
       method: "GET",
       path: `${AGENT}/:attachmentId`,
       operationId: "agentDownloadAttachment",
       summary: "Download any file of any conversation",
+      description:
+        "With the agent's bearer token, or without one through a signed link (`expires` and `signature`, given out by a backend such as GitHub's when `attachments.links` is set) until it expires.",
       params: AttachmentParam,
-      responses: { 200: downloadDoc, 401: err("Bad or missing bearer token"), 404: err("No such file") },
+      query: SignedLinkQuery,
+      responses: {
+        200: downloadDoc,
+        400: err("Malformed parameters"),
+        401: err("Bad or missing bearer token, or a signed link expired, altered or for another file"),
+        404: err("No such file"),
+      },
       handler: async (ctx) => serve(att, ctx.params.attachmentId, { agent: true }),
     }),
   ];

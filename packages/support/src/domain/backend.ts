@@ -3,6 +3,7 @@
 // and mirror it into the store's event log so streams work the same way.
 
 import type { Clock, IdGenerator, Logger } from "@mountkit/core";
+import type { AttachmentRef } from "../attachments/types.js";
 import type { JobStore, PubSub } from "@mountkit/core/jobs";
 import type { ConversationRecord, Rating, SupportStore } from "../store/types.js";
 import type { SupportEvents } from "./outbound.js";
@@ -40,6 +41,19 @@ export interface BackendContext {
   jobs: JobStore;
   /** The service's outbound events: a mirror's writes carry theirs (docs/support.md#webhooks). */
   events?: SupportEvents;
+  /** The attachments of messages, for a backend that shows them elsewhere (GitHub links them, Slack uploads them). */
+  files?: BackendFiles;
+}
+
+/** What a backend may do with the attachments a message carries (listed in its hidden block, `attachmentsOf`). */
+export interface BackendFiles {
+  /** The bytes of an attachment of this product; null when gone. */
+  read(id: string): Promise<Uint8Array | null>;
+  /**
+   * A signed, expiring download link that works without the agent token (docs/support.md#attachment-links);
+   * undefined when the service has no `attachments.links`.
+   */
+  link(ref: AttachmentRef): Promise<string | undefined>;
 }
 
 /** A request to a backend's webhook route, body as received (signatures cover the raw bytes). */

@@ -26,6 +26,17 @@ export interface GithubBackendOptions {
    * personal token, default asked once from `GET /user`, before the first write.
    */
   botLogin?: string;
+  /**
+   * Attachments of customer messages are listed in the issue body or comment (name, type, size). With the service's
+   * `attachments.links` (`{ secret, publicUrl, ttlMs }`), each has a signed link to `GET /agent/attachments/{id}` that
+   * works without the agent token until it expires (default 30 days): anyone who can read the issue, or a
+   * notification email of it, can download the file until then; afterwards agents download it with their token. Without
+   * `links`, files are named with their id only. See docs/support.md#attachment-links.
+   *
+   * `embedImages` (default true) also shows images in the comment (`![name](link)`): GitHub's image proxy fetches
+   * them from `publicUrl`, so that address must be reachable from the internet; false leaves them as links.
+   */
+  embedImages?: boolean;
   /** Reconciliation poll period; default 5 minutes, 0 turns it off. */
   reconcileIntervalMs?: number;
   /** How far back the first poll looks; default 24 hours. */

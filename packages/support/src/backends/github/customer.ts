@@ -8,9 +8,13 @@ import type { ConversationRecord } from "../../store/types.js";
 import { neutraliseMentions } from "../display.js";
 import { customerBody, mirroredReads, onceByClientId } from "../mirrored.js";
 import { attached, background, bot, type GithubState, ok, postedEarlier, removeOpenStatusLabels, writeOpenStatus } from "./client.js";
+import { withFileList } from "./files.js";
 import { CUSTOMER_AUTHOR, commentMessage, type GhComment, type GhIssue, labelNames } from "./mapping.js";
 
 type CustomerOps = Omit<CustomerBackend, "kind" | "attach" | "webhook" | "dispose">;
+
+/** A customer body as the issue shows it: its attachments listed, with signed links when the service gives them. */
+const shown = (s: GithubState, body: string) => withFileList(body, attached(s).cx.files, s.options.embedImages ?? true);
 
 async function owned(s: GithubState, scope: CustomerScope, id: string): Promise<ConversationRecord & { issue: number }> {
   const issue = s.ids.issueNumber(id);
@@ -30,7 +34,7 @@ const createConversation =
       const r = await s.gh.write({
         method: "POST",
         path: s.issuesPath,
-        body: { title: subject, body: neutraliseMentions(customerBody(body, customerId)), labels: ["new"] },
+        body: { title: subject, body: neutraliseMentions(await shown(s, customerBody(body, customerId))), labels: ["new"] },
       });
       const issue = ok<GhIssue>(r, "create issue");
       if (!labelNames(issue).includes("new"))
@@ -85,7 +89,7 @@ const postMessage =
         const r = await s.gh.write({
           method: "POST",
           path: `${s.issuesPath}/${c.issue}/comments`,
-          body: { body: neutraliseMentions(customerBody(body, scope.customerId)) },
+          body: { body: neutraliseMentions(await shown(s, customerBody(body, scope.customerId))) },
         });
         if (r.status === 404 || r.status === 410) {
           await mirror.remove(conversationId);

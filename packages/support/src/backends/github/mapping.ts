@@ -4,6 +4,7 @@ import { parseMetadata } from "../../domain/metadata.js";
 import type { MirrorMessage, MirrorSnapshot } from "../../domain/mirror.js";
 import { isOpen, isStatus, type Status } from "../../domain/status.js";
 import { restoreMentions } from "../display.js";
+import { withoutFileList } from "./files.js";
 
 export interface GhUser {
   login: string;
@@ -103,7 +104,7 @@ export function commentMessage(ids: GhIds, c: GhComment, botLogin: string, custo
   const clientMessageId = customer ? parseMetadata(c.body)?.clientMessageId : undefined;
   return {
     id: ids.comment(c.id),
-    body: customer && c.body !== null ? restoreMentions(c.body) : c.body,
+    body: customer && c.body !== null ? withoutFileList(restoreMentions(c.body)) : c.body,
     author: customer ? CUSTOMER_AUTHOR : (c.user?.login ?? "unknown"),
     isCustomer: customer,
     dedupKey: clientMessageId || `#github/comment/${c.id}`,
@@ -116,7 +117,7 @@ export function issueMessage(ids: GhIds, issue: GhIssue, botLogin: string, custo
   const clientMessageId = customer ? parseMetadata(issue.body)?.clientMessageId : undefined;
   return {
     id: ids.issueBody(issue.number),
-    body: customer ? restoreMentions(issue.body ?? "") : (issue.body ?? ""),
+    body: customer ? withoutFileList(restoreMentions(issue.body ?? "")) : (issue.body ?? ""),
     author: customer ? CUSTOMER_AUTHOR : (issue.user?.login ?? "unknown"),
     isCustomer: customer,
     dedupKey: clientMessageId || `#github/issue/${issue.number}`,
