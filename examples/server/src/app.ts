@@ -2,6 +2,7 @@
 // DATA_DIR by default, PostgreSQL when DATABASE_URL is set; plus the server's own routes (front-door.ts), by mode.
 import type { Clock, Logger, Service } from "@mountkit/core";
 import { isPostgresUrl, openStorage, type Storage } from "@mountkit/sql";
+import { attachmentsFromEnv } from "./services/attachments.js";
 import { entriesFromEnv } from "./services/entries.js";
 import { memoryFromEnv } from "./services/memory.js";
 import { supportFromEnv } from "./services/support.js";
@@ -21,7 +22,8 @@ export async function createServices(env: NodeJS.ProcessEnv, deps: AppDeps & Mod
   const s = deps.storage;
   const entries = await entriesFromEnv(env, { ...deps, store: s?.entries });
   const memory = await memoryFromEnv(env, { ...deps, store: s?.memory });
-  const support = await supportFromEnv(env, { ...deps, store: s?.support, bus: s?.bus, limiter: s?.limiter });
+  const attachments = s ? await attachmentsFromEnv(env, { storage: s, logger: deps.logger }) : undefined;
+  const support = await supportFromEnv(env, { ...deps, store: s?.support, bus: s?.bus, limiter: s?.limiter, attachments });
   return [entries, memory, support];
 }
 

@@ -2,14 +2,24 @@
 // SUPPORT_CUSTOMER_RATE_LIMIT, SUPPORT_SPI_TOKEN, SUPPORT_AGENT_TOKEN (or SUPPORT_AGENT_JWKS_URL / _HS256_SECRET for the host's
 // own agent identities), SUPPORT_VERIFY_SECRET_<PRODUCT> for verified customers, the limits against rotating customer ids and where the
 // client address comes from (`limitsFromEnv`); plus optional products on other backends (GitHub Issues, Slack, a remote
-// SPI), each added only when its variables are set. Store, bus and rate limiter come from the app.
+// SPI), each added only when its variables are set; attachments' limits and blob store from SUPPORT_ATTACHMENT_* (attachments.ts).
+// Store, bus, rate limiter and the attachments' stores come from the app.
 import type { Clock, Logger, Service } from "@mountkit/core";
 import type { PubSub, RateLimiter } from "@mountkit/core/jobs";
 import type { TokenVerifier } from "@mountkit/core";
 import { jwtVerifier } from "@mountkit/entries";
-import { createSupportService, githubBackend, type ProductConfig, type SupportStore, slackBackend, spiBackend } from "@mountkit/support";
+import {
+  type AttachmentOptions,
+  createSupportService,
+  githubBackend,
+  type ProductConfig,
+  type SupportStore,
+  slackBackend,
+  spiBackend,
+} from "@mountkit/support";
 import { supportInboxScript } from "@mountkit/support-inbox";
 import { supportWidgetScript } from "@mountkit/support-widget";
+import { attachmentsFromEnv } from "./attachments.js";
 import { webhooksFromEnv } from "./webhooks.js";
 
 const positiveInt = (raw: string | undefined, name: string, fallback: number): number => {
@@ -177,7 +187,7 @@ export function agentVerifierFromEnv(env: NodeJS.ProcessEnv, logger: Logger): To
 
 export async function supportFromEnv(
   env: NodeJS.ProcessEnv,
-  deps: { logger: Logger; clock?: Clock; store?: SupportStore; bus?: PubSub; limiter?: RateLimiter },
+  deps: { logger: Logger; clock?: Clock; store?: SupportStore; bus?: PubSub; limiter?: RateLimiter; attachments?: AttachmentOptions },
 ): Promise<Service> {
   const products = (env.SUPPORT_PRODUCTS ?? "demo")
     .split(",")
@@ -194,7 +204,10 @@ export async function supportFromEnv(
   for (const p of external)
     if (products.includes(p.slug)) throw new Error(`product ${p.slug} is in SUPPORT_PRODUCTS and on an external backend: pick one`);
   const corsOrigins = corsOriginsFromEnv(env.SUPPORT_CORS_ORIGINS);
+  // the app passes the ones on its storage (attachments.ts); alone (tests), the limits and SUPPORT_ATTACHMENT_STORE=fs
+  const attachments = deps.attachments ?? (await attachmentsFromEnv(env, { logger: deps.logger }));
   return createSupportService({
+    attachments,
     ...(corsOrigins ? { corsOrigins } : {}),
     widgetScript: supportWidgetScript,
     // the agent inbox page at /agent/inbox/ (it signs in with SUPPORT_AGENT_TOKEN)

@@ -12,6 +12,7 @@ import type { ConversationView } from "../domain/views.js";
 import { supportError } from "../errors.js";
 import { AgentReplyBody, CreateBody, PostBody } from "../routes/schemas.js";
 import type { Attachments } from "./attachments.js";
+import { withAttachmentDeletion } from "./deletion.js";
 import { attachmentMeta, attachmentsOf } from "./meta.js";
 import type { AttachmentRef } from "./types.js";
 
@@ -24,7 +25,6 @@ export interface AttachmentMessageDeps {
   conversations: Conversations;
   logger: Logger;
 }
-
 
 /** What a written message carries, read back from the conversation (a deduplicated write answers the original). */
 function carriedBy(view: ConversationView | null, messageId: string | undefined): { messageId: string; refs: AttachmentRef[] } | undefined {
@@ -126,7 +126,8 @@ export function withAttachments(api: SupportApi, deps: AttachmentMessageDeps): S
       );
     },
     agent: {
-      ...api.agent,
+      // deleting a message or a conversation deletes the files it carried (deletion.ts)
+      ...withAttachmentDeletion(api.agent, deps),
       async reply(id, input) {
         const ids = (input as { attachments?: string[] }).attachments;
         if (!ids?.length) return api.agent.reply(id, input);
