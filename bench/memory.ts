@@ -3,9 +3,12 @@
 // --vectors adds runs with an offline embedder), then the quality part (bench/memory-quality.ts: extraction
 // coverage/precision and, with --dataset <locomo.json>, evidence recall@10 per LoCoMo category next to the
 // BM25 baseline), all in one run. --scale-only runs part 3 alone (prints ingest and recall per store, size and
-// vectors, with CPU time next to wall time and the load average).
+// vectors, with CPU time next to wall time and the load average). With --dataset, part T (bench/memory-throughput.ts)
+// measures episodes/s on the dataset's turns in process and over HTTP with the queue and store on SQLite, and the run
+// keeps to about ten minutes (smaller parts 1 and 3, see run()); --skip extraction,freshness,throughput,scale,
+// histories,quality,locomo leaves parts out.
 
-import { loadavg } from "node:os";
+import { availableParallelism, loadavg } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import {
   createMemoryService,
@@ -21,6 +24,7 @@ import { largeEpisode } from "../packages/memory/test/large-episodes.js";
 import { percentile } from "./lib.js";
 import { runQuality } from "./memory-quality.js";
 import { recallAtScale, type StoreName } from "./memory-scale.js";
+import { runThroughput } from "./memory-throughput.js";
 
 const KEY = "mk_bench_key_0123456789abcdef";
 
@@ -300,26 +304,64 @@ function arg(args: string[], name: string): string | undefined {
 }
 
 export async function run(args: string[]): Promise<void> {
-  // 1M edges takes well over ten minutes to load on PostgreSQL: opt in with --million (or list it in --sizes)
-  const sizes = (arg(args, "--sizes") ?? `1000,10000,100000${args.includes("--million") ? ",1000000" : ""}`).split(",").map(Number);
-  const stores = (arg(args, "--store") ?? "memory,sqlite,postgres").split(",") as StoreName[];
+  const dataset = arg(args, "--dataset");
+  // with --dataset the run is issue #25's acceptance (histories, extraction quality, LoCoMo, throughput) and keeps to
+  // about ten minutes on two shared cores: the scale table then stops at 10k edges on the in-process stores unless
+  // --sizes / --store say otherwise (--full-scale: the whole table). 1M edges takes well over ten minutes to load on
+  // PostgreSQL: opt in with --million (or list it in --sizes)
+  const short = dataset !== undefined && !args.includes("--full-scale");
+  const sizes = (arg(args, "--sizes") ?? (short ? "1000,10000" : `1000,10000,100000${args.includes("--million") ? ",1000000" : ""}`))
+    .split(",")
+    .map(Number);
+  const stores = (arg(args, "--store") ?? (short ? "memory,sqlite" : "memory,sqlite,postgres")).split(",") as StoreName[];
   for (const s of stores)
     if (!["memory", "sqlite", "postgres"].includes(s)) throw new Error(`--store: unknown store "${s}" (memory, sqlite, postgres)`);
   const vectorModes = args.includes("--vectors") ? [false, true] : [false];
   const framework = (arg(args, "--framework") ?? "fastify") as "fastify" | "express" | "fetch";
 
-  // --scale-only: just part 3 (recall at scale per store), the long one
+  // --scale-only: just part 3 (recall at scale per store), the long one; --skip <parts> leaves parts out
+  // (extraction, freshness, throughput, scale, histories, quality, locomo)
   const scaleOnly = args.includes("--scale-only");
-  if (!scaleOnly) await extractionAndFreshness(args, framework);
-  await scaleTable(stores, sizes, vectorModes);
-  // extraction quality and LoCoMo recall quality: bench/memory-quality.ts
-  if (!scaleOnly) await runQuality(args);
+  const skip = new Set((arg(args, "--skip") ?? "").split(",").filter(Boolean));
+  const started = performance.now();
+  console.log(
+    `memory bench on ${availableParallelism()} cores, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" / ")} (1 / 5 / 15 min)${skip.size ? `; skipped: ${[...skip].join(", ")}` : ""}`,
+  );
+  if (!scaleOnly) await extractionAndFreshness(args, framework, skip);
+  // issue #25's throughput on LoCoMo turns, queue and store on SQLite (bench/memory-throughput.ts)
+  if (!scaleOnly && dataset && !skip.has("throughput"))
+    await runThroughput(dataset, { turns: Number(arg(args, "--throughput-turns") ?? 1000) });
+  if (!skip.has("scale")) await scaleTable(stores, sizes, vectorModes);
+  // histories, extraction quality and LoCoMo recall quality: bench/memory-quality.ts
+  if (!scaleOnly) await runQuality(args, skip);
+  console.log(`\nmemory bench done in ${((performance.now() - started) / 1000).toFixed(0)} s (load average now ${loadavg()[0]!.toFixed(1)})`);
 }
 
-async function extractionAndFreshness(args: string[], framework: "fastify" | "express" | "fetch") {
-  const n = Number(arg(args, "--episodes") ?? 2000);
-  const large = Number(arg(args, "--large") ?? 50);
-  console.log("1. extraction, offline NLP extractor on the event loop (before issue #24) and on worker threads (the default)");
+async function extractionAndFreshness(args: string[], framework: "fastify" | "express" | "fetch", skip: ReadonlySet<string>) {
+  if (!skip.has("extraction")) await placements(args, framework);
+  if (skip.has("freshness")) return;
+  const service = createMemoryService({ dailyQuota: 1e9, worker: { pollMs: 50 } });
+  await service.keys.create({ brainId: "bench", key: KEY });
+  const server = await listen(framework, [service]);
+  const api = http(server.url);
+  try {
+    console.log(`2. freshness over HTTP (${framework}): POST /v1/episodes until the fact is in POST /v1/recall`);
+    const f = await freshness(api, 40);
+    console.log(`   p50 ${ms(f.p50)}, p95 ${ms(f.p95)}, max ${ms(f.max)} (target: under 2000 ms)`);
+  } finally {
+    await server.close();
+    await service.dispose();
+  }
+}
+
+/** Part 1: synthetic episodes with the extractor on the event loop and on threads (issue #24), in-memory store. */
+async function placements(args: string[], framework: "fastify" | "express" | "fetch") {
+  // with --dataset, fewer by default: part T measures throughput on LoCoMo turns with SQLite
+  const n = Number(arg(args, "--episodes") ?? (arg(args, "--dataset") ? 500 : 2000));
+  const large = Number(arg(args, "--large") ?? (arg(args, "--dataset") ? 20 : 50));
+  console.log(`1. extraction of ${n} synthetic episodes, offline NLP extractor on the event loop (before issue #24) and on worker threads (the default), in-memory store`);
   console.log(
     `   ${"where".padEnd(11)} ${"in-process".padStart(16)} ${`HTTP (${framework})`.padStart(16)} ${`${large} x 50 KB over HTTP`.padStart(22)} ${"slowest POST".padStart(13)} ${"worst loop".padStart(11)}`,
   );
@@ -333,19 +375,6 @@ async function extractionAndFreshness(args: string[], framework: "fastify" | "ex
     console.log(
       `   ${placement.padEnd(11)} ${`${tp.perSecond.toFixed(0)} episodes/s`.padStart(16)} ${`${viaHttp.perSecond.toFixed(0)} episodes/s`.padStart(16)} ${`${heavy.perSecond.toFixed(2)} episodes/s`.padStart(22)} ${ms(heavy.slowestPost).padStart(13)} ${ms(Math.max(viaHttp.worstLoop, heavy.worstLoop)).padStart(11)}   (${tp.edges} edges, ${tp.entities} entities; load ${loadavg()[0]!.toFixed(1)})`,
     );
-  }
-
-  const service = createMemoryService({ dailyQuota: 1e9, worker: { pollMs: 50 } });
-  await service.keys.create({ brainId: "bench", key: KEY });
-  const server = await listen(framework, [service]);
-  const api = http(server.url);
-  try {
-    console.log(`2. freshness over HTTP (${framework}): POST /v1/episodes until the fact is in POST /v1/recall`);
-    const f = await freshness(api, 40);
-    console.log(`   p50 ${ms(f.p50)}, p95 ${ms(f.p95)}, max ${ms(f.max)} (target: under 2000 ms)`);
-  } finally {
-    await server.close();
-    await service.dispose();
   }
 }
 

@@ -1,5 +1,5 @@
 // `npm run bench -- <name> [args]`: runs bench/<name>.ts (adapters, support, memory, memory-transfer, entries, storage, widget, imports, hardening, lint, webhooks;
-// memory-histories, which memory also prints, only when named).
+// memory-histories and memory-throughput, which memory also prints, only when named).
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
@@ -19,7 +19,7 @@ const known = [
 ];
 const exists = (file: string) => existsSync(fileURLToPath(new URL(file, import.meta.url)));
 const names = name ? [name] : known.filter((n) => exists(`./${n}.ts`) || (n === "hardening" && exists("./hardening-stalled.ts")));
-if (name && !known.includes(name) && name !== "memory-histories") {
+if (name && !known.includes(name) && name !== "memory-histories" && name !== "memory-throughput") {
   console.error(`unknown benchmark "${name}"; one of: ${known.join(", ")}`);
   process.exit(2);
 }
