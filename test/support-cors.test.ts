@@ -29,6 +29,8 @@ forEachAdapter(
       expect(r.headers.get("access-control-allow-methods")).toMatch(/POST/);
       expect(r.headers.get("access-control-allow-headers")).toMatch(/last-event-id/);
       expect(r.headers.get("access-control-allow-headers")).toMatch(/content-type/);
+      // a verified customer's widget sends its signature as a header (docs/support.md#verified-customers)
+      expect(r.headers.get("access-control-allow-headers")).toMatch(/x-customer-signature/);
       expect(r.headers.get("vary")).toMatch(/Origin/);
       const stream = await preflight("/api/conversations/abc/stream", WIDGET, "GET");
       expect(stream.headers.get("access-control-allow-origin")).toBe(WIDGET);

@@ -34,6 +34,7 @@ import { ErrorSchema } from "./errors.js";
 import type { SpiToken } from "./http/auth.js";
 import { type ClientAddressOptions, clientAddressOf } from "./http/client-address.js";
 import type { SupportContext } from "./http/context.js";
+import { SIGNATURE_HEADER } from "./http/customer-signature.js";
 import { agentRoutes } from "./routes/agent.js";
 import { publicRoutes } from "./routes/public.js";
 import { spiRoutes } from "./routes/spi.js";
@@ -146,10 +147,15 @@ function widgetRoute(source: string | (() => string | Promise<string>)): Route {
 /** CORS for interface A: the service's origins plus every product's, or none at all. */
 function publicCors(service: "*" | readonly string[] | undefined, products: readonly ProductConfig[]): CorsOptions | undefined {
   const perProduct = products.flatMap((p) => p.corsOrigins ?? []);
-  if (service === "*" || perProduct.includes("*")) return { paths: ["/api/conversations"], origins: "*" };
+  // a verified customer's widget sends its signature as a header: without it in the preflight's list, every call of a
+  // widget on another origin fails before it is sent
+  const cors = { paths: ["/api/conversations"], allowHeaders: PUBLIC_CORS_HEADERS };
+  if (service === "*" || perProduct.includes("*")) return { ...cors, origins: "*" };
   const origins = [...(service ?? []), ...perProduct];
-  return origins.length ? { paths: ["/api/conversations"], origins } : undefined;
+  return origins.length ? { ...cors, origins } : undefined;
 }
+/** What a page on another origin may send to interface A: core's defaults and the customer's signature. */
+const PUBLIC_CORS_HEADERS = ["content-type", "last-event-id", "x-request-id", SIGNATURE_HEADER];
 const HOUR = 3_600_000;
 
 /** The service's parts, built from its options before any route. */
