@@ -90,6 +90,17 @@ describe("change model of the offline extractor", () => {
     expect((await said(text)).facts).toContain(expected);
   });
 
+  it.each([
+    ["Omar married Lena in 2017.", "Omar married_to Lena positive/starts"],
+    ["Kai and Noor have been engaged since June.", "Kai partner_of Noor positive/holds"],
+    ["Ines has been running the Thursday chess club since May.", "Ines run Thursday chess club positive/holds"],
+    ["Rui joined Hooli as CTO in 2021.", "Rui cto_of Hooli positive/starts"],
+    ["Rui joined Hooli as CTO in 2021.", "Rui works_at Hooli positive/starts"],
+    ["Mia was hired as a designer at Figma last year.", "Mia works_at Figma positive/starts"],
+  ])("starts: %s", async (text, expected) => {
+    expect((await said(text)).facts).toContain(expected);
+  });
+
   it("keeps a use of a plan, and a move between things that are no values, as the plain clauses say", async () => {
     expect((await said("Acme uses the starter plan.")).facts).toEqual(["Acme uses starter plan positive/holds"]);
     expect((await said("Umbrella migrated from Jira to Linear.")).facts).not.toContain("Umbrella migrate_to Linear positive/starts");

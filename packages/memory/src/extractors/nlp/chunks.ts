@@ -129,6 +129,12 @@ const startsNp = (t: Token) =>
     (t.pos === "PRON" && (POSSESSIVE.has(t.lower) || PERSONAL.has(t.lower))) ||
     (t.pos === "VERB" && t.lower.endsWith("ing")));
 
+/** "coaching" -> "coach", "running" -> "run": the stem of an -ing form (a silent "e" is not restored). */
+const ingStem = (w: string) => {
+  const stem = w.slice(0, -3);
+  return /([^aeiouls])\1$/.test(stem) ? stem.slice(0, -1) : stem;
+};
+
 /** "lives" -> "live", "studies" -> "study": the base form of a present-tense verb the tagger took for a plural. */
 function deinflect(word: string): string {
   const w = word.toLowerCase();
@@ -187,6 +193,9 @@ function repair(input: Token[]): Token[] {
   for (let k = 1; k < tokens.length; k++) {
     const t = tokens[k]!;
     const prev = tokens[k - 1]!;
+    // "has been coaching the class": an -ing word the tagger read as a noun after a form of "be", before an article
+    if (t.pos === "NOUN" && /ing$/.test(t.lower) && /^(is|are|was|were|been|be|am)$/.test(prev.lower) && tokens[k + 1]?.pos === "DET")
+      tokens[k] = { ...t, pos: "VERB", lemma: ingStem(t.lower) };
     // "retired from Ford": a capitalised word the tagger read as a verb after a preposition is a name
     if (t.pos === "VERB" && /^\p{Lu}/u.test(t.text) && (prev.pos === "ADP" || prev.pos === "DET")) tokens[k] = { ...t, pos: "PROPN" };
     // "appointed Omar Said as CEO": a capitalised word read as a verb after a name, once the sentence has its verb
@@ -210,7 +219,13 @@ function repair(input: Token[]): Token[] {
     const prev = tokens[k - 1]!;
     const next = tokens[k + 1];
     // "Joe retired from Ford": a participle read as an adjective after a name, before a preposition
-    if (t.pos === "ADJ" && /ed$/.test(t.lower) && prev.pos === "PROPN" && (next?.pos === "ADP" || next?.pos === "DET")) {
+    // "Jun married Hiro": or between two names
+    if (
+      t.pos === "ADJ" &&
+      /ed$/.test(t.lower) &&
+      prev.pos === "PROPN" &&
+      (next?.pos === "ADP" || next?.pos === "DET" || next?.pos === "PROPN")
+    ) {
       const lemma = /ied$/.test(t.lower)
         ? t.lower.replace(/ied$/, "y")
         : /([iuo]r|[iao]v|[ao]s|[iu]z|[ai]g|[ai]c|rc|at|ut|ot|[^aeiou]l)ed$/.test(t.lower)

@@ -175,9 +175,11 @@ export function clauses(chunks: Chunk[], tokens: readonly Token[]): Clause[] {
       }
       if (next?.type === "adj") {
         const prep = chunks[k + 1];
+        const mutual = mutualState(subjects, next.text, vg);
         if (prep?.type === "prep" && chunks[k + 2]?.type === "np") {
           emit(slug(next.text, prep.token.lower), nounList(chunks, k + 2).items);
-        } else emit("is", [adjectivePhrase(next.text)]);
+        } else if (mutual) out.push(mutual);
+        else emit("is", [adjectivePhrase(next.text)]);
         continue;
       }
       if (next?.type === "prep" && chunks[k + 1]?.type === "np") {
@@ -191,22 +193,7 @@ export function clauses(chunks: Chunk[], tokens: readonly Token[]): Clause[] {
     const main = vg.main;
     if (!main) continue;
     if (vg.passive) {
-      if (next?.type === "prep" && next.token.lower === "by" && chunks[k + 1]?.type === "np" && !vg.particle) {
-        // "The billing API is maintained by Team Orca": Team Orca maintains it, one relation whichever voice says it
-        const agents = nounList(chunks, k + 1).items.filter((a) => !a.pronoun || a.pronoun !== "it");
-        for (const a of agents)
-          for (const s of subjects) out.push({ subject: a, relation: slug(main.lemma), object: s, negated: vg.negated, verb: vg });
-      } else if (next?.type === "prep" && chunks[k + 1]?.type === "np") {
-        emit(slug(main.lower, vg.particle, next.token.lower), nounList(chunks, k + 1).items);
-      } else if (next?.type === "np") {
-        // "was named employee of the month", "is called Biscuit"
-        emit(slug(main.lower), nounList(chunks, k).items);
-      } else {
-        const when = dateObject(chunks, k);
-        // "logs are kept for thirty days"; with no object at all, the participle is a state: "the office is closed"
-        if (when?.prep) emit(slug(main.lower, vg.particle, when.prep), [when.object]);
-        else if (!vg.particle) emit("is", [adjectivePhrase(main.lower)]);
-      }
+      out.push(...passiveClauses(chunks, v, subjects));
       continue;
     }
     const verb = slug(...vg.chain.map((c) => `${c}_to`), main.lemma, vg.particle);
@@ -251,6 +238,48 @@ export function clauses(chunks: Chunk[], tokens: readonly Token[]): Clause[] {
   return out;
 }
 
+/** The clauses of a passive verb group at `v`: "is maintained by Team Orca", "was hired as X at Y", "is closed". */
+function passiveClauses(chunks: Chunk[], v: number, subjects: NounPhrase[]): Clause[] {
+  const vg = chunks[v] as VerbGroup;
+  const main = vg.main!;
+  const k = v + 1;
+  const next = chunks[k];
+  const out: Clause[] = [];
+  const emit = (relation: string, objects: NounPhrase[]) => {
+    for (const s of subjects) for (const o of objects) out.push({ subject: s, relation, object: o, negated: vg.negated, verb: vg });
+  };
+  if (next?.type === "prep" && next.token.lower === "by" && chunks[k + 1]?.type === "np" && !vg.particle) {
+    // "The billing API is maintained by Team Orca": Team Orca maintains it, one relation whichever voice says it
+    const agents = nounList(chunks, k + 1).items.filter((a) => !a.pronoun || a.pronoun !== "it");
+    for (const a of agents)
+      for (const s of subjects) out.push({ subject: a, relation: slug(main.lemma), object: s, negated: vg.negated, verb: vg });
+  } else if (next?.type === "prep" && chunks[k + 1]?.type === "np") {
+    emit(slug(main.lower, vg.particle, next.token.lower), nounList(chunks, k + 1).items);
+    // "Elena was hired as a data engineer at Klarna": hired by where the post is
+    const at = chunks[k + 2];
+    const employer = chunks[k + 3];
+    if (
+      /^(hire|employ|recruit|take)$/.test(main.lemma) &&
+      next.token.lower === "as" &&
+      at?.type === "prep" &&
+      /^(at|by)$/.test(at.token.lower) &&
+      employer?.type === "np"
+    )
+      emit("hired_by", [employer]);
+  } else if (next?.type === "np") {
+    // "was named employee of the month", "is called Biscuit"
+    emit(slug(main.lower), nounList(chunks, k).items);
+  } else {
+    const when = dateObject(chunks, k);
+    // "logs are kept for thirty days"; with no object at all, the participle is a state: "the office is closed"
+    const mutual = mutualState(subjects, main.lower, vg);
+    if (when?.prep) emit(slug(main.lower, vg.particle, when.prep), [when.object]);
+    else if (mutual) out.push(mutual);
+    else if (!vg.particle) emit("is", [adjectivePhrase(main.lower)]);
+  }
+  return out;
+}
+
 /** "X is a painter", "Liam's favourite band is Radiohead", "Bluebird's CTO is Sofia": a copula before noun phrases. */
 function copulaNouns(items: NounPhrase[], subjects: NounPhrase[], vg: VerbGroup): Clause[] {
   const s = subjects[0]!;
@@ -272,6 +301,19 @@ function copulaNouns(items: NounPhrase[], subjects: NounPhrase[], vg: VerbGroup)
 }
 
 const JOB = /^(job|position|post|role|gig|internship)$/i;
+/** States two subjects are in with each other: "Sara and Tim are married" -> married_to. */
+const RECIPROCAL_STATE: Record<string, string> = {
+  married: "married_to",
+  engaged: "engaged_to",
+  divorced: "divorced_from",
+  separated: "separate_from",
+};
+
+/** "Sara and Tim have been married since 2015": each of two subjects is the other's spouse. */
+function mutualState(subjects: NounPhrase[], word: string, vg: VerbGroup): Clause | null {
+  const relation = subjects.length === 2 ? RECIPROCAL_STATE[word.toLowerCase()] : undefined;
+  return relation ? { subject: subjects[0]!, relation, object: subjects[1]!, negated: vg.negated, verb: vg, reciprocal: true } : null;
+}
 
 /** Nouns that relate their subject to the noun phrase after their preposition: "a member of", "friends with". */
 const RELATIONAL: Record<string, [prep: RegExp, relation: string]> = {
@@ -482,6 +524,12 @@ function roleClauses(chunks: Chunk[], v: number, subjects: NounPhrase[]): { clau
       const placed = holdPlaced(holders, role, named.next);
       // "Lumen Labs appointed Omar as chief executive": the organisation that appoints
       if (!placed && APPOINT.test(lemma) && object) for (const s of subjects) hold(object, role, s);
+      // "Priya joined Umbrella Corp as CFO": the role is held at what was joined, which is joined too
+      else if (!placed && lemma === "join" && object && !object.pronoun)
+        for (const s of subjects) {
+          hold(s, role, object);
+          out.push({ subject: s, relation: "join", object, negated: vg.negated, verb: vg });
+        }
       last = placed ? placed.last : named.next - 1;
     }
     if (out.length) return done();

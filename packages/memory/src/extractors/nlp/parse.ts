@@ -83,6 +83,8 @@ export function parse(text: string): Sentence[] {
 
 const MONTHS =
   /^(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)$/;
+const WEEKDAY_OR_MONTH =
+  /^(monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december)$/;
 /** Words after which a month is a date: "in May", "since June", "last April", "May to June" after "from". */
 const TEMPORAL_BEFORE =
   /^(in|on|by|until|till|til|since|from|during|through|thru|before|after|last|next|this|early|late|mid|of|every|each|around|about|between|and|or|-|,)$/;
@@ -103,6 +105,19 @@ function markDates(tokens: Token[]): void {
     const t = tokens[k]!;
     const prev = tokens[k - 1];
     const next = tokens[k + 1];
+    // "the Saturday judo class", "the May release": a day or month between an article and a noun names the thing
+    if (
+      t.date &&
+      WEEKDAY_OR_MONTH.test(t.lower) &&
+      prev?.pos === "DET" &&
+      !prev.date &&
+      next &&
+      /^(NOUN|PROPN)$/.test(next.pos) &&
+      !next.date
+    ) {
+      tokens[k] = { ...t, date: false, pos: "PROPN" };
+      continue;
+    }
     if (t.date && /^\p{Lu}/u.test(t.text) && MONTHS.test(t.lower)) {
       const prevDated = prev !== undefined && (prev.date || TEMPORAL_BEFORE.test(prev.lower) || prev.pos === "NUM");
       const nextDated = next !== undefined && (next.pos === "NUM" || /^\d/.test(next.text) || (next.date && next.text !== "."));
