@@ -3,7 +3,9 @@
 
 /**
  * Where attachment bytes live, by key (the attachment id). A host adds an object store (S3, GCS, R2) by implementing
- * these three calls; keys are the service's ids (letters, digits, `_` and `-`), so they are safe as object names.
+ * these three calls; keys are the service's ids (letters, digits, `_` and `-`), so they are safe as object names. The
+ * contract (whole values, read-after-write across processes, errors) is in docs/support.md#blob-stores, and
+ * `describeBlobStore` (`@mountkit/support/testing`) checks it.
  */
 export interface BlobStore {
   /** Stores the bytes under `key`, replacing any already there. */
