@@ -102,5 +102,17 @@ export const coreMigrations: MigrationSet = {
         ]);
       },
     },
+    {
+      version: 6,
+      name: "job claims read each group's oldest queued job by index",
+      async up(db) {
+        // a claim walks the queued groups one index seek each and takes the oldest queued job of each group, and the
+        // oldest ungrouped ones, instead of ranking the whole backlog (stores/kit/jobs.ts)
+        await exec(db, [
+          "create index jobs_queued_groups on jobs (queue, state, group_key, run_at, id) where group_key is not null",
+          "create index jobs_queued_free on jobs (queue, state, run_at, id) where group_key is null",
+        ]);
+      },
+    },
   ],
 };

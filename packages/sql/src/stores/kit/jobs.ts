@@ -127,6 +127,27 @@ export function sqlJobStore(database: SqlDatabase, options: SqlJobStoreOptions =
         const c = (col: string) => sql.ref(`${alias}.${col}`);
         return sql`${c("queue")} = ${queue} and ((${c("state")} = 'queued' and ${c("run_at")} <= ${now}) or (${c("state")} = 'running' and (${c("lease_until")} <= ${now} or ${gone(alias)})))`;
       };
+      // the only jobs that can win: running ones whose lease ended or whose holder is gone (a few), each queued group's
+      // oldest due job (one index seek per group, walking the groups with a recursive query), and the oldest `limit`
+      // ungrouped due jobs. Ranking the whole backlog instead made a claim cost ~35 ms of the writer at 3,000 queued jobs.
+      const candidates = sql`
+        with recursive grp(k) as (
+          select min(group_key) from jobs where queue = ${queue} and state = 'queued' and group_key is not null
+          union all
+          select (select min(q.group_key) from jobs q where q.queue = ${queue} and q.state = 'queued' and q.group_key > grp.k)
+          from grp where grp.k is not null
+        )
+        select x.id from jobs x where x.queue = ${queue} and x.state = 'running' and ${due("x")}
+        union all
+        select (select q.id from jobs q
+          where q.queue = ${queue} and q.state = 'queued' and q.group_key = grp.k and q.run_at <= ${now}
+          order by q.run_at, q.id limit 1)
+        from grp where grp.k is not null
+        union all
+        select f.id from (
+          select q.id from jobs q where q.queue = ${queue} and q.state = 'queued' and q.group_key is null and q.run_at <= ${now}
+          order by q.run_at, q.id limit ${limit}
+        ) f`;
       // due jobs whose group has no other job running under a live lease; the oldest one per group
       const claimable = sql`
         select c.id from (
@@ -136,7 +157,7 @@ export function sqlJobStore(database: SqlDatabase, options: SqlJobStoreOptions =
               order by j.run_at, j.id
             ) as rn
           from jobs j
-          where ${due("j")}
+          where j.id in (${candidates}) and ${due("j")}
             and (j.group_key is null or not exists (
               select 1 from jobs r
               where r.queue = j.queue and r.group_key = j.group_key and r.state = 'running' and r.id <> j.id
