@@ -15,11 +15,12 @@ export interface PageOptions {
 
 /**
  * Security headers of every page: nothing but the service's own origin, styles inline only (shadow DOM
- * `<style>`), no framing. The page reads its API base from `<meta name="mountkit-base">`.
+ * `<style>`), no framing. The page reads its API base from `<meta name="mountkit-base">`. Images may also come from
+ * `blob:` URLs, which only the page's own script can make: the inbox shows attachments fetched with the agent's token.
  */
 const PAGE_HEADERS = {
   "content-security-policy":
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
   "x-content-type-options": "nosniff",
   "referrer-policy": "no-referrer",
   "cache-control": "no-cache",

@@ -27,6 +27,16 @@ export interface AgentMessage {
   authorId?: string | null;
   createdAt: string;
   isCustomer: boolean;
+  /** The files it carries; absent when none. */
+  attachments?: Attachment[];
+}
+
+/** A file on a message (docs/support.md#attachments): its type was read from the bytes by the service. */
+export interface Attachment {
+  id: string;
+  name: string;
+  contentType: string;
+  size: number;
 }
 
 /** A private note: agents only, never shown to the customer. */
@@ -90,7 +100,21 @@ export interface AgentApi {
   me(): Promise<AgentIdentity>;
   list(productSlug: string, filter: ListFilter, cursor?: string): Promise<{ items: AgentSummary[]; next: string | null }>;
   detail(id: string): Promise<AgentDetail>;
-  reply(id: string, body: string, author: string): Promise<void>;
+  /** `attachments`: ids from {@link AgentApi.upload}. */
+  reply(id: string, body: string, author: string, attachments?: string[]): Promise<void>;
+  /**
+   * Uploads a file for a reply (PNG, JPEG, GIF, WebP, PDF or plain text, sniffed by the service), reporting progress;
+   * a refusal (413, 415) rejects with the service's message.
+   */
+  upload(
+    productSlug: string,
+    file: Blob,
+    o?: { name?: string; onProgress?(loaded: number, total: number): void; signal?: AbortSignal },
+  ): Promise<Attachment>;
+  /** A file's bytes, typed as the service serves them (the download needs the token, so no URL can show it). */
+  download(attachmentId: string): Promise<Blob>;
+  /** The file's agent download URL (it answers only with the token: a link's meaning, not a working `src`). */
+  attachmentUrl(attachmentId: string): string;
   setLabels(id: string, labels: string[]): Promise<string[]>;
   setAssignee(id: string, assignee: string | null): Promise<void>;
   setStatus(id: string, status: Status): Promise<void>;
@@ -143,7 +167,22 @@ export function agentApi(base: string, token: string, pageSize = 50): AgentApi {
       return call("GET", `?${p}`);
     },
     detail: (id) => call("GET", `/${encodeURIComponent(id)}`),
-    reply: (id, body, author) => call("POST", `/${encodeURIComponent(id)}/messages`, { body, author }),
+    reply: (id, body, author, attachments) =>
+      call("POST", `/${encodeURIComponent(id)}/messages`, { body, author, ...(attachments?.length ? { attachments } : {}) }),
+    upload: (productSlug, file, o = {}) => {
+      const name = o.name ?? (file as Partial<File>).name;
+      const query = new URLSearchParams({ productSlug, ...(name ? { name } : {}) });
+      return uploadWithProgress(`${agentRoot}/attachments?${query}`, { ...auth, accept: "application/json" }, file, o);
+    },
+    attachmentUrl: (attachmentId) => `${agentRoot}/attachments/${encodeURIComponent(attachmentId)}`,
+    async download(attachmentId) {
+      const res = await fetch(`${agentRoot}/attachments/${encodeURIComponent(attachmentId)}`, { headers: auth });
+      if (!res.ok) {
+        const err = (await res.json().catch(() => undefined)) as { error?: string } | undefined;
+        throw new AgentApiError(res.status, err?.error ?? `HTTP ${res.status}`);
+      }
+      return res.blob();
+    },
     setLabels: async (id, labels) => (await call<{ labels: string[] }>("PUT", `/${encodeURIComponent(id)}/labels`, { labels })).labels,
     setAssignee: (id, assignee) => call("PUT", `/${encodeURIComponent(id)}/assignee`, { assignee }),
     setStatus: (id, status) => call("PUT", `/${encodeURIComponent(id)}/status`, { status }),
@@ -193,4 +232,34 @@ export function agentApi(base: string, token: string, pageSize = 50): AgentApi {
       return { close: () => stop.abort() };
     },
   };
+}
+
+/** A POST of a file's bytes through XMLHttpRequest, the only browser API that reports a request body's progress. */
+function uploadWithProgress(
+  url: string,
+  headers: Record<string, string>,
+  file: Blob,
+  o: { onProgress?(loaded: number, total: number): void; signal?: AbortSignal },
+): Promise<Attachment> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", url);
+    for (const [k, v] of Object.entries({ ...headers, "content-type": file.type || "application/octet-stream" }))
+      xhr.setRequestHeader(k, v);
+    xhr.upload.onprogress = (e) => o.onProgress?.(e.loaded, e.lengthComputable ? e.total : file.size);
+    xhr.onload = () => {
+      let body: { error?: string } | undefined;
+      try {
+        body = JSON.parse(xhr.responseText);
+      } catch {
+        body = undefined;
+      }
+      if (xhr.status >= 200 && xhr.status < 300 && body) resolve(body as Attachment);
+      else reject(new AgentApiError(xhr.status, body?.error ?? `HTTP ${xhr.status}`));
+    };
+    xhr.onerror = () => reject(new AgentApiError(0, "the upload did not complete"));
+    xhr.onabort = () => reject(new AgentApiError(0, "upload cancelled"));
+    o.signal?.addEventListener("abort", () => xhr.abort(), { once: true });
+    xhr.send(file);
+  });
 }

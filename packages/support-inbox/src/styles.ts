@@ -89,6 +89,22 @@ h2 { font-size: 1.1rem; overflow-wrap: anywhere; }
 .canned li[aria-selected="true"] { background: var(--mk-agent-bg); outline: 2px solid var(--mk-accent); }
 .reply .field { flex: 1; }
 .reply textarea { resize: vertical; min-height: 3.2em; }
+.files { list-style: none; margin: 6px 0 0; padding: 0; display: flex; flex-wrap: wrap; gap: 8px; white-space: normal; }
+.file a { color: var(--mk-accent); overflow-wrap: anywhere; }
+.file .thumb { padding: 0; border-radius: 6px; background: var(--mk-bg); line-height: 0; max-width: 100%; }
+.file img { display: block; max-width: min(200px, 100%); max-height: 150px; width: auto; height: auto; object-fit: contain; border-radius: 6px; }
+.file img:not([src]) { width: 80px; height: 60px; background: var(--mk-panel); }
+.chips { list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: 6px; }
+.chips[hidden] { display: none; }
+.chip { display: flex; align-items: center; gap: 6px; max-width: 100%; border: 1px solid var(--mk-border); border-radius: 999px; padding: 2px 4px 2px 10px; font-size: .85rem; }
+.chip .name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 200px; }
+.chip progress { width: 64px; }
+.chip .icon { padding: 0 6px; border: 0; }
+.drop { outline: 2px dashed var(--mk-accent); outline-offset: -4px; }
+.lightbox { max-width: 95vw; max-height: 95vh; padding: 12px; border: 1px solid var(--mk-border); border-radius: var(--mk-radius); }
+.lightbox::backdrop { background: rgba(0,0,0,.6); }
+.lightbox img { display: block; max-width: calc(95vw - 40px); max-height: calc(95vh - 90px); margin-bottom: 8px; }
+.lightbox .row { display: flex; gap: 12px; align-items: center; justify-content: space-between; flex-wrap: wrap; }
 .back { display: none; }
 .placeholder { margin: auto; padding: 24px; }
 

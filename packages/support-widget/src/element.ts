@@ -3,6 +3,7 @@
 
 import { h } from "@mountkit/core/dom";
 import {
+  type Attachment,
   createSupportClient,
   type LiveConversation,
   type LiveState,
@@ -10,7 +11,9 @@ import {
   type StreamEvent,
   type Summary,
   type SupportClient,
+  newClientMessageId,
 } from "@mountkit/support-client";
+import { AttachPicker, FileNodes, filesOnlyText } from "./attachments.js";
 import { STYLES } from "./styles.js";
 
 type View = { kind: "list" } | { kind: "new" } | { kind: "thread"; id: string };
@@ -52,6 +55,8 @@ export class MountkitSupportElement extends HTMLElement {
   #launcher!: HTMLButtonElement;
   #announcer!: HTMLElement;
   #titleId = `mk-title-${Math.random().toString(36).slice(2, 8)}`;
+  /** The shown composer's pending files (uploads in flight stop when it goes). */
+  #picker: AttachPicker | undefined;
 
   constructor() {
     super();
@@ -78,6 +83,8 @@ export class MountkitSupportElement extends HTMLElement {
   disconnectedCallback() {
     this.#live?.close();
     this.#live = undefined;
+    this.#picker?.dispose();
+    this.#picker = undefined;
   }
 
   attributeChangedCallback() {
@@ -117,6 +124,8 @@ export class MountkitSupportElement extends HTMLElement {
       this.#live = undefined;
     }
     this.#view = view;
+    this.#picker?.dispose();
+    this.#picker = undefined;
     if (view.kind === "list") await this.#renderList();
     else if (view.kind === "new") this.#renderNew();
     else this.#renderThread(view.id);
@@ -197,33 +206,60 @@ export class MountkitSupportElement extends HTMLElement {
     );
   }
 
-  #renderNew() {
-    const text = h("textarea", { id: "mk-new", rows: "4", required: true, maxlength: "20000" });
+  /** The composer's alert: the reason a send or an upload failed (hidden when there is none). */
+  #errorLine() {
     const error = h("p", { class: "error", role: "alert", hidden: true });
+    const say = (text: string) => {
+      error.hidden = !text;
+      error.textContent = text;
+    };
+    return { error, say };
+  }
+
+  /** The message's words, or the files' names when it has none; undefined when there is nothing to send yet. */
+  #outgoing(text: HTMLTextAreaElement, picker: AttachPicker, say: (text: string) => void) {
+    if (picker.busy) {
+      say("Wait for the files to finish uploading.");
+      return undefined;
+    }
+    const files = picker.files;
+    const message = text.value.trim() || (files.length ? filesOnlyText(files) : "");
+    return message ? { message, files } : undefined;
+  }
+
+  #renderNew() {
+    const text = h("textarea", { id: "mk-new", rows: "4", maxlength: "20000" });
+    const { error, say } = this.#errorLine();
+    const picker = new AttachPicker(() => this.client, say);
+    this.#picker = picker;
+    // one id for this draft: a send repeated after a lost answer finds the conversation the first one created
+    const clientMessageId = newClientMessageId();
+    const send = h("button", { class: "primary", type: "submit" }, "Send");
     const form = h(
       "form",
       {
         onsubmit: (e) => {
           e.preventDefault();
-          const message = text.value.trim();
-          if (!message) return;
-          const button = form.querySelector("button[type=submit]") as HTMLButtonElement;
-          button.disabled = true;
+          say("");
+          const out = this.#outgoing(text, picker, say);
+          if (!out) return;
+          send.disabled = true;
           this.client
-            .create({ message })
+            .create({ message: out.message, clientMessageId, attachments: out.files.map((f) => f.id) })
             .then((r) => this.show({ kind: "thread", id: r.conversationId }))
             .catch((err: Error) => {
-              error.hidden = false;
-              error.textContent = `Not sent: ${err.message}`;
-              button.disabled = false;
+              say(`Not sent: ${err.message}`);
+              send.disabled = false;
             });
         },
       },
       h("label", { for: "mk-new" }, "How can we help?"),
       text,
+      picker.chips,
       error,
-      h("div", { class: "row" }, h("button", { class: "primary", type: "submit" }, "Send")),
+      h("div", { class: "row" }, picker.button, picker.input, send),
     );
+    picker.listen(text, form);
     this.#frame(
       "New conversation",
       body("New conversation", h("p", { class: "notice" }, "Our team replies here, usually within a day.")),
@@ -240,29 +276,34 @@ export class MountkitSupportElement extends HTMLElement {
     const actions = h("div", { class: "row" });
     const text = h("textarea", { id: "mk-reply", rows: "2", maxlength: "20000" });
     const label = h("label", { for: "mk-reply" }, "Your message");
-    const error = h("p", { class: "error", role: "alert", hidden: true });
+    const { error, say } = this.#errorLine();
+    const picker = new AttachPicker(() => this.client, say);
+    this.#picker = picker;
+    const files = new FileNodes((fileId) => this.client.attachmentUrl(fileId));
     const send = h("button", { class: "primary", type: "submit" }, "Send");
     const form = h(
       "form",
       {
         onsubmit: (e) => {
           e.preventDefault();
-          const message = text.value.trim();
-          if (!message || !this.#live) return;
+          say("");
+          const out = this.#outgoing(text, picker, say);
+          if (!out || !this.#live) return;
           text.value = "";
-          error.hidden = true;
-          this.#live.send(message).catch((err: Error) => {
-            error.hidden = false;
-            error.textContent = `Not sent: ${err.message}. Retry from the message.`;
+          picker.clear();
+          this.#live.send(out.message, out.files).catch((err: Error) => {
+            say(`Not sent: ${err.message}. Retry from the message.`);
           });
         },
       },
       h("div", { class: "meta" }, "Status: ", status),
       label,
       text,
+      picker.chips,
       error,
-      h("div", { class: "row" }, actions, send),
+      h("div", { class: "row" }, actions, picker.button, picker.input, send),
     );
+    picker.listen(text, form, main);
     text.addEventListener("keydown", (e) => {
       if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) form.requestSubmit();
     });
@@ -274,8 +315,20 @@ export class MountkitSupportElement extends HTMLElement {
       const nearBottom = main.scrollHeight - main.scrollTop - main.clientHeight < 40;
       const items: Node[] = [];
       if (issue)
-        items.push(this.#message({ text: issue.text, author: "You", createdAt: issue.createdAt, isCustomer: true, status: "sent" }));
-      for (const c of s.comments) items.push(this.#message(c, c.clientMessageId));
+        items.push(
+          this.#message(
+            {
+              text: issue.text,
+              author: "You",
+              createdAt: issue.createdAt,
+              isCustomer: true,
+              status: "sent",
+              attachments: issue.attachments,
+            },
+            files,
+          ),
+        );
+      for (const c of s.comments) items.push(this.#message(c, files, c.clientMessageId));
       thread.replaceChildren(...items);
       if (nearBottom) main.scrollTop = main.scrollHeight;
       if (s.deleted) {
@@ -289,6 +342,7 @@ export class MountkitSupportElement extends HTMLElement {
       const closed = st.tone === "closed";
       text.disabled = closed;
       send.disabled = closed;
+      picker.disabled = closed;
       // a disabled composer drops focus: keep it in the panel, so Escape and Tab still work
       if (closed && (this.#root.activeElement === null || this.#root.activeElement === text)) main.focus();
       label.textContent = closed
@@ -314,7 +368,11 @@ export class MountkitSupportElement extends HTMLElement {
     text.focus();
   }
 
-  #message(m: { text: string; author: string; createdAt: string; isCustomer: boolean; status: string }, retryId?: string) {
+  #message(
+    m: { text: string; author: string; createdAt: string; isCustomer: boolean; status: string; attachments?: Attachment[] },
+    files: FileNodes,
+    retryId?: string,
+  ) {
     const meta = h(
       "span",
       { class: "meta" },
@@ -328,6 +386,7 @@ export class MountkitSupportElement extends HTMLElement {
       "li",
       { class: `msg${m.isCustomer ? " customer" : ""}${m.status === "failed" ? " failed" : ""}` },
       m.text || "(empty message)",
+      files.list(m.attachments),
       meta,
       retry,
     );

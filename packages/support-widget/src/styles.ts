@@ -69,5 +69,15 @@ textarea, input[type="text"] { width: 100%; border: 1px solid var(--mk-border); 
 .row { display: flex; gap: 8px; flex-wrap: wrap; justify-content: flex-end; }
 .primary { border: 0; border-radius: 8px; padding: 8px 14px; background: var(--mk-accent); color: var(--mk-accent-fg); font-weight: 600; }
 .secondary { border: 1px solid var(--mk-border); border-radius: 8px; padding: 8px 12px; background: var(--mk-bg); }
+.files { list-style: none; margin: 6px 0 0; padding: 0; display: flex; flex-wrap: wrap; gap: 6px; white-space: normal; }
+.file a { color: var(--mk-accent); overflow-wrap: anywhere; }
+.file img { display: block; max-width: 160px; max-height: 120px; width: auto; height: auto; object-fit: contain; border-radius: 6px; border: 1px solid var(--mk-border); background: var(--mk-bg); }
+.chips { list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: 6px; }
+.chips[hidden] { display: none; }
+.chip { display: flex; align-items: center; gap: 6px; max-width: 100%; border: 1px solid var(--mk-border); border-radius: 999px; padding: 2px 4px 2px 10px; font-size: .85rem; }
+.chip .name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 160px; }
+.chip progress { width: 56px; }
+.chip .icon { min-width: 24px; min-height: 24px; padding: 2px 6px; }
+.drop { outline: 2px dashed var(--mk-accent); outline-offset: -4px; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;

@@ -5,6 +5,7 @@ import { h } from "@mountkit/core/dom";
 import { type AgentApi, AgentApiError, type AgentDetail, type AgentNote, type Status } from "../api.js";
 import { agentLabels, badge, controlId, field, onSubmit, STATUS_TEXT, TOKEN_REFUSED } from "../dom.js";
 import { AssigneeControl, assigneeName } from "./assignee.js";
+import { filesOnlyText, ReplyFiles } from "./attach.js";
 import { CannedReplies } from "./canned.js";
 import type { InboxContext } from "./context.js";
 
@@ -34,6 +35,8 @@ export class Composer {
   readonly #reply = h("textarea", { name: "reply", rows: "3", maxlength: "20000" });
   readonly #send = h("button", { class: "primary", type: "submit" }, "Send reply");
   readonly #note = h("button", { class: "note", type: "button", title: "Only agents see private notes" }, "Add private note");
+  /** The files the next reply carries. */
+  readonly #files: ReplyFiles;
 
   constructor(cx: InboxContext, hooks: ComposerHooks) {
     this.#cx = cx;
@@ -58,6 +61,7 @@ export class Composer {
       this.#assignee.element,
     );
     const canned = new CannedReplies(cx, this.#reply);
+    const files = (this.#files = new ReplyFiles(cx));
     this.#note.addEventListener("click", () => void this.#addNote());
     this.replyForm = h(
       "form",
@@ -68,9 +72,17 @@ export class Composer {
         field("Reply", this.#reply, "field"),
         canned.suggestions,
         h("div", { class: "inline" }, canned.hint, canned.picker),
+        files.chips,
+        files.error,
       ),
-      h("div", { class: "actions" }, this.#send, this.#note),
+      h("div", { class: "actions" }, this.#send, this.#note, files.button, files.input),
     );
+    files.listen(this.#reply, this.replyForm);
+  }
+
+  /** The thread goes: uploads still running stop. */
+  dispose() {
+    this.#files.dispose();
   }
 
   /** Status, labels and assignee of the open conversation; inputs being edited keep what is typed unless `force`. */
@@ -92,6 +104,7 @@ export class Composer {
       ...(c.status === "closed" ? [] : [action("Close", "closed")]),
     );
     this.#reply.disabled = this.#send.disabled = c.status === "closed";
+    this.#files.disabled = c.status === "closed";
     this.#reply.placeholder = c.status === "closed" ? "Closed: reopen it to reply." : "";
     this.#hooks.changed(c);
   }
@@ -111,13 +124,24 @@ export class Composer {
   }
 
   #sendReply() {
-    const text = this.#reply.value.trim();
+    if (this.#files.busy) {
+      this.#files.error.textContent = "Wait for the files to finish uploading.";
+      return;
+    }
+    const files = this.#files.files;
+    const text = this.#reply.value.trim() || (files.length ? filesOnlyText(files) : "");
     if (!text) return;
     this.#send.disabled = true;
     return this.#write(async (api, id) => {
       try {
-        await api.reply(id, text, this.#cx.author);
+        await api.reply(
+          id,
+          text,
+          this.#cx.author,
+          files.map((f) => f.id),
+        );
         this.#reply.value = "";
+        this.#files.clear();
       } finally {
         this.#send.disabled = this.#hooks.current()?.status === "closed";
       }

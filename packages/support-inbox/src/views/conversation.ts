@@ -7,17 +7,19 @@ import { AgentApiError, type AgentDetail, type AgentMessage, type AgentNote, typ
 import { isStatus, TOKEN_REFUSED, when } from "../dom.js";
 import { Composer } from "./composer.js";
 import type { InboxContext } from "./context.js";
+import { ThreadFiles } from "./files.js";
 import type { ConversationList } from "./list.js";
 
 const placeholder = (text: string, cls = "placeholder muted") =>
   h("p", cls.includes("error") ? { class: cls, role: "alert" } : { class: cls }, text);
 
-const messageItem = (m: AgentMessage) =>
+const messageItem = (m: AgentMessage, files: ThreadFiles | undefined) =>
   h(
     "li",
     { class: m.isCustomer ? "msg" : "msg agent" },
     h("span", { class: "who" }, `${m.isCustomer ? "Customer" : m.author} · ${when(m.createdAt)}`),
     m.body === null ? h("em", {}, "(no text)") : displayBody(m.body),
+    files?.list(m.attachments),
   );
 
 /** A private note in the thread: marked as such, since the customer never sees it. */
@@ -51,6 +53,8 @@ export class ConversationView {
   #buffers = new Set<StreamEvent[]>();
   #messages: HTMLOListElement | undefined;
   #composer: Composer | undefined;
+  /** The shown thread's files (their object URLs go with it). */
+  #files: ThreadFiles | undefined;
 
   constructor(cx: InboxContext, list: ConversationList, show: (pane: "list" | "thread") => void) {
     this.#cx = cx;
@@ -65,6 +69,7 @@ export class ConversationView {
 
   open(id: string) {
     this.#stream?.close();
+    this.#dropThread();
     this.#current = undefined;
     this.#openId = id;
     this.#buffers.clear();
@@ -95,6 +100,7 @@ export class ConversationView {
   /** The session ended: the stream closes and nothing lands any more. */
   close() {
     this.#stream?.close();
+    this.#dropThread();
     this.#current = this.#openId = undefined;
   }
 
@@ -165,6 +171,7 @@ export class ConversationView {
         return this.#composer?.meta();
       case "issue_deleted":
         this.#stream?.close();
+        this.#dropThread();
         this.#current = undefined;
         this.element.replaceChildren(placeholder("This conversation was deleted.", "placeholder error"));
         return;
@@ -184,7 +191,9 @@ export class ConversationView {
         this.#renderMessages();
       },
     });
+    this.#dropThread();
     this.#composer = composer;
+    this.#files = new ThreadFiles(this.#cx);
     this.#messages = h("ol", { class: "messages", "aria-label": "Messages", tabindex: "0" });
     this.element.replaceChildren(
       h(
@@ -214,8 +223,15 @@ export class ConversationView {
     const list = this.#messages;
     if (!c || !list) return;
     const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
-    list.replaceChildren(...timeline(c).map((x) => ("isCustomer" in x ? messageItem(x) : noteItem(x))));
+    list.replaceChildren(...timeline(c).map((x) => ("isCustomer" in x ? messageItem(x, this.#files) : noteItem(x))));
     if (atBottom || list.scrollTop === 0) list.scrollTop = list.scrollHeight;
+  }
+
+  /** The thread's parts that hold resources: uploads in flight stop, object URLs are revoked. */
+  #dropThread() {
+    this.#composer?.dispose();
+    this.#files?.dispose();
+    this.#composer = this.#files = undefined;
   }
 
   #back() {
