@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call } from "../harness.js";
 import { FRAMEWORKS, listen, type Running } from "../servers.js";
-import { accessibilityViolations, findChromium, launchChromium, servePage } from "./browser.js";
+import { accessibilityViolations, findChromium, launchChromium, screenshots, servePage } from "./browser.js";
 
 const AGENT = "agent-token-attachments-0123";
 const MAX_BYTES = 64 * 1024;
@@ -236,6 +236,17 @@ describeBrowser("attachments in the widget and the inbox, in Chromium", () => {
           await expect.poll(() => loaded(widget().locator(`[data-attachment-id="${a.id}"] img`))).toBe(40);
         }
       });
+
+      if (framework === FRAMEWORKS[0])
+        it("writes screenshots of the files in the inbox and the widget (desktop and 360 px)", async () => {
+          const files = [
+            ...(await screenshots(inbox, "support-attachments-inbox")),
+            ...(await screenshots(customer, "support-attachments-widget")),
+          ];
+          expect(files).toHaveLength(4);
+          await inbox.setViewportSize({ width: 1280, height: 800 });
+          await customer.setViewportSize({ width: 1280, height: 800 });
+        });
 
       it("says why a file over the limit or of a refused type was not attached, and sends nothing", async () => {
         const before = (await detail()).messages.length;

@@ -92,7 +92,7 @@ h2 { font-size: 1.1rem; overflow-wrap: anywhere; }
 .files { list-style: none; margin: 6px 0 0; padding: 0; display: flex; flex-wrap: wrap; gap: 8px; white-space: normal; }
 .file a { color: var(--mk-accent); overflow-wrap: anywhere; }
 .file .thumb { padding: 0; border-radius: 6px; background: var(--mk-bg); line-height: 0; max-width: 100%; }
-.file img { display: block; max-width: min(200px, 100%); max-height: 150px; width: auto; height: auto; object-fit: contain; border-radius: 6px; }
+.file img { display: block; max-width: 200px; max-height: 150px; width: auto; height: auto; object-fit: contain; border-radius: 6px; }
 .file img:not([src]) { width: 80px; height: 60px; background: var(--mk-panel); }
 .chips { list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: 6px; }
 .chips[hidden] { display: none; }

@@ -50,7 +50,7 @@ export class FileNodes {
           "li",
           { class: "file", "data-attachment-id": f.id },
           h("a", { href: url, download: f.name, rel: "noopener noreferrer" }, f.name),
-          h("span", { class: "meta" }, ` · ${formatSize(f.size)}`),
+          h("span", { class: "size" }, ` · ${formatSize(f.size)}`),
         );
     this.#nodes.set(f.id, el);
     return el;

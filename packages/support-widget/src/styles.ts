@@ -71,6 +71,7 @@ textarea, input[type="text"] { width: 100%; border: 1px solid var(--mk-border); 
 .secondary { border: 1px solid var(--mk-border); border-radius: 8px; padding: 8px 12px; background: var(--mk-bg); }
 .files { list-style: none; margin: 6px 0 0; padding: 0; display: flex; flex-wrap: wrap; gap: 6px; white-space: normal; }
 .file a { color: var(--mk-accent); overflow-wrap: anywhere; }
+.file .size { color: var(--mk-muted); font-size: .85rem; }
 .file img { display: block; max-width: 160px; max-height: 120px; width: auto; height: auto; object-fit: contain; border-radius: 6px; border: 1px solid var(--mk-border); background: var(--mk-bg); }
 .chips { list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: 6px; }
 .chips[hidden] { display: none; }
