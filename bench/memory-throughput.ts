@@ -68,10 +68,15 @@ export interface ThroughputRow {
   edges: number;
 }
 
-async function onSqlite<T>(fn: (service: MemoryService) => Promise<T>): Promise<T> {
+async function onSqlite<T>(concurrency: number | undefined, fn: (service: MemoryService) => Promise<T>): Promise<T> {
   const dataDir = mkdtempSync(join(tmpdir(), "mountkit-bench-throughput-"));
   const db = await openDatabase({ dataDir, migrations: [...allMigrations] });
-  const service = createMemoryService({ store: sqlMemoryStore(db), dailyQuota: 1e9, extraction: { timeoutMs: 600_000 } });
+  const service = createMemoryService({
+    store: sqlMemoryStore(db),
+    dailyQuota: 1e9,
+    extraction: { timeoutMs: 600_000 },
+    ...(concurrency ? { worker: { concurrency } } : {}),
+  });
   try {
     return await fn(service);
   } finally {
@@ -85,8 +90,13 @@ async function onSqlite<T>(fn: (service: MemoryService) => Promise<T>): Promise<
  * Stores `turns` through `via` and waits until every one is extracted. The service's threads are warmed first on
  * another brain (model load), outside the timing.
  */
-export async function measureThroughput(turns: readonly TurnEpisode[], via: "in-process" | "HTTP", inFlight = 8): Promise<ThroughputRow> {
-  return onSqlite(async (service) => {
+export async function measureThroughput(
+  turns: readonly TurnEpisode[],
+  via: "in-process" | "HTTP",
+  options: { inFlight?: number; concurrency?: number } = {},
+): Promise<ThroughputRow> {
+  const inFlight = options.inFlight ?? 8;
+  return onSqlite(options.concurrency, async (service) => {
     const brains = [...new Set(turns.map((t) => t.brainId))];
     const keys = new Map<string, string>();
     for (const [i, b] of brains.entries()) keys.set(b, (await service.keys.create({ brainId: b, key: `${KEY}_${i}` })).key);
@@ -138,7 +148,7 @@ export async function measureThroughput(turns: readonly TurnEpisode[], via: "in-
 }
 
 /** Prints section T: in-process then HTTP, on the dataset's turns. */
-export async function runThroughput(dataset: string, options: { turns?: number } = {}): Promise<ThroughputRow[]> {
+export async function runThroughput(dataset: string, options: { turns?: number; concurrency?: number } = {}): Promise<ThroughputRow[]> {
   const all = loadTurnEpisodes(dataset);
   // --turns N: the first N / conversations turns of each conversation
   const brains = [...new Set(all.map((t) => t.brainId))];
@@ -152,7 +162,7 @@ export async function runThroughput(dataset: string, options: { turns?: number }
   );
   const rows: ThroughputRow[] = [];
   for (const via of ["in-process", "HTTP"] as const) {
-    const r = await measureThroughput(turns, via);
+    const r = await measureThroughput(turns, via, options);
     rows.push(r);
     console.log(
       `   ${via.padEnd(10)} ${r.perSecond.toFixed(0).padStart(11)} ${r.perCpuSecond.toFixed(0).padStart(10)} ${r.seconds.toFixed(1).padStart(8)} ${`${r.worstLoop.toFixed(1)} ms`.padStart(11)} ${String(r.edges).padStart(6)}   ${r.load[0].toFixed(1)} -> ${r.load[1].toFixed(1)} (${availableParallelism()} cores)`,
@@ -163,11 +173,15 @@ export async function runThroughput(dataset: string, options: { turns?: number }
   return rows;
 }
 
-/** `npm run bench -- memory-throughput --dataset <file> [--turns N]`: section T alone. */
+/** `npm run bench -- memory-throughput --dataset <file> [--turns N] [--concurrency N]`: section T alone (--concurrency: the worker's). */
 export async function run(args: string[]): Promise<void> {
   const i = args.indexOf("--dataset");
   const dataset = i >= 0 ? args[i + 1] : undefined;
   if (!dataset) throw new Error("memory-throughput needs --dataset <LoCoMo-format JSON file>");
   const t = args.indexOf("--turns");
-  await runThroughput(dataset, t >= 0 ? { turns: Number(args[t + 1]) } : {});
+  const c = args.indexOf("--concurrency");
+  await runThroughput(dataset, {
+    ...(t >= 0 ? { turns: Number(args[t + 1]) } : {}),
+    ...(c >= 0 ? { concurrency: Number(args[c + 1]) } : {}),
+  });
 }
