@@ -93,7 +93,10 @@ describe("nlp extractor", () => {
   it("reads a role held at an organisation whatever the wording, apposition included", async () => {
     const triples = async (text: string) => (await run(text)).triples.map((t) => t.join(" "));
     expect(await triples("The head of marketing at Wonka is Priya.")).toEqual(["Priya leads marketing", "Priya works_at Wonka"]);
-    expect(await triples("Diego serves as VP of Engineering at Rappi.")).toEqual(["Diego vp_of_engineering_at Rappi", "Diego works_at Rappi"]);
+    expect(await triples("Diego serves as VP of Engineering at Rappi.")).toEqual([
+      "Diego vp_of_engineering_at Rappi",
+      "Diego works_at Rappi",
+    ]);
     expect(await triples("Kemi, the CISO of Brightwave, asked for our SOC 2 report.")).toContain("Kemi ciso_of Brightwave");
     expect(await triples("Kwame founded Farmlink. He is its CEO.")).toContain("Kwame ceo_of Farmlink");
     expect(await triples("Hyun-woo is the captain of the rugby team.")).toEqual(["Hyun-woo captain_of rugby team"]);
@@ -112,6 +115,19 @@ describe("nlp extractor", () => {
     expect(await said("Sven lived in Malmö until last October; he is in Gothenburg now.")).toContain("Sven lives_in Gothenburg holds");
     // an organisation "is in" a place: located there
     expect(await said("Vandelay Industries is in Newark.")).toEqual(["Vandelay Industries located_in Newark holds"]);
+  });
+  it("reads the pair a sentence opened with as the 'they' of the next, and a thing's owner from 'belongs to'", async () => {
+    const pair = (await run("Ilse and Marek live in Gdansk. They both teach at the Maritime Academy.")).triples;
+    expect(pair).toContainEqual(["Ilse", "teach_at", "Maritime Academy"]);
+    expect(pair).toContainEqual(["Marek", "teach_at", "Maritime Academy"]);
+    expect((await run("The invoicing job belongs to the finance team.")).triples).toEqual([["finance team", "owns", "invoicing job"]]);
+    expect((await run("Olga belongs to the choir.")).triples).toEqual([["Olga", "member_of", "choir"]]);
+  });
+
+  it("repairs tags inside names and phrases: an apostrophe of a name, a capitalised particle, a noun read as a verb", async () => {
+    expect((await run("Kofi works at St James' Hospital.")).triples).toEqual([["Kofi", "works_at", "St James' Hospital"]]);
+    expect((await run("Wang Na lives in Xi'an.")).triples[0]?.[0]).toBe("Wang Na");
+    expect((await run("Tamsin leads the infra team.")).triples).toEqual([["Tamsin", "leads", "infra team"]]);
   });
 });
 

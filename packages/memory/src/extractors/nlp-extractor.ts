@@ -127,6 +127,8 @@ interface EpisodeState {
   group: string | null;
   /** The last proper name of no known kind: "he" or "she" points to it when no person is known ("Rahul Gupta"). */
   lastProper: string | null;
+  /** "Jorge and Ana" when the previous sentence's subject was two people: what a leading "they" stands for. */
+  pair: string | null;
 }
 
 function addEntity(st: EpisodeState, name: string, kind: EntityKind): void {
@@ -155,10 +157,16 @@ export function analyseEpisode(input: AnalysisInput): Analysis {
     subjectThing: null,
     group: null,
     lastProper: null,
+    pair: null,
   };
   for (const e of findNames(text)) st.named.set(nameKey(e.name), e.kind);
   if (speaker) addEntity(st, speaker, "person");
-  for (const sentence of parse(text)) analyseSentence(st, sentence);
+  for (const sentence of parse(text)) {
+    // "Jorge and Ana live in Quito. They both work at ...": "they" is the pair, read as if named again
+    const pair = st.pair && /^they\b/i.test(sentence.text) ? parse(sentence.text.replace(/^they\b/i, st.pair))[0] : undefined;
+    st.pair = null;
+    analyseSentence(st, pair ?? sentence);
+  }
   return { entities: [...st.entities.values()], facts: st.facts };
 }
 
@@ -281,8 +289,24 @@ function analyseSentence(st: EpisodeState, sentence: Sentence): void {
   }
   st.subjectThing = subjectThing;
   st.group = group;
+  st.pair = pairOf(st, chunks, nameOf);
   st.lastProper = firstProper ?? st.lastProper;
 }
+
+/** "Jorge and Ana live in Quito": the two people a sentence opens with as its subject, for a "they" after it. */
+function pairOf(st: EpisodeState, chunks: Chunk[], nameOf: (np: NounPhrase) => string | null): string | null {
+  const [a, and, b, verb] = chunks;
+  if (a?.type !== "np" || and?.type !== "conj" || and.token.lower !== "and" || b?.type !== "np" || verb?.type !== "vg") return null;
+  const names = [a, b].map((np) => (np.proper || np.pronoun ? nameOf(np) : null));
+  const people = names.every(
+    (n) => n !== null && (kindIn(st, n) === "person" || st.entities.get(nameKey(n))?.kind === "person" || looksLikeName(n)),
+  );
+  return people ? `${names[0]} and ${names[1]}` : null;
+}
+
+/** One or two capitalised words naming no organisation or place: "Jorge", "Ana Lima". */
+const looksLikeName = (name: string) =>
+  /^\p{Lu}[\p{L}'-]+(\s\p{Lu}[\p{L}'-]+)?$/u.test(name) && !namesOrganisation(name) && !PLACES.has(name.toLowerCase());
 
 /** A name with an organisation's word in it (lexicon.ts ORG_WORDS): "Vandelay Industries", "Banco Pichincha". */
 const namesOrganisation = (name: string) =>

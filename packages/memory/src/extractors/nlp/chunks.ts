@@ -145,11 +145,10 @@ function deinflect(word: string): string {
 }
 
 /**
- * Two repairs before chunking. Hyphenated words ("on-call", "three-year", "add-on") become one token.
- * A sentence with no verb before a noun-after-noun ("Victor studies law", "Oliver reports to Grace")
- * gets that noun back as its verb: the lite tagger reads such present-tense verbs as plurals.
+ * Tokens the tagger split or mis-tagged, put back together: hyphenated compounds, "no longer", currency amounts,
+ * addresses and URLs, a name's apostrophe or capitalised particle; a floating "both"/"all" is dropped.
  */
-function repair(input: Token[]): Token[] {
+function joinTokens(input: Token[]): Token[] {
   const tokens: Token[] = [];
   for (let k = 0; k < input.length; k++) {
     const t = input[k]!;
@@ -188,8 +187,46 @@ function repair(input: Token[]): Token[] {
       tokens.push({ ...t, i: tokens.length, pos: "PROPN" });
       continue;
     }
+    // "Jorge and Ana both work at": a floating quantifier after the subject says nothing of the relation
+    if (
+      /^(both|all)$/.test(t.lower) &&
+      prev &&
+      /^(NOUN|PROPN|PRON)$/.test(prev.pos) &&
+      next &&
+      /^(NOUN|VERB|AUX|ADV)$/.test(next.pos) &&
+      k > 2
+    )
+      continue;
+    // "St Thomas' Hospital": the apostrophe of a name ending in s stays in the name
+    if (
+      /^['’]$/.test(t.text) &&
+      prev?.pos === "PROPN" &&
+      /s$/.test(prev.text) &&
+      prev.end === t.start &&
+      next &&
+      /^\p{Lu}/u.test(next.text)
+    ) {
+      tokens[tokens.length - 1] = { ...prev, text: prev.text + t.text, lower: prev.lower + t.text, end: t.end };
+      continue;
+    }
+    // "Li Na": a capitalised word after a name, whatever the tagger made of it, is the name's
+    if (/^(PART|ADV|X|INTJ)$/.test(t.pos) && prev?.pos === "PROPN" && /^\p{Lu}\p{Ll}+$/u.test(t.text)) {
+      tokens.push({ ...t, i: tokens.length, pos: "PROPN" });
+      continue;
+    }
     tokens.push({ ...t, i: tokens.length });
   }
+  return tokens;
+}
+
+/**
+ * Repairs before chunking: tokens joined (joinTokens), then verbs and nouns the tagger swapped.
+ * A sentence with no verb before a noun-after-noun ("Victor studies law", "Oliver reports to Grace")
+ * gets that noun back as its verb: the lite tagger reads such present-tense verbs as plurals.
+ */
+function repair(input: Token[]): Token[] {
+  const tokens = joinTokens(input);
+  nounsAfterVerb(tokens);
   for (let k = 1; k < tokens.length; k++) {
     const t = tokens[k]!;
     const prev = tokens[k - 1]!;
@@ -244,6 +281,28 @@ function repair(input: Token[]): Token[] {
     }
   }
   return tokens;
+}
+
+/**
+ * "leads the infra team.": a base-form word read as a verb after an article and a noun, at the end of the phrase
+ * (before a stop or a preposition), once the sentence has its verb, is the phrase's noun.
+ */
+function nounsAfterVerb(tokens: Token[]): void {
+  let verbSeen = false;
+  for (let k = 0; k < tokens.length; k++) {
+    const t = tokens[k]!;
+    const ends = tokens[k + 1] === undefined || /^(PUNCT|ADP)$/.test(tokens[k + 1]!.pos);
+    if (
+      verbSeen &&
+      t.pos === "VERB" &&
+      t.lower === t.lemma &&
+      ends &&
+      /^(NOUN|ADJ|ADV|X|PROPN)$/.test(tokens[k - 1]?.pos ?? "") &&
+      tokens[k - 2]?.pos === "DET"
+    )
+      tokens[k] = { ...t, pos: "NOUN" };
+    if (t.pos === "VERB") verbSeen = true;
+  }
 }
 
 /** Chunks of one sentence, in order. */

@@ -235,7 +235,7 @@ export function clauses(chunks: Chunk[], tokens: readonly Token[]): Clause[] {
       if (when?.prep) emit(slug(verb, when.prep), [when.object]);
     }
   }
-  return out;
+  return out.map(ownedThing);
 }
 
 /** The clauses of a passive verb group at `v`: "is maintained by Team Orca", "was hired as X at Y", "is closed". */
@@ -278,6 +278,12 @@ function passiveClauses(chunks: Chunk[], v: number, subjects: NounPhrase[]): Cla
     else if (!vg.particle) emit("is", [adjectivePhrase(main.lower)]);
   }
   return out;
+}
+
+/** "The billing service belongs to the payments team": a thing belongs to its owner (a person belongs to a club). */
+function ownedThing(c: Clause): Clause {
+  if (c.relation !== "belong_to" || c.subject.proper || c.subject.pronoun || c.object.pronoun) return c;
+  return { ...c, subject: c.object, relation: "own", object: c.subject };
 }
 
 /** "X is a painter", "Liam's favourite band is Radiohead", "Bluebird's CTO is Sofia": a copula before noun phrases. */
