@@ -6,10 +6,11 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Clock, manualClock } from "@mountkit/core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createSupportService, githubBackend, parseMetadata, stripMetadata } from "../src/index.js";
+import { createSupportService, githubBackend, parseMetadata, slackBackend, stripMetadata } from "../src/index.js";
 import { ghIds, issueMessage } from "../src/backends/github/mapping.js";
 import { fakeGithub } from "./fakes/github.js";
 import { loadGithubDescription } from "./fakes/github-openapi.js";
+import { fakeSlack } from "./fakes/slack.js";
 import { call } from "./fakes/streams.js";
 
 const PNG = Uint8Array.from(atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="), (c) =>
@@ -186,5 +187,120 @@ describe("GitHub backend: attachments", () => {
     expect(() =>
       createSupportService({ products: ["demo"], attachments: { links: { secret: "short", publicUrl: "https://x.example" }, sweepIntervalMs: 0 } }),
     ).toThrow(/at least 32/);
+  });
+});
+
+describe("Slack backend: attachments", () => {
+  async function setup(o: { links?: boolean } = {}) {
+    const slack = await fakeSlack({ botUserId: "UBOT" });
+    cleanups.push(async () => {
+      await slack.close();
+      // every Web API call is one Slack's client knows, with arguments its types allow, sent as a form
+      expect(slack.violations).toEqual([]);
+    });
+    const backend = slackBackend({
+      botToken: "xoxb-test",
+      signingSecret: "slack-signing-secret",
+      channel: "C0SUPPORT",
+      apiUrl: slack.url,
+      minWriteIntervalMs: 0,
+      reconcileIntervalMs: 0,
+      workerPollMs: 50,
+      fileRetryBackoffMs: 50,
+    });
+    const s = createSupportService({
+      products: [{ slug: "chat", backend }],
+      pruneIntervalMs: 0,
+      limits: { rateLimit: 10_000 },
+      attachments: {
+        sweepIntervalMs: 0,
+        ...(o.links ? { links: { secret: LINK_SECRET, publicUrl: "https://support.example" } } : {}),
+      },
+    });
+    cleanups.push(() => s.dispose());
+    return { slack, backend, s };
+  }
+  const fileCalls = (received: string[]) =>
+    received.filter((m) => m.startsWith("files.") || m.startsWith("upload/") || m === "chat.postMessage");
+
+  it("a message with two files: the text first, then three calls per file in order into the thread", async () => {
+    const { slack, backend, s } = await setup();
+    const c = cust();
+    const created = await call(s, "POST", "/api/conversations", { productSlug: "chat", customerId: c, message: "Hello" });
+    expect(created.status).toBe(200);
+    const root = slack.posted[0]!.ts;
+    const png = await upload(s, "chat", c, "shot.png", PNG);
+    const txt = await upload(s, "chat", c, "log.txt", TEXT);
+    slack.received.length = 0;
+    const posted = await call(s, "POST", `/api/conversations/${created.body.conversationId}/messages`, {
+      productSlug: "chat",
+      customerId: c,
+      message: "Two files",
+      attachments: [png.id, txt.id],
+    });
+    expect(posted.status).toBe(200);
+    await backend.idle();
+    expect(fileCalls(slack.received).map((m) => m.replace(/^upload\/F\d+$/, "upload"))).toEqual([
+      "chat.postMessage",
+      "files.getUploadURLExternal",
+      "upload",
+      "files.completeUploadExternal",
+      "files.getUploadURLExternal",
+      "upload",
+      "files.completeUploadExternal",
+    ]);
+    expect(slack.posted.at(-1)).toMatchObject({ text: "*Customer:* Two files", thread_ts: root });
+    expect(slack.shared.map((f) => ({ title: f.title, filename: f.filename, channel: f.channel_id, thread: f.thread_ts }))).toEqual([
+      { title: "shot.png", filename: "shot.png", channel: "C0SUPPORT", thread: root },
+      { title: "log.txt", filename: "log.txt", channel: "C0SUPPORT", thread: root },
+    ]);
+    expect(new Uint8Array(slack.shared[0]!.bytes)).toEqual(PNG);
+    expect(new Uint8Array(slack.shared[1]!.bytes)).toEqual(TEXT);
+  });
+
+  it("the first message's files go into the new thread; a 429 on each step is waited out and retried", async () => {
+    const { slack, backend, s } = await setup();
+    const c = cust();
+    const png = await upload(s, "chat", c, "first.png", PNG);
+    slack.rateLimitMethod("files.getUploadURLExternal", 1);
+    slack.rateLimitMethod("upload", 1);
+    slack.rateLimitMethod("files.completeUploadExternal", 1);
+    const started = Date.now();
+    const created = await call(s, "POST", "/api/conversations", { productSlug: "chat", customerId: c, message: "Look", attachments: [png.id] });
+    expect(created.status).toBe(200);
+    await backend.idle();
+    const root = slack.posted[0]!.ts;
+    expect(slack.shared).toHaveLength(1);
+    expect(slack.shared[0]).toMatchObject({ title: "first.png", thread_ts: root, channel_id: "C0SUPPORT" });
+    const statuses = slack.calls.filter((x) => x.method.startsWith("files.") || x.method.startsWith("upload/")).map((x) => x.status);
+    expect(statuses).toEqual([429, 200, 429, 200, 429, 200]);
+    // each 429 said Retry-After: 1
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2900);
+  });
+
+  it("an upload that keeps failing leaves the text posted and puts a line with the file's signed link in the thread", async () => {
+    const { slack, backend, s } = await setup({ links: true });
+    const c = cust();
+    const created = await call(s, "POST", "/api/conversations", { productSlug: "chat", customerId: c, message: "Hi" });
+    const txt = await upload(s, "chat", c, "log.txt", TEXT);
+    // every attempt's completeUploadExternal is refused (the bot is not in the channel any more)
+    slack.refuseMethod("files.completeUploadExternal", "not_in_channel");
+    const posted = await call(s, "POST", `/api/conversations/${created.body.conversationId}/messages`, {
+      productSlug: "chat",
+      customerId: c,
+      message: "The log",
+      attachments: [txt.id],
+    });
+    expect(posted.status).toBe(200);
+    expect(slack.posted.some((p) => p.text === "*Customer:* The log")).toBe(true);
+    await backend.idle();
+    expect(slack.shared).toEqual([]);
+    expect(slack.received.filter((m) => m === "files.completeUploadExternal")).toHaveLength(4);
+    const note = slack.posted.at(-1)!;
+    expect(note.thread_ts).toBe(slack.posted[0]!.ts);
+    expect(note.text).toMatch(/log\.txt .*could not be uploaded here: <https:\/\/support\.example\/agent\/attachments\/[^|]+\?expires=\d+&signature=[^|]+\|download it>/);
+    // the customer's message is there as written
+    const detail = await call(s, "GET", `/api/conversations/${created.body.conversationId}?productSlug=chat&customerId=${c}`);
+    expect(stripMetadata(detail.body.comments.at(-1).body)).toBe("The log");
   });
 });

@@ -34,6 +34,11 @@ export interface RestRequest {
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
+  /**
+   * A form body (`application/x-www-form-urlencoded`) instead of JSON, for the methods that take only forms (Slack's
+   * `files.*` upload calls, whose official client sends every call as a form).
+   */
+  form?: Record<string, string>;
   /** Overrides the client's `maxWaitMs` (background writes may wait longer than a customer). */
   maxWaitMs?: number;
 }
@@ -96,7 +101,7 @@ export function restClient(o: RestClientOptions): RestClient {
       if (write) q.lastWriteAt = now();
       const url = resolve(req.path);
       for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-      const r = await fetchJson(doFetch, url, { method: req.method, headers: o.headers, body: req.body, timeoutMs });
+      const r = await fetchJson(doFetch, url, { method: req.method, headers: o.headers, body: req.body, form: req.form, timeoutMs });
       // a body that is not JSON (an HTML error page) is kept as text for the caller's error message
       const reply: RestReply = { status: r.status, headers: r.headers, body: r.text && r.json === undefined ? r.text : r.json };
       const limitedFor = o.rateLimitWait(reply, q.limited);
@@ -171,18 +176,19 @@ export function keyedLock() {
 export async function fetchJson(
   doFetch: typeof fetch,
   url: URL,
-  init: { method: string; headers?: Record<string, string>; body?: unknown; timeoutMs: number },
+  init: { method: string; headers?: Record<string, string>; body?: unknown; form?: Record<string, string>; timeoutMs: number },
 ): Promise<{ status: number; headers: Headers; text: string; json: unknown }> {
   let res: Response;
+  const type: Record<string, string> = init.form
+    ? { "content-type": "application/x-www-form-urlencoded; charset=utf-8" }
+    : init.body !== undefined
+      ? { "content-type": "application/json; charset=utf-8" }
+      : {};
   try {
     res = await doFetch(url, {
       method: init.method,
-      headers: {
-        accept: "application/json",
-        ...init.headers,
-        ...(init.body !== undefined ? { "content-type": "application/json; charset=utf-8" } : {}),
-      },
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      headers: { accept: "application/json", ...init.headers, ...type },
+      body: init.form ? new URLSearchParams(init.form).toString() : init.body === undefined ? undefined : JSON.stringify(init.body),
       signal: AbortSignal.timeout(init.timeoutMs),
     });
   } catch (cause) {

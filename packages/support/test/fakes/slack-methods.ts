@@ -17,6 +17,8 @@ interface Used {
   "users.info": ArgsOf<WebClient["users"]["info"]>;
   "chat.postMessage": ArgsOf<WebClient["chat"]["postMessage"]>;
   "conversations.replies": ArgsOf<WebClient["conversations"]["replies"]>;
+  "files.getUploadURLExternal": ArgsOf<WebClient["files"]["getUploadURLExternal"]>;
+  "files.completeUploadExternal": ArgsOf<WebClient["files"]["completeUploadExternal"]>;
 }
 
 const s: Rule = { kinds: ["string"] };
@@ -58,6 +60,16 @@ const RULES: { [M in keyof Used]: { [K in Keys<Used[M]>]-?: Rule } } = {
     oldest: s,
     inclusive: b,
   },
+  "files.getUploadURLExternal": { token: s, filename: req, length: { kinds: ["number"], required: true }, alt_text: s, snippet_type: s },
+  "files.completeUploadExternal": {
+    token: s,
+    // a form carries the list as JSON text (the official client sends it so); checked below
+    files: { kinds: ["array", "string"], required: true },
+    channel_id: s,
+    thread_ts: s,
+    initial_comment: s,
+    blocks: { kinds: ["array", "string"] },
+  },
 };
 
 const client = new WebClient();
@@ -88,8 +100,37 @@ export function checkSlackCall(method: string, args: Record<string, unknown>, fr
   for (const [k, rule] of Object.entries(rules)) if (rule.required && args[k] === undefined) problems.push(`${method}: ${k} is required`);
   if (method === "chat.postMessage" && !["text", "blocks", "attachments", "markdown_text"].some((k) => args[k] !== undefined))
     problems.push("chat.postMessage: one of text, blocks, attachments or markdown_text is required");
+  if (method === "files.completeUploadExternal") problems.push(...checkFilesList(args.files));
+  // files.getUploadURLExternal's documentation: `length` is required and 0 answers missing_argument
+  if (method === "files.getUploadURLExternal" && Number(args.length) < 1) problems.push("files.getUploadURLExternal: length must be at least 1");
+  // files.completeUploadExternal's documentation: thread_ts only with channel_id (the client's FileThreadDestinationArgument)
+  if (method === "files.completeUploadExternal" && args.thread_ts !== undefined && args.channel_id === undefined)
+    problems.push("files.completeUploadExternal: thread_ts needs channel_id");
   // chat.postMessage's documentation: "truncated at 40,000 characters"
   if (method === "chat.postMessage" && typeof args.text === "string" && args.text.length > 40_000)
     problems.push(`chat.postMessage: text of ${args.text.length} characters (Slack truncates past 40,000)`);
   return problems;
+}
+
+/** `files` of files.completeUploadExternal: a non-empty list of `{ id, title? }` (FileUploadComplete), as JSON text in a form. */
+function checkFilesList(files: unknown): string[] {
+  let list = files;
+  if (typeof files === "string") {
+    try {
+      list = JSON.parse(files);
+    } catch {
+      return ["files.completeUploadExternal: files is not JSON"];
+    }
+  }
+  if (!Array.isArray(list) || list.length === 0) return ["files.completeUploadExternal: files must be a non-empty list"];
+  const keys = new Set(["id", "title", "highlight_type"]);
+  const bad = list.filter(
+    (f) =>
+      typeof f !== "object" ||
+      f === null ||
+      typeof f.id !== "string" ||
+      (f.title !== undefined && typeof f.title !== "string") ||
+      Object.keys(f).some((k) => !keys.has(k)),
+  );
+  return bad.length ? ["files.completeUploadExternal: each file is { id, title? }"] : [];
 }

@@ -45,12 +45,59 @@ export async function fakeSlack(o: { botUserId: string; channel?: string; replie
   let usersGate: Promise<void> | undefined;
   const base = Math.floor(Date.now() / 1000);
 
-  async function readArgs(req: IncomingMessage, url: URL): Promise<{ args: Record<string, any>; fromQuery: boolean }> {
+  /** Files reserved by files.getUploadURLExternal, uploaded to their URL, and shared by files.completeUploadExternal. */
+  const files = new Map<string, { filename: string; length: number; bytes?: Buffer }>();
+  const shared: Array<{ id: string; title?: string; channel_id?: string; thread_ts?: string; filename: string; bytes: Buffer }> = [];
+  /** Method (or `upload`) -> calls left that answer 429 with Retry-After: 1. */
+  const limited = new Map<string, number>();
+  let nextFile = 1;
+  /** Method -> the error it answers (`ok: false`) until cleared. */
+  const refused = new Map<string, string>();
+
+  async function readBody(req: IncomingMessage): Promise<Buffer> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const t = Buffer.concat(chunks).toString("utf8");
-    if (t) return { args: JSON.parse(t), fromQuery: false };
-    return { args: Object.fromEntries(url.searchParams), fromQuery: true };
+    return Buffer.concat(chunks);
+  }
+  async function readArgs(req: IncomingMessage, url: URL): Promise<{ args: Record<string, any>; fromQuery: boolean; form: boolean }> {
+    const t = (await readBody(req)).toString("utf8");
+    // a form's values are text, like a query's
+    const form = /^application\/x-www-form-urlencoded/.test(req.headers["content-type"] ?? "");
+    if (t && form) return { args: Object.fromEntries(new URLSearchParams(t)), fromQuery: true, form };
+    if (t) return { args: JSON.parse(t), fromQuery: false, form };
+    return { args: Object.fromEntries(url.searchParams), fromQuery: true, form };
+  }
+  const limitedNow = (what: string) => {
+    const n = limited.get(what) ?? 0;
+    if (n > 0) limited.set(what, n - 1);
+    return n > 0;
+  };
+
+  /** The upload URL files.getUploadURLExternal hands out: the file's bytes, raw, in a POST (no token). */
+  async function upload(req: IncomingMessage, res: ServerResponse, fileId: string): Promise<number> {
+    const bytes = await readBody(req);
+    const f = files.get(fileId);
+    if (req.method !== "POST" || !f) return send(res, 404, { ok: false });
+    if (req.headers.authorization) violations.push("upload URL: the bot token must not be sent to it");
+    if (limitedNow("upload")) return send(res, 429, { ok: false, error: "ratelimited" }, { "retry-after": "1" });
+    if (bytes.length !== f.length) violations.push(`upload URL: ${bytes.length} bytes, reserved ${f.length}`);
+    f.bytes = bytes;
+    res.writeHead(200, { "content-type": "text/plain" });
+    res.end(`OK - ${bytes.length}`);
+    return 200;
+  }
+
+  function completeUpload(res: ServerResponse, args: Record<string, any>): number {
+    const list = (typeof args.files === "string" ? JSON.parse(args.files) : args.files) as Array<{ id: string; title?: string }>;
+    for (const { id } of list) {
+      const f = files.get(id);
+      if (!f?.bytes) return send(res, 200, { ok: false, error: "file_not_found" });
+    }
+    for (const { id, title } of list) {
+      const f = files.get(id)!;
+      shared.push({ id, title, channel_id: args.channel_id, thread_ts: args.thread_ts, filename: f.filename, bytes: f.bytes! });
+    }
+    return send(res, 200, { ok: true, files: list.map(({ id, title }) => ({ id, title })) });
   }
   const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): number => {
     res.writeHead(status, { "content-type": "application/json", ...headers });
@@ -62,14 +109,25 @@ export async function fakeSlack(o: { botUserId: string; channel?: string; replie
     const url = new URL(req.url ?? "/", "http://x");
     const method = url.pathname.slice(1);
     received.push(method);
-    const { args, fromQuery } = await readArgs(req, url);
+    if (method.startsWith("upload/")) return upload(req, res, method.slice("upload/".length));
+    const { args, fromQuery, form } = await readArgs(req, url);
     const problems = checkSlackCall(method, args, fromQuery);
+    // the official client sends every call as a form, and Slack has refused JSON bodies on these upload methods
+    if (method.startsWith("files.") && !form) problems.push(`${method}: send a form (application/x-www-form-urlencoded), not JSON`);
     if (problems.length) {
       violations.push(...problems);
       return send(res, 200, { ok: false, error: "invalid_arguments", response_metadata: { messages: problems } });
     }
     if (req.headers.authorization !== "Bearer xoxb-test") return send(res, 200, { ok: false, error: "invalid_auth" });
     if (down) return send(res, 503, { ok: false, error: "service_unavailable" });
+    if (refused.has(method)) return send(res, 200, { ok: false, error: refused.get(method) });
+    if (limitedNow(method)) return send(res, 429, { ok: false, error: "ratelimited" }, { "retry-after": "1" });
+    if (method === "files.getUploadURLExternal") {
+      const file_id = `F${String(nextFile++).padStart(8, "0")}`;
+      files.set(file_id, { filename: args.filename, length: Number(args.length) });
+      return send(res, 200, { ok: true, upload_url: `http://${req.headers.host}/upload/${file_id}`, file_id });
+    }
+    if (method === "files.completeUploadExternal") return completeUpload(res, args);
     if (method === "chat.postMessage" && limitNext > 0) {
       limitNext--;
       return send(res, 429, { ok: false, error: "ratelimited" }, { "retry-after": "1" });
@@ -132,6 +190,16 @@ export async function fakeSlack(o: { botUserId: string; channel?: string; replie
     received,
     threads,
     violations,
+    shared,
+    /** Every call of this method answers `ok: false` with this error (undefined: answers again). */
+    refuseMethod(method: string, error: string | undefined) {
+      if (error === undefined) refused.delete(method);
+      else refused.set(method, error);
+    },
+    /** The next `n` calls of this method (or `upload`, the upload URL) answer 429 with Retry-After: 1. */
+    rateLimitMethod(method: string, n: number) {
+      limited.set(method, n);
+    },
     /** The next `n` chat.postMessage calls answer 429 with Retry-After: 1. */
     rateLimit(n: number) {
       limitNext = n;

@@ -9,6 +9,7 @@ import { createMirror } from "../../domain/mirror.js";
 import { type SlackBackendOptions, type SlackMessage, slackState } from "./client.js";
 import { slackCustomerOps } from "./customer.js";
 import { processEvent, reconcilePass, slackWebhook } from "./events.js";
+import { filesWorker } from "./files.js";
 
 export type { SlackBackendOptions };
 
@@ -16,7 +17,7 @@ export { verifySlackSignature } from "./events.js";
 
 export interface SlackBackend extends CustomerBackend {
   readonly kind: "slack";
-  /** Resolves when every acknowledged event has been processed (tests, graceful shutdown). */
+  /** Resolves when every acknowledged event has been processed and every queued file upload done (tests, graceful shutdown). */
   idle(): Promise<void>;
   /** Runs one reconciliation pass now: each recent thread's replies against the mirror (the timer runs it periodically). */
   reconcile(): Promise<{ conversations: number }>;
@@ -43,6 +44,8 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
         logger: cx.logger,
       });
       s.worker.start();
+      s.filesWorker = filesWorker(s);
+      s.filesWorker.start();
       const every = options.reconcileIntervalMs ?? 5 * 60_000;
       if (every > 0) {
         s.timer = setInterval(() => {
@@ -57,12 +60,14 @@ export function slackBackend(options: SlackBackendOptions): SlackBackend {
     async dispose() {
       if (s.timer) clearInterval(s.timer);
       await s.worker?.stop();
+      await s.filesWorker?.stop();
     },
 
     ...slackCustomerOps(s),
 
     idle: async () => {
       await s.worker?.idle();
+      await s.filesWorker?.idle();
     },
   };
   return backend;

@@ -9,7 +9,10 @@ import { SLACK_TEXT_LIMIT, splitSlackText } from "../display.js";
 import { keyedLock, type RestClient, type RestReply, restClient, shortHash } from "../rest.js";
 
 export interface SlackBackendOptions {
-  /** Bot token (`xoxb-...`) with chat:write, users:read and the channel's history scope. */
+  /**
+   * Bot token (`xoxb-...`) with chat:write, users:read and the channel's history scope, and files:write to upload
+   * customers' attachments into the thread (docs/support.md#attachments-on-slack).
+   */
   botToken: string;
   /** The app's signing secret (Events API request signatures). */
   signingSecret: string;
@@ -29,8 +32,14 @@ export interface SlackBackendOptions {
   reconcileIntervalMs?: number;
   /** Conversations with activity this recent are looked at by a reconciliation pass; default 7 days. */
   reconcileLookbackMs?: number;
-  /** How often the event worker looks for jobs another process (or a restart) left; default 1 s. */
+  /** How often the event and upload workers look for jobs another process (or a restart) left; default 1 s. */
   workerPollMs?: number;
+  /**
+   * Wait before the next attempt of a failed file upload; default the job queue's backoff (doubling from 1 s, with
+   * jitter). After 4 attempts the thread gets a line naming the file (with its signed link when the service has
+   * `attachments.links`).
+   */
+  fileRetryBackoffMs?: number;
   fetch?: typeof fetch;
   timeoutMs?: number;
 }
@@ -71,6 +80,8 @@ export interface SlackState {
   botUser?: Promise<string>;
   at?: { cx: BackendContext; mirror: Mirror };
   worker?: Worker;
+  /** Uploads customers' attachments into threads (slack/files.ts). */
+  filesWorker?: Worker;
   timer?: ReturnType<typeof setInterval>;
   pass?: Promise<{ conversations: number }>;
 }

@@ -7,6 +7,7 @@ import { isOpen, openedConversation } from "../../domain/status.js";
 import { supportError } from "../../errors.js";
 import { escapeSlack } from "../display.js";
 import { mirroredReads, onceByClientId } from "../mirrored.js";
+import { queueUploads } from "./files.js";
 import { attached, convId, META_EVENT, me, msgId, post, postParts, replies, rootOf, type SlackState, tsTime } from "./client.js";
 
 type CustomerOps = Omit<CustomerBackend, "kind" | "attach" | "webhook" | "dispose">;
@@ -73,6 +74,8 @@ const postMessage =
         (st) => (st === "closed" ? st : "waiting-for-agent"),
       );
       if (!added) throw supportError("conversation_not_found");
+      // the text is posted and mirrored first: the files follow as jobs, so a failed upload never loses the message
+      await queueUploads(s, c.root, added.message.id, body);
       return { id: added.message.id, createdAt: added.message.createdAt, deduplicated: again };
     });
   };
@@ -93,6 +96,7 @@ export function slackCustomerOps(s: SlackState): CustomerOps {
           ],
           dedupKey: clientMessageId,
         });
+        if (c.id === convId(s, ts)) await queueUploads(s, ts, msgId(s, ts), body);
         return { conversationId: c.id, createdAt: c.createdAt };
       }),
 
