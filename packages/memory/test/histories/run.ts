@@ -3,6 +3,8 @@
 // memory was told, and `knownAt` questions mean something), extraction awaited after each, then every
 // question asked through POST /v1/recall (the service's own fetch handler: the route, its validation and
 // its date parsing) and scored by score.ts. Shared by histories.test.ts and `npm run bench -- memory`.
+// With `baseUrl` (RunOptions) the same runner talks to a server on a real socket instead: POST /v1/episodes
+// with `occurredAt`, GET /v1/episodes/:id until extraction ends, POST /v1/recall (test/memory-histories.test.ts).
 import { type Clock, manualClock } from "@mountkit/core";
 import { parseInstant } from "../../src/domain/wire.js";
 import { type History, type HistoryClass, HISTORY_CLASSES, loadHistories, type Question } from "./schema.js";
@@ -32,6 +34,8 @@ export type CreateHistoryService = (options: { clock: Clock; dailyQuota: number;
 
 export interface QuestionOutcome extends QuestionScore {
   question: Question;
+  /** What POST /v1/recall answered (the HTTP suite compares it with the in-process run's). */
+  answer: RecallAnswer;
 }
 export interface HistoryOutcome {
   id: string;
@@ -42,6 +46,14 @@ export interface HistoryOutcome {
   questions: QuestionOutcome[];
   /** Episodes whose extraction failed, with their error. */
   failedEpisodes: string[];
+  /** Each statement's episode id, in statement order. */
+  episodeIds: string[];
+}
+
+/** How the runner reaches the service: by default its own fetch handler and `api`; with `baseUrl`, a server on a socket. */
+export interface RunOptions {
+  /** A server the service is mounted on (e.g. `http://127.0.0.1:5123`): episodes, their status and recall go over HTTP. */
+  baseUrl?: string;
 }
 export interface ClassRow {
   class: HistoryClass | "overall";
@@ -64,40 +76,76 @@ export const statementTime = (s: string): number => parseInstant(s, { endOfDay: 
 /** A question's `asOf`/`knownAt` as the route reads it (its parser): a date-only value is the end of that UTC day. */
 const pointTime = (s: string): number => parseInstant(s, { endOfDay: true })!;
 
-async function recallOver(service: HistoryService, key: string, body: Record<string, unknown>): Promise<RecallAnswer> {
-  const res = await service.fetch(
-    new Request("http://memory.test/v1/recall", {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    }),
-  );
-  const json = (await res.json()) as RecallAnswer;
-  if (res.status !== 200) throw new Error(`recall answered ${res.status}: ${JSON.stringify(json)}`);
-  return json;
+type Send = (method: "GET" | "POST", path: string, key: string, body?: unknown) => Promise<Response>;
+
+/** The service's own fetch handler, or a real server at `baseUrl`. */
+function sender(service: HistoryService, baseUrl: string | undefined): Send {
+  return (method, path, key, body) => {
+    const init: RequestInit = {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    };
+    return baseUrl ? fetch(`${baseUrl}${path}`, init) : service.fetch(new Request(`http://memory.test${path}`, init));
+  };
+}
+
+async function json<T>(res: Response, status: number, what: string): Promise<T> {
+  const body = (await res.json()) as T;
+  if (res.status !== status) throw new Error(`${what} answered ${res.status}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+type EpisodeState = { id: string; status: string; error: string | null; edgeIds: string[] };
+
+/** Over HTTP: POST /v1/episodes, then GET /v1/episodes/:id until its extraction is done or failed. */
+async function episodeOverHttp(send: Send, service: HistoryService, key: string, input: Record<string, unknown>): Promise<string> {
+  const { id } = await json<{ id: string }>(await send("POST", "/v1/episodes", key, input), 202, "POST /v1/episodes");
+  await service.worker.idle();
+  for (let i = 0; i < 1000; i++) {
+    const e = await json<EpisodeState>(await send("GET", `/v1/episodes/${id}`, key), 200, "GET /v1/episodes/:id");
+    if (e.status === "done" || e.status === "failed") return id;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(`episode ${id}: extraction did not end`);
 }
 
 /** Ingests one history into its own brain and scores its questions. */
-export async function runHistory(service: HistoryService, clock: ReturnType<typeof manualClock>, h: History): Promise<HistoryOutcome> {
+export async function runHistory(
+  service: HistoryService,
+  clock: ReturnType<typeof manualClock>,
+  h: History,
+  { baseUrl }: RunOptions = {},
+): Promise<HistoryOutcome> {
   const brainId = `history-${h.id}`;
   const { key } = await service.keys.create({ brainId });
+  const send = sender(service, baseUrl);
   const ids: string[] = [];
   for (const s of h.statements) {
     const at = statementTime(s.occurredAt);
     clock.set(at);
     const metadata = { ...s.metadata, ...(s.speaker ? { speaker: s.speaker } : {}) };
+    if (baseUrl) {
+      ids.push(await episodeOverHttp(send, service, key, { content: s.text, metadata, occurredAt: new Date(at).toISOString() }));
+      continue;
+    }
     ids.push((await service.api.createEpisode(brainId, { content: s.text, metadata, occurredAt: at })).id);
     await service.worker.idle();
   }
-  const episodes = await Promise.all(ids.map((id) => service.api.getEpisode(brainId, id)));
+  // read after the whole history, as a later statement's extraction may still touch an earlier episode
+  const episodes = baseUrl
+    ? await Promise.all(
+        ids.map(async (id) => json<EpisodeState>(await send("GET", `/v1/episodes/${id}`, key), 200, "GET /v1/episodes/:id")),
+      )
+    : await Promise.all(ids.map((id) => service.api.getEpisode(brainId, id)));
   const now = h.now ? statementTime(h.now) : statementTime(h.statements.at(-1)!.occurredAt) + DAY;
   clock.set(now);
   const questions: QuestionOutcome[] = [];
   for (const q of h.questions) {
     const body = { query: q.query, limit: RECALL_LIMIT, ...(q.asOf ? { asOf: q.asOf } : {}), ...(q.knownAt ? { knownAt: q.knownAt } : {}) };
-    const answer = await recallOver(service, key, body);
+    const answer = await json<RecallAnswer>(await send("POST", "/v1/recall", key, body), 200, "recall");
     const cx = { asOf: q.asOf ? pointTime(q.asOf) : now, knownAt: q.knownAt ? pointTime(q.knownAt) : now, episodes };
-    questions.push({ question: q, ...scoreExpectation(q.expect, answer, cx) });
+    questions.push({ question: q, answer, ...scoreExpectation(q.expect, answer, cx) });
   }
   return {
     id: h.id,
@@ -106,6 +154,7 @@ export async function runHistory(service: HistoryService, clock: ReturnType<type
     correct: questions.every((q) => q.correct),
     questions,
     failedEpisodes: episodes.filter((e) => e.status !== "done").map((e) => `${e.id} ${e.status}: ${e.error ?? ""}`),
+    episodeIds: ids,
   };
 }
 
