@@ -237,6 +237,7 @@ describe("Slack backend: attachments", () => {
       customerId: c,
       message: "Two files",
       attachments: [png.id, txt.id],
+      clientMessageId: "m-2files",
     });
     expect(posted.status).toBe(200);
     await backend.idle();
@@ -256,6 +257,18 @@ describe("Slack backend: attachments", () => {
     ]);
     expect(new Uint8Array(slack.shared[0]!.bytes)).toEqual(PNG);
     expect(new Uint8Array(slack.shared[1]!.bytes)).toEqual(TEXT);
+    // a retry after a lost answer is the same message: nothing is posted or uploaded again
+    const again = await call(s, "POST", `/api/conversations/${created.body.conversationId}/messages`, {
+      productSlug: "chat",
+      customerId: c,
+      message: "Two files",
+      attachments: [png.id, txt.id],
+      clientMessageId: "m-2files",
+    });
+    expect(again.body.id).toBe(posted.body.id);
+    await backend.idle();
+    expect(slack.shared).toHaveLength(2);
+    expect(slack.posted.filter((p) => p.text === "*Customer:* Two files")).toHaveLength(1);
   });
 
   it("the first message's files go into the new thread; a 429 on each step is waited out and retried", async () => {
