@@ -101,6 +101,22 @@ describe("change model of the offline extractor", () => {
     expect((await said(text)).facts).toContain(expected);
   });
 
+  it.each([
+    ["Rosa stopped coaching the junior team in May.", "Rosa coach_of junior team positive/ends"],
+    ["Umbrella terminated its support contract.", "Umbrella terminate support contract positive/ends"],
+  ])("ends: %s", async (text, expected) => {
+    expect((await said(text)).facts).toContain(expected);
+  });
+
+  it("reads a date for the part of the sentence it is in, between semicolons", async () => {
+    const input = { content: "Aiko worked at Sony until 2020; she works at Canon now.", metadata: {}, occurredAt: REF };
+    const facts = await x.extractFacts({ ...input, entities: await x.extractEntities(input) });
+    expect(facts.map((f) => [f.target, f.validUntil])).toEqual([
+      ["Sony", "2020-01-01"],
+      ["Canon", null],
+    ]);
+  });
+
   it("keeps a use of a plan, and a move between things that are no values, as the plain clauses say", async () => {
     expect((await said("Acme uses the starter plan.")).facts).toEqual(["Acme uses starter plan positive/holds"]);
     expect((await said("Umbrella migrated from Jira to Linear.")).facts).not.toContain("Umbrella migrate_to Linear positive/starts");

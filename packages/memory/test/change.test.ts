@@ -101,6 +101,18 @@ describe("change model: endings and negation", () => {
     expect(all.items).toHaveLength(1);
     expect(all.items[0]!.tInvalid).toBe("2018-01-01T00:00:00.000Z");
   });
+
+  it("an event that ends and matches no edge of its relation ends the states linking the same two", async () => {
+    const b = await brain();
+    await b.tell("Hugo leads the QA guild.", "2021-01-01T00:00:00Z");
+    await b.tell("Initech is on the Premium tier.", "2021-01-01T00:00:00Z");
+    await b.tell("Hugo visited Lisbon.", "2021-02-01T00:00:00Z");
+    await b.tell("Hugo left the QA guild in March.", "2023-04-01T00:00:00Z");
+    await b.tell("Initech cancelled its Premium tier in March.", "2023-04-01T00:00:00Z");
+    expect(await b.facts("2022-01-01T00:00:00Z")).toEqual(["Hugo leads QA guild", "Hugo visited Lisbon", "Initech tier Premium tier"]);
+    // the visit is an event: nothing ends it
+    expect(await b.facts("2023-05-01T00:00:00Z")).toEqual(["Hugo visited Lisbon"]);
+  });
 });
 
 describe("change model: past, events that start a state, supersession", () => {
@@ -247,8 +259,14 @@ describe("change model: roles, passives and values whatever the wording", () => 
     const then = await b.facts("2022-06-01T00:00:00Z");
     const now = await b.facts("2023-07-01T00:00:00Z");
     for (const [, , group] of pairs) {
-      expect(then.filter((f) => f.endsWith(` ${group}`)), group).toHaveLength(1);
-      expect(now.filter((f) => f.endsWith(` ${group}`)), group).toHaveLength(1);
+      expect(
+        then.filter((f) => f.endsWith(` ${group}`)),
+        group,
+      ).toHaveLength(1);
+      expect(
+        now.filter((f) => f.endsWith(` ${group}`)),
+        group,
+      ).toHaveLength(1);
     }
     expect(now).toEqual(
       expect.arrayContaining([
@@ -281,7 +299,11 @@ describe("change model: roles, passives and values whatever the wording", () => 
         "Android app version version 5.4",
       ]),
     );
-    for (const old of ["help@initech.example", "0018", "version 5.2"]) expect(now.some((f) => f.endsWith(old)), old).toBe(false);
+    for (const old of ["help@initech.example", "0018", "version 5.2"])
+      expect(
+        now.some((f) => f.endsWith(old)),
+        old,
+      ).toBe(false);
     const names = (await b.api.listEntities("brain-a", { limit: 100 })).items.map((e) => e.name);
     expect(names).toEqual(expect.arrayContaining(["version 5.2", "version 5.4"]));
   });

@@ -218,7 +218,7 @@ function referents(st: EpisodeState, chunks: Chunk[]): Map<NounPhrase, string | 
 function analyseSentence(st: EpisodeState, sentence: Sentence): void {
   const { speaker } = st;
   const chunks = chunk(sentence.tokens);
-  const when = validity(sentence.tokens, st.occurredAt);
+  const when = segmentValidity(sentence.tokens, st.occurredAt);
   const referent = referents(st, chunks);
   for (const t of sentence.tokens) if (t.name) st.named.set(nameKey(t.text), "person");
 
@@ -308,6 +308,25 @@ function pairOf(st: EpisodeState, chunks: Chunk[], nameOf: (np: NounPhrase) => s
 const looksLikeName = (name: string) =>
   /^\p{Lu}[\p{L}'-]+(\s\p{Lu}[\p{L}'-]+)?$/u.test(name) && !namesOrganisation(name) && !PLACES.has(name.toLowerCase());
 
+/**
+ * Dates hold for the part of a sentence they are in: "Sven lived in Malmö until last October; he is in Gothenburg
+ * now" ends Malmö, not Gothenburg. Parts are split at semicolons; each part's dates read once.
+ */
+function segmentValidity(tokens: Sentence["tokens"], ref: number): (offset: number) => Validity {
+  if (!tokens.some((t) => t.text === ";")) {
+    const whole = validity(tokens, ref);
+    return () => whole;
+  }
+  const parts: Array<{ end: number; when: Validity }> = [];
+  let start = 0;
+  for (let k = 0; k <= tokens.length; k++)
+    if (k === tokens.length || tokens[k]!.text === ";") {
+      parts.push({ end: tokens[k]?.start ?? Number.POSITIVE_INFINITY, when: validity(tokens.slice(start, k), ref) });
+      start = k + 1;
+    }
+  return (offset) => (parts.find((p) => offset <= p.end) ?? parts[parts.length - 1]!).when;
+}
+
 /** A name with an organisation's word in it (lexicon.ts ORG_WORDS): "Vandelay Industries", "Banco Pichincha". */
 const namesOrganisation = (name: string) =>
   name
@@ -323,7 +342,8 @@ const GROUP = /\b(team|group|department|squad|company|crew|committee|board|custo
 
 interface SentenceContext {
   sentence: Sentence;
-  when: Validity;
+  /** The validity of the part of the sentence (between semicolons) a character offset is in. */
+  when: (offset: number) => Validity;
   cues: SentenceCues;
   nameOf: (np: NounPhrase) => string | null;
 }
@@ -331,7 +351,8 @@ interface SentenceContext {
 /** The facts of one clause, with their assertion (polarity and aspect) from the change model. */
 function clauseFacts(st: EpisodeState, c: Clause, cx: SentenceContext): void {
   const { speaker } = st;
-  const { sentence, when, nameOf } = cx;
+  const { sentence, nameOf } = cx;
+  const when = cx.when(c.verb.tokens[0]?.start ?? c.object.tokens[0]?.start ?? 0);
   const changed = changedValue(c);
   const source = changed && c.subject.possessor ? nameOf(c.subject.possessor) : nameOf(c.subject);
   let target = nameOf(c.object);
@@ -359,7 +380,8 @@ function clauseFacts(st: EpisodeState, c: Clause, cx: SentenceContext): void {
   if (c.reciprocal && !st.table.info(assertion.relation).symmetric) return;
   if (assertion.relation.startsWith("not_")) assertion = { ...assertion, relation: assertion.relation.slice(4), polarity: "negative" };
   // "Ada sold her bakery": what one owns is named without its owner, as "Ada owns a bakery" named it
-  if (assertion.relation === "owns" && c.object.possessor?.pronoun && nameOf(c.object.possessor) === source)
+  const ending = assertion.aspect === "ends" || assertion.polarity === "negative";
+  if ((assertion.relation === "owns" || ending) && c.object.possessor?.pronoun && nameOf(c.object.possessor) === source)
     target = nameOf({ ...c.object, possessor: null }) ?? target;
   if (!target) return;
   // "he is in Gothenburg now": where a person is, is where they live

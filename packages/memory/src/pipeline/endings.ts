@@ -4,7 +4,10 @@
 // an ending of a state the brain did not hold ("resigned from Oracle", first heard) is stored as held until then,
 // with an open start, so an `asOf` before the ending finds it. An edge of this episode that ends ("worked at
 // Nintendo until 2018", "lived in Kyoto") closes the same fact when the brain holds it open, instead of repeating it.
+// An event that ends ("left the SRE team", "cancelled its plan") and matches no edge of its relation ends the states
+// linking the same two entities ("manages the SRE team", "is on the Enterprise plan").
 import { relationTable } from "../domain/relations.js";
+import { ownerScope } from "../domain/scope.js";
 import type { EdgeRecord } from "../domain/types.js";
 import type { EpisodeRun } from "./context.js";
 import { currentEdges } from "./lookups.js";
@@ -46,13 +49,35 @@ export async function applyEndings(run: EpisodeRun, endings: Ending[], edges: Ed
     const { stored, mine } = await holders(run, out, end.source, end.target, end.relation, symmetric);
     const matches = (e: EdgeRecord) =>
       validAt(e, end.at) && (end.generic || e.target === end.target || (symmetric && e.source === end.target && e.target === end.source));
-    const hits = [...stored.filter(matches).map((e) => ({ e, fresh: false })), ...mine.filter(matches).map((e) => ({ e, fresh: true }))];
+    let hits = [...stored.filter(matches).map((e) => ({ e, fresh: false })), ...mine.filter(matches).map((e) => ({ e, fresh: true }))];
+    // "Priya left the SRE team" when the brain holds "Priya manages the SRE team": an event that ends, matching no edge
+    // of its own relation, ends the states that link the same two
+    if (!hits.length && end.ended && !end.generic) hits = await pairEdges(run, out, end);
     for (const { e, fresh } of hits) close(run, e, end.at, end.fact, fresh);
     const ended = hits.length;
     if (!ended && end.ended && !end.generic) out.push(edgeOf(run, end, null, end.at));
   }
   return closeOpenDuplicates(run, out);
 }
+
+/** Valid edges of any relation but an event's from the ending's source to its target, stored and this episode's. */
+async function pairEdges(run: EpisodeRun, fresh: EdgeRecord[], end: Ending): Promise<Array<{ e: EdgeRecord; fresh: boolean }>> {
+  const table = run.deps.relations ?? relationTable();
+  const closed = closedIds(run);
+  const links = (e: EdgeRecord) => e.target === end.target && validAt(e, end.at) && !EVENTS.has(table.info(e.relation).name);
+  const stored = await run.deps.store.findCurrentEdges({
+    brainId: run.episode.brainId,
+    source: end.source,
+    scope: ownerScope(run.episode),
+  });
+  return [
+    ...stored.filter((e) => !closed.has(e.id) && links(e)).map((e) => ({ e, fresh: false })),
+    ...fresh.filter((e) => e.source === end.source && links(e)).map((e) => ({ e, fresh: true })),
+  ];
+}
+
+/** Relations of events: a visit or a meeting is over when it happened, nothing ends it later. */
+const EVENTS = new Set(["visited", "met", "created", "founded", "learned", "born_in", "born_on"]);
 
 /** "Mei worked at Nintendo until 2018" when the brain holds "Mei works at Nintendo" open: that edge ends in 2018. */
 async function closeOpenDuplicates(run: EpisodeRun, edges: EdgeRecord[]): Promise<EdgeRecord[]> {

@@ -78,6 +78,9 @@ function leaveOrJoin(raw: string, target: NounPhrase, kind: EntityKind): Asserti
   return "member_of";
 }
 
+/** Verbs that end what links their subject and object, whatever the relation: "cancelled its plan". */
+const END_ANY = /^(cancel|terminate|discontinue|abandon|end|drop_out_of|give_up)$/;
+
 const CHAIN_ASPECT: Record<string, Aspect> = {
   use: "past",
   stop: "ends",
@@ -117,6 +120,10 @@ export function assertionOf(c: Clause, table: RelationTable, cues: SentenceCues,
     role = base === "join" ? "starts" : "ends";
     // "joined a book club" stays a membership; "joined Acme" is a job
     if (base === "join" && r === "lives_in") return null;
+  } else if (END_ANY.test(base) && !table.verb(raw)) {
+    // "cancelled its Enterprise plan": ends whatever links the subject to it (the pipeline matches the pair)
+    relation = base;
+    role = "ends";
   } else {
     const m = table.verb(raw);
     relation = m ? m.relation : table.canonical(raw);

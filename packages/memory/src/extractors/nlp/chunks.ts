@@ -230,8 +230,15 @@ function repair(input: Token[]): Token[] {
   for (let k = 1; k < tokens.length; k++) {
     const t = tokens[k]!;
     const prev = tokens[k - 1]!;
-    // "has been coaching the class": an -ing word the tagger read as a noun after a form of "be", before an article
-    if (t.pos === "NOUN" && /ing$/.test(t.lower) && /^(is|are|was|were|been|be|am)$/.test(prev.lower) && tokens[k + 1]?.pos === "DET")
+    // "has been coaching the class", "stopped teaching the class": an -ing word the tagger read as a noun after a form
+    // of "be" or an aspect verb, before an article
+    const aspect = prev.pos === "VERB" && ASPECTUAL.has(prev.lemma);
+    if (
+      t.pos === "NOUN" &&
+      /ing$/.test(t.lower) &&
+      (aspect || /^(is|are|was|were|been|be|am)$/.test(prev.lower)) &&
+      tokens[k + 1]?.pos === "DET"
+    )
       tokens[k] = { ...t, pos: "VERB", lemma: ingStem(t.lower) };
     // "retired from Ford": a capitalised word the tagger read as a verb after a preposition is a name
     if (t.pos === "VERB" && /^\p{Lu}/u.test(t.text) && (prev.pos === "ADP" || prev.pos === "DET")) tokens[k] = { ...t, pos: "PROPN" };
