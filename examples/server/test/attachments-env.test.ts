@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import {
   ATTACHMENT_LIMIT_VARIABLES,
   attachmentLimitsFromEnv,
+  attachmentLinksFromEnv,
   attachmentStoreKind,
   attachmentsFromEnv,
 } from "../src/services/attachments.js";
@@ -165,5 +166,65 @@ describe("the attachment blob store from the environment", () => {
     expect(readdirSync(elsewhere, { recursive: true }).map(String).filter((f) => f.endsWith(a))).toHaveLength(1);
     expect(await download(moved, dataDir, a)).toEqual(PNG);
     expect(await download(inDb, dataDir, b)).toEqual(PNG);
+  });
+});
+
+describe("signed attachment links from the environment", () => {
+  const SECRET = "link-secret-link-secret-link-secret-0123";
+  it("off without SUPPORT_ATTACHMENT_LINK_SECRET; with it, the URL and the TTL reach attachments.links", () => {
+    expect(attachmentLinksFromEnv({})).toBeUndefined();
+    expect(
+      attachmentLinksFromEnv({ SUPPORT_ATTACHMENT_LINK_SECRET: SECRET, SUPPORT_ATTACHMENT_LINK_URL: "https://desk.example.com/support" }),
+    ).toEqual({ secret: SECRET, publicUrl: "https://desk.example.com/support" });
+    expect(
+      attachmentLinksFromEnv({
+        SUPPORT_ATTACHMENT_LINK_SECRET: SECRET,
+        SUPPORT_ATTACHMENT_LINK_URL: "https://desk.example.com/support",
+        SUPPORT_ATTACHMENT_LINK_TTL_MS: "86400000",
+      }),
+    ).toEqual({ secret: SECRET, publicUrl: "https://desk.example.com/support", ttlMs: 86_400_000 });
+  });
+
+  it("a secret without its URL, a URL or TTL without a secret, or a wrong TTL stops the start naming the variable", () => {
+    expect(() => attachmentLinksFromEnv({ SUPPORT_ATTACHMENT_LINK_SECRET: SECRET })).toThrow(/needs SUPPORT_ATTACHMENT_LINK_URL/);
+    expect(() => attachmentLinksFromEnv({ SUPPORT_ATTACHMENT_LINK_URL: "https://x.example" })).toThrow(/need SUPPORT_ATTACHMENT_LINK_SECRET/);
+    for (const bad of ["0", "-5", "1.5", "30d"])
+      expect(() =>
+        attachmentLinksFromEnv({
+          SUPPORT_ATTACHMENT_LINK_SECRET: SECRET,
+          SUPPORT_ATTACHMENT_LINK_URL: "https://x.example",
+          SUPPORT_ATTACHMENT_LINK_TTL_MS: bad,
+        }),
+      ).toThrow(/^SUPPORT_ATTACHMENT_LINK_TTL_MS must be a positive integer/);
+  });
+
+  it("a short secret stops the start; a configured link downloads the file without the agent token, and no other", async () => {
+    const env = { SUPPORT_ATTACHMENT_LINK_URL: "https://desk.example.com/support" };
+    await expect(supportFromEnv({ ...env, SUPPORT_ATTACHMENT_LINK_SECRET: "short" }, { logger: silentLogger })).rejects.toThrow(
+      /secret must be at least 32 characters/,
+    );
+    const s = await supportFromEnv({ ...env, SUPPORT_ATTACHMENT_LINK_SECRET: SECRET }, { logger: silentLogger });
+    try {
+      const up = await s.fetch(
+        new Request(`http://x/api/conversations/attachments?productSlug=demo&customerId=${CUSTOMER}&name=a.png`, {
+          method: "POST",
+          body: PNG,
+          headers: { "content-type": "image/png" },
+        }),
+      );
+      expect(up.status).toBe(200);
+      const { id } = (await up.json()) as { id: string };
+      const links = (s as unknown as { attachments: { links?: { url(ref: { id: string }): Promise<string> } } }).attachments.links;
+      const link = new URL(await links!.url({ id }));
+      expect(link.href.startsWith(`https://desk.example.com/support/agent/attachments/${id}?`)).toBe(true);
+      const get = (query: string) => s.fetch(new Request(`http://x/agent/attachments/${id}${query}`));
+      const ok = await get(link.search);
+      expect(ok.status).toBe(200);
+      expect(new Uint8Array(await ok.arrayBuffer())).toEqual(PNG);
+      expect((await get(link.search.replace(/signature=./, "signature=A"))).status).toBe(401);
+      expect((await get("")).status).toBe(401);
+    } finally {
+      await s.dispose();
+    }
   });
 });

@@ -9,6 +9,7 @@ export {
   DEFAULT_ATTACHMENT_LIMITS,
 } from "./attachments/attachments.js";
 export { inMemoryAttachmentStore, inMemoryBlobStore } from "./attachments/in-memory.js";
+export type { AttachmentLinkOptions, AttachmentLinks } from "./attachments/links.js";
 export { ATTACHMENT_TYPES, type AttachmentType, isSafeText, sniffAttachment } from "./attachments/sniff.js";
 export type { AttachmentRecord, AttachmentRef, AttachmentStore, BlobStore } from "./attachments/types.js";
 export { type GithubBackend, type GithubBackendOptions, githubBackend } from "./backends/github/backend.js";

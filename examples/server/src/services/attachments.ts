@@ -2,11 +2,13 @@
 // (SUPPORT_ATTACHMENT_MAX_BYTES, _MAX_PER_MESSAGE, _MAX_BYTES_PER_MESSAGE, _MAX_PER_CUSTOMER_PER_DAY, _PENDING_TTL_MS,
 // named after the `attachments` options) and where the bytes live (SUPPORT_ATTACHMENT_STORE: `fs`, files under
 // SUPPORT_ATTACHMENT_DIR or `<DATA_DIR>/support-attachments`, the default on SQLite; `sql`, the database, the default on
-// PostgreSQL, where several processes share it). Records always go to the database when there is one.
+// PostgreSQL, where several processes share it). Records always go to the database when there is one. Signed download
+// links for the GitHub backend's comments (docs/support.md#attachment-links): SUPPORT_ATTACHMENT_LINK_SECRET with
+// SUPPORT_ATTACHMENT_LINK_URL (the public URL of the support mount) and SUPPORT_ATTACHMENT_LINK_TTL_MS.
 import { join, resolve } from "node:path";
 import type { Logger } from "@mountkit/core";
 import { type Storage, sqlAttachmentStore, sqlBlobStore } from "@mountkit/sql";
-import type { AttachmentLimits, AttachmentOptions } from "@mountkit/support";
+import type { AttachmentLimits, AttachmentLinkOptions, AttachmentOptions } from "@mountkit/support";
 import { fileBlobStore } from "@mountkit/support/node";
 
 /** Each limit's variable, by its `attachments` option, and what it counts (for the error message). */
@@ -36,6 +38,31 @@ export function attachmentLimitsFromEnv(env: NodeJS.ProcessEnv): Partial<Attachm
   return out;
 }
 
+/**
+ * The signed links (`attachments.links`), when SUPPORT_ATTACHMENT_LINK_SECRET is set: it needs SUPPORT_ATTACHMENT_LINK_URL,
+ * where a browser reaches the support mount; a URL without a secret, or a wrong TTL, stops the start. The secret's
+ * length and the URL's form are checked by the service as it starts.
+ */
+export function attachmentLinksFromEnv(env: NodeJS.ProcessEnv): AttachmentLinkOptions | undefined {
+  const secret = env.SUPPORT_ATTACHMENT_LINK_SECRET?.trim();
+  const publicUrl = env.SUPPORT_ATTACHMENT_LINK_URL?.trim();
+  const ttl = env.SUPPORT_ATTACHMENT_LINK_TTL_MS?.trim();
+  if (!secret) {
+    if (publicUrl || ttl)
+      throw new Error("SUPPORT_ATTACHMENT_LINK_URL and SUPPORT_ATTACHMENT_LINK_TTL_MS need SUPPORT_ATTACHMENT_LINK_SECRET (32 characters or more)");
+    return undefined;
+  }
+  if (!publicUrl)
+    throw new Error(
+      "SUPPORT_ATTACHMENT_LINK_SECRET needs SUPPORT_ATTACHMENT_LINK_URL: the public URL of the support mount (https://example.com/support)",
+    );
+  if (ttl === undefined || ttl === "") return { secret, publicUrl };
+  const ttlMs = /^\d+$/.test(ttl) ? Number(ttl) : Number.NaN;
+  if (!Number.isSafeInteger(ttlMs) || ttlMs < 1)
+    throw new Error(`SUPPORT_ATTACHMENT_LINK_TTL_MS must be a positive integer (ms a link works), not ${JSON.stringify(ttl)}`);
+  return { secret, publicUrl, ttlMs };
+}
+
 /** SUPPORT_ATTACHMENT_STORE, or the default for the storage: files beside SQLite (or without a database), SQL on PostgreSQL. */
 export function attachmentStoreKind(env: NodeJS.ProcessEnv, dialect: "sqlite" | "postgres" | undefined): AttachmentStoreKind {
   const raw = env.SUPPORT_ATTACHMENT_STORE?.trim().toLowerCase();
@@ -60,7 +87,8 @@ export async function attachmentsFromEnv(
   env: NodeJS.ProcessEnv,
   deps: { storage?: Pick<Storage, "db">; logger: Logger },
 ): Promise<AttachmentOptions> {
-  const limits = attachmentLimitsFromEnv(env);
+  const links = attachmentLinksFromEnv(env);
+  const limits = { ...attachmentLimitsFromEnv(env), ...(links ? { links } : {}) };
   const db = deps.storage?.db;
   const kind = attachmentStoreKind(env, db?.dialect);
   if (!db && !env.SUPPORT_ATTACHMENT_STORE?.trim()) return limits;
