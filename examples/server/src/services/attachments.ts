@@ -49,7 +49,9 @@ export function attachmentLinksFromEnv(env: NodeJS.ProcessEnv): AttachmentLinkOp
   const ttl = env.SUPPORT_ATTACHMENT_LINK_TTL_MS?.trim();
   if (!secret) {
     if (publicUrl || ttl)
-      throw new Error("SUPPORT_ATTACHMENT_LINK_URL and SUPPORT_ATTACHMENT_LINK_TTL_MS need SUPPORT_ATTACHMENT_LINK_SECRET (32 characters or more)");
+      throw new Error(
+        "SUPPORT_ATTACHMENT_LINK_URL and SUPPORT_ATTACHMENT_LINK_TTL_MS need SUPPORT_ATTACHMENT_LINK_SECRET (32 characters or more)",
+      );
     return undefined;
   }
   if (!publicUrl)
