@@ -117,6 +117,22 @@ describe("change model of the offline extractor", () => {
     ]);
   });
 
+  it.each([
+    // a first word read as a modal, a verb or a season is a name when a finite verb follows it
+    ["Will lives in Dundee.", "Will lives_in Dundee positive/holds"],
+    ["Faith studies at Yale.", "Faith studies_at Yale positive/holds"],
+    ["Autumn plays the cello.", "Autumn plays cello positive/holds"],
+    ["Noah reports to Will.", "Noah reports_to Will positive/holds"],
+    ["Olive and Pearl are twins.", "Olive sibling_of Pearl positive/holds"],
+  ])("names: %s", async (text, expected) => {
+    expect((await said(text)).facts).toContain(expected);
+  });
+
+  it("keeps a modal a modal and a season a date when no finite verb follows", async () => {
+    expect((await said("Will you call Tom?")).facts).toEqual([]);
+    expect((await said("Ken moved to Rome in summer.")).facts).toEqual(["Ken lives_in Rome positive/starts"]);
+  });
+
   it("keeps a use of a plan, and a move between things that are no values, as the plain clauses say", async () => {
     expect((await said("Acme uses the starter plan.")).facts).toEqual(["Acme uses starter plan positive/holds"]);
     expect((await said("Umbrella migrated from Jira to Linear.")).facts).not.toContain("Umbrella migrate_to Linear positive/starts");

@@ -241,7 +241,8 @@ function repair(input: Token[]): Token[] {
     )
       tokens[k] = { ...t, pos: "VERB", lemma: ingStem(t.lower) };
     // "retired from Ford": a capitalised word the tagger read as a verb after a preposition is a name
-    if (t.pos === "VERB" && /^\p{Lu}/u.test(t.text) && (prev.pos === "ADP" || prev.pos === "DET")) tokens[k] = { ...t, pos: "PROPN" };
+    if (t.pos === "VERB" && /^\p{Lu}/u.test(t.text) && (prev.pos === "ADP" || prev.pos === "DET" || prev.lower === "to"))
+      tokens[k] = { ...t, pos: "PROPN" };
     // "appointed Omar Said as CEO": a capitalised word read as a verb after a name, once the sentence has its verb
     else if (
       t.pos === "VERB" &&
@@ -279,7 +280,13 @@ function repair(input: Token[]): Token[] {
       break;
     }
     if (t.pos !== "NOUN" || (prev.pos !== "NOUN" && prev.pos !== "PROPN")) continue;
-    const opensArgument = next !== undefined && (next.pos === "ADP" || next.pos === "DET" || next.pos === "PRON" || next.pos === "NUM");
+    const opensArgument =
+      next !== undefined &&
+      (next.pos === "ADP" ||
+        next.pos === "DET" ||
+        next.pos === "PRON" ||
+        next.pos === "NUM" ||
+        (next.lower === "to" && tokens[k + 2]?.pos === "PROPN"));
     const verbFollows = next !== undefined && (next.pos === "VERB" || next.pos === "AUX" || next.pos === "PART" || next.pos === "PUNCT");
     const pluralAfterSingular = t.lower.endsWith("s") && !prev.lower.endsWith("s") && (prev.pos === "PROPN" || next?.pos === "NOUN");
     if (opensArgument || (pluralAfterSingular && next !== undefined && !verbFollows)) {

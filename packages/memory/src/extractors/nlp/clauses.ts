@@ -164,6 +164,12 @@ export function clauses(chunks: Chunk[], tokens: readonly Token[]): Clause[] {
       continue;
     }
     if (isCopula(vg)) {
+      // "Iris and Ivy are sisters": each is the other's sibling
+      const kin = next?.type === "np" && subjects.length === 2 && !next.possessor ? MUTUAL_NOUN[next.text.toLowerCase()] : undefined;
+      if (kin) {
+        out.push({ subject: subjects[0]!, relation: kin, object: subjects[1]!, negated: vg.negated, verb: vg, reciprocal: true });
+        continue;
+      }
       const relational = next?.type === "np" ? relationalNoun(chunks, k) : null;
       if (relational) {
         emit(relational, nounList(chunks, k + 2).items);
@@ -307,6 +313,18 @@ function copulaNouns(items: NounPhrase[], subjects: NounPhrase[], vg: VerbGroup)
 }
 
 const JOB = /^(job|position|post|role|gig|internship)$/i;
+/** Plural nouns two subjects are to each other, of symmetric relations: "Iris and Ivy are sisters" -> sibling_of. */
+const MUTUAL_NOUN: Record<string, string> = {
+  sisters: "sibling_of",
+  brothers: "sibling_of",
+  siblings: "sibling_of",
+  twins: "sibling_of",
+  cousins: "relative_of",
+  friends: "friend_of",
+  "best friends": "friend_of",
+  partners: "partner_of",
+};
+
 /** States two subjects are in with each other: "Sara and Tim are married" -> married_to. */
 const RECIPROCAL_STATE: Record<string, string> = {
   married: "married_to",

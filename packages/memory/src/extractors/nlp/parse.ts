@@ -75,6 +75,7 @@ export function parse(text: string): Sentence[] {
     }
     if (!tokens.length) return;
     markDates(tokens);
+    markLeadingName(tokens);
     const start = tokens[0]!.start;
     out.push({ text: text.slice(start, tokens[tokens.length - 1]!.end), start, tokens });
   });
@@ -138,4 +139,24 @@ function markDates(tokens: Token[]): void {
       next.date = true;
     }
   }
+}
+
+/** A finite verb form after a subject: "works", "studies", "is", "has" (never after a modal or an imperative). */
+const FINITE = /^(is|was|has|does)$|[^s]s$/;
+const SEASON_OR_MONTH =
+  /^(spring|summer|autumn|fall|winter|january|february|march|april|may|june|july|august|september|october|november|december)$/;
+
+/**
+ * A capitalised first word the tagger read as a verb, a modal or a date, followed by a finite verb, is the subject's
+ * name: "Will works at Barclays" (a modal never precedes "works"), "Hope studies at McGill", "Rose lives in Porto",
+ * "Summer plays the drums". The finite verb may be tagged a plural noun when a preposition or article follows it.
+ */
+function markLeadingName(tokens: Token[]): void {
+  const [t, next, after] = tokens;
+  if (!t || !next || !/^\p{Lu}\p{Ll}+$/u.test(t.text)) return;
+  const misread = t.pos === "VERB" || t.pos === "AUX" || (t.date && SEASON_OR_MONTH.test(t.lower) && next.lower !== "is");
+  if (!misread || !FINITE.test(next.lower)) return;
+  const verbAfter =
+    next.pos === "VERB" || next.pos === "AUX" || (next.pos === "NOUN" && after !== undefined && /^(ADP|DET|PART)$/.test(after.pos));
+  if (verbAfter) tokens[0] = { ...t, pos: "PROPN", date: false, name: true };
 }
