@@ -102,6 +102,15 @@ describe("change model: endings and negation", () => {
     expect(all.items[0]!.tInvalid).toBe("2018-01-01T00:00:00.000Z");
   });
 
+  it("a take-over gives the new holder the old holder's relation and ends the old one's", async () => {
+    const b = await brain();
+    await b.tell("Dora maintains the billing SDK.", "2021-01-01T00:00:00Z");
+    await b.tell("Sami took over the billing SDK in May.", "2023-06-01T00:00:00Z");
+    await b.tell("Sami has taken over the release notes.", "2023-06-01T00:00:00Z");
+    expect(await b.facts("2022-01-01T00:00:00Z")).toEqual(["Dora maintains billing SDK"]);
+    expect(await b.facts("2023-07-01T00:00:00Z")).toEqual(["Sami maintains billing SDK", "Sami responsible_for release notes"]);
+  });
+
   it("an event that ends and matches no edge of its relation ends the states linking the same two", async () => {
     const b = await brain();
     await b.tell("Hugo leads the QA guild.", "2021-01-01T00:00:00Z");

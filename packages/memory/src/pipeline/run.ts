@@ -15,6 +15,7 @@ import { extractFacts } from "./facts.js";
 import { prefetchEdges, prefetchEntities } from "./lookups.js";
 import { createResolver, knownMentions } from "./resolve.js";
 import { resolveTimes } from "./temporal.js";
+import { resolveTransfers } from "./transfers.js";
 
 export const EXTRACTION_QUEUE = "memory.extract";
 
@@ -129,6 +130,7 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
           }
           const facts = await extractFacts(run, resolver);
           const timed = resolveTimes(run, facts);
+          await resolveTransfers(run, timed.edges);
           await prefetchEdges(run, [...timed.edges, ...timed.endings]);
           const ended = await applyEndings(run, timed.endings, timed.edges);
           run.edges = await dropDuplicates(run, ended);
