@@ -133,6 +133,14 @@ describe("change model of the offline extractor", () => {
     expect((await said("Ken moved to Rome in summer.")).facts).toEqual(["Ken lives_in Rome positive/starts"]);
   });
 
+  it("dates a relative's relation by the statement that names it, and reads the date of an 'until' clause as the end", async () => {
+    expect((await said("My wife Lotte and I got married in 2009.", "Bram")).facts).toEqual(["Lotte married_to Bram positive/starts"]);
+    const input = { content: "Mira taught at Leiden until she moved in 2019.", metadata: {}, occurredAt: REF };
+    const facts = await x.extractFacts({ ...input, entities: await x.extractEntities(input) });
+    const taught = facts.find((f) => f.target === "Leiden");
+    expect([taught?.validFrom, taught?.validUntil, taught?.aspect]).toEqual([null, "2019-01-01", "past"]);
+  });
+
   it("keeps a use of a plan, and a move between things that are no values, as the plain clauses say", async () => {
     expect((await said("Acme uses the starter plan.")).facts).toEqual(["Acme uses starter plan positive/holds"]);
     expect((await said("Umbrella migrated from Jira to Linear.")).facts).not.toContain("Umbrella migrate_to Linear positive/starts");

@@ -241,6 +241,7 @@ function analyseSentence(st: EpisodeState, sentence: Sentence): void {
     return owner ? `${owner}'s ${head}` : head;
   };
 
+  const relatives = new Map<string, ExtractedFact>();
   for (const c of chunks) {
     if (c.type !== "np" || c.pronoun) continue;
     const name = nameOf(c);
@@ -250,8 +251,8 @@ function analyseSentence(st: EpisodeState, sentence: Sentence): void {
     if (c.describedAs) addEntity(st, c.describedAs, "other");
     // "my brother Tom": Tom is the speaker's sibling
     const owner = rel && c.possessor ? nameOf(c.possessor) : null;
-    if (rel && owner && nameKey(owner) !== nameKey(name))
-      st.facts.push({
+    if (rel && owner && nameKey(owner) !== nameKey(name)) {
+      const kinFact: ExtractedFact = {
         source: name,
         relation: rel.kin,
         target: owner,
@@ -261,14 +262,17 @@ function analyseSentence(st: EpisodeState, sentence: Sentence): void {
         targetKind: "person",
         polarity: "positive",
         aspect: "holds",
-      });
+      };
+      st.facts.push(kinFact);
+      relatives.set(`${nameKey(name)}\u0000${rel.kin}\u0000${nameKey(owner)}`, kinFact);
+    }
   }
 
   // an instruction is a rule a playbook cites, not a fact of the graph
   const first = chunks[0];
   if (!isInstructionClause(sentence.text, first?.type === "vg" ? first : null)) {
     const cues = sentenceCues(sentence.text);
-    for (const c of clauses(chunks, sentence.tokens)) clauseFacts(st, c, { sentence, when, cues, nameOf });
+    for (const c of clauses(chunks, sentence.tokens)) clauseFacts(st, c, { sentence, when, cues, nameOf, relatives });
   }
   // referents for the next sentence's pronouns
   let subjectThing: string | null = null;
@@ -342,6 +346,8 @@ const GROUP = /\b(team|group|department|squad|company|crew|committee|board|custo
 
 interface SentenceContext {
   sentence: Sentence;
+  /** The sentence's facts of a relative ("my husband Murat": married_to), by source, relation and target. */
+  relatives: Map<string, ExtractedFact>;
   /** The validity of the part of the sentence (between semicolons) a character offset is in. */
   when: (offset: number) => Validity;
   cues: SentenceCues;
@@ -409,6 +415,9 @@ function clauseFacts(st: EpisodeState, c: Clause, cx: SentenceContext): void {
   );
   addEntity(st, target, targetKind);
   const fact = standalone(sentence.text, speaker, subjectPronoun);
+  // "My husband Murat and I got married in 2016": the dated statement replaces the relative's undated one
+  const said = cx.relatives.get(`${nameKey(source)}\u0000${relation}\u0000${nameKey(target)}`);
+  if (said !== undefined) st.facts.splice(st.facts.indexOf(said), 1);
   st.facts.push({
     source,
     relation,

@@ -47,9 +47,12 @@ export function validity(tokens: Token[], ref: number): Validity {
   // split the marked tokens into expressions at their prepositions: "from 2020 until 2030" is two
   const groups: Array<{ role: "start" | "end" | "at" | "skip"; words: string[] }> = [];
   let prevDate = false;
+  // "worked at Siemens until he retired in 2020": the date of a clause "until" opens is the end
+  let untilClause = false;
   for (let k = 0; k < tokens.length; k++) {
     const t = tokens[k]!;
     if (!t.date) {
+      if (/^(until|till|til)$/i.test(t.lower) && !tokens[k + 1]?.date) untilClause = true;
       prevDate = false;
       continue;
     }
@@ -64,8 +67,9 @@ export function validity(tokens: Token[], ref: number): Validity {
     if (END.test(t.lower)) groups.push({ role: "end", words: [] });
     else if (START.test(t.lower)) groups.push({ role: "start", words: [] });
     else if (RECURRING.test(t.lower)) groups.push({ role: "skip", words: [] });
-    else if (/^(in|on|at|during|of|for)$/i.test(t.lower) && (!prevDate || !last)) groups.push({ role: "at", words: [] });
-    else if (!prevDate || !last) groups.push({ role: "at", words: [t.text] });
+    else if (/^(in|on|at|during|of|for)$/i.test(t.lower) && (!prevDate || !last))
+      groups.push({ role: untilClause ? "end" : "at", words: [] });
+    else if (!prevDate || !last) groups.push({ role: untilClause ? "end" : "at", words: [t.text] });
     else last.words.push(t.text);
     prevDate = true;
   }
