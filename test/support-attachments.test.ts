@@ -1,6 +1,8 @@
 // Attachments over HTTP (docs/support.md#attachments) under Express, Fastify and fetch; the http-sqlite and
 // http-postgres projects rerun it with the SQL record and blob stores: uploads sniffed from the bytes, downloads that
-// no browser renders as a page of the API's origin, ownership, the limits' 413 and 429, dedup and no orphan blob.
+// no browser renders as a page of the API's origin, ownership, the limits' 413 and 429, dedup and no orphan blob; the
+// customers' daily byte budget on a manual clock (deleted and swept uploads still count, parallel uploads never pass it).
+import { type ManualClock, manualClock } from "@mountkit/core";
 import { createSupportService, type SupportService } from "@mountkit/support";
 import { describe, expect, it } from "vitest";
 import { type AdapterTarget, call, forEachAdapter } from "./harness.js";
@@ -235,3 +237,117 @@ function suite(t: AdapterTarget) {
 }
 
 forEachAdapter("support attachments", makeServices, suite);
+
+// the byte budget: five PNGs per customer per product in 24 hours, the count limit out of the way
+const BUDGET = PNG.byteLength * 5;
+const DAY = 86_400_000;
+const PENDING_TTL = 600_000;
+const clocks = new WeakMap<SupportService, ManualClock>();
+const makeBudgetServices = () => {
+  const clock = manualClock("2026-03-01T00:00:00Z");
+  const svc = createSupportService({
+    products: ["demo", "other"],
+    limits: { rateLimit: 100_000 },
+    agentToken: AGENT,
+    clock,
+    attachments: {
+      maxPerCustomerPerDay: 1000,
+      maxPerMessage: 3,
+      maxBytesPerCustomerPerDay: BUDGET,
+      pendingTtlMs: PENDING_TTL,
+      sweepIntervalMs: 0,
+    },
+  });
+  clocks.set(svc, clock);
+  return [svc];
+};
+
+function budgetSuite(t: AdapterTarget) {
+  const u = (path: string) => `${t.url}${path}`;
+  const svc = () => t.services[0] as SupportService;
+  const clock = () => clocks.get(svc())!;
+  const upload = (customerId: string, productSlug = "demo") =>
+    call(u(`/api/conversations/attachments?productSlug=${productSlug}&customerId=${encodeURIComponent(customerId)}&name=s.png`), {
+      method: "POST",
+      headers: { "content-type": "image/png" },
+      rawBody: PNG,
+    });
+  const uploaded = async (customerId: string, productSlug = "demo") => {
+    const r = await upload(customerId, productSlug);
+    expect(r.status, r.text).toBe(200);
+    return r.body as { id: string; size: number };
+  };
+  const agentUpload = () =>
+    call(u("/agent/attachments?productSlug=demo&name=a.png"), {
+      method: "POST",
+      headers: { ...agentH, "content-type": "image/png" },
+      rawBody: PNG,
+    });
+  const expectOverBudget = (r: { status: number; headers: Headers; body: any }) => {
+    expectError(r, 429);
+    expect(r.body.error).toContain(`${BUDGET} bytes`);
+    return Number(r.headers.get("retry-after"));
+  };
+
+  it("answers 429 with Retry-After at the customer's byte budget; other customers, products and agents are unaffected", async () => {
+    const c = cust();
+    const first = clock().now();
+    await uploaded(c);
+    clock().advance(3_600_000);
+    for (let i = 0; i < 4; i++) await uploaded(c);
+    const r = await upload(c);
+    // the budget frees up when the first upload leaves the 24 hours: 23 hours from now
+    expect(expectOverBudget(r)).toBe(Math.ceil((first + DAY - clock().now()) / 1000));
+    await uploaded(cust());
+    await uploaded(c, "other");
+    for (let i = 0; i < 6; i++) {
+      const a = await agentUpload();
+      expect(a.status, a.text).toBe(200);
+    }
+    expectOverBudget(await upload(c));
+  });
+
+  it("counts uploads deleted since: a refused message's and the sweep's do not give their bytes back", async () => {
+    const c = cust();
+    const four = [await uploaded(c), await uploaded(c), await uploaded(c), await uploaded(c)];
+    const refused = await call(u("/api/conversations"), {
+      body: { productSlug: "demo", customerId: c, message: "four files", attachments: four.map((a) => a.id) },
+    });
+    expectError(refused, 413);
+    expect(await svc().attachments.store.getMany(four.map((a) => a.id))).toEqual([]);
+    const last = await uploaded(c);
+    expectOverBudget(await upload(c));
+    clock().advance(PENDING_TTL + 1000);
+    expect(await svc().attachments.sweep()).toBeGreaterThanOrEqual(1);
+    expect(await svc().attachments.store.getMany([last.id])).toEqual([]);
+    expectOverBudget(await upload(c));
+  });
+
+  it("parallel uploads of one customer never pass the budget together", async () => {
+    const c = cust();
+    const results = await Promise.all(Array.from({ length: 12 }, () => upload(c)));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(7);
+    expectOverBudget(await upload(c));
+  });
+
+  it("takes uploads again once the counted ones leave the 24 hours", async () => {
+    const c = cust();
+    for (let i = 0; i < 5; i++) await uploaded(c);
+    clock().advance(DAY - 1000);
+    expect(expectOverBudget(await upload(c))).toBe(1);
+    clock().advance(1000);
+    await uploaded(c);
+    // the other four left at the same moment: four more fit, then the budget is full again
+    for (let i = 0; i < 4; i++) await uploaded(c);
+    expectOverBudget(await upload(c));
+  });
+
+  it("documents the byte budget in the upload's 429", async () => {
+    const a = await call(u("/api/conversations/openapi.json"));
+    expect(a.body.paths["/api/conversations/attachments"].post.responses["429"].description).toContain("maxBytesPerCustomerPerDay");
+  });
+}
+
+forEachAdapter("support attachments: the byte budget per customer per day", makeBudgetServices, budgetSuite);

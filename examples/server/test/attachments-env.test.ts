@@ -39,9 +39,17 @@ describe("attachment limits from the environment", () => {
         SUPPORT_ATTACHMENT_MAX_PER_MESSAGE: "3",
         SUPPORT_ATTACHMENT_MAX_BYTES_PER_MESSAGE: " 2097152 ",
         SUPPORT_ATTACHMENT_MAX_PER_CUSTOMER_PER_DAY: "20",
+        SUPPORT_ATTACHMENT_MAX_BYTES_PER_CUSTOMER_PER_DAY: "52428800",
         SUPPORT_ATTACHMENT_PENDING_TTL_MS: "600000",
       }),
-    ).toEqual({ maxBytes: 1048576, maxPerMessage: 3, maxBytesPerMessage: 2097152, maxPerCustomerPerDay: 20, pendingTtlMs: 600000 });
+    ).toEqual({
+      maxBytes: 1048576,
+      maxPerMessage: 3,
+      maxBytesPerMessage: 2097152,
+      maxPerCustomerPerDay: 20,
+      maxBytesPerCustomerPerDay: 52428800,
+      pendingTtlMs: 600000,
+    });
   });
 
   it("a value that is not a positive integer stops the start, naming the variable and the value", () => {
@@ -60,6 +68,28 @@ describe("attachment limits from the environment", () => {
       );
       expect(r.status).toBe(413);
       expect((s as unknown as { attachments: { limits: { maxBytes: number } } }).attachments.limits.maxBytes).toBe(PNG.byteLength - 1);
+    } finally {
+      await s.dispose();
+    }
+  });
+});
+
+describe("the attachment byte budget from the environment", () => {
+  it("SUPPORT_ATTACHMENT_MAX_BYTES_PER_CUSTOMER_PER_DAY reaches the service: an upload past it answers 429", async () => {
+    const s = await supportFromEnv({ SUPPORT_ATTACHMENT_MAX_BYTES_PER_CUSTOMER_PER_DAY: String(PNG.byteLength * 2) }, { logger: silentLogger });
+    try {
+      const up = () =>
+        s.fetch(
+          new Request(`http://x/api/conversations/attachments?productSlug=demo&customerId=${CUSTOMER}&name=a.png`, { method: "POST", body: PNG, headers: { "content-type": "image/png" } }),
+        );
+      expect((await up()).status).toBe(200);
+      expect((await up()).status).toBe(200);
+      const r = await up();
+      expect(r.status).toBe(429);
+      expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect((s as unknown as { attachments: { limits: { maxBytesPerCustomerPerDay: number } } }).attachments.limits.maxBytesPerCustomerPerDay).toBe(
+        PNG.byteLength * 2,
+      );
     } finally {
       await s.dispose();
     }

@@ -17,6 +17,10 @@ export const ATTACHMENT_LIMIT_VARIABLES: Record<keyof AttachmentLimits, { name: 
   maxPerMessage: { name: "SUPPORT_ATTACHMENT_MAX_PER_MESSAGE", unit: "files per message" },
   maxBytesPerMessage: { name: "SUPPORT_ATTACHMENT_MAX_BYTES_PER_MESSAGE", unit: "bytes of all the files of one message" },
   maxPerCustomerPerDay: { name: "SUPPORT_ATTACHMENT_MAX_PER_CUSTOMER_PER_DAY", unit: "uploads per customer per product in 24 hours" },
+  maxBytesPerCustomerPerDay: {
+    name: "SUPPORT_ATTACHMENT_MAX_BYTES_PER_CUSTOMER_PER_DAY",
+    unit: "bytes one customer may upload per product in 24 hours",
+  },
   pendingTtlMs: { name: "SUPPORT_ATTACHMENT_PENDING_TTL_MS", unit: "ms an upload no message names is kept" },
 };
 

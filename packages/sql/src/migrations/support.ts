@@ -1,6 +1,6 @@
 // Tables of the support service: conversations (with their event-log position and creation dedup key),
 // messages, the event log, the ids of inbound webhook deliveries, the customers' ratings, agents' private notes and
-// canned replies.
+// canned replies, attachments and the customers' attachment usage.
 import type { MigrationSet } from "../migrate.js";
 import { exec } from "../migrate.js";
 
@@ -150,6 +150,25 @@ export const supportMigrations: MigrationSet = {
           // the sweep reads pending uploads oldest first
           "create index support_attachments_pending on support_attachments (created_at) where conversation_id is null",
           `create table support_blobs (key text primary key, data ${dialect === "postgres" ? "bytea" : "blob"} not null)`,
+        ]);
+      },
+    },
+    {
+      version: 7,
+      name: "attachment usage per customer per day",
+      async up(db, dialect) {
+        // the bytes each customer uploaded, one row per upload, kept apart from the records so that deleting or
+        // sweeping an upload does not give its bytes back (attachments.maxBytesPerCustomerPerDay); pruned after 24 hours
+        await exec(db, [
+          `create table support_attachment_usage (
+            id text primary key,
+            product_slug text not null,
+            customer_id text not null,
+            bytes ${dialect === "postgres" ? "bigint" : "integer"} not null,
+            at ${dialect === "postgres" ? "bigint" : "integer"} not null
+          )`,
+          "create index support_attachment_usage_customer on support_attachment_usage (product_slug, customer_id, at)",
+          "create index support_attachment_usage_at on support_attachment_usage (at)",
         ]);
       },
     },

@@ -1,5 +1,5 @@
-// The attachments of customer and agent messages: uploads checked (type sniffed from the bytes, size, count per
-// customer per day), the ids a message names checked and settled on it once written, and no blob left behind by a
+// The attachments of customer and agent messages: uploads checked (type sniffed from the bytes, size, count and bytes
+// per customer per day), the ids a message names checked and settled on it once written, and no blob left behind by a
 // failed upload or a failed message (docs/support.md#attachments).
 import { type Clock, defineServiceErrors, type IdGenerator, iso, isKitError, type Logger } from "@mountkit/core";
 import type { RateLimiter } from "@mountkit/core/jobs";
@@ -19,6 +19,11 @@ export interface AttachmentLimits {
   maxBytesPerMessage: number;
   /** Uploads one customer may make per product in any 24 hours (default 50); more answer 429 with `Retry-After`. */
   maxPerCustomerPerDay: number;
+  /**
+   * Bytes one customer may upload per product in any 24 hours (default 100 MiB), counting uploads deleted or swept
+   * since; more answer 429 with `Retry-After` (when the oldest counted upload leaves the window).
+   */
+  maxBytesPerCustomerPerDay: number;
   /** How long an upload no message names is kept, in ms (default 1 hour); then it is deleted. */
   pendingTtlMs: number;
 }
@@ -42,6 +47,7 @@ export const DEFAULT_ATTACHMENT_LIMITS: AttachmentLimits = {
   maxPerMessage: 5,
   maxBytesPerMessage: 25 * 1024 * 1024,
   maxPerCustomerPerDay: 50,
+  maxBytesPerCustomerPerDay: 100 * 1024 * 1024,
   pendingTtlMs: 3_600_000,
 };
 
@@ -63,7 +69,7 @@ export interface Attachments {
   readonly blobs: BlobStore;
   /** The signed download links, when `links` is configured. */
   readonly links?: AttachmentLinks;
-  /** Checks and stores an upload: 400 empty, 413 too large, 415 not an allowed type, 429 past the daily limit. */
+  /** Checks and stores an upload: 400 empty, 413 too large, 415 not an allowed type, 429 past the daily limits (count and bytes). */
   upload(input: { product: Product; by: Uploader; name?: string; bytes: Uint8Array | undefined }): Promise<AttachmentRef>;
   /**
    * The attachments a message names, checked before it is written: each this caller's upload on this product (an
@@ -126,20 +132,6 @@ export function createAttachments(deps: {
     return gone.length;
   }
 
-  async function dailyLimit(product: Product, customerId: string): Promise<void> {
-    const max = limits.maxPerCustomerPerDay;
-    const d = await limiter.hit(`support:${product.slug}:attachments:${customerId}`, { limit: max, windowMs: DAY, now: clock.now() });
-    if (d.allowed) return;
-    throw supportError("too_many_requests", {
-      message: `at most ${max} attachments per customer per day`,
-      headers: {
-        "retry-after": String(Math.max(1, Math.ceil(d.retryAfterMs / 1000))),
-        "ratelimit-limit": String(max),
-        "ratelimit-remaining": "0",
-      },
-    });
-  }
-
   const links = options.links ? attachmentLinks(options.links, clock) : undefined;
   const api: Attachments = {
     limits,
@@ -151,9 +143,11 @@ export function createAttachments(deps: {
       if (bytes.byteLength > limits.maxBytes) throw attachmentError("attachment_too_large", { details: { limit: limits.maxBytes } });
       const type = await sniffAttachment(bytes);
       if (!type) throw attachmentError("attachment_type_not_allowed", { details: { accepted: Object.keys(ATTACHMENT_TYPES) } });
-      if (isCustomer(by)) await dailyLimit(product, by.customerId);
+      const id = ids();
+      if (isCustomer(by))
+        await chargeDaily({ store, limiter, clock, limits }, { id, productSlug: product.slug, customerId: by.customerId, bytes });
       const record: AttachmentRecord = {
-        id: ids(),
+        id,
         name: safeName(name, type),
         contentType: type,
         size: bytes.byteLength,
@@ -164,16 +158,7 @@ export function createAttachments(deps: {
         messageId: null,
         createdAt: iso(clock.now()),
       };
-      // bytes first: a record never names missing bytes; a failed record write takes its bytes with it
-      await blobs.put(record.id, bytes);
-      try {
-        await store.insert(record);
-      } catch (error) {
-        await blobs
-          .delete(record.id)
-          .catch((e) => logger.warn("support: deleting an attachment's bytes failed", { id: record.id, error: e }));
-        throw error;
-      }
+      await persist({ store, blobs, logger }, record, bytes);
       return refOf(record);
     },
     claim: (input) => claim(input, { store, limits, drop }),
@@ -204,6 +189,8 @@ export function createAttachments(deps: {
     async sweep() {
       let n = 0;
       const before = iso(clock.now() - limits.pendingTtlMs);
+      // usage past the day no budget counts any more (a deleted or swept upload's stays until then)
+      await store.pruneUsage(clock.now() - DAY);
       for (;;) {
         const batch = await store.listPending({ before, limit: 100 });
         if (!batch.length) return n;
@@ -222,6 +209,80 @@ export function createAttachments(deps: {
       : undefined;
   (timer as { unref?: () => void } | undefined)?.unref?.();
   return api;
+}
+
+/**
+ * The customer's daily limits on an upload, bytes first (`store.chargeUsage`, counted under the upload's id) then the
+ * count (the limiter): an upload the count refuses gives its bytes back, one the bytes refuse takes no count. Past
+ * either, 429 with `Retry-After` and a message naming the limit.
+ */
+async function chargeDaily(
+  deps: { store: AttachmentStore; limiter: RateLimiter; clock: Clock; limits: AttachmentLimits },
+  input: { id: string; productSlug: string; customerId: string; bytes: Uint8Array },
+): Promise<void> {
+  const { store, limiter, clock, limits } = deps;
+  const { id, productSlug, customerId } = input;
+  const now = clock.now();
+  const maxBytes = limits.maxBytesPerCustomerPerDay;
+  const u = await store.chargeUsage({
+    id,
+    productSlug,
+    customerId,
+    bytes: input.bytes.byteLength,
+    at: now,
+    since: now - DAY,
+    limit: maxBytes,
+  });
+  if (!u.allowed) {
+    // the budget frees up as its oldest counted upload leaves the 24 hours
+    const wait = u.oldestAt === null ? DAY : u.oldestAt + DAY - now;
+    throw supportError("too_many_requests", {
+      message: `at most ${maxBytes} bytes of attachments per customer per day`,
+      headers: { "retry-after": String(Math.max(1, Math.ceil(wait / 1000))) },
+    });
+  }
+  const max = limits.maxPerCustomerPerDay;
+  const d = await limiter
+    .hit(`support:${productSlug}:attachments:${customerId}`, { limit: max, windowMs: DAY, now })
+    .catch(async (error) => {
+      await store.refundUsage(id);
+      throw error;
+    });
+  if (d.allowed) return;
+  await store.refundUsage(id);
+  throw supportError("too_many_requests", {
+    message: `at most ${max} attachments per customer per day`,
+    headers: {
+      "retry-after": String(Math.max(1, Math.ceil(d.retryAfterMs / 1000))),
+      "ratelimit-limit": String(max),
+      "ratelimit-remaining": "0",
+    },
+  });
+}
+
+/**
+ * Stores an upload, bytes first: a record never names missing bytes; a failed record write takes its bytes with it,
+ * and a failed upload its count against the customer's byte budget.
+ */
+async function persist(
+  { store, blobs, logger }: { store: AttachmentStore; blobs: BlobStore; logger: Logger },
+  record: AttachmentRecord,
+  bytes: Uint8Array,
+): Promise<void> {
+  const { id } = record;
+  try {
+    await blobs.put(id, bytes);
+    try {
+      await store.insert(record);
+    } catch (error) {
+      await blobs.delete(id).catch((e) => logger.warn("support: deleting an attachment's bytes failed", { id, error: e }));
+      throw error;
+    }
+  } catch (error) {
+    if (record.uploadedBy === "customer")
+      await store.refundUsage(id).catch((e) => logger.warn("support: refunding an upload's bytes failed", { id, error: e }));
+    throw error;
+  }
 }
 
 /** `Attachments.claim`: the checks, and the caller's own pending uploads dropped with a refused message. */

@@ -60,7 +60,9 @@ const uploadResponses = (limits: Attachments["limits"]) => ({
 const customerUploadResponses = (limits: Attachments["limits"]) => ({
   ...uploadResponses(limits),
   ...rateLimited(
-    `Rate limit exceeded, or the customer's ${limits.maxPerCustomerPerDay} uploads in 24 hours (\`attachments.maxPerCustomerPerDay\`)`,
+    `Rate limit exceeded, or the customer's ${limits.maxPerCustomerPerDay} uploads (\`attachments.maxPerCustomerPerDay\`) or ` +
+      `${limits.maxBytesPerCustomerPerDay} bytes (\`attachments.maxBytesPerCustomerPerDay\`, uploads deleted since included) ` +
+      "in 24 hours; `Retry-After` says when the oldest counted upload leaves the window",
   ),
 });
 

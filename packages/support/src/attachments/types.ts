@@ -55,4 +55,26 @@ export interface AttachmentStore {
   remove(ids: readonly string[]): Promise<string[]>;
   /** Pending records created before `before`, oldest first, at most `limit`. */
   listPending(input: { before: string; limit: number }): Promise<AttachmentRecord[]>;
+  /**
+   * Counts an upload's bytes against its customer's budget (`maxBytesPerCustomerPerDay`), apart from the records so
+   * that deleting or sweeping an upload gives nothing back. When the customer's usage on the product after `since`
+   * (epoch ms) plus `bytes` stays within `limit`, adds a usage row (`id`: the attachment's) at `at`; otherwise adds
+   * nothing. Atomic: two processes charging at once can never both pass the limit. Answers the usage counted before
+   * this charge and the time of its oldest row (null without any).
+   */
+  chargeUsage(input: UsageCharge): Promise<{ allowed: boolean; used: number; oldestAt: number | null }>;
+  /** Removes a usage row: the upload it counted failed before it was stored. */
+  refundUsage(id: string): Promise<void>;
+  /** Removes usage rows older than `before` (epoch ms), which no budget counts any more; answers how many. */
+  pruneUsage(before: number): Promise<number>;
+}
+
+export interface UsageCharge {
+  id: string;
+  productSlug: string;
+  customerId: string;
+  bytes: number;
+  at: number;
+  since: number;
+  limit: number;
 }

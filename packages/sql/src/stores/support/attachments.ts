@@ -1,8 +1,9 @@
-// The SQL AttachmentStore and BlobStore (`@mountkit/support`'s attachments/types.ts, migration 6): attachment records
-// in `support_attachments`, their bytes in `support_blobs`, so every process of a PostgreSQL deployment serves every
+// The SQL AttachmentStore and BlobStore (`@mountkit/support`'s attachments/types.ts, migrations 6 and 7): attachment
+// records in `support_attachments`, the customers' daily byte usage in `support_attachment_usage` (charged under a
+// per-customer lock), their bytes in `support_blobs`, so every process of a PostgreSQL deployment serves every
 // upload. A host that keeps the bytes in an object store uses `sqlAttachmentStore` with its own BlobStore.
 import type { AttachmentRecord, AttachmentStore, BlobStore } from "@mountkit/support";
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { SqlDatabase } from "../../db-types.js";
 
 interface AttachmentRow {
@@ -23,8 +24,17 @@ interface BlobRow {
   data: Uint8Array;
 }
 
+interface UsageRow {
+  id: string;
+  product_slug: string;
+  customer_id: string;
+  bytes: number;
+  at: number;
+}
+
 interface AttachmentDb {
   support_attachments: AttachmentRow;
+  support_attachment_usage: UsageRow;
   support_blobs: BlobRow;
 }
 
@@ -41,8 +51,12 @@ const toRecord = (r: AttachmentRow): AttachmentRecord => ({
   createdAt: r.created_at,
 });
 
+/** Arbitrary constant naming the usage locks among the database's advisory locks (the customer is the second key). */
+const USAGE_LOCK_KEY = 0x6d6b_6175;
+
 export function sqlAttachmentStore(database: SqlDatabase): AttachmentStore {
   const db = database.kysely as Kysely<AttachmentDb>;
+  const pg = database.dialect === "postgres";
   return {
     async insert(r) {
       await db
@@ -102,6 +116,36 @@ export function sqlAttachmentStore(database: SqlDatabase): AttachmentStore {
         .limit(limit)
         .execute();
       return rows.map(toRecord);
+    },
+    async chargeUsage({ id, productSlug, customerId, bytes, at, since, limit }) {
+      // the sum and the insert under one lock per customer (PostgreSQL's advisory lock, SQLite's write lock taken by
+      // BEGIN IMMEDIATE): two processes charging at once see each other's row, so they never both pass the limit
+      return db.transaction().execute(async (trx) => {
+        if (pg) await sql`select pg_advisory_xact_lock(${USAGE_LOCK_KEY}, hashtext(${`${productSlug}\n${customerId}`}))`.execute(trx);
+        const row = await trx
+          .selectFrom("support_attachment_usage")
+          .select((eb) => [eb.fn.sum<number | string | null>("bytes").as("used"), eb.fn.min<number | string | null>("at").as("oldest")])
+          .where("product_slug", "=", productSlug)
+          .where("customer_id", "=", customerId)
+          .where("at", ">", since)
+          .executeTakeFirst();
+        const used = Number(row?.used ?? 0);
+        const oldestAt = row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest);
+        const allowed = used + bytes <= limit;
+        if (allowed)
+          await trx
+            .insertInto("support_attachment_usage")
+            .values({ id, product_slug: productSlug, customer_id: customerId, bytes, at })
+            .execute();
+        return { allowed, used, oldestAt };
+      });
+    },
+    async refundUsage(id) {
+      await db.deleteFrom("support_attachment_usage").where("id", "=", id).execute();
+    },
+    async pruneUsage(before) {
+      const r = await db.deleteFrom("support_attachment_usage").where("at", "<", before).executeTakeFirst();
+      return Number(r.numDeletedRows);
     },
   };
 }
