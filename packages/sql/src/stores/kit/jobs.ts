@@ -82,6 +82,61 @@ function toJob(r: Pick<JobsTable, "id" | "queue" | "payload" | "attempts" | "max
   };
 }
 
+/**
+ * The claim's selection: `due(alias)` (queued and due, or running past its lease or with its holder gone) and the ids
+ * of the jobs a claim of `limit` leases, oldest first, one per group with no job running under a live lease.
+ */
+function claimQuery({ queue, limit, now, staleBefore }: { queue: string; limit: number; now: number; staleBefore: number }) {
+  // a running job is retaken when its lease ended or its holder stopped heartbeating
+  const gone = (alias: string) =>
+    sql`exists (select 1 from job_workers w where w.owner = ${sql.ref(`${alias}.locked_by`)} and w.seen_at < ${staleBefore})`;
+  const due = (alias: string) => {
+    const c = (col: string) => sql.ref(`${alias}.${col}`);
+    return sql`${c("queue")} = ${queue} and ((${c("state")} = 'queued' and ${c("run_at")} <= ${now}) or (${c("state")} = 'running' and (${c("lease_until")} <= ${now} or ${gone(alias)})))`;
+  };
+  // the only jobs that can win: running ones whose lease ended or whose holder is gone (a few), each queued group's
+  // oldest due job (one index seek per group, walking the groups with a recursive query), and the oldest `limit`
+  // ungrouped due jobs. Ranking the whole backlog instead made a claim cost ~35 ms of the writer at 3,000 queued jobs.
+  const candidates = sql`
+      with recursive grp(k) as (
+        select min(group_key) from jobs where queue = ${queue} and state = 'queued' and group_key is not null
+        union all
+        select (select min(q.group_key) from jobs q where q.queue = ${queue} and q.state = 'queued' and q.group_key > grp.k)
+        from grp where grp.k is not null
+      )
+      select x.id from jobs x where x.queue = ${queue} and x.state = 'running' and ${due("x")}
+      union all
+      select (select q.id from jobs q
+        where q.queue = ${queue} and q.state = 'queued' and q.group_key = grp.k and q.run_at <= ${now}
+        order by q.run_at, q.id limit 1)
+      from grp where grp.k is not null
+      union all
+      select f.id from (
+        select q.id from jobs q where q.queue = ${queue} and q.state = 'queued' and q.group_key is null and q.run_at <= ${now}
+        order by q.run_at, q.id limit ${limit}
+      ) f`;
+  // due jobs whose group has no other job running under a live lease; the oldest one per group
+  const claimable = sql`
+      select c.id from (
+        select j.id, j.run_at,
+          row_number() over (
+            partition by case when j.group_key is null then 'i:' || j.id else 'g:' || j.group_key end
+            order by j.run_at, j.id
+          ) as rn
+        from jobs j
+        where j.id in (${candidates}) and ${due("j")}
+          and (j.group_key is null or not exists (
+            select 1 from jobs r
+            where r.queue = j.queue and r.group_key = j.group_key and r.state = 'running' and r.id <> j.id
+              and r.lease_until > ${now} and not ${gone("r")}
+          ))
+      ) c
+      where c.rn = 1
+      order by c.run_at, c.id
+      limit ${limit}`;
+  return { due, claimable };
+}
+
 export function sqlJobStore(database: SqlDatabase, options: SqlJobStoreOptions = {}): JobStore {
   const db = database.kysely as Kysely<JobsDb>;
   const pg = database.dialect === "postgres";
@@ -119,54 +174,7 @@ export function sqlJobStore(database: SqlDatabase, options: SqlJobStoreOptions =
     async claim({ queue, limit, now, leaseMs }) {
       if (limit <= 0) return [];
       await startHeartbeat();
-      const staleBefore = Date.now() - staleAfterMs;
-      // a running job is retaken when its lease ended or its holder stopped heartbeating
-      const gone = (alias: string) =>
-        sql`exists (select 1 from job_workers w where w.owner = ${sql.ref(`${alias}.locked_by`)} and w.seen_at < ${staleBefore})`;
-      const due = (alias: string) => {
-        const c = (col: string) => sql.ref(`${alias}.${col}`);
-        return sql`${c("queue")} = ${queue} and ((${c("state")} = 'queued' and ${c("run_at")} <= ${now}) or (${c("state")} = 'running' and (${c("lease_until")} <= ${now} or ${gone(alias)})))`;
-      };
-      // the only jobs that can win: running ones whose lease ended or whose holder is gone (a few), each queued group's
-      // oldest due job (one index seek per group, walking the groups with a recursive query), and the oldest `limit`
-      // ungrouped due jobs. Ranking the whole backlog instead made a claim cost ~35 ms of the writer at 3,000 queued jobs.
-      const candidates = sql`
-        with recursive grp(k) as (
-          select min(group_key) from jobs where queue = ${queue} and state = 'queued' and group_key is not null
-          union all
-          select (select min(q.group_key) from jobs q where q.queue = ${queue} and q.state = 'queued' and q.group_key > grp.k)
-          from grp where grp.k is not null
-        )
-        select x.id from jobs x where x.queue = ${queue} and x.state = 'running' and ${due("x")}
-        union all
-        select (select q.id from jobs q
-          where q.queue = ${queue} and q.state = 'queued' and q.group_key = grp.k and q.run_at <= ${now}
-          order by q.run_at, q.id limit 1)
-        from grp where grp.k is not null
-        union all
-        select f.id from (
-          select q.id from jobs q where q.queue = ${queue} and q.state = 'queued' and q.group_key is null and q.run_at <= ${now}
-          order by q.run_at, q.id limit ${limit}
-        ) f`;
-      // due jobs whose group has no other job running under a live lease; the oldest one per group
-      const claimable = sql`
-        select c.id from (
-          select j.id, j.run_at,
-            row_number() over (
-              partition by case when j.group_key is null then 'i:' || j.id else 'g:' || j.group_key end
-              order by j.run_at, j.id
-            ) as rn
-          from jobs j
-          where j.id in (${candidates}) and ${due("j")}
-            and (j.group_key is null or not exists (
-              select 1 from jobs r
-              where r.queue = j.queue and r.group_key = j.group_key and r.state = 'running' and r.id <> j.id
-                and r.lease_until > ${now} and not ${gone("r")}
-            ))
-        ) c
-        where c.rn = 1
-        order by c.run_at, c.id
-        limit ${limit}`;
+      const { due, claimable } = claimQuery({ queue, limit, now, staleBefore: Date.now() - staleAfterMs });
       const lease = async (trx: Kysely<JobsDb>) => {
         if (pg) await sql`select pg_advisory_xact_lock(${CLAIM_LOCK_KEY}, hashtext(${queue}))`.execute(trx);
         // `due` again on the row itself: a row its holder completed meanwhile is not leased again
