@@ -1,13 +1,13 @@
 // The support client: interface A calls, message retry with a stable clientMessageId, and live streams
 // that reconnect (1 s doubling to 30 s, each wait in [d/2, d], then a detail refetch) or use the platform's EventSource.
-import type { Attachment, Comment, Issue, Status, StreamEvent, Summary } from "@mountkit/support/wire";
+import type { Attachment, Comment, Issue, Rating, Status, StreamEvent, Summary } from "@mountkit/support/wire";
 import { defaultStorage, type KeyValueStorage, newClientMessageId, persistentCustomerId } from "./ids.js";
 import { type EventSourceLike, type StreamHandlers, type Subscription, subscribeWithEventSource, subscribeWithFetch } from "./subscribe.js";
 import { type ClientContext, call, conversationPath as conv, read, readPage, retrying, SupportApiError } from "./transport.js";
 import { attachmentUrl, type UploadOptions, uploadFile } from "./upload.js";
 
 export type { Attachment, UploadOptions };
-export type { Comment, EventSourceLike, Issue, StreamEvent, StreamHandlers, Subscription, Summary };
+export type { Comment, EventSourceLike, Issue, Rating, StreamEvent, StreamHandlers, Subscription, Summary };
 export { SupportApiError };
 
 /** A conversation's status as the server reports it. */
@@ -60,7 +60,8 @@ export interface SupportClient {
    */
   listPage(input?: { limit?: number; next?: string }): Promise<{ conversations: Summary[]; next?: string }>;
   find(): Promise<string | undefined>;
-  get(conversationId: string): Promise<{ issue: Issue; comments: Comment[] }>;
+  /** The detail: the issue (first message), later comments and the customer's rating (`null` until rated). */
+  get(conversationId: string): Promise<{ issue: Issue; comments: Comment[]; rating?: Rating | null }>;
   /**
    * Posts with a `clientMessageId` (generated when absent), retrying retryable failures with the same id; `attachments`
    * are ids from {@link SupportClient.upload}.
@@ -81,6 +82,12 @@ export interface SupportClient {
   attachmentUrl(attachmentId: string): string;
   /** Resolves or closes; retried like a send (a close repeated on a conversation in that state changes nothing). */
   close(conversationId: string, action: "resolve" | "close"): Promise<{ success: true; message: string }>;
+  /**
+   * Rates a resolved or closed conversation 1 (poor) to 5 (great), with an optional comment (up to 2,000 characters);
+   * rating again replaces the rating. Retried like a send (the same rating twice keeps one). Rejects with 409 while the
+   * conversation is open, 501 when the product's backend keeps no ratings (docs/support.md#ratings).
+   */
+  rate(conversationId: string, rating: { score: number; comment?: string | null }): Promise<{ rating: Rating }>;
   subscribe(conversationId: string, handlers: StreamHandlers): Subscription;
 }
 
@@ -160,6 +167,15 @@ export function createSupportClient(options: SupportClientOptions): SupportClien
     upload: (file, o) => uploadFile(cx, file, o, !options.fetch && typeof XMLHttpRequest !== "undefined"),
     attachmentUrl: (id) => attachmentUrl(cx, id),
     close: (id, action) => retrying(cx, () => call(cx, "POST", `${conv(id)}/close`, { productSlug, customerId, action })),
+    rate: (id, { score, comment }) =>
+      retrying(cx, () =>
+        call<{ rating: Rating }>(cx, "POST", `${conv(id)}/rating`, {
+          productSlug,
+          customerId,
+          score,
+          ...(comment === undefined ? {} : { comment }),
+        }),
+      ),
     subscribe: (id, handlers) =>
       options.EventSource ? subscribeWithEventSource(cx, options.EventSource, id, handlers) : subscribeWithFetch(cx, id, handlers),
   };

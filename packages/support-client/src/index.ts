@@ -7,6 +7,7 @@ export {
   createSupportClient,
   type EventSourceLike,
   type Issue,
+  type Rating,
   type StreamEvent,
   type StreamHandlers,
   type Subscription,

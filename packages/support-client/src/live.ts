@@ -1,6 +1,6 @@
 // A live view of one conversation: detail + stream merged, optimistic sends matched against the echoed
 // `new_comment` by clientMessageId, failed sends kept for a retry with the same id.
-import type { Attachment, Comment, Issue, StreamEvent, SupportClient } from "./client.js";
+import type { Attachment, Comment, Issue, Rating, StreamEvent, SupportClient } from "./client.js";
 import { newClientMessageId } from "./ids.js";
 import { displayBody, readMetadata } from "./metadata.js";
 
@@ -21,6 +21,8 @@ export interface DisplayComment {
 export interface LiveState {
   issue: (Issue & { text: string }) | undefined;
   comments: DisplayComment[];
+  /** The customer's rating from the detail: null until rated, undefined before the detail arrives. */
+  rating?: Rating | null;
   deleted: boolean;
 }
 
@@ -82,6 +84,7 @@ async function refresh(l: Live) {
   const local = state.comments.filter((c) => c.status !== "sent");
   state.issue = { ...d.issue, text: displayBody(d.issue.body) };
   state.comments = d.comments.map(fromServer);
+  state.rating = d.rating ?? null;
   for (const c of local) if (!state.comments.some((x) => x.clientMessageId === c.clientMessageId)) state.comments.push(c);
   l.changed();
 }

@@ -29,9 +29,9 @@ export class SupportApiError extends Error {
     super(message);
     this.name = "SupportApiError";
   }
-  /** 5xx, 429 and network failures may be retried; other 4xx need a fixed request. */
+  /** 5xx (but 501: the server lacks the feature), 429 and network failures may be retried; other 4xx need a fixed request. */
   get retryable(): boolean {
-    return this.status === 0 || this.status === 429 || this.status >= 500;
+    return this.status === 0 || this.status === 429 || (this.status >= 500 && this.status !== 501);
   }
 }
 

@@ -32,6 +32,14 @@ export interface Comment {
   attachments?: Attachment[];
 }
 
+/** The customer's rating of a resolved or closed conversation (docs/support.md#ratings); rating again replaces it. */
+export interface Rating {
+  /** 1 (poor) to 5 (great). */
+  score: number;
+  comment: string | null;
+  ratedAt: string;
+}
+
 export interface Issue {
   id: string;
   title: string;

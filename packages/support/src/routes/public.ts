@@ -183,10 +183,17 @@ const getRoute = (cx: SupportContext) =>
   route({
     ...onConversation(cx, "GET", "", cx.api.getConversation),
     operationId: "getConversation",
-    summary: "Conversation detail: the issue (first message) and later comments",
+    summary: "Conversation detail: the issue (first message), later comments and the customer's rating",
     query: SignedQuery,
     responses: {
-      200: { description: "OK", schema: z.object({ issue: IssueSchema, comments: z.array(CommentSchema) }) },
+      200: {
+        description: "OK",
+        schema: z.object({
+          issue: IssueSchema,
+          comments: z.array(CommentSchema),
+          rating: RatingSchema.nullable().describe("The customer's rating of the resolved or closed conversation; null until rated"),
+        }),
+      },
       400: err("Missing productSlug or customerId"),
       404: err("Conversation not found or not this customer's"),
       ...unverified,
