@@ -124,6 +124,20 @@ describe("nlp extractor", () => {
     expect((await run("Olga belongs to the choir.")).triples).toEqual([["Olga", "member_of", "choir"]]);
   });
 
+  it("reads negated membership, custom and ownership: do-support, group nouns after 'in', 'a customer of'", async () => {
+    const assert = (r: Awaited<ReturnType<typeof run>>) => r.facts.map((f) => [f.source, f.relation, f.target, f.polarity]);
+    // the word after "doesn't" is a bare verb, though the tagger reads "own" as an adjective
+    expect(assert(await run("Priya doesn't own the cabin anymore."))).toEqual([["Priya", "owns", "cabin", "negative"]]);
+    expect(assert(await run("Hugo didn't really own that boat."))).toEqual([["Hugo", "owns", "boat", "negative"]]);
+    // being in a group is membership; being in a city is still a home
+    expect(assert(await run("Leila is in the chess club."))).toEqual([["Leila", "member_of", "chess club", "positive"]]);
+    expect(assert(await run("Leila is no longer in the rowing team."))).toEqual([["Leila", "member_of", "rowing team", "negative"]]);
+    expect(assert(await run("Leila is in Lisbon."))).toEqual([["Leila", "lives_in", "Lisbon", "positive"]]);
+    expect(assert(await run("Stark Industries is a client of Wayne Enterprises."))).toEqual([
+      ["Stark Industries", "customer_of", "Wayne Enterprises", "positive"],
+    ]);
+  });
+
   it("repairs tags inside names and phrases: an apostrophe of a name, a capitalised particle, a noun read as a verb", async () => {
     expect((await run("Kofi works at St James' Hospital.")).triples).toEqual([["Kofi", "works_at", "St James' Hospital"]]);
     expect((await run("Wang Na lives in Xi'an.")).triples[0]?.[0]).toBe("Wang Na");

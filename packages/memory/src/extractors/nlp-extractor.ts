@@ -344,6 +344,10 @@ const looksLikePerson = (name: string) => /^\p{Lu}[\p{L}'-]+(\s\p{Lu}[\p{L}'-]+)
 /** Names of groups "they" can stand for: "the payments team", "Initech users". */
 const GROUP = /\b(team|group|department|squad|company|crew|committee|board|customers|users|staff|engineers|folks|family)$/i;
 
+/** Groups one is a member of by being in them: "in a jazz band", "in the chess club", "in the marketing team". */
+const MEMBERS_OF =
+  /\b(band|team|club|choir|orchestra|group|committee|squad|crew|league|union|party|guild|society|cohort|troupe|ensemble|council|board|department|unit)$/i;
+
 interface SentenceContext {
   sentence: Sentence;
   /** The sentence's facts of a relative ("my husband Murat": married_to), by source, relation and target. */
@@ -392,7 +396,11 @@ function clauseFacts(st: EpisodeState, c: Clause, cx: SentenceContext): void {
   if (!target) return;
   // "he is in Gothenburg now": where a person is, is where they live
   const personSubject = kindIn(st, source) === "person" || (c.subject.pronoun !== null && THIRD_PERSON.has(c.subject.pronoun));
-  if (assertion.relation === "located_in" && c.relation === "is_in" && personSubject && !namesOrganisation(source))
+  // "Bruno is in a jazz band": being in a group is membership, not a place
+  if (assertion.relation === "located_in" && c.relation === "is_in" && !c.object.proper && MEMBERS_OF.test(c.object.text)) {
+    assertion = { ...assertion, relation: "member_of" };
+    known = "organization";
+  } else if (assertion.relation === "located_in" && c.relation === "is_in" && personSubject && !namesOrganisation(source))
     assertion = { ...assertion, relation: "lives_in" };
   const { relation } = assertion;
   // "resigned from Oracle": the preposition made a place of it, the relation says employer

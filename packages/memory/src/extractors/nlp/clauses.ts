@@ -346,6 +346,10 @@ const RELATIONAL: Record<string, [prep: RegExp, relation: string]> = {
   part: [/^of$/, "member_of"],
   friend: [/^(of|with)$/, "friend_of"],
   friends: [/^with$/, "friend_of"],
+  customer: [/^of$/, "customer_of"],
+  customers: [/^of$/, "customer_of"],
+  client: [/^of$/, "customer_of"],
+  clients: [/^of$/, "customer_of"],
   fan: [/^of$/, "likes"],
   fans: [/^of$/, "likes"],
 };

@@ -76,6 +76,7 @@ export function parse(text: string): Sentence[] {
     if (!tokens.length) return;
     markDates(tokens);
     markLeadingName(tokens);
+    markDoSupport(tokens);
     const start = tokens[0]!.start;
     out.push({ text: text.slice(start, tokens[tokens.length - 1]!.end), start, tokens });
   });
@@ -159,4 +160,22 @@ function markLeadingName(tokens: Token[]): void {
   const verbAfter =
     next.pos === "VERB" || next.pos === "AUX" || (next.pos === "NOUN" && after !== undefined && /^(ADP|DET|PART)$/.test(after.pos));
   if (verbAfter) tokens[0] = { ...t, pos: "PROPN", date: false, name: true };
+}
+
+/**
+ * The word after do-support and its negation is a bare verb, whatever the tagger read: "doesn't own a Tesla",
+ * "didn't really own it" (the tagger reads "own" as an adjective there).
+ */
+function markDoSupport(tokens: Token[]): void {
+  for (let k = 0; k + 1 < tokens.length; k++) {
+    if (!/^(do|does|did)$/.test(tokens[k]!.lower) || tokens[k]!.pos !== "AUX") continue;
+    let j = k + 1;
+    if (!/^(not|n't|never)$/.test(tokens[j]!.lower)) continue;
+    j++;
+    if (tokens[j]?.pos === "ADV" && tokens[j + 1]) j++;
+    const t = tokens[j];
+    if (t && /^(ADJ|NOUN)$/.test(t.pos) && /^\p{Ll}+$/u.test(t.text) && /^(DET|PROPN|NOUN|PRON|NUM|ADP)$/.test(tokens[j + 1]?.pos ?? "")) {
+      tokens[j] = { ...t, pos: "VERB" };
+    }
+  }
 }
