@@ -1,15 +1,12 @@
 // The files of a thread's messages. The agent's download needs the bearer token, which no `<img src>` or link can
 // send: images are fetched with it and shown from object URLs (thumbnails that open full size in a dialog), other
 // files are fetched when their link is clicked and saved under their name. Every object URL is revoked with the view.
-import { h } from "@mountkit/core/dom";
+import { formatSize, h } from "@mountkit/core/dom";
 import { AgentApiError, type Attachment } from "../api.js";
 import { TOKEN_REFUSED } from "../dom.js";
 import type { InboxContext } from "./context.js";
 
 const IMAGE = /^image\/(png|jpeg|gif|webp)$/;
-
-export const formatSize = (n: number) =>
-  n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${Math.round(n / 1024)} KB` : `${(n / (1024 * 1024)).toFixed(1)} MB`;
 
 /**
  * One open conversation's files, one element per attachment id (the thread is rendered again on every event, and
