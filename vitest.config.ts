@@ -9,7 +9,7 @@ import { defineConfig } from "vitest/config";
 // runs the projects in the same order, and adds the Node 22 and 24 runs when CI has prepared them.
 const INCLUDE = ["packages/*/test/**/*.test.ts", "adapters/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts", "test/**/*.test.ts"];
 const HOST_SAFETY = ["test/host-safety.test.ts"];
-const HTTP_SUITES = ["test/entries.test.ts", "test/entries-revisions.test.ts", "test/entries-webhooks.test.ts", "test/entries-diff.test.ts", "test/memory.test.ts", "test/memory-webhooks.test.ts", "test/memory-erasure.test.ts", "test/memory-ingest.test.ts", "test/support.test.ts", "test/support-webhooks-out.test.ts", "test/nul-and-cursors.test.ts", "test/entries-hardening.test.ts", "test/support-pages.test.ts", "test/support-fair-limits.test.ts", "test/support-desk.test.ts", "test/support-attachments.test.ts", "test/support-identity.test.ts"];
+const HTTP_SUITES = ["test/entries.test.ts", "test/entries-revisions.test.ts", "test/entries-webhooks.test.ts", "test/entries-diff.test.ts", "test/memory.test.ts", "test/memory-webhooks.test.ts", "test/memory-erasure.test.ts", "test/memory-ingest.test.ts", "test/support.test.ts", "test/support-webhooks-out.test.ts", "test/nul-and-cursors.test.ts", "test/entries-hardening.test.ts", "test/support-pages.test.ts", "test/support-fair-limits.test.ts", "test/support-desk.test.ts", "test/support-attachments.test.ts", "test/support-identity.test.ts", "test/support-ratings.test.ts"];
 
 export default defineConfig({
   resolve: { conditions: ["mountkit-source"] },

@@ -155,7 +155,7 @@ function customerApi({ products, streams }: SupportApiDeps): Omit<SupportApi, "a
 }
 
 /** Private notes and canned replies, under their routes' input rules (a canned reply's shortcut in lower case). */
-function deskApi({ conversations: c, products }: SupportApiDeps): Pick<AgentApi, "notes" | "cannedReplies"> {
+function deskApi({ conversations: c, products }: SupportApiDeps): Pick<AgentApi, "notes" | "cannedReplies" | "ratings"> {
   const slug = (productSlug: string) => products.require(productSlug).slug;
   return {
     notes: {
@@ -170,6 +170,12 @@ function deskApi({ conversations: c, products }: SupportApiDeps): Pick<AgentApi,
       create: async (productSlug, input) => c.cannedReplies.create(slug(productSlug), checked(CannedCreateBody, input)),
       update: async (productSlug, id, patch) => c.cannedReplies.update(slug(productSlug), id, checked(CannedPatchBody, patch)),
       remove: async (productSlug, id) => c.cannedReplies.remove(slug(productSlug), id),
+    },
+    async ratings(q) {
+      const p = products.require(q.productSlug);
+      // an external backend (GitHub, Slack, a remote SPI) keeps no ratings, as POST .../rating answers
+      if (!p.builtin) throw supportError("not_supported", { message: "this product's backend keeps no ratings" });
+      return c.ratings({ ...q, productSlug: p.slug });
     },
   };
 }

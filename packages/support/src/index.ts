@@ -38,6 +38,9 @@ export { addressKey, type ClientAddressOptions } from "./http/client-address.js"
 export { CUSTOMER_ID } from "./routes/schemas.js";
 export { createSupportService, INBOX_PATH, SUPPORT_MOUNTS, type SupportService, type SupportServiceOptions } from "./service.js";
 export type { CannedReplyRecord, CannedReplyStore, CannedReplyWrite, NoteRecord, NoteStore } from "./store/agent-types.js";
+export type { RatedConversation, RatingCounts, RatingQuery, RatingStore } from "./store/rating-types.js";
+export { noRatings } from "./store/rating-types.js";
+export type { RatingSummary, RatingsPage, RatingsQuery } from "./domain/agent-ratings.js";
 export { inMemorySupportStore, memorySupportStore } from "./store/in-memory.js";
 export {
   type AppendMessageResult,

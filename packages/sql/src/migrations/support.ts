@@ -1,6 +1,6 @@
 // Tables of the support service: conversations (with their event-log position and creation dedup key),
 // messages, the event log, the ids of inbound webhook deliveries, the customers' ratings, agents' private notes and
-// canned replies, attachments and the customers' attachment usage.
+// canned replies, attachments and the customers' attachment usage; an index to list ratings newest first.
 import type { MigrationSet } from "../migrate.js";
 import { exec } from "../migrate.js";
 
@@ -169,6 +169,18 @@ export const supportMigrations: MigrationSet = {
           )`,
           "create index support_attachment_usage_customer on support_attachment_usage (product_slug, customer_id, at)",
           "create index support_attachment_usage_at on support_attachment_usage (at)",
+        ]);
+      },
+    },
+    {
+      version: 8,
+      name: "ratings newest first",
+      async up(db, dialect) {
+        // GET /agent/ratings reads one product's rated conversations newest first (docs/support.md#ratings)
+        const ratedAt = dialect === "postgres" ? '(rated_at collate "C")' : "rated_at";
+        await exec(db, [
+          `create index support_conversations_rated on support_conversations (product_slug, ${ratedAt} desc, id desc)
+            where rated_at is not null and deleted_at is null`,
         ]);
       },
     },

@@ -2,6 +2,7 @@
 // returns, which the operations in agent-ops.ts implement piece by piece.
 import type { ConversationRecord } from "../store/types.js";
 import type { AgentNotes, CannedReplies, Note } from "./agent-notes.js";
+import type { AgentRatings } from "./agent-ratings.js";
 import type { CustomerBackend } from "./backend.js";
 import type { Status } from "./status.js";
 import type { AgentSummary, Comment, ConversationView, Summary } from "./views.js";
@@ -38,4 +39,6 @@ export interface Conversations {
   notes: AgentNotes;
   /** Each product's canned replies (docs/support.md#canned-replies). */
   cannedReplies: CannedReplies;
+  /** The customers' ratings of a product's conversations, newest first, with a summary (docs/support.md#ratings). */
+  ratings: AgentRatings;
 }

@@ -3,6 +3,7 @@
 
 import { builtinBackend } from "../backends/builtin.js";
 import { agentNotes, cannedReplies } from "./agent-notes.js";
+import { agentRatings } from "./agent-ratings.js";
 import { agentChanges, agentMessages, agentReads } from "./agent-ops.js";
 import { type ConversationsDeps, storeCx } from "./conversation-writes.js";
 import type { Conversations } from "./conversations-types.js";
@@ -22,5 +23,6 @@ export function createConversations(deps: ConversationsDeps): Conversations {
     ...agentChanges(x),
     notes: agentNotes(x),
     cannedReplies: cannedReplies(x),
+    ratings: agentRatings(x),
   };
 }

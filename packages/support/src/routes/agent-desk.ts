@@ -1,4 +1,5 @@
-// The agent side's private notes (`/agent/conversations/:id/notes`) and canned replies (`/agent/canned-replies`),
+// The agent side's private notes (`/agent/conversations/:id/notes`), canned replies (`/agent/canned-replies`) and the
+// ratings list (`/agent/ratings`, routes/agent-ratings.ts),
 // behind the agent routes' guard. Notes answer only here and in the agent detail; canned replies are each product's
 // own: one read, changed or removed through another product's slug is not found.
 import { empty, json, type Middleware, type Route, route } from "@mountkit/core";
@@ -13,6 +14,7 @@ import {
   NoteIdParams,
   NoteSchema,
 } from "./desk-schemas.js";
+import { ratingsRoute } from "./agent-ratings.js";
 import { bodyErrors, IdParam, ProductSlug } from "./schemas.js";
 
 /** What the agent routes share (routes/agent.ts builds it): the context, the guard, and the backend check. */
@@ -176,7 +178,7 @@ function cannedRoutes({ cx, common }: DeskCx): Route[] {
   ];
 }
 
-/** The notes and canned-reply routes, on the agent routes' guard. */
+/** The notes, canned-reply and ratings routes, on the agent routes' guard. */
 export function deskRoutes(a: DeskCx): Route[] {
-  return [...noteRoutes(a), ...cannedRoutes(a)];
+  return [...noteRoutes(a), ...cannedRoutes(a), ratingsRoute(a)];
 }

@@ -2,6 +2,7 @@
 import { inMemoryJobStore, type JobStore } from "@mountkit/core/jobs";
 import { inMemoryWebhookStore } from "@mountkit/core/webhooks";
 import { inMemoryCannedReplyStore, inMemoryNoteStore } from "./in-memory-agent.js";
+import { inMemoryRatingStore } from "./in-memory-ratings.js";
 import {
   type AppendMessageResult,
   type ConversationPatch,
@@ -295,6 +296,7 @@ export function inMemorySupportStore(): SupportStore {
     webhooks: inMemoryWebhookStore(),
     notes: notes.store,
     cannedReplies: inMemoryCannedReplyStore(),
+    ratings: inMemoryRatingStore(() => [...rows.values()].map((r) => r.conversation)),
     ...deliveryClaims(),
   };
 }

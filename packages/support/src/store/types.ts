@@ -4,6 +4,7 @@ import type { JobStore, NewJob } from "@mountkit/core/jobs";
 import type { WebhookStore } from "@mountkit/core/webhooks";
 import type { Status } from "../domain/status.js";
 import type { CannedReplyStore, NoteStore } from "./agent-types.js";
+import type { RatingStore } from "./rating-types.js";
 
 /** Where a stored body's hidden metadata block starts: search reads a body up to the first one. */
 export const METADATA_MARK = "<!-- cs:";
@@ -229,4 +230,6 @@ export interface SupportStore {
   readonly notes: NoteStore;
   /** Each product's canned replies (docs/support.md#canned-replies). */
   readonly cannedReplies: CannedReplyStore;
+  /** The customers' ratings of live conversations, listed for agents (docs/support.md#ratings). */
+  readonly ratings: RatingStore;
 }

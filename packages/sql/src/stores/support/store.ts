@@ -7,6 +7,7 @@ import type { SqlDatabase } from "../../db.js";
 import { sqlJobStore } from "../kit/jobs.js";
 import { sqlWebhookStore } from "../kit/webhooks.js";
 import { sqlCannedReplyStore, sqlNoteStore } from "./agent.js";
+import { sqlRatingStore } from "./ratings.js";
 import { type Db, toConversation, toEvent, toMessage } from "./rows.js";
 import { conversationWrites } from "./writes.js";
 
@@ -116,6 +117,7 @@ export function sqlSupportStore(database: SqlDatabase): SupportStore {
     webhooks: sqlWebhookStore(database),
     notes: sqlNoteStore(db),
     cannedReplies: sqlCannedReplyStore(db),
+    ratings: sqlRatingStore(db, pg),
 
     ...deliveryClaims(db),
   };
