@@ -111,6 +111,15 @@ describe("change model: endings and negation", () => {
     expect(await b.facts("2023-07-01T00:00:00Z")).toEqual(["Sami maintains billing SDK", "Sami responsible_for release notes"]);
   });
 
+  it("a hand-over is the mirror of a take-over: the receiver takes the giver's relation and the giver's ends", async () => {
+    const b = await brain();
+    await b.tell("Olu owns the onboarding guide.", "2021-01-01T00:00:00Z");
+    await b.tell("Olu handed the onboarding guide to Bettina.", "2023-06-01T00:00:00Z");
+    await b.tell("Bettina passed on the style guide to Olu.", "2023-06-01T00:00:00Z");
+    expect(await b.facts("2022-01-01T00:00:00Z")).toEqual(["Olu owns onboarding guide"]);
+    expect(await b.facts("2023-07-01T00:00:00Z")).toEqual(["Bettina owns onboarding guide", "Olu responsible_for style guide"]);
+  });
+
   it("an event that ends and matches no edge of its relation ends the states linking the same two", async () => {
     const b = await brain();
     await b.tell("Hugo leads the QA guild.", "2021-01-01T00:00:00Z");

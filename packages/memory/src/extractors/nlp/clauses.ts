@@ -224,6 +224,12 @@ export function clauses(chunks: Chunk[], tokens: readonly Token[]): Clause[] {
         emit(slug(verb, "job_at"), [employer]);
         continue;
       }
+      // "Noa handed the release checklist to Felipe": the receiver takes it over (pipeline/transfers.ts)
+      if (HAND_OVER.test(verb) && at?.type === "prep" && at.token.lower === "to" && employer?.type === "np") {
+        for (const o of items) out.push({ subject: employer, relation: "take_over", object: o, negated: vg.negated, verb: vg });
+        k = after + 1;
+        continue;
+      }
       emit(verb, items);
       // "Omar heads the data team at Lumen": who leads a team at an organisation works there
       if (LEADS_AT.test(main.lemma) && at?.type === "prep" && at.token.lower === "at" && employer?.type === "np" && employer.proper)
@@ -362,6 +368,8 @@ function relationalNoun(chunks: Chunk[], k: number): string | null {
   const entry = RELATIONAL[np.text.toLowerCase()];
   return entry?.[0].test(prep.token.lower) ? entry[1] : null;
 }
+/** Verbs that give what the subject holds to the person after "to": the mirror of "take over". */
+const HAND_OVER = /^(hand|hand_over|hand_off|pass_on|pass_over|turn_over|transfer)$/;
 const LEADS_AT = /^(head|lead|direct|manage|run|chair|captain|coach|supervise|oversee)$/;
 /** The schedule a verb group states (schedule.ts), and whether it is all the clause says (it starts right after the verb). */
 function scheduleOf(vg: VerbGroup, tokens: readonly Token[]): { object: NounPhrase; whole: boolean } | null {
