@@ -10,7 +10,7 @@ import { parseInstant } from "../../src/domain/wire.js";
 import { type History, type HistoryClass, HISTORY_CLASSES, loadHistories, type Question } from "./schema.js";
 import { type QuestionScore, type RecallAnswer, scoreExpectation } from "./score.js";
 
-/** The issue's targets; histories.test.ts asserts them once the change model lands (ENFORCE_HISTORY_TARGETS there). */
+/** The issue's targets, asserted by histories.test.ts. */
 export const HISTORY_TARGETS = { overall: 0.9, perClass: 0.8 } as const;
 
 /** Recall's `limit` for every question: high, so ranking does not decide what the change model is scored on. */
