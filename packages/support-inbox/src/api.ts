@@ -1,4 +1,4 @@
-// The agent API (/agent/conversations...) from the browser: bearer-token calls and SSE streams read with
+// The agent API (/agent/conversations..., /agent/ratings...) from the browser: bearer-token calls and SSE streams read with
 // fetch (EventSource cannot send an Authorization header), reconnecting with Last-Event-ID and backoff.
 import { jitteredDelay, readSse } from "@mountkit/support-client";
 
@@ -56,10 +56,41 @@ export interface CannedReply {
   body: string;
 }
 
+/** The customer's satisfaction rating of a resolved or closed conversation (docs/support.md#ratings). */
+export interface Rating {
+  /** 1 (poor) to 5 (great). */
+  score: number;
+  comment: string | null;
+  ratedAt: string;
+}
+
+/** One rated conversation in `GET /agent/ratings`. */
+export interface RatedConversation extends Rating {
+  conversationId: string;
+  subject: string;
+  customerId: string;
+  assignee: string | null;
+}
+
+/** Every rating the filter matches, not only one page's. */
+export interface RatingSummary {
+  count: number;
+  average: number | null;
+  byScore: Record<"1" | "2" | "3" | "4" | "5", number>;
+}
+
+export interface RatingsPage {
+  items: RatedConversation[];
+  summary: RatingSummary;
+  next: string | null;
+}
+
 export interface AgentDetail extends AgentSummary {
   messages: AgentMessage[];
   /** Absent from a service older than private notes. */
   notes?: AgentNote[];
+  /** Null until the customer rates it; absent from a service older than ratings. */
+  rating?: Rating | null;
 }
 
 /** Who the token speaks for (`GET /agent/me`): a verified agent, or the shared token (no id, no name). */
@@ -122,6 +153,8 @@ export interface AgentApi {
   addNote(id: string, body: string, author: string): Promise<AgentNote>;
   /** The product's canned replies, ordered by shortcut. */
   cannedReplies(productSlug: string): Promise<CannedReply[]>;
+  /** The product's ratings, newest first, `pageSize` at a time, with their summary; `score` keeps one score. */
+  ratings(productSlug: string, filter: { score?: number }, cursor?: string): Promise<RatingsPage>;
   /**
    * Follows an SSE route until closed: `onEvent` for each frame, `onConnected` on each (re)connection.
    * `onUnauthorized` ends it (a wrong token does not get better by retrying).
@@ -191,6 +224,12 @@ export function agentApi(base: string, token: string, pageSize = 50): AgentApi {
     cannedReplies: async (productSlug) =>
       (await call<{ items: CannedReply[] }>("GET", `?${new URLSearchParams({ productSlug })}`, undefined, `${agentRoot}/canned-replies`))
         .items,
+    ratings(productSlug, filter, cursor) {
+      const p = new URLSearchParams({ productSlug, limit: String(pageSize) });
+      if (filter.score) p.set("score", String(filter.score));
+      if (cursor) p.set("cursor", cursor);
+      return call("GET", `?${p}`, undefined, `${agentRoot}/ratings`);
+    },
     follow(path, handlers) {
       const stop = new AbortController();
       let lastEventId: string | undefined;

@@ -1,6 +1,6 @@
 // <mountkit-inbox>: the agent inbox page. Sign in with the shared agent token or a token of the host's own identity
 // (sessionStorage only; `GET /agent/me` says who it is), conversations filtered by status / label / assignee / search,
-// a live thread, reply, labels, assignee, resolve and close.
+// a live thread, reply, labels, assignee, resolve and close, and the customers' ratings (a dialog from the top bar).
 // This element keeps the session and the layout; the views are in `views/` (sign-in, list and filters,
 // conversation and composer).
 import { h } from "@mountkit/core/dom";
@@ -10,6 +10,7 @@ import { STYLES } from "./styles.js";
 import type { InboxContext } from "./views/context.js";
 import { ConversationView } from "./views/conversation.js";
 import { ConversationList } from "./views/list.js";
+import { RatingsDialog } from "./views/ratings.js";
 import { NAME_NEEDED, signedInAgent, signInError, signInView } from "./views/sign-in.js";
 
 const TOKEN_KEY = "mountkit.inbox.token";
@@ -137,9 +138,11 @@ export class MountkitInboxElement extends HTMLElement {
         h("strong", {}, cx.agent.name),
         cx.agent.id === null ? h("span", { class: "muted" }, " (shared token)") : null,
       ),
+      h("button", { type: "button", onclick: () => ratings.show() }, "Ratings"),
       h("button", { type: "button", onclick: () => this.#signOut() }, "Sign out"),
     );
     let conversation: ConversationView | undefined;
+    const ratings = new RatingsDialog(cx, (id) => conversation?.open(id));
     const list = new ConversationList(cx, this.#filter, first, {
       open: (id) => conversation?.open(id),
       currentId: () => conversation?.currentId,
@@ -152,7 +155,7 @@ export class MountkitInboxElement extends HTMLElement {
       layout.dataset.view = pane;
     });
     layout.append(list.element, conversation.element);
-    this.#app.replaceChildren(top, h("main", {}, layout));
+    this.#app.replaceChildren(top, h("main", {}, layout), ratings.element);
     list.show(first.items);
     const setLive = (up: boolean) => {
       live.dataset.up = String(up);

@@ -105,6 +105,18 @@ h2 { font-size: 1.1rem; overflow-wrap: anywhere; }
 .lightbox::backdrop { background: rgba(0,0,0,.6); }
 .lightbox img { display: block; max-width: calc(95vw - 40px); max-height: calc(95vh - 90px); margin-bottom: 8px; }
 .lightbox .row { display: flex; gap: 12px; align-items: center; justify-content: space-between; flex-wrap: wrap; }
+.rating { display: flex; flex-wrap: wrap; gap: 4px 6px; align-items: baseline; white-space: normal; overflow-wrap: anywhere; }
+.stars { color: #9a6700; letter-spacing: 1px; }
+.rating .comment, .ratings .comment { display: block; flex-basis: 100%; font-style: italic; }
+.ratings { width: min(640px, 95vw); max-height: 90vh; padding: 12px 16px; border: 1px solid var(--mk-border); border-radius: var(--mk-radius); }
+.ratings::backdrop { background: rgba(0,0,0,.4); }
+.ratings .row { display: flex; gap: 8px; align-items: center; }
+.ratings .grow { flex: 1; }
+.ratings .bars { list-style: none; margin: 4px 0 8px; padding: 0; display: grid; gap: 2px; }
+.ratings .bars li { display: grid; grid-template-columns: 3em 1fr 3em; gap: 8px; align-items: center; }
+.ratings .bars progress { width: 100%; }
+.rated { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 4px; }
+.rated .item { display: flex; flex-direction: column; align-items: flex-start; gap: 2px; width: 100%; text-align: left; overflow-wrap: anywhere; }
 .back { display: none; }
 .placeholder { margin: auto; padding: 24px; }
 

@@ -1,6 +1,6 @@
 // The conversation view: one live thread. Its stream opens first and each `connected` reads the detail, so nothing
 // written between the read and the stream is lost; events are applied as they come (new, edited and deleted
-// messages, status, labels, assignee, deletion).
+// messages, status, labels, assignee, deletion). The customer's rating, when there is one, shows in the head.
 import { h } from "@mountkit/core/dom";
 import { displayBody } from "@mountkit/support-client";
 import { AgentApiError, type AgentDetail, type AgentMessage, type AgentNote, type StreamEvent, type StreamHandle } from "../api.js";
@@ -9,6 +9,7 @@ import { Composer } from "./composer.js";
 import type { InboxContext } from "./context.js";
 import { ThreadFiles } from "./files.js";
 import type { ConversationList } from "./list.js";
+import { ratingBlock } from "./ratings.js";
 
 const placeholder = (text: string, cls = "placeholder muted") =>
   h("p", cls.includes("error") ? { class: cls, role: "alert" } : { class: cls }, text);
@@ -206,6 +207,8 @@ export class ConversationView {
           h("h2", { tabindex: "-1" }, c.subject),
         ),
         composer.head,
+        // the customer's rating: no stream event carries one, so it is as the detail read it
+        c.rating ? ratingBlock(c.rating) : null,
         composer.controls,
         composer.status,
         composer.error,
