@@ -2,9 +2,10 @@
 // ratings list (`/agent/ratings`, routes/agent-ratings.ts),
 // behind the agent routes' guard. Notes answer only here and in the agent detail; canned replies are each product's
 // own: one read, changed or removed through another product's slug is not found.
-import { empty, json, type Middleware, type Route, route } from "@mountkit/core";
+import { empty, json, type Route, route } from "@mountkit/core";
 import * as z from "zod";
-import type { SupportContext } from "../http/context.js";
+import { ratingsRoute } from "./agent-ratings.js";
+import type { DeskCx } from "./desk-context.js";
 import {
   CannedCreateBody,
   CannedPatchBody,
@@ -14,16 +15,7 @@ import {
   NoteIdParams,
   NoteSchema,
 } from "./desk-schemas.js";
-import { ratingsRoute } from "./agent-ratings.js";
 import { bodyErrors, IdParam, ProductSlug } from "./schemas.js";
-
-/** What the agent routes share (routes/agent.ts builds it): the context, the guard, and the backend check. */
-export interface DeskCx {
-  cx: SupportContext;
-  common: { tags: string[]; security: string[]; use: Middleware[] };
-  /** Throws 501 for a conversation its backend works on (GitHub, Slack, a remote SPI): its notes live there. */
-  onThisSide(id: string): Promise<void>;
-}
 
 const NOTES = "/agent/conversations/:id/notes";
 const CANNED = "/agent/canned-replies";

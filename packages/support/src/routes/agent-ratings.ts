@@ -2,7 +2,7 @@
 // newest first a page at a time (`Link: rel="next"` and `next`), with a summary over the whole filter.
 import { json, type Route, route } from "@mountkit/core";
 import * as z from "zod";
-import type { DeskCx } from "./agent-desk.js";
+import type { DeskCx } from "./desk-context.js";
 import { nextLinkHeader, nextPageLink, PageCursor, ProductSlug, Timestamp } from "./schemas.js";
 
 const PATH = "/agent/ratings";
@@ -42,7 +42,7 @@ export function ratingsRoute({ cx, common }: DeskCx): Route {
     operationId: "agentListRatings",
     summary: "The customers' ratings of a product's conversations, newest first, with a summary; filter by score and time",
     description:
-      'Pages of `limit` ratings (default 50, at most 200), ordered by `ratedAt` then conversation id, newest first. When more follow, `next` holds the cursor and the `Link` header the next page\'s URL (`<URL>; rel="next"`). `summary` counts every rating the filter matches, not only this page. A deleted conversation\'s rating is not listed.',
+      "Pages of `limit` ratings (default 50, at most 200), ordered by `ratedAt` then conversation id, newest first. When more follow, `next` holds the cursor and the `Link` header the next page's URL (`<URL>; rel=\"next\"`). `summary` counts every rating the filter matches, not only this page. A deleted conversation's rating is not listed.",
     query: RatingsQuery,
     responses: {
       200: {
