@@ -138,7 +138,8 @@ describeBrowser("support widget in Chromium", () => {
         await widget().getByText("Resolved", { exact: true }).waitFor();
         await widget().getByRole("button", { name: "Reopen" }).click();
         await widget().getByLabel("Resolved. Write a message to reopen it.").fill("One more question.");
-        await widget().getByRole("button", { name: "Send" }).click();
+        // exact: a resolved thread also offers "Send rating" (widget-rating.test.ts)
+        await widget().getByRole("button", { name: "Send", exact: true }).click();
         await widget().getByText("Waiting for an agent").waitFor();
       });
 

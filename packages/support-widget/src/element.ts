@@ -1,5 +1,6 @@
 // <mountkit-support>: a support chat any page can embed. Conversations list, new conversation, a live thread
-// with optimistic sends (support-client's liveConversation), resolve and reopen, all inside a shadow root.
+// with optimistic sends (support-client's liveConversation), resolve and reopen, a rating once resolved (rating.ts),
+// all inside a shadow root.
 
 import { h } from "@mountkit/core/dom";
 import {
@@ -14,6 +15,7 @@ import {
   newClientMessageId,
 } from "@mountkit/support-client";
 import { AttachPicker, FileNodes, filesOnlyText } from "./attachments.js";
+import { RatingPrompt } from "./rating.js";
 import { STYLES } from "./styles.js";
 
 type View = { kind: "list" } | { kind: "new" } | { kind: "thread"; id: string };
@@ -57,6 +59,8 @@ export class MountkitSupportElement extends HTMLElement {
   #titleId = `mk-title-${Math.random().toString(36).slice(2, 8)}`;
   /** The shown composer's pending files (uploads in flight stop when it goes). */
   #picker: AttachPicker | undefined;
+  /** Set by the first 501 on a rating: this product's backend keeps none, so no thread asks again. */
+  #noRatings = false;
 
   constructor() {
     super();
@@ -271,7 +275,14 @@ export class MountkitSupportElement extends HTMLElement {
 
   #renderThread(id: string) {
     const thread = h("ol", { class: "thread", "aria-label": "Messages" });
-    const main = body("Conversation", thread);
+    const rating = new RatingPrompt(
+      () => this.client,
+      id,
+      () => {
+        this.#noRatings = true;
+      },
+    );
+    const main = body("Conversation", thread, rating.el);
     const status = h("span", { class: "badge" });
     const actions = h("div", { class: "row" });
     const text = h("textarea", { id: "mk-reply", rows: "2", maxlength: "20000" });
@@ -333,6 +344,7 @@ export class MountkitSupportElement extends HTMLElement {
       if (nearBottom) main.scrollTop = main.scrollHeight;
       if (s.deleted) {
         form.replaceChildren(h("p", { class: "notice" }, "This conversation is no longer available."));
+        rating.update(false, undefined);
         return;
       }
       if (!issue) return;
@@ -340,6 +352,7 @@ export class MountkitSupportElement extends HTMLElement {
       status.className = `badge ${st.tone}`;
       status.textContent = st.text;
       const closed = st.tone === "closed";
+      rating.update(!this.#noRatings && (closed || st.tone === "resolved"), s.rating);
       text.disabled = closed;
       send.disabled = closed;
       picker.disabled = closed;

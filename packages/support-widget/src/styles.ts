@@ -80,5 +80,17 @@ textarea, input[type="text"] { width: 100%; border: 1px solid var(--mk-border); 
 .chip progress { width: 56px; }
 .chip .icon { min-width: 24px; min-height: 24px; padding: 2px 6px; }
 .drop { outline: 2px dashed var(--mk-accent); outline-offset: -4px; }
+.rating { margin-top: 12px; border-top: 1px solid var(--mk-border); }
+.rating[hidden], .rating [hidden] { display: none; }
+.rating form { padding: 10px 0 0; border-top: 0; }
+.rating fieldset { border: 0; margin: 0; padding: 0; }
+.rating legend { font-weight: 600; padding: 0; margin-bottom: 4px; }
+.stars { display: flex; gap: 4px; }
+.star { position: relative; font-size: 1.6rem; line-height: 1; color: var(--mk-muted); cursor: pointer; padding: 2px; border-radius: 6px; }
+.star.on { color: #8a4b00; }
+.star-input { position: absolute; opacity: 0; width: 1px; height: 1px; margin: 0; }
+.star:has(.star-input:focus-visible) { outline: 3px solid var(--mk-accent); outline-offset: 1px; }
+.rated p { margin: 10px 0 6px; }
+.rated .quote { border-left: 3px solid var(--mk-border); padding-left: 8px; color: var(--mk-muted); white-space: pre-wrap; overflow-wrap: anywhere; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;
