@@ -60,8 +60,10 @@ export interface SupportClient {
    */
   listPage(input?: { limit?: number; next?: string }): Promise<{ conversations: Summary[]; next?: string }>;
   find(): Promise<string | undefined>;
-  /** The detail: the issue (first message), later comments and the customer's rating (`null` until rated). */
-  get(conversationId: string): Promise<{ issue: Issue; comments: Comment[]; rating?: Rating | null }>;
+  /** The detail: the issue (first message) and later comments. */
+  get(conversationId: string): Promise<{ issue: Issue; comments: Comment[] }>;
+  /** The customer's rating, `null` until rated; rejects with 501 when the product's backend keeps no ratings. */
+  rating(conversationId: string): Promise<{ rating: Rating | null }>;
   /**
    * Posts with a `clientMessageId` (generated when absent), retrying retryable failures with the same id; `attachments`
    * are ids from {@link SupportClient.upload}.
@@ -151,6 +153,7 @@ export function createSupportClient(options: SupportClientOptions): SupportClien
       return r.found ? r.conversationId : undefined;
     },
     get: (id) => read(cx, `${conv(id)}?${scope}`),
+    rating: (id) => read(cx, `${conv(id)}/rating?${scope}`),
     async send(conversationId, message, clientMessageId = newClientMessageId(), options = {}) {
       const attachments = options.attachments?.length ? { attachments: options.attachments } : {};
       const r = await retrying(cx, () =>

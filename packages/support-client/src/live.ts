@@ -78,13 +78,24 @@ function upsert(l: Live, c: DisplayComment) {
   if (c.clientMessageId) l.drafts.delete(c.clientMessageId);
 }
 
+/** A resolved or closed conversation's rating (null while open, or where the backend keeps none: a 501). */
+async function ratingOf(l: Live, issue: Issue): Promise<Rating | null> {
+  if (issue.state !== "closed" && issue.status !== "resolved" && issue.status !== "closed") return null;
+  try {
+    return (await l.client.rating(l.conversationId)).rating;
+  } catch (e) {
+    if ((e as { status?: number }).status === 501) return null;
+    throw e;
+  }
+}
+
 async function refresh(l: Live) {
   const { state } = l;
   const d = await l.client.get(l.conversationId);
   const local = state.comments.filter((c) => c.status !== "sent");
   state.issue = { ...d.issue, text: displayBody(d.issue.body) };
   state.comments = d.comments.map(fromServer);
-  state.rating = d.rating ?? null;
+  state.rating = await ratingOf(l, d.issue);
   for (const c of local) if (!state.comments.some((x) => x.clientMessageId === c.clientMessageId)) state.comments.push(c);
   l.changed();
 }

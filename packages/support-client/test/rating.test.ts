@@ -31,19 +31,20 @@ describe("client rate() against a real server", () => {
     return (await r.json()) as { rating: { score: number; comment: string | null } | null };
   };
 
-  it("refuses while open (409), rates after resolve, shows it in both details, and replaces it on a second rating", async () => {
+  it("refuses while open (409), rates after resolve, reads it back (GET /rating) and in the agent detail, and replaces it on a second rating", async () => {
     const client = createSupportClient({ baseUrl: base, productSlug: "demo", storage: inMemoryStorage(), postRetryMs: 1 });
     const { conversationId } = await client.create({ message: "Where is my parcel?" });
     const open = await client.rate(conversationId, { score: 4 }).catch((e) => e);
     expect(open).toBeInstanceOf(SupportApiError);
     expect(open.status).toBe(409);
-    expect((await client.get(conversationId)).rating).toBeNull();
+    expect((await client.rating(conversationId)).rating).toBeNull();
+    expect(Object.keys(await client.get(conversationId)).sort(), "the detail stays {issue, comments}").toEqual(["comments", "issue"]);
 
     await client.close(conversationId, "resolve");
     const first = await client.rate(conversationId, { score: 4, comment: "Quick and kind" });
     expect(first.rating).toMatchObject({ score: 4, comment: "Quick and kind" });
     expect(Number.isNaN(Date.parse(first.rating.ratedAt))).toBe(false);
-    expect((await client.get(conversationId)).rating).toMatchObject({ score: 4, comment: "Quick and kind" });
+    expect((await client.rating(conversationId)).rating).toMatchObject({ score: 4, comment: "Quick and kind" });
     expect((await agentDetail(conversationId)).rating).toMatchObject({ score: 4, comment: "Quick and kind" });
 
     // re-rating replaces score and comment; no comment sends none (null kept)
@@ -89,5 +90,6 @@ describe("client rate() against a real server", () => {
     expect(none.status).toBe(501);
     expect(none.retryable).toBe(false);
     expect(calls).toBe(1);
+    await expect(remote.rating("spi_remote~c1")).rejects.toMatchObject({ status: 501 });
   });
 });

@@ -52,6 +52,8 @@ export interface SupportApi {
   closeConversation(input: CustomerScope & { conversationId: string; action: CloseAction }): Promise<{ success: true; message: string }>;
   /** Rates a resolved or closed conversation 1 to 5, with an optional comment; rating again replaces it. */
   rateConversation(input: CustomerScope & { conversationId: string; score: number; comment?: string | null }): Promise<{ rating: Rating }>;
+  /** The customer's rating of the conversation, null until rated; 501 when the product's backend keeps none. */
+  getRating(input: CustomerScope & { conversationId: string }): Promise<{ rating: Rating | null }>;
   /**
    * The conversation's events as SSE frames: `connected`, then replay after `lastEventId` (or `resync` when that id
    * was never issued here) and live ones. At most the product's `maxStreamsPerCustomer` open per customer in this
@@ -60,7 +62,6 @@ export interface SupportApi {
   openStream(input: CustomerScope & { conversationId: string } & StreamInput): Promise<Channel<SseEvent>>;
   agent: AgentApi;
 }
-
 
 /** The hidden block every customer message is stored with. */
 const customerBody = (message: string, customerId: string, clientMessageId: string | undefined): string =>
@@ -125,6 +126,17 @@ function customerApi({ products, streams }: SupportApiDeps): Omit<SupportApi, "a
         action: input.action,
       });
       return { success: true, message: closeMessage(status) };
+    },
+    async getRating(input) {
+      const p = products.require(input.productSlug);
+      if (!p.backend.rateConversation) throw supportError("not_supported", { message: "this product's backend keeps no ratings" });
+      const v = await p.backend.getConversation({
+        productSlug: p.slug,
+        customerId: input.customerId,
+        conversationId: input.conversationId,
+      });
+      if (!v) throw supportError("conversation_not_found");
+      return { rating: v.rating ?? null };
     },
     async rateConversation(input) {
       checked(RateBody, { productSlug: input.productSlug, customerId: input.customerId, score: input.score, comment: input.comment });

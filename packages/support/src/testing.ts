@@ -14,6 +14,7 @@ import type { StoreTest } from "./conformance/fixtures.js";
 import { listingTests } from "./conformance/listing.js";
 import { logTests } from "./conformance/log.js";
 import { outboxTests } from "./conformance/outbox.js";
+import { ratingTests } from "./conformance/ratings.js";
 import { recordTests } from "./conformance/records.js";
 import type { SupportStore } from "./store/types.js";
 
@@ -51,6 +52,7 @@ export function describeSupportStore(
       messageDedupTests,
       createDedupTests,
       changeTests,
+      ratingTests,
       logTests,
       outboxTests,
       noteTests,

@@ -65,8 +65,8 @@ export const view = (c: ConversationRecord, messages: MessageRecord[]): Conversa
   rating: c.rating ?? null,
 });
 
-/** Interface A's detail: the first message is the issue body, later ones are comments; `rating` the customer's own. */
-export function issueDetail(v: ConversationView): { issue: Issue; comments: Comment[]; rating: Rating | null } {
+/** Interface A's detail: the first message is the issue body, later ones are comments. */
+export function issueDetail(v: ConversationView): { issue: Issue; comments: Comment[] } {
   const firstId = v.firstMessageId ?? v.messages[0]?.id;
   const first = v.messages.find((m) => m.id === firstId);
   return {
@@ -82,7 +82,6 @@ export function issueDetail(v: ConversationView): { issue: Issue; comments: Comm
       ...(first?.attachments?.length ? { attachments: first.attachments } : {}),
     },
     comments: v.messages.filter((m) => m !== first),
-    rating: v.rating ?? null,
   };
 }
 

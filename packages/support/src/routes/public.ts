@@ -7,8 +7,8 @@ import type { AddressSource } from "../http/client-address.js";
 import { admit, eventStream, type SupportContext } from "../http/context.js";
 import {
   SIGNATURE_PARAM,
-  type SignatureSource,
   SignatureQuery,
+  type SignatureSource,
   signatureHeaderDoc,
   unverified,
   verifyCustomer,
@@ -183,17 +183,10 @@ const getRoute = (cx: SupportContext) =>
   route({
     ...onConversation(cx, "GET", "", cx.api.getConversation),
     operationId: "getConversation",
-    summary: "Conversation detail: the issue (first message), later comments and the customer's rating",
+    summary: "Conversation detail: the issue (first message) and later comments",
     query: SignedQuery,
     responses: {
-      200: {
-        description: "OK",
-        schema: z.object({
-          issue: IssueSchema,
-          comments: z.array(CommentSchema),
-          rating: RatingSchema.nullable().describe("The customer's rating of the resolved or closed conversation; null until rated"),
-        }),
-      },
+      200: { description: "OK", schema: z.object({ issue: IssueSchema, comments: z.array(CommentSchema) }) },
       400: err("Missing productSlug or customerId"),
       404: err("Conversation not found or not this customer's"),
       ...unverified,
@@ -255,6 +248,25 @@ const rateRoute = (cx: SupportContext) =>
     },
   });
 
+const ratingRoute = (cx: SupportContext) =>
+  route({
+    ...onConversation(cx, "GET", "/rating", cx.api.getRating),
+    operationId: "getRating",
+    summary: "The customer's rating of the conversation, null until rated (the detail stays {issue, comments})",
+    query: SignedQuery,
+    responses: {
+      200: {
+        description: "The rating as kept",
+        schema: z.object({ rating: RatingSchema.nullable().describe("null until the customer rates the resolved or closed conversation") }),
+      },
+      400: err("Missing productSlug or customerId"),
+      404: err("Conversation not found or not this customer's"),
+      ...unverified,
+      ...limited,
+      501: err("This product's backend keeps no ratings"),
+    },
+  });
+
 const streamRoute = (cx: SupportContext) =>
   route({
     method: "GET",
@@ -283,5 +295,5 @@ const streamRoute = (cx: SupportContext) =>
   });
 
 export function publicRoutes(cx: SupportContext): Route[] {
-  return [createRoute, listRoute, findRoute, getRoute, postRoute, closeRoute, rateRoute, streamRoute].map((make) => make(cx));
+  return [createRoute, listRoute, findRoute, getRoute, postRoute, closeRoute, rateRoute, ratingRoute, streamRoute].map((make) => make(cx));
 }
