@@ -11,13 +11,10 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call } from "../harness.js";
 import { FRAMEWORKS, listen, type Running } from "../servers.js";
-import { findChromium, launchChromium } from "./browser.js";
+import { describeInChromium } from "./browser.js";
 
 const AGENT = "agent-token-attachment-downloads";
 const BEACON = "/pwned";
-const chromium = findChromium();
-const describeBrowser = "path" in chromium ? describe : describe.skip;
-if ("skip" in chromium) console.log(`[mountkit] browser tests skipped: ${chromium.skip}`);
 
 const text = (s: string) => new TextEncoder().encode(s);
 const concat = (...parts: Uint8Array[]) => {
@@ -97,15 +94,11 @@ const STORED: Array<{ name: string; type: string; bytes: Uint8Array; stored: str
   },
 ];
 
-// skipped only where no Chromium is installed (the reason is printed above); CI=true makes that an error
-describeBrowser("attachment downloads never run in the API's origin (Chromium)", () => {
+describeInChromium("attachment downloads never run in the API's origin (Chromium)", (chromium) => {
   let browser: Browser;
 
   beforeAll(async () => {
-    browser = await launchChromium((chromium as { path: string }).path);
-  });
-  afterAll(async () => {
-    await browser?.close();
+    browser = chromium.browser;
   });
 
   for (const framework of FRAMEWORKS) {

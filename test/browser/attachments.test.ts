@@ -10,13 +10,10 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call } from "../harness.js";
 import { FRAMEWORKS, listen, type Running } from "../servers.js";
-import { accessibilityViolations, findChromium, launchChromium, screenshots, servePage } from "./browser.js";
+import { accessibilityViolations, describeInChromium, screenshots, servePage } from "./browser.js";
 
 const AGENT = "agent-token-attachments-0123";
 const MAX_BYTES = 64 * 1024;
-const chromium = findChromium();
-const describeBrowser = "path" in chromium ? describe : describe.skip;
-if ("skip" in chromium) console.log(`[mountkit] browser tests skipped: ${chromium.skip}`);
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;
@@ -52,14 +49,13 @@ export function pngScreenshot(width: number, height: number): Buffer {
 
 const PDF = Buffer.from("%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n");
 
-// skipped only where no Chromium is installed (the reason is printed above); CI=true makes that an error
-describeBrowser("attachments in the widget and the inbox, in Chromium", () => {
+describeInChromium("attachments in the widget and the inbox, in Chromium", (chromium) => {
   let browser: Browser;
   let apiUrl = "";
   let shop: Awaited<ReturnType<typeof servePage>>;
 
   beforeAll(async () => {
-    browser = await launchChromium((chromium as { path: string }).path);
+    browser = chromium.browser;
     shop = await servePage(
       () => `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Shop</title></head><body><main><h1>A shop on another origin</h1></main>
@@ -68,7 +64,6 @@ describeBrowser("attachments in the widget and the inbox, in Chromium", () => {
     );
   });
   afterAll(async () => {
-    await browser?.close();
     await shop?.close();
   });
 

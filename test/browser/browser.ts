@@ -1,12 +1,13 @@
 // Real-browser plumbing for page tests: Debian's Chromium driven by playwright-core, a static page server on
 // another origin, axe-core checks and screenshots. Missing Chromium skips with a reason (an error under CI).
 import { existsSync, mkdirSync } from "node:fs";
-import { createRequire } from "node:module";
 import { createServer, type Server } from "node:http";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe } from "vitest";
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
 
@@ -93,4 +94,33 @@ export async function screenshots(page: Page, name: string, reopen?: (page: Page
     files.push(file);
   }
   return files;
+}
+
+/**
+ * A describe block with one Chromium launched before its tests and closed after them (`chromium.browser`, set once its
+ * first hook ran). Skipped, with the reason printed, where no Chromium is installed; under CI=true that is an error
+ * (findChromium).
+ */
+export function describeInChromium(title: string, body: (chromium: { readonly browser: Browser }) => void): void {
+  const found = findChromium();
+  if ("skip" in found) {
+    console.log(`[mountkit] browser tests skipped: ${found.skip}`);
+    describe.skip(`${title} (skipped: ${found.skip})`, () => {});
+    return;
+  }
+  describe(title, () => {
+    let browser: Browser | undefined;
+    beforeAll(async () => {
+      browser = await launchChromium(found.path);
+    });
+    afterAll(async () => {
+      await browser?.close();
+    });
+    body({
+      get browser() {
+        if (!browser) throw new Error("Chromium is not launched yet: read chromium.browser in a hook or a test");
+        return browser;
+      },
+    });
+  });
 }

@@ -2,30 +2,24 @@
 // SUPPORT_AGENT_HS256_SECRET) in Chromium, under Express, Fastify and fetch: the header names the agent from
 // GET /agent/me, "Assign to me" writes their id and shows their name, their reply carries their name; the shared
 // token still signs in (with a typed name), and sign-out forgets the token.
-import { signHs256 } from "@mountkit/entries";
+
 import { type Service, silentLogger } from "@mountkit/core";
+import { signHs256 } from "@mountkit/entries";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { supportFromEnv } from "../../examples/server/src/services/support.js";
 import { call } from "../harness.js";
 import { FRAMEWORKS, listen, type Running } from "../servers.js";
-import { findChromium, launchChromium } from "./browser.js";
+import { describeInChromium } from "./browser.js";
 
 const SHARED = "agent-token-identity-0123456789";
 const JWT_SECRET = "inbox-identity-hs256-secret-0123456789abcdef";
-const chromium = findChromium();
-const describeBrowser = "path" in chromium ? describe : describe.skip;
-if ("skip" in chromium) console.log(`[mountkit] browser tests skipped: ${chromium.skip}`);
 
-// skipped only where no Chromium is installed (the reason is printed above); CI=true makes that an error
-describeBrowser("support inbox with agent identities in Chromium", () => {
+describeInChromium("support inbox with agent identities in Chromium", (chromium) => {
   let browser: Browser;
 
   beforeAll(async () => {
-    browser = await launchChromium((chromium as { path: string }).path);
-  });
-  afterAll(async () => {
-    await browser?.close();
+    browser = chromium.browser;
   });
 
   for (const framework of FRAMEWORKS) {

@@ -8,21 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { supportFromEnv } from "../../examples/server/src/services/support.js";
 import { call } from "../harness.js";
 import { FRAMEWORKS, listen, type Running } from "../servers.js";
-import { findChromium, launchChromium } from "./browser.js";
+import { describeInChromium } from "./browser.js";
 
 const TOKEN = "agent-token-inbox-ratings-0123456789";
-const chromium = findChromium();
-const describeBrowser = "path" in chromium ? describe : describe.skip;
-if ("skip" in chromium) console.log(`[mountkit] browser tests skipped: ${chromium.skip}`);
 
-describeBrowser("support inbox ratings in Chromium", () => {
+describeInChromium("support inbox ratings in Chromium", (chromium) => {
   let browser: Browser;
 
   beforeAll(async () => {
-    browser = await launchChromium((chromium as { path: string }).path);
-  });
-  afterAll(async () => {
-    await browser?.close();
+    browser = chromium.browser;
   });
 
   for (const framework of FRAMEWORKS) {
@@ -111,7 +105,9 @@ describeBrowser("support inbox ratings in Chromium", () => {
         await expect.poll(() => rows.count()).toBe(1);
         await rows.first().click();
         await expect.poll(() => dialog().isHidden()).toBe(true);
-        await app().getByRole("heading", { name: `Kind help ${tag}` }).waitFor();
+        await app()
+          .getByRole("heading", { name: `Kind help ${tag}` })
+          .waitFor();
         const rating = pane().locator(".rating");
         await rating.waitFor();
         expect(await rating.getAttribute("data-score")).toBe("4");
@@ -129,7 +125,9 @@ describeBrowser("support inbox ratings in Chromium", () => {
         expect(made.status, made.text).toBe(200);
         const row = app().getByRole("button", { name: new RegExp(`Unrated ${tag}`) });
         await row.click();
-        await app().getByRole("heading", { name: `Unrated ${tag}` }).waitFor();
+        await app()
+          .getByRole("heading", { name: `Unrated ${tag}` })
+          .waitFor();
         expect(await pane().locator(".rating").count()).toBe(0);
       });
 

@@ -8,21 +8,17 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call } from "../harness.js";
 import { FRAMEWORKS, listen, type Running } from "../servers.js";
-import { accessibilityViolations, findChromium, launchChromium, servePage } from "./browser.js";
+import { accessibilityViolations, describeInChromium, servePage } from "./browser.js";
 
 const AGENT = "agent-token-widget-rating";
-const chromium = findChromium();
-const describeBrowser = "path" in chromium ? describe : describe.skip;
-if ("skip" in chromium) console.log(`[mountkit] browser tests skipped: ${chromium.skip}`);
 
-// skipped only where no Chromium is installed (the reason is printed above); CI=true makes that an error
-describeBrowser("support widget rating in Chromium", () => {
+describeInChromium("support widget rating in Chromium", (chromium) => {
   let browser: Browser;
   let apiUrl = "";
   let pageServer: Awaited<ReturnType<typeof servePage>>;
 
   beforeAll(async () => {
-    browser = await launchChromium((chromium as { path: string }).path);
+    browser = chromium.browser;
     pageServer = await servePage(
       () => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head><body><main><h1>Shop</h1></main>
 <script src="${apiUrl}/api/conversations/widget.js"></script>
@@ -30,7 +26,6 @@ describeBrowser("support widget rating in Chromium", () => {
     );
   });
   afterAll(async () => {
-    await browser?.close();
     await pageServer?.close();
   });
 

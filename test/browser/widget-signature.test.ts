@@ -9,17 +9,13 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call } from "../harness.js";
 import { FRAMEWORKS, listen, type Running } from "../servers.js";
-import { findChromium, launchChromium, servePage } from "./browser.js";
+import { describeInChromium, servePage } from "./browser.js";
 
 const AGENT = "agent-token-widget-signature";
 const SECRET = "widget-verify-secret-0123456789abcdef";
 const sign = (customerId: string, secret = SECRET) => createHmac("sha256", secret).update(customerId).digest("hex");
-const chromium = findChromium();
-const describeBrowser = "path" in chromium ? describe : describe.skip;
-if ("skip" in chromium) console.log(`[mountkit] browser tests skipped: ${chromium.skip}`);
 
-// skipped only where no Chromium is installed (the reason is printed above); CI=true makes that an error
-describeBrowser("support widget with a verified customer in Chromium", () => {
+describeInChromium("support widget with a verified customer in Chromium", (chromium) => {
   let browser: Browser;
   let apiUrl = "";
   /** The host page's signed-in customer: what the next page load renders into the widget's attributes. */
@@ -27,7 +23,7 @@ describeBrowser("support widget with a verified customer in Chromium", () => {
   let pageServer: Awaited<ReturnType<typeof servePage>>;
 
   beforeAll(async () => {
-    browser = await launchChromium((chromium as { path: string }).path);
+    browser = chromium.browser;
     pageServer = await servePage(
       () => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head><body>
 <main><h1>A shop with signed-in customers</h1></main>
@@ -37,7 +33,6 @@ describeBrowser("support widget with a verified customer in Chromium", () => {
     );
   });
   afterAll(async () => {
-    await browser?.close();
     await pageServer?.close();
   });
 
