@@ -16,11 +16,17 @@ export interface ThreadInit {
 /** The thread's first message. */
 export type ThreadReady = { type: "ready"; driver: SqliteDriverName; vectors: boolean } | { type: "failed"; message: string };
 
-export interface QueryMessage {
-  id: number;
+/** One statement and its parameters. */
+export interface Statement {
   sql: string;
   params: readonly unknown[];
-  /** The writer's busy timeout for this statement (what is left of the caller's deadline). */
+}
+
+/** Statements the thread runs in order, answered in one reply (the first failure stops the rest). */
+export interface QueryMessage {
+  id: number;
+  statements: readonly Statement[];
+  /** The writer's busy timeout for these statements (what is left of the caller's deadline). */
   busyMs?: number;
 }
 
@@ -30,4 +36,12 @@ export interface QueryError {
   code?: string;
 }
 
-export type QueryReply = { id: number; rows: unknown[]; changes?: number; lastId?: number } | { id: number; error: QueryError };
+/** One statement's answer. */
+export interface Answer {
+  rows: unknown[];
+  changes?: number;
+  lastId?: number;
+}
+
+/** Every statement's answer, or the failure of statement `index` (the ones before it ran). */
+export type QueryReply = { id: number; answers: Answer[] } | { id: number; error: QueryError; index: number };

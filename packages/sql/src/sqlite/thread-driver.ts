@@ -4,10 +4,30 @@
 // within the deadline (the wait for this process's writer plus SQLite's busy wait) fails with a 503 KitError
 // carrying Retry-After, instead of holding anything.
 import { coreError } from "@mountkit/core";
-import { type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, SelectQueryNode, SqliteDialect } from "kysely";
+import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, SelectQueryNode, SqliteDialect } from "kysely";
 import type { SqliteDriverName } from "../drivers.js";
 import type { ThreadInit } from "./protocol.js";
-import { type Answer, prepareThreads, type SqliteThread, SqliteThreadError, startThread } from "./thread.js";
+import { type Answer, prepareThreads, type SqliteThread, SqliteThreadError, type Statement, startThread } from "./thread.js";
+
+/** Marks a compiled query that carries a batch (see `batchQuery`). */
+const BATCH = Symbol("mountkit.sqlite.batch");
+type BatchQuery = CompiledQuery & { [BATCH]: readonly CompiledQuery[]; commits: boolean };
+
+/**
+ * One compiled query that stands for `queries`: the thread connection runs them in order in one round trip and
+ * answers each one's result as a row (`executeBatch` in ../batch.ts reads them back). `commits`: the batch is the
+ * last of its transaction and carries its COMMIT (the transaction's own commit then sends nothing).
+ */
+export function batchQuery(queries: readonly CompiledQuery[], commits = false): CompiledQuery {
+  return { ...CompiledQuery.raw("-- batch", []), [BATCH]: queries, commits } as BatchQuery;
+}
+
+const COMMIT: Statement = { sql: "commit", params: [] };
+
+const statementsOf = (q: CompiledQuery): Statement[] =>
+  BATCH in q ? (q as BatchQuery)[BATCH].map((c) => ({ sql: c.sql, params: c.parameters })) : [{ sql: q.sql, params: q.parameters }];
+
+const commitsOf = (q: CompiledQuery) => BATCH in q && (q as BatchQuery).commits;
 
 export interface SqliteThreadOptions {
   filename: string;
@@ -31,6 +51,8 @@ const busy = () =>
     message: "the database is busy: another writer holds it; retry later",
     headers: { "retry-after": "1" },
   });
+
+const remaining = (deadline: number) => Math.max(0, deadline - Date.now());
 
 const isBusy = (e: unknown) => e instanceof SqliteThreadError && e.code === "SQLITE_BUSY";
 
@@ -118,16 +140,32 @@ function result(a: Answer): QueryResult<any> {
   return { rows: a.rows, numAffectedRows: BigInt(a.changes), insertId: a.lastId === undefined ? undefined : BigInt(a.lastId) };
 }
 
-/** A connection as Kysely sees it: reads go to a reader, writes take the writer for the statement, a transaction holds it. */
+/** A single query's result, or a batch's results each as a row. */
+const resultOf = (q: CompiledQuery, answers: Answer[]): QueryResult<any> =>
+  BATCH in q ? { rows: answers.map(result) } : result(answers[0]!);
+
+/**
+ * A connection as Kysely sees it: reads go to a reader, writes take the writer for the statement, a transaction holds
+ * it. A transaction's BEGIN travels with its first statement (one round trip fewer per transaction); a transaction
+ * that ran no statement sends nothing.
+ */
 class ThreadConnection implements DatabaseConnection {
   /** The deadline of the transaction holding the writer; undefined outside one. */
   deadline: number | undefined;
+  /** The transaction's BEGIN is still to be sent (with its first statement). */
+  pendingBegin = false;
+  /** The transaction is open in the writer (its BEGIN ran): COMMIT or ROLLBACK must be sent. */
+  begun = false;
+  /** Why the transaction's BEGIN failed: every later statement of it fails the same way (none runs outside it). */
+  failed: unknown;
+  /** A batch carried the transaction's COMMIT: nothing more may run in it. */
+  committed = false;
   constructor(readonly pool: ThreadPool) {}
 
   async executeQuery<R>(q: CompiledQuery): Promise<QueryResult<R>> {
     const { pool } = this;
-    if (this.deadline !== undefined) return result(await this.send(q.sql, q.parameters, this.deadline));
-    if (isRead(q)) {
+    if (this.deadline !== undefined) return resultOf(q, await this.inTransaction(statementsOf(q), this.deadline, commitsOf(q)));
+    if (!(BATCH in q) && isRead(q)) {
       try {
         return result(await pool.read(q.sql, q.parameters));
       } catch (e) {
@@ -138,16 +176,40 @@ class ThreadConnection implements DatabaseConnection {
     const deadline = Date.now() + pool.lockTimeoutMs;
     await pool.lock.acquire(deadline);
     try {
-      return result(await this.send(q.sql, q.parameters, deadline));
+      return resultOf(q, await this.send(statementsOf(q), deadline));
     } finally {
       pool.lock.release();
     }
   }
 
-  /** A statement on the writer, busy-waiting (in its thread) at most until the deadline. */
-  async send(sql: string, params: readonly unknown[], deadline: number): Promise<Answer> {
+  /**
+   * Statements of the open transaction, its BEGIN IMMEDIATE first when not yet sent, its COMMIT last when `commits`
+   * (a failed COMMIT leaves the transaction open, for the caller's rollback).
+   */
+  async inTransaction(statements: Statement[], deadline: number, commits = false): Promise<Answer[]> {
+    if (this.failed !== undefined) throw this.failed;
+    if (this.committed) throw new Error("a statement after its transaction's committing batch");
+    const begin = this.pendingBegin;
+    this.pendingBegin = false;
+    const sent = [...(begin ? [{ sql: "begin immediate", params: [] }] : []), ...statements, ...(commits ? [COMMIT] : [])];
     try {
-      return await this.pool.writer.run(sql, params, Math.max(0, deadline - Date.now()));
+      const answers = await this.pool.writer.runAll(sent, remaining(deadline));
+      this.begun = !commits;
+      this.committed = commits;
+      return answers.slice(begin ? 1 : 0, begin ? statements.length + 1 : statements.length);
+    } catch (e) {
+      // the BEGIN ran unless it is the statement that failed (a lock not had in time): only then is there nothing to end
+      if (begin) this.begun = e instanceof SqliteThreadError && e.index > 0;
+      const err = isBusy(e) ? busy() : e;
+      if (!this.begun) this.failed = err;
+      throw err;
+    }
+  }
+
+  /** Statements on the writer in one round trip, busy-waiting (in its thread) at most until the deadline. */
+  async send(statements: Statement[], deadline: number): Promise<Answer[]> {
+    try {
+      return await this.pool.writer.runAll(statements, remaining(deadline));
     } catch (e) {
       throw isBusy(e) ? busy() : e;
     }
@@ -182,18 +244,19 @@ export class SqliteThreadDriver implements Driver {
   async acquireConnection(): Promise<DatabaseConnection> {
     return new ThreadConnection(this.#pool!);
   }
-  /** BEGIN IMMEDIATE takes the write lock up front, so a read-then-write transaction never fails on the upgrade. */
+  /**
+   * BEGIN IMMEDIATE takes the write lock up front, so a read-then-write transaction never fails on the upgrade; it is
+   * sent with the transaction's first statement.
+   */
   async beginTransaction(c: DatabaseConnection): Promise<void> {
     const conn = c as ThreadConnection;
     const deadline = Date.now() + conn.pool.lockTimeoutMs;
     await conn.pool.lock.acquire(deadline);
-    try {
-      await conn.send("begin immediate", [], deadline);
-      conn.deadline = deadline;
-    } catch (e) {
-      conn.pool.lock.release();
-      throw e;
-    }
+    conn.deadline = deadline;
+    conn.pendingBegin = true;
+    conn.begun = false;
+    conn.failed = undefined;
+    conn.committed = false;
   }
   async commitTransaction(c: DatabaseConnection): Promise<void> {
     await this.end(c as ThreadConnection, "commit");
@@ -203,7 +266,13 @@ export class SqliteThreadDriver implements Driver {
   }
   private async end(conn: ThreadConnection, verb: "commit" | "rollback") {
     if (conn.deadline === undefined) return;
+    const begun = conn.begun;
+    conn.pendingBegin = false;
+    conn.begun = false;
+    conn.failed = undefined;
+    conn.committed = false;
     try {
+      if (!begun) return;
       await conn.pool.writer.run(verb, []);
     } catch (e) {
       // a failed commit leaves the transaction open: roll it back so the writer is clean for the next holder

@@ -2,20 +2,21 @@
 // a statement is out, so an idle database never keeps the host's process alive (as a plain connection would not).
 import { Worker } from "node:worker_threads";
 import { prepareWorkerModule, type WorkerModuleSpec, workerExecArgv, workerModule } from "@mountkit/core/worker-module";
-import type { QueryError, QueryReply, ThreadInit, ThreadReady } from "./protocol.js";
+import type { Answer, QueryError, QueryReply, Statement, ThreadInit, ThreadReady } from "./protocol.js";
 
-export interface Answer {
-  rows: unknown[];
-  changes?: number;
-  lastId?: number;
-}
+export type { Answer, Statement };
 
-/** A statement's failure, with the driver's code (what `isUniqueViolation` and the busy check read). */
+/**
+ * A statement's failure, with the driver's code (what `isUniqueViolation` and the busy check read) and its place in
+ * the message (the statements before it ran).
+ */
 export class SqliteThreadError extends Error {
   readonly code: string | undefined;
-  constructor(e: QueryError) {
+  readonly index: number;
+  constructor(e: QueryError, index = 0) {
     super(e.message);
     this.code = e.code;
+    this.index = index;
   }
 }
 
@@ -29,12 +30,14 @@ export interface SqliteThread {
   /** Statements sent and not yet answered. */
   readonly pending: number;
   run(sql: string, params: readonly unknown[], busyMs?: number): Promise<Answer>;
+  /** Statements run in order in one round trip; the first failure rejects (`index` names it) and skips the rest. */
+  runAll(statements: readonly Statement[], busyMs?: number): Promise<Answer[]>;
   close(): Promise<void>;
 }
 
 export function startThread(init: ThreadInit): SqliteThread {
   const worker = new Worker(new URL(moduleUrl()), { workerData: init, execArgv: workerExecArgv(), stdout: false, stderr: false });
-  const waiting = new Map<number, { resolve(a: Answer): void; reject(e: Error): void }>();
+  const waiting = new Map<number, { resolve(a: Answer[]): void; reject(e: Error): void }>();
   let next = 1;
   let dead: Error | undefined;
   const hold = () => (waiting.size === 1 ? worker.ref() : undefined);
@@ -56,8 +59,8 @@ export function startThread(init: ThreadInit): SqliteThread {
     if (!w) return;
     waiting.delete(m.id);
     if (waiting.size === 0) worker.unref();
-    if ("error" in m) w.reject(new SqliteThreadError(m.error));
-    else w.resolve(m);
+    if ("error" in m) w.reject(new SqliteThreadError(m.error, m.index));
+    else w.resolve(m.answers);
   });
   const fail = (e: Error) => {
     dead ??= e;
@@ -73,13 +76,16 @@ export function startThread(init: ThreadInit): SqliteThread {
       return waiting.size;
     },
     async run(sql, params, busyMs) {
+      return (await this.runAll([{ sql, params }], busyMs))[0]!;
+    },
+    async runAll(statements, busyMs) {
       await ready;
       if (dead) throw dead;
       const id = next++;
-      return new Promise<Answer>((resolve, reject) => {
+      return new Promise<Answer[]>((resolve, reject) => {
         waiting.set(id, { resolve, reject });
         hold();
-        worker.postMessage({ id, sql, params, busyMs });
+        worker.postMessage({ id, statements, busyMs });
       });
     },
     close() {

@@ -1,11 +1,12 @@
-// A SQLite connection thread: owns one connection and runs the statements the main thread sends, one at a time.
+// A SQLite connection thread: owns one connection and runs the statements the main thread sends, one message at a
+// time (a message may carry several statements, run in order).
 // Every synchronous wait (a statement's work, the busy timeout on another process's write lock) happens here, never
 // on the host's event loop.
 import { parentPort, workerData } from "node:worker_threads";
 import { loadSqliteVec, openSqliteConnection, type SqliteConnection } from "../drivers.js";
-import type { QueryError, QueryMessage, QueryReply, ThreadInit, ThreadReady } from "./protocol.js";
+import type { Answer, QueryError, QueryMessage, QueryReply, Statement, ThreadInit, ThreadReady } from "./protocol.js";
 
-type Statement = ReturnType<SqliteConnection["prepare"]>;
+type Prepared = ReturnType<SqliteConnection["prepare"]>;
 
 /** Prepared statements by SQL text: the stores send a few hundred distinct statements, over and over. */
 const CACHE_SIZE = 256;
@@ -47,6 +48,7 @@ async function main(init: ThreadInit) {
     // every delete overwrites what it frees, so an erasure leaves nothing behind in pages freed earlier (docs/memory.md#erasure)
     if (init.role === "writer") db.exec("pragma secure_delete = on");
     db.exec(`pragma synchronous = ${init.synchronous}`);
+    if (process.env.ZZ_CKPT) db.exec(`pragma wal_autocheckpoint = ${process.env.ZZ_CKPT}`);
     db.exec("pragma foreign_keys = ON");
     if (init.role === "reader") db.exec("pragma query_only = ON");
     vectors = init.vectors && (await loadSqliteVec(db));
@@ -54,7 +56,7 @@ async function main(init: ThreadInit) {
     port.postMessage({ type: "failed", message: errorOf(e).message } satisfies ThreadReady);
     return;
   }
-  const cache = new Map<string, Statement>();
+  const cache = new Map<string, Prepared>();
   const prepare = (sql: string) => {
     let stmt = cache.get(sql);
     if (stmt) {
@@ -66,6 +68,13 @@ async function main(init: ThreadInit) {
     cache.set(sql, stmt);
     return stmt;
   };
+  const execute = ({ sql, params }: Statement): Answer => {
+    const stmt = prepare(sql);
+    const values = params.map(param);
+    if (stmt.reader) return { rows: stmt.all(values) as unknown[] };
+    const r = stmt.run(values);
+    return { rows: [], changes: Number(r.changes), lastId: Number(r.lastInsertRowid) };
+  };
   let busyMs = init.busyTimeoutMs;
   port.on("message", (m: QueryMessage | { type: "close" }) => {
     if ("type" in m) {
@@ -75,19 +84,14 @@ async function main(init: ThreadInit) {
       return;
     }
     let reply: QueryReply;
+    const answers: Answer[] = [];
     try {
       const wanted = m.busyMs === undefined ? init.busyTimeoutMs : Math.max(0, Math.floor(m.busyMs));
       if (wanted !== busyMs) db.exec(`pragma busy_timeout = ${(busyMs = wanted)}`);
-      const stmt = prepare(m.sql);
-      const params = m.params.map(param);
-      if (stmt.reader) {
-        reply = { id: m.id, rows: stmt.all(params) as unknown[] };
-      } else {
-        const r = stmt.run(params);
-        reply = { id: m.id, rows: [], changes: Number(r.changes), lastId: Number(r.lastInsertRowid) };
-      }
+      for (const s of m.statements) answers.push(execute(s));
+      reply = { id: m.id, answers };
     } catch (e) {
-      reply = { id: m.id, error: errorOf(e) };
+      reply = { id: m.id, error: errorOf(e), index: answers.length };
     }
     port.postMessage(reply);
   });

@@ -44,12 +44,9 @@ const DEFAULT_MAX_ATTEMPTS = 5;
 /** Arbitrary constant naming the job claim locks among the database's advisory locks (the queue is the second key). */
 const CLAIM_LOCK_KEY = 0x6d6b_6a62;
 
-/**
- * Inserts a queued job unless its id exists. Exposed so a store can enqueue in the same transaction as
- * the record the job is about (an episode and its extraction job are written together or not at all).
- */
-export async function insertJob(db: Kysely<any>, job: NewJob): Promise<void> {
-  await (db as Kysely<JobsDb>)
+/** The statement of `insertJob`, to run in a batch with others. */
+export function jobInsert(db: Kysely<any>, job: NewJob) {
+  return (db as Kysely<JobsDb>)
     .insertInto("jobs")
     .values({
       id: job.id,
@@ -66,8 +63,15 @@ export async function insertJob(db: Kysely<any>, job: NewJob): Promise<void> {
       created_at: job.now,
       updated_at: job.now,
     })
-    .onConflict((oc) => oc.column("id").doNothing())
-    .execute();
+    .onConflict((oc) => oc.column("id").doNothing());
+}
+
+/**
+ * Inserts a queued job unless its id exists. Exposed so a store can enqueue in the same transaction as
+ * the record the job is about (an episode and its extraction job are written together or not at all).
+ */
+export async function insertJob(db: Kysely<any>, job: NewJob): Promise<void> {
+  await jobInsert(db, job).execute();
 }
 
 function toJob(r: Pick<JobsTable, "id" | "queue" | "payload" | "attempts" | "max_attempts" | "run_at" | "group_key">): Job {
@@ -86,13 +90,16 @@ function toJob(r: Pick<JobsTable, "id" | "queue" | "payload" | "attempts" | "max
  * The claim's selection: `due(alias)` (queued and due, or running past its lease or with its holder gone) and the ids
  * of the jobs a claim of `limit` leases, oldest first, one per group with no job running under a live lease.
  */
-function claimQuery({ queue, limit, now, staleBefore }: { queue: string; limit: number; now: number; staleBefore: number }) {
+function claimQuery({ queue, limit, now, staleBefore, pg }: { queue: string; limit: number; now: number; staleBefore: number; pg: boolean }) {
   // a running job is retaken when its lease ended or its holder stopped heartbeating
   const gone = (alias: string) =>
     sql`exists (select 1 from job_workers w where w.owner = ${sql.ref(`${alias}.locked_by`)} and w.seen_at < ${staleBefore})`;
+  // `due` filters rows found by id: on SQLite, `+queue` keeps the planner from walking the queue's whole (queue,
+  // state, run_at) index instead, finished jobs and all, which made a claim's cost grow with the jobs ever run
   const due = (alias: string) => {
     const c = (col: string) => sql.ref(`${alias}.${col}`);
-    return sql`${c("queue")} = ${queue} and ((${c("state")} = 'queued' and ${c("run_at")} <= ${now}) or (${c("state")} = 'running' and (${c("lease_until")} <= ${now} or ${gone(alias)})))`;
+    const queueCol = pg ? c("queue") : sql`+${c("queue")}`;
+    return sql`${queueCol} = ${queue} and ((${c("state")} = 'queued' and ${c("run_at")} <= ${now}) or (${c("state")} = 'running' and (${c("lease_until")} <= ${now} or ${gone(alias)})))`;
   };
   // the only jobs that can win: running ones whose lease ended or whose holder is gone (a few), each queued group's
   // oldest due job (one index seek per group, walking the groups with a recursive query), and the oldest `limit`
@@ -174,7 +181,7 @@ export function sqlJobStore(database: SqlDatabase, options: SqlJobStoreOptions =
     async claim({ queue, limit, now, leaseMs }) {
       if (limit <= 0) return [];
       await startHeartbeat();
-      const { due, claimable } = claimQuery({ queue, limit, now, staleBefore: Date.now() - staleAfterMs });
+      const { due, claimable } = claimQuery({ queue, limit, now, staleBefore: Date.now() - staleAfterMs, pg });
       const lease = async (trx: Kysely<JobsDb>) => {
         if (pg) await sql`select pg_advisory_xact_lock(${CLAIM_LOCK_KEY}, hashtext(${queue}))`.execute(trx);
         // `due` again on the row itself: a row its holder completed meanwhile is not leased again

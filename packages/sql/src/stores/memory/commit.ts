@@ -1,11 +1,12 @@
 // An extraction's commit on the SQL memory store: all-or-nothing in one transaction, idempotent (the
 // episode row is locked and checked first, so a re-run job writes nothing twice) and optimistic on the
 // brain's version (a commit that expected an older version rolls back as a conflict).
-import type { CommitResult, EdgeRecord, EntityRecord, ExtractionCommit } from "@mountkit/memory";
+import type { CommitResult, EntityRecord, ExtractionCommit } from "@mountkit/memory";
 import { sql } from "kysely";
-import { insertJob } from "../kit/jobs.js";
+import { type BatchItem, executeBatch } from "../../batch.js";
+import { jobInsert } from "../kit/jobs.js";
 import { type Db, EDGE_COLS, EPISODE_COLS, type MemoryStoreContext, num, toEdge, toEpisode } from "./rows.js";
-import { indexText, insertEdges, insertIndexed } from "./search-index.js";
+import { edgeInserts, indexedInserts, indexTextQueries } from "./search-index.js";
 
 /** Thrown inside a commit's transaction to roll it back when the brain moved past `expectVersion`. */
 class CommitConflict extends Error {}
@@ -23,92 +24,99 @@ export async function commitExtraction(ctx: MemoryStoreContext, c: ExtractionCom
     });
 }
 
-/** One extraction commit inside `trx` (see MemoryStore.commitExtraction). */
+/**
+ * One extraction commit inside `trx` (see MemoryStore.commitExtraction), in three batches (one round trip each on
+ * SQLite): the checks, then every write with the version bump, then what depends on the writes' answers.
+ */
 async function commitIn(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit): Promise<CommitResult> {
-  const refused = await claimEpisode(ctx, trx, c);
+  const refused = await checkEpisode(ctx, trx, c);
   if (refused) return refused;
-  await checkReferences(trx, c);
-  await writeEntities(ctx, trx, c);
-  const closed = await invalidateEdges(trx, c);
-  await insertEdges(ctx, trx, c.brainId, c.createEdges);
+  const head = [
+    // every commit of the brain bumps its version; the row lock serialises the brain's commits on PostgreSQL
+    // (SQLite's write lock already does), so the previous version is exact
+    sql<{ version: number }>`
+      insert into memory_brain_versions (brain_id, version) values (${c.brainId}, 1)
+      on conflict (brain_id) do update set version = memory_brain_versions.version + 1
+      returning version`,
+    ...(await entityWrites(ctx, trx, c)),
+  ];
+  const writes: BatchItem[] = [
+    ...head,
+    ...c.invalidate.map((inv) => invalidation(trx, c.brainId, inv)),
+    ...(await edgeInserts(ctx, trx, c.brainId, c.createEdges)),
+    trx
+      .updateTable("memory_episodes")
+      .set({
+        status: "done",
+        error: null,
+        entity_ids: JSON.stringify(c.entityIds),
+        edge_ids: JSON.stringify(c.edgeIds),
+        processed_at: c.now,
+      })
+      .where("brain_id", "=", c.brainId)
+      .where("id", "=", c.episodeId)
+      .returning(EPISODE_COLS),
+  ];
+  const answers = await executeBatch(trx, ctx.pg, writes);
+  const version = num((answers[0]!.rows[0] as { version: number }).version);
+  if (c.expectVersion !== undefined && version - 1 !== c.expectVersion) throw new CommitConflict();
+  // the invalidations' answers: the edges they closed (one already closed answers no row)
+  const closed = answers
+    .slice(head.length, head.length + c.invalidate.length)
+    .flatMap((a) => (a.rows[0] ? [toEdge(a.rows[0] as never)] : []));
+  const episode = answers[writes.length - 1]!.rows[0];
+  if (!episode) throw new Error(`episode ${c.episodeId} vanished during its commit`);
   if (c.playbook) await addToPlaybook(ctx, trx, c, c.playbook);
-  // a playbook holding a closed edge's episode changed too
-  await touchPlaybooks(
-    ctx,
-    trx,
-    c.brainId,
-    closed.map((e) => e.episodeId),
-    c.now,
-  );
-  const episode = await trx
-    .updateTable("memory_episodes")
-    .set({
-      status: "done",
-      error: null,
-      entity_ids: JSON.stringify(c.entityIds),
-      edge_ids: JSON.stringify(c.edgeIds),
-      processed_at: c.now,
-    })
-    .where("brain_id", "=", c.brainId)
-    .where("id", "=", c.episodeId)
-    .returning(EPISODE_COLS)
-    .executeTakeFirstOrThrow();
-  // the commit's events, in its transaction: a committed extraction always has them
-  for (const j of c.enqueue?.({ episode: toEpisode(episode), closed }) ?? []) await insertJob(trx, j);
+  const after: BatchItem[] = [
+    // a playbook holding a closed edge's episode changed too
+    ...touchPlaybooksQueries(
+      ctx,
+      trx,
+      c.brainId,
+      closed.map((e) => e.episodeId),
+      c.now,
+    ),
+    // the commit's events, in its transaction: a committed extraction always has them
+    ...(c.enqueue?.({ episode: toEpisode(episode as never), closed }) ?? []).map((j) => jobInsert(trx, j)),
+  ];
+  // the transaction's last statements: on SQLite its COMMIT goes with them
+  await executeBatch(trx, ctx.pg, after, { commits: true });
   return { committed: true } as const;
 }
 
 /**
- * Locks the episode and bumps the brain's version; the refusal when the episode is gone or done, and a
- * `CommitConflict` thrown when the brain moved past `expectVersion`.
+ * Locks the episode and checks what the commit references; the refusal when the episode is gone or done. Throws when
+ * the commit updates or links an entity, or invalidates an edge, that the brain does not hold.
  */
-async function claimEpisode(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit): Promise<CommitResult | null> {
+async function checkEpisode(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit): Promise<CommitResult | null> {
+  const created = new Set(c.createEntities.map((e) => e.id));
+  const referenced = [...new Set([...c.updateEntities.map((u) => u.id), ...c.createEdges.flatMap((e) => [e.source, e.target])])].filter(
+    (id) => !created.has(id),
+  );
+  const invalidated = [...new Set(c.invalidate.map((i) => i.id))];
   // the lock makes a second run of the same job wait here and then see `done`
   let q = trx.selectFrom("memory_episodes").select("status").where("brain_id", "=", c.brainId).where("id", "=", c.episodeId);
   if (ctx.pg) q = q.forUpdate();
-  const episode = await q.executeTakeFirst();
+  const ids = (from: string, list: string[]) => trx.selectFrom(from).select("id").where("brain_id", "=", c.brainId).where("id", "in", list);
+  const [status, entities, edges] = await executeBatch(trx, ctx.pg, [
+    q,
+    ...(referenced.length ? [ids("memory_entities", referenced)] : []),
+    ...(invalidated.length ? [ids("memory_edges", invalidated)] : []),
+  ]);
+  const episode = status!.rows[0] as { status: string } | undefined;
   if (!episode) return { committed: false, reason: "episode_not_found" } as const;
   if (episode.status === "done") return { committed: false, reason: "already_done" } as const;
-  // every commit of the brain bumps its version; the row lock serialises the brain's commits on
-  // PostgreSQL (SQLite's write lock already does), so the previous version is exact
-  const bumped = await sql<{ version: number }>`
-    insert into memory_brain_versions (brain_id, version) values (${c.brainId}, 1)
-    on conflict (brain_id) do update set version = memory_brain_versions.version + 1
-    returning version`.execute(trx);
-  if (c.expectVersion !== undefined && num(bumped.rows[0]!.version) - 1 !== c.expectVersion) throw new CommitConflict();
-  return null;
-}
-
-/** Throws when the commit updates or links an entity, or invalidates an edge, that the brain does not hold. */
-async function checkReferences(trx: Db, c: ExtractionCommit): Promise<void> {
-  const created = new Set(c.createEntities.map((e) => e.id));
-  const referenced = [...c.updateEntities.map((u) => u.id), ...c.createEdges.flatMap((e) => [e.source, e.target])].filter(
-    (id) => !created.has(id),
+  const knownEntities = new Set(referenced.length ? (entities!.rows as Array<{ id: string }>).map((r) => r.id) : []);
+  const knownEdges = new Set(
+    invalidated.length ? ((referenced.length ? edges : entities)!.rows as Array<{ id: string }>).map((r) => r.id) : [],
   );
-  const knownEntities = await existingIds(trx, "memory_entities", c.brainId, referenced);
   for (const u of c.updateEntities) if (!knownEntities.has(u.id)) throw new Error(`unknown entity ${u.id}`);
   for (const e of c.createEdges) {
     const known = (id: string) => created.has(id) || knownEntities.has(id);
     if (!known(e.source) || !known(e.target)) throw new Error(`edge ${e.id} references an unknown entity`);
   }
-  const knownEdges = await existingIds(
-    trx,
-    "memory_edges",
-    c.brainId,
-    c.invalidate.map((i) => i.id),
-  );
   for (const inv of c.invalidate) if (!knownEdges.has(inv.id)) throw new Error(`unknown edge ${inv.id}`);
-}
-
-async function existingIds(trx: Db, from: string, brainId: string, ids: string[]): Promise<Set<string>> {
-  if (!ids.length) return new Set();
-  const rows = await trx
-    .selectFrom(from)
-    .select("id")
-    .where("brain_id", "=", brainId)
-    .where("id", "in", [...new Set(ids)])
-    .execute();
-  return new Set(rows.map((r) => r.id as string));
+  return null;
 }
 
 /** An entity's row, as a commit and an import write it. */
@@ -123,57 +131,60 @@ export const entityRow = (e: EntityRecord) => ({
   updated_at: e.updatedAt,
 });
 
-/** Inserts the created entities and updates the changed ones, with their index text and keys. */
-async function writeEntities(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit): Promise<void> {
-  await insertIndexed(ctx, trx, "entities", c.brainId, c.createEntities, entityRow, entityText);
+/** The statements that insert the created entities and update the changed ones, with their index text and keys. */
+async function entityWrites(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit): Promise<BatchItem[]> {
+  const out: BatchItem[] = await indexedInserts(ctx, trx, "entities", c.brainId, c.createEntities, entityRow, entityText);
   for (const u of c.updateEntities) {
-    await trx
-      .updateTable("memory_entities")
-      .set({ name: u.name, kind: u.kind, aliases: JSON.stringify(u.aliases), keys: JSON.stringify(u.keys), updated_at: u.updatedAt })
-      .where("brain_id", "=", c.brainId)
-      .where("id", "=", u.id)
-      .execute();
-    await indexText(ctx, trx, "entities", c.brainId, u.id, entityText(u), true);
+    out.push(
+      trx
+        .updateTable("memory_entities")
+        .set({ name: u.name, kind: u.kind, aliases: JSON.stringify(u.aliases), keys: JSON.stringify(u.keys), updated_at: u.updatedAt })
+        .where("brain_id", "=", c.brainId)
+        .where("id", "=", u.id),
+      ...(await indexTextQueries(ctx, trx, "entities", c.brainId, u.id, entityText(u), true)),
+    );
   }
-  await insertEntityKeys(trx, c.brainId, [...c.createEntities, ...c.updateEntities]);
+  out.push(...entityKeyInserts(trx, c.brainId, [...c.createEntities, ...c.updateEntities]));
+  return out;
 }
 
 /** Each entity's keys, in multi-row statements (a 50 KB episode creates some 600 entities). */
 export async function insertEntityKeys(trx: Db, brainId: string, entities: readonly Pick<EntityRecord, "id" | "keys">[]) {
+  for (const q of entityKeyInserts(trx, brainId, entities)) await q.execute();
+}
+
+function entityKeyInserts(trx: Db, brainId: string, entities: readonly Pick<EntityRecord, "id" | "keys">[]) {
   const rows = entities.flatMap((e) => [...new Set(e.keys)].map((key) => ({ brain_id: brainId, key, entity_id: e.id })));
   // 3 parameters a row
   const CHUNK = 1000;
+  const out = [];
   for (let i = 0; i < rows.length; i += CHUNK)
-    await trx
-      .insertInto("memory_entity_keys")
-      .values(rows.slice(i, i + CHUNK))
-      .onConflict((oc) => oc.columns(["brain_id", "key", "entity_id"]).doNothing())
-      .execute();
+    out.push(
+      trx
+        .insertInto("memory_entity_keys")
+        .values(rows.slice(i, i + CHUNK))
+        .onConflict((oc) => oc.columns(["brain_id", "key", "entity_id"]).doNothing()),
+    );
+  return out;
 }
 
-/** Closes the commit's invalidated edges (an earlier `t_invalid` already set is kept); answers those it closed. */
-async function invalidateEdges(trx: Db, c: ExtractionCommit): Promise<EdgeRecord[]> {
-  const closed: EdgeRecord[] = [];
-  for (const inv of c.invalidate) {
-    const row = await trx
-      .updateTable("memory_edges")
-      .set({
-        t_invalid:
-          inv.tInvalid === null
-            ? sql`t_invalid`
-            : sql`case when t_invalid is null or t_invalid > ${inv.tInvalid} then ${inv.tInvalid} else t_invalid end`,
-        t_expired: inv.tExpired,
-        invalidation_reason: inv.reason,
-        invalidated_by: inv.invalidatedBy,
-      })
-      .where("brain_id", "=", c.brainId)
-      .where("id", "=", inv.id)
-      .where("t_expired", "is", null)
-      .returning(EDGE_COLS)
-      .executeTakeFirst();
-    if (row) closed.push(toEdge(row));
-  }
-  return closed;
+/** Closes an invalidated edge (an earlier `t_invalid` already set is kept); answers the edge when it closed it. */
+function invalidation(trx: Db, brainId: string, inv: ExtractionCommit["invalidate"][number]) {
+  return trx
+    .updateTable("memory_edges")
+    .set({
+      t_invalid:
+        inv.tInvalid === null
+          ? sql`t_invalid`
+          : sql`case when t_invalid is null or t_invalid > ${inv.tInvalid} then ${inv.tInvalid} else t_invalid end`,
+      t_expired: inv.tExpired,
+      invalidation_reason: inv.reason,
+      invalidated_by: inv.invalidatedBy,
+    })
+    .where("brain_id", "=", brainId)
+    .where("id", "=", inv.id)
+    .where("t_expired", "is", null)
+    .returning(EDGE_COLS);
 }
 
 /**
@@ -181,18 +192,18 @@ async function invalidateEdges(trx: Db, c: ExtractionCommit): Promise<EdgeRecord
  * their facts was invalidated), as the in-memory store does.
  */
 export async function touchPlaybooks(ctx: Pick<MemoryStoreContext, "pg">, trx: Db, brainId: string, episodeIds: string[], now: number) {
+  for (const q of touchPlaybooksQueries(ctx, trx, brainId, episodeIds, now)) await q.execute();
+}
+
+function touchPlaybooksQueries(ctx: Pick<MemoryStoreContext, "pg">, trx: Db, brainId: string, episodeIds: string[], now: number) {
   const ids = [...new Set(episodeIds)];
-  if (!ids.length) return;
+  if (!ids.length) return [];
   const holds = ctx.pg
     ? sql<boolean>`jsonb_exists_any(episode_ids::jsonb, ${ids}::text[])`
     : sql<boolean>`exists (select 1 from json_each(memory_playbooks.episode_ids) where json_each.value in (${sql.join(ids)}))`;
-  await trx
-    .updateTable("memory_playbooks")
-    .set({ updated_at: now })
-    .where("brain_id", "=", brainId)
-    .where("updated_at", "<", now)
-    .where(holds)
-    .execute();
+  return [
+    trx.updateTable("memory_playbooks").set({ updated_at: now }).where("brain_id", "=", brainId).where("updated_at", "<", now).where(holds),
+  ];
 }
 
 /** Adds the episode to the playbook, creating it first when new (the row is locked on PostgreSQL). */

@@ -15,9 +15,6 @@ import { type Kysely, sql } from "kysely";
 
 type Db = Kysely<any>;
 
-/** Writes one episode's analysed text to the full-text index (`replace`: the row was indexed before). */
-export type IndexEpisodeText = (trx: Db, brainId: string, id: string, text: string, replace: boolean) => Promise<void>;
-
 /**
  * The value of the `conversation` column for an episode about to be inserted (inside its transaction):
  * the conversation its metadata names, else (for an episode short enough to be a turn) one inferred from
@@ -38,48 +35,46 @@ export async function newEpisodeConversation(trx: Db, pg: boolean, episode: Epis
 }
 
 /**
- * Indexes a just-inserted episode (inside its transaction) with the turns before it in `conversation`,
- * and indexes the turn before it again with this one after it. `pg`: insertion order is the `ord`
- * column, else the rowid.
+ * The turns before `episode` in `conversation`, newest first (what `contextIndexTexts` reads). `pg`: insertion order is
+ * the `ord` column, else the rowid.
  */
-export async function indexEpisodeInContext(
-  trx: Db,
-  pg: boolean,
-  episode: EpisodeRecord,
-  conversation: string | null,
-  indexText: IndexEpisodeText,
-): Promise<void> {
-  if (conversation === null) {
-    await indexText(trx, episode.brainId, episode.id, episode.content, false);
-    return;
-  }
+export function neighboursQuery(pg: boolean, episode: EpisodeRecord, conversation: string) {
   const order = sql.raw(pg ? "ord" : "rowid");
-  const r = await sql<{ id: string; content: string }>`
+  return sql<{ id: string; content: string }>`
     select id, content from memory_episodes
     where brain_id = ${episode.brainId} and conversation = ${conversation} and id <> ${episode.id}
-    order by ${order} desc limit ${CONTEXT_TURNS + 1}`.execute(trx);
-  const tail = r.rows;
-  await indexText(
-    trx,
-    episode.brainId,
-    episode.id,
-    searchableText(
+    order by ${order} desc limit ${CONTEXT_TURNS + 1}`;
+}
+
+/**
+ * The index texts of a just-inserted episode: its own with the turns before it (`tail`, newest first, from
+ * `neighboursQuery`; null: indexed alone), and the turn before it again with this one after it (`replace`).
+ */
+export function contextIndexTexts(
+  episode: EpisodeRecord,
+  tail: ReadonlyArray<{ id: string; content: string }> | null,
+): Array<{ id: string; text: string; replace: boolean }> {
+  if (tail === null) return [{ id: episode.id, text: episode.content, replace: false }];
+  const own = {
+    id: episode.id,
+    text: searchableText(
       episode.content,
       tail.slice(0, CONTEXT_TURNS).map((t) => t.content),
     ),
-    false,
-  );
+    replace: false,
+  };
   const prev = tail[0];
-  if (prev)
-    await indexText(
-      trx,
-      episode.brainId,
-      prev.id,
-      searchableText(
+  if (!prev) return [own];
+  return [
+    own,
+    {
+      id: prev.id,
+      text: searchableText(
         prev.content,
         tail.slice(1, CONTEXT_TURNS + 1).map((t) => t.content),
         [episode.content],
       ),
-      true,
-    );
+      replace: true,
+    },
+  ];
 }

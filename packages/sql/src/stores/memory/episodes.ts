@@ -3,18 +3,43 @@
 // neighbours (context.ts).
 import type { CreateEpisodeOutcome, EpisodeRecord, IdempotencyClaim, MemoryStore } from "@mountkit/memory";
 import { sql } from "kysely";
-import { insertJob } from "../kit/jobs.js";
-import { indexEpisodeInContext, newEpisodeConversation } from "./context.js";
+import { type BatchItem, executeBatch } from "../../batch.js";
+import { jobInsert } from "../kit/jobs.js";
+import { contextIndexTexts, neighboursQuery, newEpisodeConversation } from "./context.js";
 import { episodeFilterSql, scopeRow } from "./filters.js";
 import { page, rowsById } from "./reads.js";
 import { type Db, EPISODE_COLS, type MemoryStoreContext, toEpisode } from "./rows.js";
 import { searchMemory } from "./search.js";
-import { indexText, searchPlaceholder } from "./search-index.js";
+import { indexTextQueries, searchPlaceholder } from "./search-index.js";
 
 type EpisodeMethods = Pick<
   MemoryStore,
   "createEpisode" | "getEpisode" | "getEpisodes" | "listEpisodes" | "setEpisodeStatus" | "searchEpisodes"
 >;
+
+/**
+ * Inserts an episode (inside its transaction) in its conversation, indexed with its neighbours as on the in-memory store
+ * (context.ts), with `extra` statements in the last batch (`commits`: the transaction's last step, see executeBatch): two
+ * or three round trips on SQLite.
+ */
+export async function storeEpisode(
+  ctx: MemoryStoreContext,
+  trx: Db,
+  episode: EpisodeRecord,
+  extra: BatchItem[] = [],
+  options: { commits?: boolean } = {},
+) {
+  const { pg } = ctx;
+  const conversation = await newEpisodeConversation(trx, pg, episode);
+  const [, neighbours] = await executeBatch(trx, pg, [
+    trx.insertInto("memory_episodes").values(episodeRow(episode, conversation, pg)),
+    ...(conversation === null ? [] : [neighboursQuery(pg, episode, conversation)]),
+  ]);
+  const texts = contextIndexTexts(episode, neighbours ? (neighbours.rows as Array<{ id: string; content: string }>) : null);
+  const index: BatchItem[] = [];
+  for (const t of texts) index.push(...(await indexTextQueries(ctx, trx, "episodes", episode.brainId, t.id, t.text, t.replace)));
+  await executeBatch(trx, pg, [...index, ...extra], options);
+}
 
 export function episodeMethods(ctx: MemoryStoreContext): EpisodeMethods {
   const { db, pg } = ctx;
@@ -26,16 +51,7 @@ export function episodeMethods(ctx: MemoryStoreContext): EpisodeMethods {
           const taken = await claimKey(trx, episode.brainId, episode.id, idempotency, episode.createdAt);
           if (taken) return taken;
         }
-        const conversation = await newEpisodeConversation(trx, pg, episode);
-        await trx
-          .insertInto("memory_episodes")
-          .values(episodeRow(episode, conversation, pg))
-          .execute();
-        // a conversation's turn is indexed with its neighbours, as on the in-memory store (context.ts)
-        await indexEpisodeInContext(trx, pg, episode, conversation, (t, brainId, id, text, replace) =>
-          indexText(ctx, t, "episodes", brainId, id, text, replace),
-        );
-        await insertJob(trx, {
+        const extraction = jobInsert(trx, {
           id: job.id,
           queue: job.queue,
           payload: job.payload,
@@ -43,6 +59,7 @@ export function episodeMethods(ctx: MemoryStoreContext): EpisodeMethods {
           groupKey: job.groupKey,
           now: episode.createdAt,
         });
+        await storeEpisode(ctx, trx, episode, [extraction], { commits: true });
         return undefined;
       });
     },
@@ -70,7 +87,12 @@ export function episodeMethods(ctx: MemoryStoreContext): EpisodeMethods {
       // the change's events in its own transaction: a failed episode always has its episode.failed
       await db.transaction().execute(async (trx) => {
         const row = await change(trx).returning(EPISODE_COLS).executeTakeFirst();
-        if (row) for (const j of enqueue(toEpisode(row))) await insertJob(trx, j);
+        if (row)
+          await executeBatch(
+            trx,
+            pg,
+            enqueue(toEpisode(row)).map((j) => jobInsert(trx, j)),
+          );
       });
     },
     async searchEpisodes({ brainId, query, limit, asOf, knownAt, filter }) {

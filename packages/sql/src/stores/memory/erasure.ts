@@ -21,8 +21,7 @@ import {
 import { sql } from "kysely";
 import { insertJob } from "../kit/jobs.js";
 import { entityRow, insertEntityKeys } from "./commit.js";
-import { episodeRow } from "./episodes.js";
-import { indexEpisodeInContext, newEpisodeConversation } from "./context.js";
+import { storeEpisode } from "./episodes.js";
 import { type FtsKind, ftsTableName } from "./fts.js";
 import {
   type Db,
@@ -390,15 +389,7 @@ const EXPORT_SHAPE = {
   playbooks: ["memory_playbooks", "created_at", "slug", toPlaybook],
 } as const satisfies Record<string, readonly [string, string, string, (r: Row) => unknown]>;
 
-
 /** An exported episode, stored as `createEpisode` stores one (its conversation, its neighbours' index text), without a job. */
 async function importEpisode(ctx: MemoryStoreContext, trx: Db, episode: EpisodeRecord) {
-  const conversation = await newEpisodeConversation(trx, ctx.pg, episode);
-  await trx
-    .insertInto("memory_episodes")
-    .values(episodeRow(episode, conversation, ctx.pg))
-    .execute();
-  await indexEpisodeInContext(trx, ctx.pg, episode, conversation, (t, b, id, text, replace) =>
-    indexText(ctx, t, "episodes", b, id, text, replace),
-  );
+  await storeEpisode(ctx, trx, episode);
 }

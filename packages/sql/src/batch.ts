@@ -1,0 +1,31 @@
+// Statements that do not read each other's results, sent together: on SQLite one round trip to the writer thread
+// carries them all (inside the caller's transaction when it has one); on PostgreSQL they run one after another.
+import type { Compilable, CompiledQuery, Kysely, QueryResult, RawBuilder } from "kysely";
+import { batchQuery } from "./sqlite/thread-driver.js";
+
+/** A query builder or raw SQL (`sql```), not yet run. */
+export type BatchItem = Compilable | RawBuilder<unknown>;
+
+/**
+ * Runs `queries` in order on `db` (a transaction or the database) and answers each one's result. A failure stops the
+ * rest; inside a transaction, the caller's rollback undoes the ones before it. `pg`: the database is PostgreSQL.
+ * `commits` (SQLite, in a transaction, as the transaction's very last step): the batch carries the COMMIT too, one
+ * round trip fewer; nothing may run in the transaction after it.
+ */
+export async function executeBatch(
+  db: Kysely<any>,
+  pg: boolean,
+  queries: ReadonlyArray<BatchItem>,
+  options: { commits?: boolean } = {},
+): Promise<QueryResult<unknown>[]> {
+  // a raw builder compiles with the executor it is given (a builder ignores it): `db`'s, so the same compiler and checks
+  const compiled = queries.map((q) => (q as { compile(provider: Kysely<any>): CompiledQuery }).compile(db));
+  if (!pg && options.commits && db.isTransaction) return (await db.executeQuery(batchQuery(compiled, true))).rows as QueryResult<unknown>[];
+  if (compiled.length === 0) return [];
+  if (pg || compiled.length === 1) {
+    const out: QueryResult<unknown>[] = [];
+    for (const c of compiled) out.push(await db.executeQuery(c));
+    return out;
+  }
+  return (await db.executeQuery(batchQuery(compiled))).rows as QueryResult<unknown>[];
+}
