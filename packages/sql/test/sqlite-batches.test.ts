@@ -40,14 +40,16 @@ describe("SQLite batches", () => {
   });
 
   it("runs in order in the caller's transaction and answers each statement", async () => {
-    const answers = await db.kysely.transaction().execute((trx) =>
-      executeBatch(trx, false, [
-        trx.insertInto("t").values({ id: 2, v: "two" }),
-        trx.selectFrom("t").select(["id", "v"]).orderBy("id"),
-        trx.updateTable("t").set({ v: "ONE" }).where("id", "=", 1),
-        sql`select count(*) as n from t`,
-      ]),
-    );
+    const answers = await db.kysely
+      .transaction()
+      .execute((trx) =>
+        executeBatch(trx, false, [
+          trx.insertInto("t").values({ id: 2, v: "two" }),
+          trx.selectFrom("t").select(["id", "v"]).orderBy("id"),
+          trx.updateTable("t").set({ v: "ONE" }).where("id", "=", 1),
+          sql`select count(*) as n from t`,
+        ]),
+      );
     expect(answers).toHaveLength(4);
     // the select saw the insert before it; the update's count is its own
     expect(answers[1]!.rows).toEqual([

@@ -90,7 +90,19 @@ function toJob(r: Pick<JobsTable, "id" | "queue" | "payload" | "attempts" | "max
  * The claim's selection: `due(alias)` (queued and due, or running past its lease or with its holder gone) and the ids
  * of the jobs a claim of `limit` leases, oldest first, one per group with no job running under a live lease.
  */
-function claimQuery({ queue, limit, now, staleBefore, pg }: { queue: string; limit: number; now: number; staleBefore: number; pg: boolean }) {
+function claimQuery({
+  queue,
+  limit,
+  now,
+  staleBefore,
+  pg,
+}: {
+  queue: string;
+  limit: number;
+  now: number;
+  staleBefore: number;
+  pg: boolean;
+}) {
   // a running job is retaken when its lease ended or its holder stopped heartbeating
   const gone = (alias: string) =>
     sql`exists (select 1 from job_workers w where w.owner = ${sql.ref(`${alias}.locked_by`)} and w.seen_at < ${staleBefore})`;
