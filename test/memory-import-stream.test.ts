@@ -1,9 +1,10 @@
 // POST /v1/import reads its body as it arrives (core `bodyMode: "stream"`) under Express, Fastify and fetch: a JSON Lines
 // body of ~40 MB imports while the process's memory grows by a fraction of it, a body past the route's limit answers
 // 413 mid-stream, a bad line 400, each in the service's error body. On a SQLite file, so the imported records do not
-// sit in the heap either.
-import { request } from "node:http";
-import { Readable } from "node:stream";
+// sit in the heap either. The client streams from a child process (fixtures/import-client.mjs): its buffers counted in this
+// process's memory made the measure swing by megabytes from run to run.
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { createMemoryService, type MemoryService } from "@mountkit/memory";
@@ -14,8 +15,8 @@ import { createTestDatabase, type TestDatabase } from "./sql-targets.js";
 
 const MiB = 1024 * 1024;
 const LIMIT = 48 * MiB;
-/** Lines of ~64 KiB: 640 of them make a ~40 MB body (few records: the store's write rate is not under test). */
-const PAD = "x".repeat(64 * 1024);
+/** The client (fixtures/import-client.mjs): lines of ~64 KiB, 640 of them make a ~40 MB body (few records: the store's write rate is not under test). */
+const CLIENT = fileURLToPath(new URL("./fixtures/import-client.mjs", import.meta.url));
 // a full collection before each sample: what is measured is what the process holds, not garbage not yet collected
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -29,49 +30,24 @@ afterAll(async () => {
   }
 });
 
-/** An export's lines: its header, `n` copies of `episode` (new ids, padded metadata), `extra` lines, the end line. */
-async function* exportBody(header: string, episode: Record<string, unknown>, n: number, extra: string[] = []): AsyncGenerator<Buffer> {
-  yield Buffer.from(`${header}\n`);
-  let batch = "";
-  for (let i = 0; i < n; i++) {
-    batch += `${JSON.stringify({ ...episode, id: `${String(episode.id)}_${i}`, metadata: { pad: PAD, i } })}\n`;
-    if (batch.length > 256 * 1024) {
-      yield Buffer.from(batch);
-      batch = "";
-    }
-  }
-  for (const l of extra) batch += `${l}\n`;
-  batch += `${JSON.stringify({ type: "end", counts: { episodes: n, entities: 0, edges: 0, playbooks: 0 } })}\n`;
-  yield Buffer.from(batch);
-}
-
-/** POSTs a streamed body (chunked: no Content-Length) and answers once the response is read. */
-function postStream(url: string, key: string, body: AsyncIterable<Buffer>): Promise<{ status: number; body: any; sent: number }> {
-  return new Promise((resolve, reject) => {
-    let sent = 0;
-    const req = request(
-      url,
-      { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/x-ndjson" } },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (c: string) => {
-          text += c;
-        });
-        res.on("end", () => {
-          source.destroy();
-          req.destroy();
-          resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined, sent });
-        });
-      },
-    );
-    // the server may answer (413, 400) and stop reading before the whole body is sent
-    req.on("error", (e) => (req.writableEnded ? undefined : reject(e)));
-    const source = Readable.from(body).on("data", (c: Buffer) => {
-      sent += c.length;
-    });
-    source.pipe(req);
+/**
+ * POSTs an export of `n` copies of `episode` (new ids, ~64 KiB of padded metadata each) and `extra` lines, streamed
+ * (chunked) from a child process: the body and the client's buffers are never in this process, whose memory is measured.
+ */
+async function postExport(
+  url: string,
+  key: string,
+  input: { header: string; episode: Record<string, unknown>; n: number; extra?: string[] },
+): Promise<{ status: number; body: any; sent: number }> {
+  const child = spawn(process.execPath, [CLIENT], { stdio: ["pipe", "pipe", "inherit"] });
+  child.stdin.end(JSON.stringify({ url, key, ...input }));
+  let out = "";
+  child.stdout.setEncoding("utf8").on("data", (c: string) => {
+    out += c;
   });
+  const code = await new Promise<number | null>((r) => child.once("close", r));
+  if (code !== 0) throw new Error(`the import client exited with ${code}`);
+  return JSON.parse(out);
 }
 
 forEachAdapter(
@@ -111,9 +87,9 @@ forEachAdapter(
       const sampler = setInterval(() => {
         peak = Math.max(peak, mem());
       }, 250);
-      let r: Awaited<ReturnType<typeof postStream>>;
+      let r: Awaited<ReturnType<typeof postExport>>;
       try {
-        r = await postStream(`${t.url}/v1/import`, keyOf("big"), exportBody(header, episode, n));
+        r = await postExport(`${t.url}/v1/import`, keyOf("big"), { header, episode, n });
       } finally {
         clearInterval(sampler);
       }
@@ -133,14 +109,14 @@ forEachAdapter(
 
     it("a streamed body past the route's limit answers 413 in the error body", async () => {
       const { header, episode } = await template();
-      const r = await postStream(`${t.url}/v1/import`, keyOf("over"), exportBody(header, episode, 1_000));
+      const r = await postExport(`${t.url}/v1/import`, keyOf("over"), { header, episode, n: 1_000 });
       expect(r.status, JSON.stringify(r.body)).toBe(413);
       expect(r.body).toMatchObject({ details: { limit: LIMIT } });
     }, 120_000);
 
     it("a bad line answers 400 naming the line, in the error body", async () => {
       const { header, episode } = await template();
-      const r = await postStream(`${t.url}/v1/import`, keyOf("bad"), exportBody(header, episode, 3, ["{not json"]));
+      const r = await postExport(`${t.url}/v1/import`, keyOf("bad"), { header, episode, n: 3, extra: ["{not json"] });
       expect(r.status, JSON.stringify(r.body)).toBe(400);
       expect(r.body.error).toBe("line 5: not JSON");
       expect(r.body.details).toEqual([{ path: "line 5", message: "not JSON" }]);
