@@ -2,27 +2,15 @@
 // trip, inside the caller's transaction; a failure stops the rest and the transaction rolls back; a committing batch
 // ends its transaction; a transaction's BEGIN travels with its first statement, so a BEGIN that cannot get the lock
 // fails that transaction's every statement and none runs outside it.
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { isKitError } from "@mountkit/core";
 import { openDatabase, type SqlDatabase } from "@mountkit/sql";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { executeBatch } from "../src/batch.js";
-
-const fixtures = fileURLToPath(new URL("./fixtures/", import.meta.url));
-
-async function holdLock(file: string, ms: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(fixtures, "hold-lock.mjs"), file, String(ms)], { stdio: ["ignore", "pipe", "inherit"] });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => String(d).includes("held") && resolve());
-    child.once("exit", (code) => reject(new Error(`lock holder exited (${code})`)));
-  });
-  return child;
-}
+import { exited, holdLock } from "./fixtures/lock-holder.js";
 
 describe("SQLite batches", () => {
   let dir: string;
@@ -125,7 +113,7 @@ describe("SQLite batches", () => {
       await expect(db.kysely.transaction().execute(async () => "nothing")).resolves.toBe("nothing");
     } finally {
       holder.kill();
-      await new Promise<void>((r) => (holder.exitCode !== null ? r() : holder.once("exit", () => r())));
+      await exited(holder);
     }
     expect(await ids()).toEqual([1]);
     await db.kysely.insertInto("t").values({ id: 12, v: "twelve" }).execute();

@@ -1,7 +1,7 @@
 // SQLite through connection threads: the host's event loop never waits on the engine. Reads answer while another
 // process holds the write lock, a write past its lock deadline answers 503 with Retry-After, the main thread's loop
 // stays free throughout, and an idle database never keeps the process alive.
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,21 +12,10 @@ import { isKitError } from "@mountkit/core";
 import { openDatabase, type SqlDatabase } from "@mountkit/sql";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { exited, holdLock } from "./fixtures/lock-holder.js";
 
 const fixtures = fileURLToPath(new URL("./fixtures/", import.meta.url));
 const repo = fileURLToPath(new URL("../../..", import.meta.url));
-
-/** Another process holding the file's write lock for `ms`; resolves once it holds it. */
-async function holdLock(file: string, ms: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(fixtures, "hold-lock.mjs"), file, String(ms)], { stdio: ["ignore", "pipe", "inherit"] });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => String(d).includes("held") && resolve());
-    child.once("exit", (code) => reject(new Error(`lock holder exited (${code})`)));
-  });
-  return child;
-}
-
-const exited = (c: ChildProcess) => new Promise<void>((r) => (c.exitCode !== null ? r() : c.once("exit", () => r())));
 
 describe("SQLite connection threads", () => {
   let dir: string;
@@ -52,7 +41,11 @@ describe("SQLite connection threads", () => {
       expect(Date.now() - t0).toBeLessThan(1_000);
       // a write waits in the writer thread, then gives up with a 503 that says when to come back
       const w0 = Date.now();
-      const err = await db.kysely.insertInto("t").values({ id: 2, v: "two" }).execute().catch((e: unknown) => e);
+      const err = await db.kysely
+        .insertInto("t")
+        .values({ id: 2, v: "two" })
+        .execute()
+        .catch((e: unknown) => e);
       expect(isKitError(err) && err.status).toBe(503);
       expect(isKitError(err) && err.headers?.["retry-after"]).toBe("1");
       expect(Date.now() - w0).toBeGreaterThanOrEqual(1_000);
@@ -80,7 +73,11 @@ describe("SQLite connection threads", () => {
       await new Promise<void>((r) => (release = r));
     });
     await new Promise((r) => setTimeout(r, 50));
-    const err = await db.kysely.insertInto("t").values({ id: 11, v: "late" }).execute().catch((e: unknown) => e);
+    const err = await db.kysely
+      .insertInto("t")
+      .values({ id: 11, v: "late" })
+      .execute()
+      .catch((e: unknown) => e);
     expect(isKitError(err) && err.status).toBe(503);
     // a read meanwhile sees the last committed state, not the open transaction's row
     expect((await db.kysely.selectFrom("t").select("id").execute()).map((r) => r.id)).toEqual([1]);
@@ -90,7 +87,11 @@ describe("SQLite connection threads", () => {
   });
 
   it("keeps the driver's error codes, sends raw writes to the writer and blobs both ways", async () => {
-    const dup = await db.kysely.insertInto("t").values({ id: 1, v: "again" }).execute().catch((e: unknown) => e);
+    const dup = await db.kysely
+      .insertInto("t")
+      .values({ id: 1, v: "again" })
+      .execute()
+      .catch((e: unknown) => e);
     expect((dup as { code?: string }).code).toBe("SQLITE_CONSTRAINT_PRIMARYKEY");
     await sql`with v(id, v) as (values (5, 'five')) insert into t select id, v from v`.execute(db.kysely);
     const r = await sql<{ n: number }>`select count(*) as n from t`.execute(db.kysely);
