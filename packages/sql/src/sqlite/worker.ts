@@ -48,7 +48,6 @@ async function main(init: ThreadInit) {
     // every delete overwrites what it frees, so an erasure leaves nothing behind in pages freed earlier (docs/memory.md#erasure)
     if (init.role === "writer") db.exec("pragma secure_delete = on");
     db.exec(`pragma synchronous = ${init.synchronous}`);
-    if (process.env.ZZ_CKPT) db.exec(`pragma wal_autocheckpoint = ${process.env.ZZ_CKPT}`);
     db.exec("pragma foreign_keys = ON");
     if (init.role === "reader") db.exec("pragma query_only = ON");
     vectors = init.vectors && (await loadSqliteVec(db));
