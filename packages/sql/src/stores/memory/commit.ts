@@ -98,18 +98,19 @@ async function checkEpisode(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommi
   let q = trx.selectFrom("memory_episodes").select("status").where("brain_id", "=", c.brainId).where("id", "=", c.episodeId);
   if (ctx.pg) q = q.forUpdate();
   const ids = (from: string, list: string[]) => trx.selectFrom(from).select("id").where("brain_id", "=", c.brainId).where("id", "in", list);
-  const [status, entities, edges] = await executeBatch(trx, ctx.pg, [
-    q,
-    ...(referenced.length ? [ids("memory_entities", referenced)] : []),
-    ...(invalidated.length ? [ids("memory_edges", invalidated)] : []),
-  ]);
+  // the existence checks go in the same batch as the lock (an empty list asks nothing)
+  const lookups = [
+    referenced.length ? ids("memory_entities", referenced) : null,
+    invalidated.length ? ids("memory_edges", invalidated) : null,
+  ];
+  const [status, ...found] = await executeBatch(trx, ctx.pg, [q, ...lookups.filter((l) => l !== null)]);
   const episode = status!.rows[0] as { status: string } | undefined;
   if (!episode) return { committed: false, reason: "episode_not_found" } as const;
   if (episode.status === "done") return { committed: false, reason: "already_done" } as const;
-  const knownEntities = new Set(referenced.length ? (entities!.rows as Array<{ id: string }>).map((r) => r.id) : []);
-  const knownEdges = new Set(
-    invalidated.length ? ((referenced.length ? edges : entities)!.rows as Array<{ id: string }>).map((r) => r.id) : [],
-  );
+  // the answers of the lookups asked, in their order
+  const idsFound = (asked: unknown) => new Set(asked ? (found.shift()!.rows as Array<{ id: string }>).map((r) => r.id) : []);
+  const knownEntities = idsFound(lookups[0]);
+  const knownEdges = idsFound(lookups[1]);
   for (const u of c.updateEntities) if (!knownEntities.has(u.id)) throw new Error(`unknown entity ${u.id}`);
   for (const e of c.createEdges) {
     const known = (id: string) => created.has(id) || knownEntities.has(id);
