@@ -152,14 +152,12 @@ const resultOf = (q: CompiledQuery, answers: Answer[]): QueryResult<any> =>
 class ThreadConnection implements DatabaseConnection {
   /** The deadline of the transaction holding the writer; undefined outside one. */
   deadline: number | undefined;
-  /** The transaction's BEGIN is still to be sent (with its first statement). */
-  pendingBegin = false;
-  /** The transaction is open in the writer (its BEGIN ran): COMMIT or ROLLBACK must be sent. */
-  begun = false;
-  /** Why the transaction's BEGIN failed: every later statement of it fails the same way (none runs outside it). */
-  failed: unknown;
-  /** A batch carried the transaction's COMMIT: nothing more may run in it. */
-  committed = false;
+  /**
+   * The held transaction: its BEGIN still to go with its first statement (`pending`), sent (`open`: COMMIT or ROLLBACK
+   * must follow), sent with its COMMIT by a batch (`committed`: nothing more may run in it), or refused (`failed`:
+   * every later statement of it fails the same way, so none runs outside it).
+   */
+  tx: "pending" | "open" | "committed" | { failed: unknown } = "pending";
   constructor(readonly pool: ThreadPool) {}
 
   async executeQuery<R>(q: CompiledQuery): Promise<QueryResult<R>> {
@@ -187,21 +185,21 @@ class ThreadConnection implements DatabaseConnection {
    * (a failed COMMIT leaves the transaction open, for the caller's rollback).
    */
   async inTransaction(statements: Statement[], deadline: number, commits = false): Promise<Answer[]> {
-    if (this.failed !== undefined) throw this.failed;
-    if (this.committed) throw new Error("a statement after its transaction's committing batch");
-    const begin = this.pendingBegin;
-    this.pendingBegin = false;
+    const { tx } = this;
+    if (typeof tx === "object") throw tx.failed;
+    if (tx === "committed") throw new Error("a statement after its transaction's committing batch");
+    const begin = tx === "pending";
     const sent = [...(begin ? [{ sql: "begin immediate", params: [] }] : []), ...statements, ...(commits ? [COMMIT] : [])];
+    // before the answer: a statement sent meanwhile in the same transaction must not send the BEGIN again
+    this.tx = "open";
     try {
       const answers = await this.pool.writer.runAll(sent, remaining(deadline));
-      this.begun = !commits;
-      this.committed = commits;
+      if (commits) this.tx = "committed";
       return answers.slice(begin ? 1 : 0, begin ? statements.length + 1 : statements.length);
     } catch (e) {
-      // the BEGIN ran unless it is the statement that failed (a lock not had in time): only then is there nothing to end
-      if (begin) this.begun = e instanceof SqliteThreadError && e.index > 0;
       const err = isBusy(e) ? busy() : e;
-      if (!this.begun) this.failed = err;
+      // the BEGIN ran unless it is the statement that failed (a lock not had in time): only then is there nothing to end
+      if (begin && !(e instanceof SqliteThreadError && e.index > 0)) this.tx = { failed: err };
       throw err;
     }
   }
@@ -253,10 +251,7 @@ export class SqliteThreadDriver implements Driver {
     const deadline = Date.now() + conn.pool.lockTimeoutMs;
     await conn.pool.lock.acquire(deadline);
     conn.deadline = deadline;
-    conn.pendingBegin = true;
-    conn.begun = false;
-    conn.failed = undefined;
-    conn.committed = false;
+    conn.tx = "pending";
   }
   async commitTransaction(c: DatabaseConnection): Promise<void> {
     await this.end(c as ThreadConnection, "commit");
@@ -266,13 +261,10 @@ export class SqliteThreadDriver implements Driver {
   }
   private async end(conn: ThreadConnection, verb: "commit" | "rollback") {
     if (conn.deadline === undefined) return;
-    const begun = conn.begun;
-    conn.pendingBegin = false;
-    conn.begun = false;
-    conn.failed = undefined;
-    conn.committed = false;
+    const open = conn.tx === "open";
+    conn.tx = "pending";
     try {
-      if (!begun) return;
+      if (!open) return;
       await conn.pool.writer.run(verb, []);
     } catch (e) {
       // a failed commit leaves the transaction open: roll it back so the writer is clean for the next holder
