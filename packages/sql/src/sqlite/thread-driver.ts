@@ -4,8 +4,17 @@
 // within the deadline (the wait for this process's writer plus SQLite's busy wait) fails with a 503 KitError
 // carrying Retry-After, instead of holding anything.
 import { coreError } from "@mountkit/core";
-import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, SelectQueryNode, SqliteDialect } from "kysely";
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type QueryCompiler,
+  type QueryResult,
+  SelectQueryNode,
+  SqliteDialect,
+} from "kysely";
 import type { SqliteDriverName } from "../drivers.js";
+import { SqliteLiteralLimitCompiler } from "../limits.js";
 import type { ThreadInit } from "./protocol.js";
 import { type Answer, prepareThreads, type SqliteThread, SqliteThreadError, type Statement, startThread } from "./thread.js";
 
@@ -289,5 +298,8 @@ export class SqliteThreadDialect extends SqliteDialect {
   }
   override createDriver(): Driver {
     return this.driver;
+  }
+  override createQueryCompiler(): QueryCompiler {
+    return new SqliteLiteralLimitCompiler();
   }
 }

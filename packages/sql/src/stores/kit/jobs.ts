@@ -7,6 +7,7 @@ import { hostname } from "node:os";
 import type { Job, JobStore, NewJob } from "@mountkit/core/jobs";
 import { type Kysely, sql } from "kysely";
 import type { SqlDatabase } from "../../db.js";
+import { sqlCount } from "../../limits.js";
 
 export interface JobsTable {
   id: string;
@@ -103,6 +104,8 @@ function claimQuery({
   staleBefore: number;
   pg: boolean;
 }) {
+  // written into the statement (../../limits.ts): a claim asks for a few jobs, so the threads' caches hold a few variants
+  const top = sqlCount(limit);
   // a running job is retaken when its lease ended or its holder stopped heartbeating
   const gone = (alias: string) =>
     sql`exists (select 1 from job_workers w where w.owner = ${sql.ref(`${alias}.locked_by`)} and w.seen_at < ${staleBefore})`;
@@ -132,7 +135,7 @@ function claimQuery({
       union all
       select f.id from (
         select q.id from jobs q where q.queue = ${queue} and q.state = 'queued' and q.group_key is null and q.run_at <= ${now}
-        order by q.run_at, q.id limit ${limit}
+        order by q.run_at, q.id limit ${top}
       ) f`;
   // due jobs whose group has no other job running under a live lease; the oldest one per group
   const claimable = sql`
@@ -152,7 +155,7 @@ function claimQuery({
       ) c
       where c.rn = 1
       order by c.run_at, c.id
-      limit ${limit}`;
+      limit ${top}`;
   return { due, claimable };
 }
 

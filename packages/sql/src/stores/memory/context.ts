@@ -12,6 +12,7 @@ import {
   searchableText,
 } from "@mountkit/memory";
 import { type Kysely, sql } from "kysely";
+import { sqlCount } from "../../limits.js";
 
 type Db = Kysely<any>;
 
@@ -43,7 +44,7 @@ export function neighboursQuery(pg: boolean, episode: EpisodeRecord, conversatio
   return sql<{ id: string; content: string }>`
     select id, content from memory_episodes
     where brain_id = ${episode.brainId} and conversation = ${conversation} and id <> ${episode.id}
-    order by ${order} desc limit ${CONTEXT_TURNS + 1}`;
+    order by ${order} desc limit ${sqlCount(CONTEXT_TURNS + 1)}`;
 }
 
 /**

@@ -3,6 +3,7 @@
 // order is the `ord` column on PostgreSQL, the rowid on SQLite.
 import type { EdgeRecord, MemoryStore } from "@mountkit/memory";
 import { type RawBuilder, sql } from "kysely";
+import { sqlCount } from "../../limits.js";
 import { insertJob } from "../kit/jobs.js";
 import { touchPlaybooks } from "./commit.js";
 import { both, edgeFilterSql, scopeSql } from "./filters.js";
@@ -171,7 +172,7 @@ async function edgesOfEntities(
       where t.brain_id = ${brainId} and t.${sql.raw(side)} = ${id} and ${visible.edges({ asOf, knownAt, ...(where ? { where } : {}) })}
       ${side === "target" ? sql`and t.source not in (${list})` : sql``}
       order by coalesce(t.t_valid, t.t_ingested) desc, t.id
-      limit ${limit}
+      limit ${sqlCount(limit)}
     ) x`;
   const lists = ids.flatMap((id) => [newest("source", id), newest("target", id)]);
   const r = await sql<Row>`
@@ -179,7 +180,7 @@ async function edgesOfEntities(
     from (${sql.join(lists, sql` union all `)}) h cross join memory_edges t
     where t.brain_id = ${brainId} and t.id = h.id
     order by h.at desc, t.id
-    limit ${limit}`.execute(ctx.db);
+    limit ${sqlCount(limit)}`.execute(ctx.db);
   const rows = r.rows;
   return rows.map(toEdge);
 }

@@ -5,6 +5,7 @@
 // SQLite ranks bounded tiers of the newest rows (tieredSearch); PostgreSQL bounds its work its own way
 // (search-pg.ts), with the same prior.
 import { type Kysely, type RawBuilder, sql } from "kysely";
+import { sqlCount } from "../../limits.js";
 
 /** Matching rows above which ranking all of them is replaced by ranking bounded tiers (SQLite). */
 export const RANK_BUDGET = 5_000;
@@ -17,9 +18,9 @@ export const RANK_TOKENS = 50_000;
 
 /** How many rows `where` matches, counted up to `cap + 1` only (a streamed index scan, never a full count). */
 export async function countUpTo(db: Kysely<any>, from: RawBuilder<unknown>, where: RawBuilder<unknown>, cap: number): Promise<number> {
-  const r = await sql<{ n: number }>`select count(*) as n from (select 1 as one from ${from} where ${where} limit ${cap + 1}) c`.execute(
-    db,
-  );
+  const r = await sql<{
+    n: number;
+  }>`select count(*) as n from (select 1 as one from ${from} where ${where} limit ${sqlCount(cap + 1)}) c`.execute(db);
   return Number(r.rows[0]?.n ?? 0);
 }
 

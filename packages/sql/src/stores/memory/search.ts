@@ -4,6 +4,7 @@
 // are ranked (search-scale.ts).
 import { type SearchHit, searchTerms } from "@mountkit/memory";
 import { sql } from "kysely";
+import { sqlCount } from "../../limits.js";
 import { bm25, type FtsStatistics, ftsRanker, ftsTokens } from "./fts-rank.js";
 import { type At, cols, type Db, type Kind, type MemorySearchContext, type Row, table, visible } from "./rows.js";
 import { PG_SEARCH_DEFAULTS, searchPg } from "./search-pg.js";
@@ -38,10 +39,10 @@ function sqliteTiers(db: Db, ftsName: string, kind: Kind, brainId: string, words
     async ranked(expr, pool) {
       const r = await sql<Row>`
         select ${cols(kind)}, f.rank as rank
-        from (select rowid, rank from ${fts} where ${fts} match ${expr} order by rank ${pool === null ? sql`` : sql`limit ${pool}`}) f
+        from (select rowid, rank from ${fts} where ${fts} match ${expr} order by rank ${pool === null ? sql`` : sql`limit ${sqlCount(pool)}`}) f
         cross join ${t} t
         where t.rowid = f.rowid and t.brain_id = ${brainId} and ${visible[kind](at)}
-        order by f.rank, t.id limit ${limit}`.execute(db);
+        order by f.rank, t.id limit ${sqlCount(limit)}`.execute(db);
       return r.rows;
     },
     // FTS5 walks a match newest first and stops after `n` rows, fewer for long rows (RANK_TOKENS); the rows' own
@@ -52,13 +53,15 @@ function sqliteTiers(db: Db, ftsName: string, kind: Kind, brainId: string, words
       const avgdl = stats.rows ? stats.tokens / stats.rows : 1;
       const rows = Math.max(bestPool(limit), Math.min(n, Math.floor(RANK_TOKENS / avgdl)));
       const r = await sql<{ rowid: number; terms: string }>`
-        select rowid, terms from ${fts} where ${fts} match ${expr} order by rowid desc limit ${rows}`.execute(db);
+        select rowid, terms from ${fts} where ${fts} match ${expr} order by rowid desc limit ${sqlCount(rows)}`.execute(db);
       const scored = r.rows.map((row) => [Number(row.rowid), bm25(row.terms, phrases, counts, stats)] as [number, number]);
       scored.sort((a, b) => a[1] - b[1]);
       return visibleOf(new Map(scored.slice(0, bestPool(limit))));
     },
     async moreThan(expr, n) {
-      const r = await sql`select rowid from ${fts} where ${fts} match ${expr} order by rowid desc limit 1 offset ${n}`.execute(db);
+      const r = await sql`select rowid from ${fts} where ${fts} match ${expr} order by rowid desc limit 1 offset ${sqlCount(n)}`.execute(
+        db,
+      );
       return r.rows.length > 0;
     },
     phrase: ftsPhrase,

@@ -10,6 +10,7 @@
 // Searches join the record on rowid and brain, so a partition name can never answer for another brain.
 import type { SearchHit } from "@mountkit/memory";
 import { type Kysely, sql } from "kysely";
+import { sqlCount } from "../../limits.js";
 import {
   CELL_DEFAULTS,
   type Centroids,
@@ -72,7 +73,7 @@ function vec0Cells(db: Kysely<any>, options: VectorCellOptions, exists: (name: s
     for (;;) {
       const moved = await db.transaction().execute(async (trx) => {
         const r = await sql<{ rowid: number; embedding: Uint8Array }>`
-          select rowid, embedding from ${sql.table(name)} where brain_id = ${brainId} limit ${batch}`.execute(trx);
+          select rowid, embedding from ${sql.table(name)} where brain_id = ${brainId} limit ${sqlCount(batch)}`.execute(trx);
         if (!r.rows.length) return 0;
         // one delete per rowid: vec0 looks each up, where `rowid in (...)` scans the table
         for (const row of r.rows) await sql`delete from ${sql.table(name)} where rowid = cast(${row.rowid} as integer)`.execute(trx);
@@ -254,7 +255,7 @@ export function vec0Index(db: Kysely<any>, options: VectorCellOptions = {}): Vec
         cross join memory_vectors v
         where v.rowid = k.rowid and v.brain_id = ${brainId} and v.kind = ${kind}
         order by k.distance, v.id
-        limit ${limit}`.execute(db);
+        limit ${sqlCount(limit)}`.execute(db);
       return r.rows.map((row) => ({ item: row.id, score: 1 - Number(row.distance) }));
     },
   };
