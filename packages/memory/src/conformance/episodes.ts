@@ -53,6 +53,25 @@ export function episodeTests(test: StoreTest): void {
     expect(await store.getEpisode({ brainId, id: ep2.id })).toMatchObject({ status: "failed", error: "boom" });
   });
 
+  test("beginExtraction moves an episode to processing and answers it with the brain's version; none when done or gone", async (store) => {
+    if (!store.beginExtraction) return;
+    const { brainId, ep } = await seeded(store);
+    // the seeded episode is done: nothing moves, nothing is answered
+    expect(await store.beginExtraction({ brainId, id: ep.id, now: T0 })).toBeNull();
+    expect((await store.getEpisode({ brainId, id: ep.id }))!.status).toBe("done");
+    expect(await store.beginExtraction({ brainId, id: uid("ep"), now: T0 })).toBeNull();
+    const ep2 = episode(brainId, { content: "Bob moved to Lyon." });
+    await addEpisode(store, ep2);
+    await store.setEpisodeStatus({ brainId, id: ep2.id, status: "failed", error: "earlier", now: T0 });
+    const begun = await store.beginExtraction({ brainId, id: ep2.id, now: T0 + 1 });
+    expect(begun).not.toBeNull();
+    expect(begun!.episode).toMatchObject({ id: ep2.id, brainId, content: "Bob moved to Lyon.", status: "processing", error: null });
+    expect(begun!.version).toBe(store.brainVersion ? await store.brainVersion({ brainId }) : begun!.version);
+    expect(await store.getEpisode({ brainId, id: ep2.id })).toMatchObject({ status: "processing", error: null });
+    // another brain holding the same id sees nothing of this one
+    expect(await store.beginExtraction({ brainId: uid("brain"), id: ep2.id, now: T0 })).toBeNull();
+  });
+
   test("text holding NUL is refused with a 400 or kept exactly; lookups by such text find nothing", async (store) => {
     const brainId = uid("brain");
     await store.createBrain({ brain: { id: brainId, name: brainId, createdAt: T0 } });

@@ -29,7 +29,7 @@ export interface ExtractionPayload {
 
 function keyedLock() {
   const tails = new Map<string, Promise<unknown>>();
-  return async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
+  const lock = async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
     const prev = tails.get(key) ?? Promise.resolve();
     const run = prev.then(fn, fn);
     const tail = run.catch(() => {});
@@ -40,6 +40,9 @@ function keyedLock() {
       if (tails.get(key) === tail) tails.delete(key);
     }
   };
+  /** Whether `key` is held (or waited for): a lock taken now would wait. */
+  const busy = (key: string) => tails.has(key);
+  return Object.assign(lock, { busy });
 }
 
 export interface Pipeline {
@@ -103,13 +106,25 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
     if (enqueue) deps.events?.committed();
   }
 
+  /** The episode, moved to processing, and the brain's version as read then; null when it is gone or done. */
+  async function begin({ brainId, episodeId: id }: ExtractionPayload) {
+    if (store.beginExtraction) return store.beginExtraction({ brainId, id, now: clock.now() });
+    const episode = await store.getEpisode({ brainId, id });
+    if (!episode || episode.status === "done") return null;
+    await store.setEpisodeStatus({ brainId, id, status: "processing", now: clock.now() });
+    return { episode, version: undefined };
+  }
+
   async function process(payload: ExtractionPayload) {
-    const episode = await store.getEpisode({ brainId: payload.brainId, id: payload.episodeId });
-    if (!episode || episode.status === "done") return;
-    await store.setEpisodeStatus({ brainId: episode.brainId, id: episode.id, status: "processing", now: clock.now() });
+    const begun = await begin(payload);
+    if (!begun) return;
+    const { episode } = begun;
+    // the version read with the episode serves the first attempt unless this process has another extraction of the
+    // brain ahead (which commits first); a commit elsewhere meanwhile is a conflict, and the next attempt reads again
+    const early = lock.busy(episode.brainId) ? undefined : begun.version;
     await lock(episode.brainId, async () => {
       for (let attempt = 1; ; attempt++) {
-        const version = await store.brainVersion?.({ brainId: episode.brainId });
+        const version = attempt === 1 && early !== undefined ? early : await store.brainVersion?.({ brainId: episode.brainId });
         const run: EpisodeRun = {
           deps,
           episode,

@@ -249,6 +249,12 @@ export interface MemoryStore extends StoreErasure {
    * guard after the queue's per-brain job groups (a job whose lease ran out may overlap its retry).
    */
   brainVersion?(input: { brainId: string }): Promise<number>;
+  /**
+   * What an extraction reads before it starts, in one step: moves the episode to `processing` (as `setEpisodeStatus`)
+   * and answers it, with the brain's `brainVersion`; null when the episode is gone or done. Optional: without it the
+   * pipeline calls `getEpisode`, `setEpisodeStatus` and `brainVersion` (three round trips to a database instead of one).
+   */
+  beginExtraction?(input: { brainId: string; id: string; now: number }): Promise<{ episode: EpisodeRecord; version: number } | null>;
 
   // --- playbooks ---
   getPlaybook(input: { brainId: string; slug: string }): Promise<PlaybookRecord | null>;

@@ -14,7 +14,7 @@ import { indexTextQueries, searchPlaceholder } from "./search-index.js";
 
 type EpisodeMethods = Pick<
   MemoryStore,
-  "createEpisode" | "getEpisode" | "getEpisodes" | "listEpisodes" | "setEpisodeStatus" | "searchEpisodes"
+  "createEpisode" | "getEpisode" | "getEpisodes" | "listEpisodes" | "setEpisodeStatus" | "searchEpisodes" | "beginExtraction"
 >;
 
 /**
@@ -94,6 +94,23 @@ export function episodeMethods(ctx: MemoryStoreContext): EpisodeMethods {
             enqueue(toEpisode(row)).map((j) => jobInsert(trx, j)),
           );
       });
+    },
+    async beginExtraction({ brainId, id }) {
+      // one message to the SQLite writer: the episode as it moves to processing (none when done or gone), the version
+      const [moved, version] = await executeBatch(db, pg, [
+        db
+          .updateTable("memory_episodes")
+          .set({ status: "processing", error: null })
+          .where("brain_id", "=", brainId)
+          .where("id", "=", id)
+          .where("status", "<>", "done")
+          .returning(EPISODE_COLS),
+        db.selectFrom("memory_brain_versions").select("version").where("brain_id", "=", brainId),
+      ]);
+      const row = moved!.rows[0] as Parameters<typeof toEpisode>[0] | undefined;
+      if (!row) return null;
+      const v = version!.rows[0] as { version: unknown } | undefined;
+      return { episode: toEpisode(row), version: v ? Number(v.version) : 0 };
     },
     async searchEpisodes({ brainId, query, limit, asOf, knownAt, filter }) {
       const where = episodeFilterSql(pg, filter);
