@@ -3,6 +3,7 @@
 // its statistics from the brain's own documents too. Also: a SQLite file written before the per-brain
 // tables (shared FTS tables, migration 3) upgrades and still finds its documents.
 import { createMemoryService, searchTerms } from "@mountkit/memory";
+import { commitOf, entity } from "@mountkit/memory/testing";
 import { coreMigrations, memoryMigrations, migrate, openDatabase, sqlMemoryStore } from "@mountkit/sql";
 import { sql } from "kysely";
 import { expect, it } from "vitest";
@@ -38,6 +39,34 @@ forEachDatabase("memory full-text ranking per brain", (dialect) => {
       await service.dispose?.();
     }
   }, 120_000);
+});
+
+forEachDatabase("memory full-text tables and rolled-back commits", (dialect) => {
+  const use = useMigratedDatabase(dialect, [coreMigrations, memoryMigrations]);
+
+  it("a brain's first commit rolled back as a conflict leaves the next commit able to index its entities", async () => {
+    const store = sqlMemoryStore(use.db);
+    const service = createMemoryService({ store, worker: { start: false } });
+    try {
+      const brainId = `fts-rollback-${dialect}`;
+      const ep = await service.api.createEpisode(brainId, { content: "Quillon Varga restores clocks.", occurredAt: T0 });
+      const quillon = entity(brainId, "Quillon Varga");
+      const commit = async (expectVersion: number) =>
+        store.commitExtraction(
+          commitOf((await store.getEpisode({ brainId, id: ep.id }))!, {
+            createEntities: [quillon],
+            entityIds: [quillon.id],
+            expectVersion,
+          }),
+        );
+      // the entities' full-text table is created in this transaction, then rolled back with it
+      expect(await commit(7)).toEqual({ committed: false, reason: "conflict" });
+      expect(await commit(0)).toEqual({ committed: true });
+      expect((await store.searchEntities({ brainId, query: "Quillon", limit: 5 })).map((h) => h.item.id)).toEqual([quillon.id]);
+    } finally {
+      await service.dispose?.();
+    }
+  }, 60_000);
 });
 
 forEachDatabase("memory full-text tables upgrade", () => {

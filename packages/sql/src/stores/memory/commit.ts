@@ -15,9 +15,8 @@ const entityText = (e: Pick<EntityRecord, "name" | "aliases">) => [e.name, ...e.
 
 /** MemoryStore.commitExtraction: one transaction, a version conflict answered as `conflict`. */
 export async function commitExtraction(ctx: MemoryStoreContext, c: ExtractionCommit): Promise<CommitResult> {
-  return ctx.db
-    .transaction()
-    .execute(async (trx) => commitIn(ctx, trx, c))
+  return ctx.ftsByBrain
+    .writing(c.brainId, () => ctx.db.transaction().execute(async (trx) => commitIn(ctx, trx, c)))
     .catch((e) => {
       if (e instanceof CommitConflict) return { committed: false, reason: "conflict" } as const;
       throw e;
@@ -26,11 +25,46 @@ export async function commitExtraction(ctx: MemoryStoreContext, c: ExtractionCom
 
 /**
  * One extraction commit inside `trx` (see MemoryStore.commitExtraction), in three batches (one round trip each on
- * SQLite): the checks, then every write with the version bump, then what depends on the writes' answers.
+ * SQLite): the checks, then every write with the version bump, then what depends on the writes' answers. The writes
+ * are built (their text analysed) before the checks go: the transaction holds the SQLite writer from its first batch
+ * to its COMMIT, and every other write of the process waits meanwhile, so nothing avoidable runs in between.
  */
 async function commitIn(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit): Promise<CommitResult> {
+  const writes = await commitWrites(ctx, trx, c);
   const refused = await checkEpisode(ctx, trx, c);
   if (refused) return refused;
+  const answers = await executeBatch(trx, ctx.pg, writes.items);
+  const version = num((answers[0]!.rows[0] as { version: number }).version);
+  if (c.expectVersion !== undefined && version - 1 !== c.expectVersion) throw new CommitConflict();
+  // the invalidations' answers: the edges they closed (one already closed answers no row)
+  const closed = answers
+    .slice(writes.head, writes.head + c.invalidate.length)
+    .flatMap((a) => (a.rows[0] ? [toEdge(a.rows[0] as never)] : []));
+  const episode = answers[writes.items.length - 1]!.rows[0];
+  if (!episode) throw new Error(`episode ${c.episodeId} vanished during its commit`);
+  if (c.playbook) await addToPlaybook(ctx, trx, c, c.playbook);
+  const after: BatchItem[] = [
+    // a playbook holding a closed edge's episode changed too
+    ...touchPlaybooksQueries(
+      ctx,
+      trx,
+      c.brainId,
+      closed.map((e) => e.episodeId),
+      c.now,
+    ),
+    // the commit's events, in its transaction: a committed extraction always has them
+    ...(c.enqueue?.({ episode: toEpisode(episode as never), closed }) ?? []).map((j) => jobInsert(trx, j)),
+  ];
+  // the transaction's last statements: on SQLite its COMMIT goes with them
+  await executeBatch(trx, ctx.pg, after, { commits: true });
+  return { committed: true } as const;
+}
+
+/**
+ * A commit's writes, in order: the version bump, the entities (`head` statements in all), the invalidations (one each,
+ * answering the edge it closed), the edges, and the episode marked done (answering its row).
+ */
+async function commitWrites(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit): Promise<{ items: BatchItem[]; head: number }> {
   const head = [
     // every commit of the brain bumps its version; the row lock serialises the brain's commits on PostgreSQL
     // (SQLite's write lock already does), so the previous version is exact
@@ -57,31 +91,7 @@ async function commitIn(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit): 
       .where("id", "=", c.episodeId)
       .returning(EPISODE_COLS),
   ];
-  const answers = await executeBatch(trx, ctx.pg, writes);
-  const version = num((answers[0]!.rows[0] as { version: number }).version);
-  if (c.expectVersion !== undefined && version - 1 !== c.expectVersion) throw new CommitConflict();
-  // the invalidations' answers: the edges they closed (one already closed answers no row)
-  const closed = answers
-    .slice(head.length, head.length + c.invalidate.length)
-    .flatMap((a) => (a.rows[0] ? [toEdge(a.rows[0] as never)] : []));
-  const episode = answers[writes.length - 1]!.rows[0];
-  if (!episode) throw new Error(`episode ${c.episodeId} vanished during its commit`);
-  if (c.playbook) await addToPlaybook(ctx, trx, c, c.playbook);
-  const after: BatchItem[] = [
-    // a playbook holding a closed edge's episode changed too
-    ...touchPlaybooksQueries(
-      ctx,
-      trx,
-      c.brainId,
-      closed.map((e) => e.episodeId),
-      c.now,
-    ),
-    // the commit's events, in its transaction: a committed extraction always has them
-    ...(c.enqueue?.({ episode: toEpisode(episode as never), closed }) ?? []).map((j) => jobInsert(trx, j)),
-  ];
-  // the transaction's last statements: on SQLite its COMMIT goes with them
-  await executeBatch(trx, ctx.pg, after, { commits: true });
-  return { committed: true } as const;
+  return { items: writes, head: head.length };
 }
 
 /**

@@ -46,22 +46,24 @@ export function episodeMethods(ctx: MemoryStoreContext): EpisodeMethods {
   const episodes = rowsById(db, "memory_episodes", EPISODE_COLS, toEpisode);
   return {
     async createEpisode({ episode, job, idempotency }) {
-      return db.transaction().execute(async (trx) => {
-        if (idempotency) {
-          const taken = await claimKey(trx, episode.brainId, episode.id, idempotency, episode.createdAt);
-          if (taken) return taken;
-        }
-        const extraction = jobInsert(trx, {
-          id: job.id,
-          queue: job.queue,
-          payload: job.payload,
-          maxAttempts: job.maxAttempts,
-          groupKey: job.groupKey,
-          now: episode.createdAt,
-        });
-        await storeEpisode(ctx, trx, episode, [extraction], { commits: true });
-        return undefined;
-      });
+      return ctx.ftsByBrain.writing(episode.brainId, () =>
+        db.transaction().execute(async (trx) => {
+          if (idempotency) {
+            const taken = await claimKey(trx, episode.brainId, episode.id, idempotency, episode.createdAt);
+            if (taken) return taken;
+          }
+          const extraction = jobInsert(trx, {
+            id: job.id,
+            queue: job.queue,
+            payload: job.payload,
+            maxAttempts: job.maxAttempts,
+            groupKey: job.groupKey,
+            now: episode.createdAt,
+          });
+          await storeEpisode(ctx, trx, episode, [extraction], { commits: true });
+          return undefined;
+        }),
+      );
     },
     async getEpisode({ brainId, id }) {
       return episodes.one(brainId, id);

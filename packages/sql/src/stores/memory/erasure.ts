@@ -7,10 +7,12 @@
 import {
   CONTEXT_TURNS,
   type EdgeRecord,
+  type EpisodeJob,
   type EpisodeRecord,
   type ErasurePlan,
   type ErasureReads,
   type ErasureRecord,
+  type ExportBatch,
   erasureRecord,
   type MemoryStore,
   type PageAfter,
@@ -271,13 +273,15 @@ export function erasureMethods(ctx: MemoryStoreContext): Methods {
   return {
     async eraseMemory({ brainId, episodeIds, subjectId, audit }) {
       if (!pg) await sql`pragma secure_delete = on`.execute(db);
-      const result = await db.transaction().execute(async (trx) => {
-        await secureDelete(ctx, trx);
-        const plan = await planErasure(reads(trx, brainId), { episodeIds, ...(subjectId ? { subjectId } : {}) });
-        await apply(ctx, trx, brainId, plan, audit.at);
-        await insertAudit(trx, erasureRecord({ ...audit, brainId }, plan.result));
-        return plan.result;
-      });
+      const result = await ctx.ftsByBrain.writing(brainId, () =>
+        db.transaction().execute(async (trx) => {
+          await secureDelete(ctx, trx);
+          const plan = await planErasure(reads(trx, brainId), { episodeIds, ...(subjectId ? { subjectId } : {}) });
+          await apply(ctx, trx, brainId, plan, audit.at);
+          await insertAudit(trx, erasureRecord({ ...audit, brainId }, plan.result));
+          return plan.result;
+        }),
+      );
       await scrub(ctx, brainId, false);
       return result;
     },
@@ -347,39 +351,44 @@ export function erasureMethods(ctx: MemoryStoreContext): Methods {
       return { items: items.map((r) => (map as (r: Row) => unknown)(r)), next } as never;
     },
     async importRecords({ brainId, batch, jobs }) {
-      await db.transaction().execute(async (trx) => {
-        if (batch.kind === "episodes") for (const e of batch.items) await importEpisode(ctx, trx, { ...e, brainId });
-        else if (batch.kind === "entities") {
-          const items = batch.items.map((e) => ({ ...e, brainId }));
-          await insertIndexed(ctx, trx, "entities", brainId, items, entityRow, (e) => [e.name, ...e.aliases].join(" \n "));
-          await insertEntityKeys(trx, brainId, items);
-        } else if (batch.kind === "edges")
-          await insertEdges(
-            ctx,
-            trx,
-            brainId,
-            batch.items.map((e) => ({ ...e, brainId })),
-          );
-        else
-          for (const c of chunks(batch.items))
-            await trx
-              .insertInto("memory_playbooks")
-              .values(
-                c.map((p) => ({
-                  brain_id: brainId,
-                  slug: p.slug,
-                  title: p.title,
-                  episode_ids: JSON.stringify(p.episodeIds),
-                  created_at: p.createdAt,
-                  updated_at: p.updatedAt,
-                })),
-              )
-              .execute();
-        const created = new Map(batch.kind === "episodes" ? batch.items.map((e) => [e.id, e.createdAt]) : []);
-        for (const job of jobs ?? []) await insertJob(trx, { ...job, now: created.get(job.payload.episodeId) ?? 0 });
-      });
+      await ctx.ftsByBrain.writing(brainId, () => importIn(ctx, brainId, batch, jobs));
     },
   };
+}
+
+/** One batch of an import (`importRecords`), in its own transaction. */
+async function importIn(ctx: MemoryStoreContext, brainId: string, batch: ExportBatch, jobs: EpisodeJob[] | undefined) {
+  await ctx.db.transaction().execute(async (trx) => {
+    if (batch.kind === "episodes") for (const e of batch.items) await importEpisode(ctx, trx, { ...e, brainId });
+    else if (batch.kind === "entities") {
+      const items = batch.items.map((e) => ({ ...e, brainId }));
+      await insertIndexed(ctx, trx, "entities", brainId, items, entityRow, (e) => [e.name, ...e.aliases].join(" \n "));
+      await insertEntityKeys(trx, brainId, items);
+    } else if (batch.kind === "edges")
+      await insertEdges(
+        ctx,
+        trx,
+        brainId,
+        batch.items.map((e) => ({ ...e, brainId })),
+      );
+    else
+      for (const c of chunks(batch.items))
+        await trx
+          .insertInto("memory_playbooks")
+          .values(
+            c.map((p) => ({
+              brain_id: brainId,
+              slug: p.slug,
+              title: p.title,
+              episode_ids: JSON.stringify(p.episodeIds),
+              created_at: p.createdAt,
+              updated_at: p.updatedAt,
+            })),
+          )
+          .execute();
+    const created = new Map(batch.kind === "episodes" ? batch.items.map((e) => [e.id, e.createdAt]) : []);
+    for (const job of jobs ?? []) await insertJob(trx, { ...job, now: created.get(job.payload.episodeId) ?? 0 });
+  });
 }
 
 const EXPORT_SHAPE = {

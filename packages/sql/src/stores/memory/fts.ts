@@ -32,6 +32,18 @@ export function ftsTables(db: Kysely<any>) {
     forget(brainId: string): void {
       for (const kind of ["episodes", "entities", "edges"] as const) known.delete(ftsTableName(kind, brainId));
     },
+    /**
+     * Runs a write transaction of the brain. A table `ensure` created in it is rolled back with it when it fails, so
+     * the brain's tables are then forgotten (the next `ensure` creates them again) instead of remembered as there.
+     */
+    async writing<T>(brainId: string, transaction: () => Promise<T>): Promise<T> {
+      try {
+        return await transaction();
+      } catch (e) {
+        this.forget(brainId);
+        throw e;
+      }
+    },
     /** The brain's table, or null when it has none yet (another process may create it later). */
     async find(kind: FtsKind, brainId: string): Promise<string | null> {
       const name = ftsTableName(kind, brainId);
