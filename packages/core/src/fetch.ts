@@ -14,9 +14,10 @@ import { admitStream, bodyTimeoutError, DEFAULT_BODY_TIMEOUT_MS, type StreamGate
 import type { Service } from "./service-types.js";
 
 /**
- * Reads a web stream up to `limit` bytes; past it, cancels and throws 413. Past `timeoutMs` it throws
- * 408 and lets go of the stream without cancelling it, so a Node host can still send the 408 before
- * it closes the connection.
+ * Reads a web stream up to `limit` bytes; past it, throws 413. Past `timeoutMs` it throws 408. Either way it lets go
+ * of the stream without cancelling it: cancelling a Node request's body destroys it, and the connection then closes
+ * with the client's bytes unread, so the client's next write fails (EPIPE, a reset) and it may never read the answer.
+ * A Node host discards the rest and sends the answer (createFetchServer does); Node closes after a 408.
  */
 export async function readWebStream(
   stream: ReadableStream<Uint8Array>,
@@ -36,10 +37,7 @@ export async function readWebStream(
       const { done, value } = await Promise.race([reader.read(), expired]);
       if (done) break;
       total += value.byteLength;
-      if (total > limit) {
-        await reader.cancel().catch(() => {});
-        throw coreError("payload_too_large", { details: { limit } });
-      }
+      if (total > limit) throw coreError("payload_too_large", { details: { limit } });
       chunks.push(value);
     }
   } catch (e) {
@@ -55,10 +53,10 @@ export async function readWebStream(
 }
 
 /**
- * A web stream's chunks as they arrive, for `bodyMode: "stream"` routes: past `limit` bytes it cancels and
- * throws 413; once the time spent waiting on the client passes `timeoutMs` it throws 408 and lets go of the
- * stream (as `readWebStream`). A consumer that stops early releases the stream uncancelled, so a Node host
- * can discard the rest and the client still reads the answer.
+ * A web stream's chunks as they arrive, for `bodyMode: "stream"` routes: past `limit` bytes it throws 413; once the
+ * time spent waiting on the client passes `timeoutMs` it throws 408. Either way, and when the consumer stops early, it
+ * releases the stream uncancelled (as `readWebStream`), so a Node host can discard the rest and the client still reads
+ * the answer.
  */
 export async function* webStreamChunks(
   stream: ReadableStream<Uint8Array>,
@@ -75,10 +73,7 @@ export async function* webStreamChunks(
       left -= performance.now() - started;
       if (done) return;
       total += value.byteLength;
-      if (total > limit) {
-        await reader.cancel().catch(() => {});
-        throw coreError("payload_too_large", { details: { limit } });
-      }
+      if (total > limit) throw coreError("payload_too_large", { details: { limit } });
       yield value;
     }
   } finally {
