@@ -2,7 +2,7 @@
 // episode row is locked and checked first, so a re-run job writes nothing twice) and optimistic on the
 // brain's version (a commit that expected an older version rolls back as a conflict).
 import type { CommitResult, EntityRecord, ExtractionCommit } from "@mountkit/memory";
-import { sql } from "kysely";
+import { type QueryResult, sql } from "kysely";
 import { type BatchItem, executeBatch } from "../../batch.js";
 import { jobInsert } from "../kit/jobs.js";
 import { type Db, EDGE_COLS, EPISODE_COLS, type MemoryStoreContext, num, toEdge, toEpisode } from "./rows.js";
@@ -10,6 +10,13 @@ import { edgeInserts, indexedInserts, indexTextQueries } from "./search-index.js
 
 /** Thrown inside a commit's transaction to roll it back when the brain moved past `expectVersion`. */
 class CommitConflict extends Error {}
+
+/** Thrown inside a commit's transaction to roll back its writes when the episode is gone or already done. */
+class CommitRefused extends Error {
+  constructor(readonly result: CommitResult) {
+    super("commit refused");
+  }
+}
 
 const entityText = (e: Pick<EntityRecord, "name" | "aliases">) => [e.name, ...e.aliases].join(" \n ");
 
@@ -19,21 +26,25 @@ export async function commitExtraction(ctx: MemoryStoreContext, c: ExtractionCom
     .writing(c.brainId, () => ctx.db.transaction().execute(async (trx) => commitIn(ctx, trx, c)))
     .catch((e) => {
       if (e instanceof CommitConflict) return { committed: false, reason: "conflict" } as const;
+      if (e instanceof CommitRefused) return e.result;
       throw e;
     });
 }
 
 /**
- * One extraction commit inside `trx` (see MemoryStore.commitExtraction), in three batches (one round trip each on
- * SQLite): the checks, then every write with the version bump, then what depends on the writes' answers. The writes
- * are built (their text analysed) before the checks go: the transaction holds the SQLite writer from its first batch
- * to its COMMIT, and every other write of the process waits meanwhile, so nothing avoidable runs in between.
+ * One extraction commit inside `trx` (see MemoryStore.commitExtraction), in two batches (one round trip each on
+ * SQLite): the checks with every write and the version bump, then what depends on the writes' answers. The checks'
+ * answers are read after the first batch, and a failed one rolls its writes back. The transaction holds the SQLite
+ * writer from its first batch to its COMMIT, and every other write of the process waits meanwhile: so every statement
+ * is built (its text analysed) before the first goes, and nothing avoidable runs between the two.
  */
 async function commitIn(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit): Promise<CommitResult> {
   const writes = await commitWrites(ctx, trx, c);
-  const refused = await checkEpisode(ctx, trx, c);
-  if (refused) return refused;
-  const answers = await executeBatch(trx, ctx.pg, writes.items);
+  const checks = commitChecks(ctx, trx, c);
+  const all = await executeBatch(trx, ctx.pg, [...checks.items, ...writes.items]);
+  const refused = checks.verify(all.slice(0, checks.items.length));
+  if (refused) throw new CommitRefused(refused);
+  const answers = all.slice(checks.items.length);
   const version = num((answers[0]!.rows[0] as { version: number }).version);
   if (c.expectVersion !== undefined && version - 1 !== c.expectVersion) throw new CommitConflict();
   // the invalidations' answers: the edges they closed (one already closed answers no row)
@@ -95,10 +106,11 @@ async function commitWrites(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommi
 }
 
 /**
- * Locks the episode and checks what the commit references; the refusal when the episode is gone or done. Throws when
- * the commit updates or links an entity, or invalidates an edge, that the brain does not hold.
+ * The statements that lock the episode and look up what the commit references, and `verify`, which reads their answers:
+ * the refusal when the episode is gone or done; throws when the commit updates or links an entity, or invalidates an
+ * edge, that the brain does not hold.
  */
-async function checkEpisode(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit): Promise<CommitResult | null> {
+function commitChecks(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit) {
   const created = new Set(c.createEntities.map((e) => e.id));
   const referenced = [...new Set([...c.updateEntities.map((u) => u.id), ...c.createEdges.flatMap((e) => [e.source, e.target])])].filter(
     (id) => !created.has(id),
@@ -108,26 +120,28 @@ async function checkEpisode(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommi
   let q = trx.selectFrom("memory_episodes").select("status").where("brain_id", "=", c.brainId).where("id", "=", c.episodeId);
   if (ctx.pg) q = q.forUpdate();
   const ids = (from: string, list: string[]) => trx.selectFrom(from).select("id").where("brain_id", "=", c.brainId).where("id", "in", list);
-  // the existence checks go in the same batch as the lock (an empty list asks nothing)
+  // an empty list asks nothing
   const lookups = [
     referenced.length ? ids("memory_entities", referenced) : null,
     invalidated.length ? ids("memory_edges", invalidated) : null,
   ];
-  const [status, ...found] = await executeBatch(trx, ctx.pg, [q, ...lookups.filter((l) => l !== null)]);
-  const episode = status!.rows[0] as { status: string } | undefined;
-  if (!episode) return { committed: false, reason: "episode_not_found" } as const;
-  if (episode.status === "done") return { committed: false, reason: "already_done" } as const;
-  // the answers of the lookups asked, in their order
-  const idsFound = (asked: unknown) => new Set(asked ? (found.shift()!.rows as Array<{ id: string }>).map((r) => r.id) : []);
-  const knownEntities = idsFound(lookups[0]);
-  const knownEdges = idsFound(lookups[1]);
-  for (const u of c.updateEntities) if (!knownEntities.has(u.id)) throw new Error(`unknown entity ${u.id}`);
-  for (const e of c.createEdges) {
-    const known = (id: string) => created.has(id) || knownEntities.has(id);
-    if (!known(e.source) || !known(e.target)) throw new Error(`edge ${e.id} references an unknown entity`);
-  }
-  for (const inv of c.invalidate) if (!knownEdges.has(inv.id)) throw new Error(`unknown edge ${inv.id}`);
-  return null;
+  const verify = ([status, ...found]: QueryResult<unknown>[]): CommitResult | null => {
+    const episode = status!.rows[0] as { status: string } | undefined;
+    if (!episode) return { committed: false, reason: "episode_not_found" } as const;
+    if (episode.status === "done") return { committed: false, reason: "already_done" } as const;
+    // the answers of the lookups asked, in their order
+    const idsFound = (asked: unknown) => new Set(asked ? (found.shift()!.rows as Array<{ id: string }>).map((r) => r.id) : []);
+    const knownEntities = idsFound(lookups[0]);
+    const knownEdges = idsFound(lookups[1]);
+    for (const u of c.updateEntities) if (!knownEntities.has(u.id)) throw new Error(`unknown entity ${u.id}`);
+    for (const e of c.createEdges) {
+      const known = (id: string) => created.has(id) || knownEntities.has(id);
+      if (!known(e.source) || !known(e.target)) throw new Error(`edge ${e.id} references an unknown entity`);
+    }
+    for (const inv of c.invalidate) if (!knownEdges.has(inv.id)) throw new Error(`unknown edge ${inv.id}`);
+    return null;
+  };
+  return { items: [q, ...lookups.filter((l) => l !== null)] as BatchItem[], verify };
 }
 
 /** An entity's row, as a commit and an import write it. */
