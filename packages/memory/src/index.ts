@@ -1,6 +1,7 @@
 // @mountkit/memory: agent memory service with offline extraction and bi-temporal recall.
 // Runs on any fetch runtime: Node-only pieces live on subpaths (`/cli`: the keys CLI; `/testing`: the store suite).
 export { createMemoryApi, type MemoryApi } from "./api.js";
+export { EXPORT_FORMAT, jsonLines } from "./api-erasure.js";
 export { brainForKey, createApiKey, generateApiKey, hashApiKey, parseKeyList, revokeApiKey } from "./auth/keys.js";
 // conversation context of episodes (a turn indexed with its neighbours, the conversation named or inferred), for SQL stores to index alike
 export {
@@ -77,11 +78,11 @@ export { DEFAULT_WEIGHTS, type RecallWeights } from "./retrieval/recall.js";
 export type { MemoryMcpHttp } from "./routes/mcp.js";
 // the default extractor's worker threads on Node (`createMemoryService({ extraction })`)
 export type { ExtractionThreadsOptions } from "./runtime/types.js";
-export { EXPORT_FORMAT, jsonLines } from "./api-erasure.js";
 export { createMemoryService, EXPLORER_PATH, type MemoryService, type MemoryServiceOptions } from "./service.js";
+export { newEpisodeJob } from "./store/episode-job.js";
+export type { ExportBatch, ExportKind, ExportRecords, StoreErasure } from "./store/erasure-types.js";
 export { inMemoryMemoryStore, memoryMemoryStore } from "./store/in-memory.js";
 export { inMemoryQuotaHolds, memoryQuotaHolds } from "./store/in-memory-quota.js";
-export type { ExportBatch, ExportKind, ExportRecords, StoreErasure } from "./store/erasure-types.js";
 export type {
   BitemporalPoint,
   CommitResult,

@@ -4,6 +4,7 @@
 import { CONTEXT_TURNS, episodeConversation, isInferredConversation, searchableText } from "../domain/conversation.js";
 import { episodeMatches } from "../domain/scope.js";
 import { type EpisodeRecord, episodeVisibleAt } from "../domain/types.js";
+import { newEpisodeJob } from "./episode-job.js";
 import { type BrainData, brainData, cloneEpisode, type MemoryState, one, paginate, some } from "./in-memory-data.js";
 import type { MemoryStore } from "./types.js";
 
@@ -75,14 +76,7 @@ export function episodeMethods(state: MemoryState): EpisodeMethods {
         });
       d.episodes.set(episode.id, cloneEpisode(episode));
       indexEpisode(d, episode);
-      await jobs.enqueue({
-        id: job.id,
-        queue: job.queue,
-        payload: job.payload,
-        maxAttempts: job.maxAttempts,
-        groupKey: job.groupKey,
-        now: episode.createdAt,
-      });
+      await jobs.enqueue(newEpisodeJob(job, episode.createdAt));
     },
     async getEpisode({ brainId, id }) {
       return one(data.get(brainId)?.episodes, id, cloneEpisode);

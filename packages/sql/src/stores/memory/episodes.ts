@@ -1,7 +1,7 @@
 // Episodes of the SQL memory store. An episode and its extraction job are inserted in one transaction, so
 // an accepted episode is always extracted, even after a crash; a conversation's turn is indexed with its
 // neighbours (context.ts).
-import type { CreateEpisodeOutcome, EpisodeRecord, IdempotencyClaim, MemoryStore } from "@mountkit/memory";
+import { type CreateEpisodeOutcome, type EpisodeRecord, type IdempotencyClaim, type MemoryStore, newEpisodeJob } from "@mountkit/memory";
 import { sql } from "kysely";
 import { type BatchItem, executeBatch } from "../../batch.js";
 import { jobInsert } from "../kit/jobs.js";
@@ -52,14 +52,7 @@ export function episodeMethods(ctx: MemoryStoreContext): EpisodeMethods {
             const taken = await claimKey(trx, episode.brainId, episode.id, idempotency, episode.createdAt);
             if (taken) return taken;
           }
-          const extraction = jobInsert(trx, {
-            id: job.id,
-            queue: job.queue,
-            payload: job.payload,
-            maxAttempts: job.maxAttempts,
-            groupKey: job.groupKey,
-            now: episode.createdAt,
-          });
+          const extraction = jobInsert(trx, newEpisodeJob(job, episode.createdAt));
           await storeEpisode(ctx, trx, episode, [extraction], { commits: true });
           return undefined;
         }),
