@@ -104,15 +104,20 @@ describe("development mode", () => {
     const sse = await fetch(`${s.url}/agent/conversations/stream?productSlug=demo`, { headers: bearer(agentToken), signal: stream.signal });
     expect(sse.headers.get("content-type")).toMatch(/text\/event-stream/);
 
-    // extraction runs in the background: wait for its lag to be recorded
+    // extraction runs in the background: wait for its lag (recorded by the pipeline once the commit lands) and for
+    // the job's duration (recorded by the queue after that, once the job is marked done)
+    const seriesIn = (t: string, name: string, labels: Record<string, string> = {}) =>
+      t.split("\n").some((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
+    const recorded = (t: string) =>
+      seriesIn(t, "mountkit_memory_extraction_lag_count", { mountkit_outcome: "done" }) &&
+      seriesIn(t, "mountkit_queue_job_duration_count", { mountkit_queue: "memory.extract", mountkit_job_outcome: "done" });
     let text = "";
-    for (let i = 0; i < 100 && !/mountkit_memory_extraction_lag_count/.test(text); i++) {
+    for (let i = 0; i < 100 && !recorded(text); i++) {
       text = await (await fetch(`${s.url}/metrics`)).text();
-      if (!/mountkit_memory_extraction_lag_count/.test(text)) await new Promise((r) => setTimeout(r, 100));
+      if (!recorded(text)) await new Promise((r) => setTimeout(r, 100));
     }
     stream.abort();
-    const series = (name: string, labels: Record<string, string> = {}) =>
-      text.split("\n").some((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
+    const series = (name: string, labels: Record<string, string> = {}) => seriesIn(text, name, labels);
     expect(series("mountkit_http_requests_total", { mountkit_service: "memory", http_route: "/v1/episodes", http_request_method: "POST", http_response_status_class: "2xx" })).toBe(true);
     expect(series("mountkit_http_requests_total", { mountkit_service: "memory", http_route: "/v1/episodes", http_response_status_class: "4xx" })).toBe(true);
     expect(series("mountkit_http_request_duration_bucket", { mountkit_service: "support", http_route: "/agent/conversations" })).toBe(true);
