@@ -8,10 +8,10 @@ import { jobInsert } from "../kit/jobs.js";
 import { type Db, EDGE_COLS, EPISODE_COLS, type MemoryStoreContext, num, toEdge, toEpisode } from "./rows.js";
 import { edgeInserts, indexedInserts, indexTextQueries } from "./search-index.js";
 
-/** Thrown inside a commit's transaction to roll it back when the brain moved past `expectVersion`. */
-class CommitConflict extends Error {}
-
-/** Thrown inside a commit's transaction to roll back its writes when the episode is gone or already done. */
+/**
+ * Thrown inside a commit's transaction to roll its writes back and answer `result` instead: the episode is gone or
+ * already done, or the brain moved past `expectVersion` (a conflict).
+ */
 class CommitRefused extends Error {
   constructor(readonly result: CommitResult) {
     super("commit refused");
@@ -20,12 +20,11 @@ class CommitRefused extends Error {
 
 const entityText = (e: Pick<EntityRecord, "name" | "aliases">) => [e.name, ...e.aliases].join(" \n ");
 
-/** MemoryStore.commitExtraction: one transaction, a version conflict answered as `conflict`. */
+/** MemoryStore.commitExtraction: one transaction; a refusal or a version conflict rolls it back and is answered. */
 export async function commitExtraction(ctx: MemoryStoreContext, c: ExtractionCommit): Promise<CommitResult> {
   return ctx.ftsByBrain
     .writing(c.brainId, () => ctx.db.transaction().execute(async (trx) => commitIn(ctx, trx, c)))
     .catch((e) => {
-      if (e instanceof CommitConflict) return { committed: false, reason: "conflict" } as const;
       if (e instanceof CommitRefused) return e.result;
       throw e;
     });
@@ -46,7 +45,7 @@ async function commitIn(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit): 
   if (refused) throw new CommitRefused(refused);
   const answers = all.slice(checks.items.length);
   const version = num((answers[0]!.rows[0] as { version: number }).version);
-  if (c.expectVersion !== undefined && version - 1 !== c.expectVersion) throw new CommitConflict();
+  if (c.expectVersion !== undefined && version - 1 !== c.expectVersion) throw new CommitRefused({ committed: false, reason: "conflict" });
   // the invalidations' answers: the edges they closed (one already closed answers no row)
   const closed = answers
     .slice(writes.head, writes.head + c.invalidate.length)
