@@ -49,6 +49,22 @@ function fakeWorker(): string {
   return pathToFileURL(file).href;
 }
 
+/** A worker module that names the analysis it ran: its thread's n-th answers `run n` (one thread: the pool's order). */
+function countingWorker(): string {
+  const file = join(mkdtempSync(join(tmpdir(), "mountkit-extract-")), "worker.mjs");
+  writeFileSync(
+    file,
+    `let n = 0;
+export function analyse(input) {
+  n++;
+  if (input.content.includes("THROW")) throw new Error("the analysis broke " + n);
+  return { entities: [{ name: "run " + n, kind: "other" }], facts: [] };
+}
+`,
+  );
+  return pathToFileURL(file).href;
+}
+
 function service(options: Parameters<typeof createMemoryService>[0] = {}): MemoryService {
   const s = createMemoryService({ dailyQuota: 1e9, ...options });
   cleanup.push(() => s.dispose());
@@ -102,6 +118,46 @@ describe("threaded NLP extractor", () => {
     await expect(extractor.extractEntities({ ...input, content: "Alice" })).rejects.toBeInstanceOf(ExtractionBusyError);
     await expect(hanging).rejects.toThrow("longer than 1000 ms");
     expect(await extractor.extractEntities({ ...input, content: "Alice" })).toEqual([{ name: "Alice", kind: "other" }]);
+  });
+
+  it("prepare starts an analysis ahead: the episode's own calls take it, once, and only a few are started ahead", async () => {
+    const extractor = threadedNlpExtractor({ threads: 1 }, { file: countingWorker() });
+    cleanup.push(() => extractor.destroy());
+    const input = (content: string) => ({ content, metadata: {}, occurredAt: 0 });
+    const run = async (content: string) => (await extractor.extractEntities(input(content)))[0]!.name;
+    const done = (content: string) => extractor.extractFacts({ ...input(content), entities: [] });
+    // a thread up and idle first (a starting pool may hand its first tasks out in another order)
+    expect(await run("warm")).toBe("run 1");
+    await done("warm");
+    extractor.prepare!(input("first"));
+    extractor.prepare!(input("second"));
+    // the thread holds two (one running, one waiting): a third is not started ahead, it waits for its own call
+    extractor.prepare!(input("third"));
+    expect(await run("fourth")).toBe("run 4");
+    expect(await run("third")).toBe("run 5");
+    expect(await run("second")).toBe("run 3");
+    expect(await run("first")).toBe("run 2");
+    // extractFacts takes the analysis its extractEntities used; the next call for the text analyses it again
+    await done("first");
+    expect(await run("first")).toBe("run 6");
+    // an analysis started ahead that fails is not kept: the episode's own call analyses again
+    extractor.prepare!(input("THROW"));
+    // (the next analysis waits behind it in the thread: the failure is in by then)
+    expect(await run("fifth")).toBe("run 8");
+    await expect(extractor.extractEntities(input("THROW"))).rejects.toThrow("the analysis broke 9");
+  });
+
+  it("a service starts an accepted episode's analysis at once while its worker runs, and not when another process extracts", async () => {
+    const prepared: string[] = [];
+    const inner = nlpExtractor();
+    const extractor: Extractor = { ...inner, name: "spy", prepare: (i) => void prepared.push(i.content) };
+    const s = service({ extractor, worker: { start: false } });
+    await s.api.createEpisode("brain", { content: "Alice met Bruno." });
+    expect(prepared).toEqual([]);
+    s.worker.start();
+    await s.api.createEpisode("brain", { content: "Chloe met Dora." });
+    expect(prepared).toEqual(["Chloe met Dora."]);
+    await s.worker.idle();
   });
 
   it("dispose ends the service's threads; an episode cut short is retried, not failed", async () => {

@@ -53,24 +53,7 @@ export function episodeTests(test: StoreTest): void {
     expect(await store.getEpisode({ brainId, id: ep2.id })).toMatchObject({ status: "failed", error: "boom" });
   });
 
-  test("beginExtraction moves an episode to processing and answers it with the brain's version; none when done or gone", async (store) => {
-    if (!store.beginExtraction) return;
-    const { brainId, ep } = await seeded(store);
-    // the seeded episode is done: nothing moves, nothing is answered
-    expect(await store.beginExtraction({ brainId, id: ep.id, now: T0 })).toBeNull();
-    expect((await store.getEpisode({ brainId, id: ep.id }))!.status).toBe("done");
-    expect(await store.beginExtraction({ brainId, id: uid("ep"), now: T0 })).toBeNull();
-    const ep2 = episode(brainId, { content: "Bob moved to Lyon." });
-    await addEpisode(store, ep2);
-    await store.setEpisodeStatus({ brainId, id: ep2.id, status: "failed", error: "earlier", now: T0 });
-    const begun = await store.beginExtraction({ brainId, id: ep2.id, now: T0 + 1 });
-    expect(begun).not.toBeNull();
-    expect(begun!.episode).toMatchObject({ id: ep2.id, brainId, content: "Bob moved to Lyon.", status: "processing", error: null });
-    expect(begun!.version).toBe(store.brainVersion ? await store.brainVersion({ brainId }) : begun!.version);
-    expect(await store.getEpisode({ brainId, id: ep2.id })).toMatchObject({ status: "processing", error: null });
-    // another brain holding the same id sees nothing of this one
-    expect(await store.beginExtraction({ brainId: uid("brain"), id: ep2.id, now: T0 })).toBeNull();
-  });
+  beginExtractionTests(test);
 
   test("text holding NUL is refused with a 400 or kept exactly; lookups by such text find nothing", async (store) => {
     const brainId = uid("brain");
@@ -92,5 +75,58 @@ export function episodeTests(test: StoreTest): void {
       const r = await refusedOrAnswered(op);
       if (!r.refused) expect(r.value).toBeNull();
     }
+  });
+}
+
+/** The optional `beginExtraction`: what an extraction reads before it starts, in one step. */
+function beginExtractionTests(test: StoreTest): void {
+  test("beginExtraction moves an episode to processing and answers it with the brain's version; none when done or gone", async (store) => {
+    if (!store.beginExtraction) return;
+    const { brainId, ep } = await seeded(store);
+    // the seeded episode is done: nothing moves, nothing is answered
+    expect(await store.beginExtraction({ brainId, id: ep.id, now: T0 })).toBeNull();
+    expect((await store.getEpisode({ brainId, id: ep.id }))!.status).toBe("done");
+    expect(await store.beginExtraction({ brainId, id: uid("ep"), now: T0 })).toBeNull();
+    const ep2 = episode(brainId, { content: "Bob moved to Lyon." });
+    await addEpisode(store, ep2);
+    await store.setEpisodeStatus({ brainId, id: ep2.id, status: "failed", error: "earlier", now: T0 });
+    const begun = await store.beginExtraction({ brainId, id: ep2.id, now: T0 + 1 });
+    expect(begun).not.toBeNull();
+    expect(begun!.episode).toMatchObject({ id: ep2.id, brainId, content: "Bob moved to Lyon.", status: "processing", error: null });
+    expect(begun!.version).toBe(store.brainVersion ? await store.brainVersion({ brainId }) : begun!.version);
+    expect(await store.getEpisode({ brainId, id: ep2.id })).toMatchObject({ status: "processing", error: null });
+    // another brain holding the same id sees nothing of this one
+    expect(await store.beginExtraction({ brainId: uid("brain"), id: ep2.id, now: T0 })).toBeNull();
+  });
+
+  test("beginExtraction with ahead answers the brain's next queued episodes, oldest first, none of another brain", async (store) => {
+    if (!store.beginExtraction) return;
+    const { brainId } = await seeded(store);
+    const at = (ms: number, content: string) => episode(brainId, { createdAt: T0 + ms, occurredAt: T0 + ms, content });
+    const [older, current, next, processing, later, last] = [
+      at(10, "Older, still queued."),
+      at(20, "Current."),
+      at(30, "Next."),
+      at(40, "Being extracted elsewhere."),
+      at(50, "Later."),
+      at(60, "Last."),
+    ];
+    for (const e of [older, current, next, processing, later, last]) await addEpisode(store, e);
+    await store.setEpisodeStatus({ brainId, id: processing.id, status: "processing", now: T0 });
+    // another brain's queued episode, created between them, is never answered
+    const other = uid("brain");
+    await store.createBrain({ brain: { id: other, name: other, createdAt: T0 } });
+    await addEpisode(store, episode(other, { createdAt: T0 + 35, content: "Elsewhere." }));
+    const begun = await store.beginExtraction({ brainId, id: current.id, now: T0 + 70, ahead: 2 });
+    expect(begun!.episode.id).toBe(current.id);
+    // a store may answer none (the pipeline then starts nothing ahead); what it answers is exactly these
+    if (begun!.ahead !== undefined) expect(begun!.ahead.map((e) => e.content)).toEqual(["Next.", "Later."]);
+    const rest = await store.beginExtraction({ brainId, id: later.id, now: T0 + 71, ahead: 5 });
+    if (rest!.ahead !== undefined) {
+      expect(rest!.ahead.map((e) => e.content)).toEqual(["Last."]);
+      expect(rest!.ahead[0]).toEqual(last);
+    }
+    const none = await store.beginExtraction({ brainId, id: last.id, now: T0 + 72 });
+    expect(none!.ahead ?? []).toEqual([]);
   });
 }

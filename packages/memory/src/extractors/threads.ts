@@ -32,6 +32,19 @@ export const defaultThreads = () => Math.max(1, Math.min(availableParallelism() 
 
 /** Analyses kept between `extractEntities` and `extractFacts` of the same episodes. */
 const KEPT = 16;
+/**
+ * Analyses started by `prepare`, ahead of their episodes' jobs: at most this many (per thread) waiting for their job,
+ * each for AHEAD_MS at most (a job that runs in another process, or an episode erased first, never asks for its own).
+ */
+const AHEAD_PER_THREAD = 8;
+const AHEAD_MS = 30_000;
+
+/** An analysis asked for (or started ahead) and not yet taken by `extractFacts`. */
+interface Kept {
+  analysis: Promise<Analysis>;
+  /** Started by `prepare` and not yet asked for by the episode's job; when. */
+  ahead: number | null;
+}
 
 export interface ThreadsContext {
   logger?: Logger;
@@ -150,20 +163,7 @@ export function threadedNlpExtractor(o: ExtractionThreadsOptions = {}, cx: Threa
   }
 
   // extractEntities and extractFacts see the same episode one after the other: analyse it once
-  const kept = new Map<string, Promise<Analysis>>();
-  const analysis = (input: ExtractionInput, last: boolean) => {
-    const key = analysisKey(input);
-    let p = kept.get(key);
-    if (!p) {
-      p = run(input);
-      kept.set(key, p);
-      if (kept.size > KEPT) kept.delete(kept.keys().next().value!);
-      // a failed analysis is not kept: the job's retry analyses again
-      p.catch(() => kept.get(key) === p && kept.delete(key));
-    }
-    if (last) kept.delete(key);
-    return p;
-  };
+  const kept = keptAnalyses(run, size);
 
   return {
     name: "nlp",
@@ -171,10 +171,14 @@ export function threadedNlpExtractor(o: ExtractionThreadsOptions = {}, cx: Threa
       return held && !destroyed ? held.pool.threads.length : 0;
     },
     async extractEntities(input) {
-      return (await analysis(input, false)).entities;
+      return (await kept.analysis(input, false)).entities;
     },
     async extractFacts(input) {
-      return (await analysis(input, true)).facts;
+      return (await kept.analysis(input, true)).facts;
+    },
+    prepare(input) {
+      // only onto a thread that is free or nearly: an episode's own analysis never waits behind many started ahead
+      if (!destroyed && !(held && held.outstanding >= 2 * size)) kept.ahead(input);
     },
     async destroy() {
       if (destroyed) return;
@@ -182,6 +186,67 @@ export function threadedNlpExtractor(o: ExtractionThreadsOptions = {}, cx: Threa
       kept.clear();
       stop.abort();
       if (held && settings) await release(settings, held);
+    },
+  };
+}
+
+/**
+ * The analyses of one extractor between their first call and `extractFacts`, and those `prepare` started ahead of
+ * their jobs (at most AHEAD_PER_THREAD per thread, each AHEAD_MS at most).
+ */
+function keptAnalyses(run: (input: ExtractionInput) => Promise<Analysis>, size: number) {
+  const kept = new Map<string, Kept>();
+  let aheadCount = 0;
+  const drop = (key: string, k: Kept) => {
+    if (kept.get(key) !== k) return;
+    kept.delete(key);
+    if (k.ahead !== null) aheadCount--;
+  };
+  /** Keeps the newest KEPT asked-for analyses, and the started-ahead ones until AHEAD_MS old (`ahead` bounds their number). */
+  const trim = () => {
+    const stale = Date.now() - AHEAD_MS;
+    let asked = kept.size - aheadCount;
+    for (const [key, k] of [...kept]) {
+      if (k.ahead !== null) {
+        if (k.ahead < stale) drop(key, k);
+      } else if (asked > KEPT) {
+        drop(key, k);
+        asked--;
+      }
+    }
+  };
+  const start = (key: string, input: ExtractionInput, ahead: boolean) => {
+    const k: Kept = { analysis: run(input), ahead: ahead ? Date.now() : null };
+    kept.set(key, k);
+    if (ahead) aheadCount++;
+    // a failed analysis is not kept: the job's retry analyses again
+    k.analysis.catch(() => drop(key, k));
+    trim();
+    return k;
+  };
+  return {
+    /** The input's analysis, started now unless kept; `last` (extractFacts) lets it go. */
+    analysis(input: ExtractionInput, last: boolean) {
+      const key = analysisKey(input);
+      let k = kept.get(key);
+      if (!k) k = start(key, input, false);
+      else if (k.ahead !== null) {
+        // its job asks for it now: kept as asked-for until extractFacts takes it
+        k.ahead = null;
+        aheadCount--;
+      }
+      if (last) drop(key, k);
+      return k.analysis;
+    },
+    /** Starts the input's analysis ahead of its job, unless kept or as many as the threads get through are waiting. */
+    ahead(input: ExtractionInput) {
+      if (aheadCount >= size * AHEAD_PER_THREAD) return;
+      const key = analysisKey(input);
+      if (!kept.has(key)) start(key, input, true);
+    },
+    clear() {
+      kept.clear();
+      aheadCount = 0;
     },
   };
 }

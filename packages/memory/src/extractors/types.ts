@@ -62,4 +62,10 @@ export interface Extractor {
   extractEntities(input: ExtractionInput): Promise<ExtractedEntity[]>;
   /** `entities` are the resolved entities of the episode, with canonical names. */
   extractFacts(input: ExtractionInput & { entities: ExtractedEntity[] }): Promise<ExtractedFact[]>;
+  /**
+   * A hint, given when an episode is accepted, that its extraction will be asked for soon: an extractor whose work
+   * does not depend on the brain may start it now, off the loop, and answer the later calls from it. Never throws;
+   * doing nothing is a valid answer.
+   */
+  prepare?(input: ExtractionInput): void;
 }

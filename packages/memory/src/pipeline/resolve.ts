@@ -316,9 +316,17 @@ function containsWord(text: string, form: string): boolean {
   return false;
 }
 
-export async function knownMentions(run: EpisodeRun, already: ExtractedEntity[]): Promise<ExtractedEntity[]> {
-  const { deps, episode } = run;
-  const hits = await deps.store.searchEntities({ brainId: episode.brainId, query: episode.content, limit: 20 });
+/** The brain's entities whose names the episode's text may hold: the candidates of `knownMentions`. */
+export const knownCandidates = (run: EpisodeRun) =>
+  run.deps.store.searchEntities({ brainId: run.episode.brainId, query: run.episode.content, limit: 20 });
+
+/** The candidates (`knownCandidates`) whose name or alias the text holds as words, beside the names `already` found. */
+export async function knownMentions(
+  run: EpisodeRun,
+  hits: Awaited<ReturnType<typeof knownCandidates>>,
+  already: ExtractedEntity[],
+): Promise<ExtractedEntity[]> {
+  const { episode } = run;
   const have = new Set(already.map((e) => nameKey(e.name)));
   const text = fold(episode.content);
   const out: ExtractedEntity[] = [];

@@ -4,6 +4,7 @@
 // without group keys, and the commit is optimistic on the brain's version (resolved again on conflict).
 import { kitMeter, timeSlicer } from "@mountkit/core";
 import type { Job } from "@mountkit/core/jobs";
+import type { EpisodeRecord } from "../domain/types.js";
 import type { Embedder } from "../embeddings.js";
 import { commit, indexVectors } from "./commit.js";
 import type { EpisodeRun, PipelineDeps } from "./context.js";
@@ -13,11 +14,14 @@ import { applyEndings } from "./endings.js";
 import { extractEntities } from "./entities.js";
 import { extractFacts } from "./facts.js";
 import { prefetchEdges, prefetchEntities } from "./lookups.js";
-import { createResolver, knownMentions } from "./resolve.js";
+import { createResolver, knownCandidates, knownMentions } from "./resolve.js";
 import { resolveTimes } from "./temporal.js";
 import { resolveTransfers } from "./transfers.js";
 
 export const EXTRACTION_QUEUE = "memory.extract";
+
+/** The brain's queued episodes an extraction reads with its own, for the extractor to start on (one job ahead, and one spare). */
+const AHEAD = 2;
 
 /** Resolutions of one episode against a brain that keeps changing under it before the job is retried. */
 const MAX_CONFLICTS = 5;
@@ -53,6 +57,8 @@ export interface Pipeline {
   handle(job: Job<ExtractionPayload>): Promise<void>;
   /** Marks an episode failed once its job has no attempts left. */
   onDead(job: Job<ExtractionPayload>, error: unknown): Promise<void>;
+  /** An episode was accepted: the extractor may start on it before its job runs (`Extractor.prepare`). */
+  prepare(episode: EpisodeRecord): void;
 }
 
 const reasonOf = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 1000) || "extraction failed";
@@ -106,9 +112,20 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
     if (enqueue) deps.events?.committed();
   }
 
-  /** The episode, moved to processing, and the brain's version as read then; null when it is gone or done. */
+  function prepare(episode: EpisodeRecord) {
+    deps.extractor.prepare?.({ content: episode.content, metadata: episode.metadata, occurredAt: episode.occurredAt });
+  }
+
+  /**
+   * The episode, moved to processing, and the brain's version as read then; null when it is gone or done. The brain's
+   * next queued episodes, read with it, go to the extractor to start on while this one resolves and commits.
+   */
   async function begin({ brainId, episodeId: id }: ExtractionPayload) {
-    if (store.beginExtraction) return store.beginExtraction({ brainId, id, now: clock.now() });
+    if (store.beginExtraction) {
+      const begun = await store.beginExtraction({ brainId, id, now: clock.now(), ...(deps.extractor.prepare ? { ahead: AHEAD } : {}) });
+      for (const next of begun?.ahead ?? []) prepare(next);
+      return begun;
+    }
     const episode = await store.getEpisode({ brainId, id });
     if (!episode || episode.status === "done") return null;
     await store.setEpisodeStatus({ brainId, id, status: "processing", now: clock.now() });
@@ -136,8 +153,11 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
         };
         const resolver = createResolver(run);
         try {
+          // the brain's entities named in the text are looked up while the extractor reads it
+          const candidates = knownCandidates(run);
+          candidates.catch(() => {});
           const extracted = await extractEntities(run);
-          extracted.push(...(await knownMentions(run, extracted)));
+          extracted.push(...(await knownMentions(run, await candidates, extracted)));
           await prefetchEntities(run, extracted);
           for (const e of extracted) {
             await run.slice();
@@ -179,5 +199,6 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
     async onDead(job, error) {
       await fail(job.payload.brainId, job.payload.episodeId, error);
     },
+    prepare,
   };
 }

@@ -253,8 +253,15 @@ export interface MemoryStore extends StoreErasure {
    * What an extraction reads before it starts, in one step: moves the episode to `processing` (as `setEpisodeStatus`)
    * and answers it, with the brain's `brainVersion`; null when the episode is gone or done. Optional: without it the
    * pipeline calls `getEpisode`, `setEpisodeStatus` and `brainVersion` (three round trips to a database instead of one).
+   * With `ahead`, it also answers up to that many of the brain's other queued episodes created no earlier, oldest first:
+   * the ones its next jobs will extract, which the extractor may start on now (`Extractor.prepare`).
    */
-  beginExtraction?(input: { brainId: string; id: string; now: number }): Promise<{ episode: EpisodeRecord; version: number } | null>;
+  beginExtraction?(input: {
+    brainId: string;
+    id: string;
+    now: number;
+    ahead?: number;
+  }): Promise<{ episode: EpisodeRecord; version: number; ahead?: EpisodeRecord[] } | null>;
 
   // --- playbooks ---
   getPlaybook(input: { brainId: string; slug: string }): Promise<PlaybookRecord | null>;

@@ -90,9 +90,10 @@ export function episodeMethods(ctx: MemoryStoreContext): EpisodeMethods {
           );
       });
     },
-    async beginExtraction({ brainId, id }) {
-      // one message to the SQLite writer: the episode as it moves to processing (none when done or gone), the version
-      const [moved, version] = await executeBatch(db, pg, [
+    async beginExtraction({ brainId, id, ahead = 0 }) {
+      // one message to the SQLite writer: the episode as it moves to processing (none when done or gone), the version,
+      // and the queued episodes after it (the memory_episodes_newest index, read from the episode's time on)
+      const [moved, version, next] = await executeBatch(db, pg, [
         db
           .updateTable("memory_episodes")
           .set({ status: "processing", error: null })
@@ -101,11 +102,33 @@ export function episodeMethods(ctx: MemoryStoreContext): EpisodeMethods {
           .where("status", "<>", "done")
           .returning(EPISODE_COLS),
         db.selectFrom("memory_brain_versions").select("version").where("brain_id", "=", brainId),
+        ...(ahead > 0
+          ? [
+              db
+                .selectFrom("memory_episodes")
+                .select(EPISODE_COLS)
+                .where("brain_id", "=", brainId)
+                .where(
+                  "created_at",
+                  ">=",
+                  db.selectFrom("memory_episodes as e").select("e.created_at").where("e.brain_id", "=", brainId).where("e.id", "=", id),
+                )
+                .where("id", "<>", id)
+                .where("status", "=", "queued")
+                .orderBy("created_at")
+                .orderBy("id")
+                .limit(ahead),
+            ]
+          : []),
       ]);
       const row = moved!.rows[0] as Parameters<typeof toEpisode>[0] | undefined;
       if (!row) return null;
       const v = version!.rows[0] as { version: unknown } | undefined;
-      return { episode: toEpisode(row), version: v ? Number(v.version) : 0 };
+      return {
+        episode: toEpisode(row),
+        version: v ? Number(v.version) : 0,
+        ...(next ? { ahead: (next.rows as Array<Parameters<typeof toEpisode>[0]>).map(toEpisode) } : {}),
+      };
     },
     async searchEpisodes({ brainId, query, limit, asOf, knownAt, filter }) {
       const where = episodeFilterSql(pg, filter);
