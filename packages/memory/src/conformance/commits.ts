@@ -5,6 +5,30 @@ import { nameKeys } from "../text/names.js";
 import { addEpisode, commitOf, DAY, edge, entity, episode, type StoreTest, seeded, T0, uid } from "./fixtures.js";
 
 export function commitTests(test: StoreTest): void {
+  test("findEntitiesByKeys answers in the keys' order, oldest first within a key, each entity once, up to the limit", async (store) => {
+    const brainId = uid("brain");
+    const ep = episode(brainId);
+    await addEpisode(store, ep);
+    const lee = entity(brainId, "Sam Lee", { aliases: ["Sam"], createdAt: T0 + 20 });
+    const park = entity(brainId, "Sam Park", { aliases: ["Sam"], createdAt: T0 + 10 });
+    const kim = entity(brainId, "Kim", { kind: "organization", createdAt: T0 + 30 });
+    expect(await store.commitExtraction(commitOf(ep, { createEntities: [lee, park, kim], entityIds: [lee.id, park.id, kim.id] }))).toEqual({
+      committed: true,
+    });
+    // another brain's entities under the same keys are never answered
+    const other = episode(uid("brain"));
+    await addEpisode(store, other);
+    await store.commitExtraction(commitOf(other, { createEntities: [entity(other.brainId, "Sam"), entity(other.brainId, "Kim")] }));
+    const names = async (keys: string[], limit: number) => (await store.findEntitiesByKeys({ brainId, keys, limit })).map((e) => e.name);
+    expect(await names(["kim", "sam"], 10)).toEqual(["Kim", "Sam Park", "Sam Lee"]);
+    expect(await names(["sam", "kim"], 10)).toEqual(["Sam Park", "Sam Lee", "Kim"]);
+    expect(await names(["sam lee", "sam", "sam lee"], 10)).toEqual(["Sam Lee", "Sam Park"]);
+    expect(await names(["sam", "kim"], 2)).toEqual(["Sam Park", "Sam Lee"]);
+    expect(await names(["nobody", "sam park"], 5)).toEqual(["Sam Park"]);
+    expect(await names(["sam"], 0)).toEqual([]);
+    expect(await store.findEntitiesByKeys({ brainId, keys: ["kim"], limit: 1 })).toEqual([kim]);
+  });
+
   test("commitExtraction writes everything, marks the episode done and is idempotent", async (store) => {
     const { brainId, ep, alice, e1 } = await seeded(store);
     const done = await store.getEpisode({ brainId, id: ep.id });

@@ -31,7 +31,10 @@ export function entityMethods({ data }: MemoryState): EntityMethods {
       const d = data.get(brainId);
       if (!d) return [];
       const ids = new Set<string>();
-      for (const k of keys) for (const id of d.entityKeys.get(k) ?? []) ids.add(id);
+      for (const k of keys) {
+        const same = [...(d.entityKeys.get(k) ?? [])].map((id) => d.entities.get(id)!);
+        for (const e of same.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) ids.add(e.id);
+      }
       return [...ids].slice(0, limit).map((id) => cloneEntity(d.entities.get(id)!));
     },
     async searchEntities({ brainId, query, limit }) {

@@ -183,7 +183,10 @@ export interface MemoryStore extends StoreErasure {
   getEntities(input: { brainId: string; ids: string[] }): Promise<EntityRecord[]>;
   /** `scope`: only entities a fact of that scope touches (entities themselves are the brain's, shared by its scopes). */
   listEntities(input: ListInput & { scope?: ScopeFilter }): Promise<Page<EntityRecord>>;
-  /** Entities having any of these lookup keys (see EntityRecord.keys). */
+  /**
+   * Entities having any of these lookup keys (see EntityRecord.keys): in the order of `keys`, oldest first within a key
+   * (`createdAt`, then id), each once, at most `limit`.
+   */
   findEntitiesByKeys(input: { brainId: string; keys: string[]; limit: number }): Promise<EntityRecord[]>;
   /** Full-text search over entity names and aliases. */
   searchEntities(input: { brainId: string; query: string; limit: number }): Promise<Array<SearchHit<EntityRecord>>>;

@@ -1,7 +1,7 @@
 // Entities and edges of the SQL memory store: reads by id, key and entity, pages, full-text search, and
 // an edge's invalidation. Edges are read bi-temporally (`visible` in rows.ts); their insertion
 // order is the `ord` column on PostgreSQL, the rowid on SQLite.
-import type { EdgeRecord, MemoryStore } from "@mountkit/memory";
+import type { EdgeRecord, EntityRecord, MemoryStore } from "@mountkit/memory";
 import { type RawBuilder, sql } from "kysely";
 import { sqlCount } from "../../limits.js";
 import { insertJob } from "../kit/jobs.js";
@@ -38,26 +38,28 @@ export function entityMethods(ctx: MemoryStoreContext): EntityMethods {
     },
     async findEntitiesByKeys({ brainId, keys, limit }) {
       if (!keys.length || limit <= 0) return [];
-      const rows = await db
+      // one statement: every asked key that names an entity, with the entity's row (once per key it holds)
+      const rows = (await db
         .selectFrom("memory_entity_keys as k")
         .innerJoin("memory_entities as e", (j) => j.onRef("e.brain_id", "=", "k.brain_id").onRef("e.id", "=", "k.entity_id"))
-        .select(["k.key", "k.entity_id", "e.created_at"])
+        .select(["k.key as key_", ...ENTITY_COLS.map((c) => `e.${c}` as const)])
         .where("k.brain_id", "=", brainId)
         .where("k.key", "in", [...new Set(keys)])
         .orderBy("e.created_at")
-        .orderBy("k.entity_id")
-        .execute();
+        .orderBy("e.id")
+        .execute()) as Array<Row & { key_: string; id: string }>;
       // the order the keys were asked in, then the entities' age: the most specific key's entity first
       // (one pass over the rows: a prefetch asks thousands of keys, and a scan per key was quadratic)
-      const byKey = new Map<string, string[]>();
+      const byKey = new Map<string, Row[]>();
       for (const r of rows) {
-        const same = byKey.get(r.key);
-        if (same) same.push(r.entity_id);
-        else byKey.set(r.key, [r.entity_id]);
+        const same = byKey.get(r.key_);
+        if (same) same.push(r);
+        else byKey.set(r.key_, [r]);
       }
-      const ids = new Set<string>();
-      for (const key of keys) for (const id of byKey.get(key) ?? []) if (ids.size < limit) ids.add(id);
-      return entities.many(brainId, [...ids]);
+      const out = new Map<string, EntityRecord>();
+      for (const key of keys)
+        for (const r of byKey.get(key) ?? []) if (out.size < limit && !out.has(r.id as string)) out.set(r.id as string, toEntity(r));
+      return [...out.values()];
     },
     async searchEntities({ brainId, query, limit }) {
       return searchMemory(ctx.search, "entities", brainId, query, limit, null, toEntity);
