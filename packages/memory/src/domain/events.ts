@@ -15,8 +15,16 @@ export type MemoryEventType = (typeof MEMORY_EVENTS)[number];
 export const brainScope = (brainId: string) => `memory:brain:${brainId}`;
 
 export interface MemoryEvents {
-  /** The jobs of an extraction's events, or none when the brain has no subscription taking any of them. */
-  extraction(c: ExtractionCommit): Promise<((applied: AppliedCommit) => NewJob[]) | undefined>;
+  /** The event types some enabled subscription of the brain takes: one read, which an extraction starts early. */
+  wanted(brainId: string): Promise<ReadonlySet<MemoryEventType>>;
+  /**
+   * The jobs of an extraction's events, or none when the brain has no subscription taking any of them; `wanted`, when
+   * given, is the brain's `wanted` read earlier in the extraction.
+   */
+  extraction(
+    c: ExtractionCommit,
+    wanted?: Promise<ReadonlySet<MemoryEventType>>,
+  ): Promise<((applied: AppliedCommit) => NewJob[]) | undefined>;
   /** The job of `episode.failed` for the episode as failed, or none without a subscription taking it. */
   failed(brainId: string): Promise<((episode: EpisodeRecord) => NewJob[]) | undefined>;
   /** The job of `edge.invalidated` for an edge invalidated by hand, or none without a subscription taking it. */
@@ -26,23 +34,26 @@ export interface MemoryEvents {
 }
 
 export function memoryEvents(hooks: WebhookDispatcher, clock: Clock): MemoryEvents {
-  /** The types among `types` that some enabled subscription of the brain takes. */
-  async function wanted(brainId: string, types: MemoryEventType[]): Promise<Set<MemoryEventType>> {
-    const scope = brainScope(brainId);
-    const taken = await Promise.all(types.map(async (t) => (await hooks.store.matchingSubscriptions(scope, t)).length > 0));
-    return new Set(types.filter((_, i) => taken[i]));
+  /** The types that some enabled subscription of the brain takes, in one read of its subscriptions. */
+  async function wanted(brainId: string): Promise<ReadonlySet<MemoryEventType>> {
+    const out = new Set<MemoryEventType>();
+    for (const s of await hooks.store.listSubscriptions(brainScope(brainId)))
+      if (s.enabled) for (const t of MEMORY_EVENTS) if (s.events.includes("*") || s.events.includes(t)) out.add(t);
+    return out;
   }
   const job = (type: MemoryEventType, brainId: string, subject: string, data: unknown) =>
     eventJob("memory", webhookEvent({ type, scope: brainScope(brainId), subject, data, now: clock.now() }));
 
   return {
-    async extraction(c) {
+    wanted,
+    async extraction(c, early) {
       // a correction expires the stored record (tExpired set); a supersession only ends its validity
       const corrected = new Set(c.invalidate.filter((i) => i.tExpired !== null).map((i) => i.id));
       const types: MemoryEventType[] = ["episode.done"];
       if (corrected.size) types.push("edge.invalidated");
       if (corrected.size < c.invalidate.length) types.push("edge.superseded");
-      const want = await wanted(c.brainId, types);
+      const subscribed = await (early ?? wanted(c.brainId));
+      const want = new Set(types.filter((t) => subscribed.has(t)));
       if (!want.size) return undefined;
       return ({ episode, closed }) => {
         const jobs: NewJob[] = [];
@@ -60,11 +71,11 @@ export function memoryEvents(hooks: WebhookDispatcher, clock: Clock): MemoryEven
       };
     },
     async failed(brainId) {
-      if (!(await wanted(brainId, ["episode.failed"])).size) return undefined;
+      if (!(await wanted(brainId)).has("episode.failed")) return undefined;
       return (episode) => [job("episode.failed", brainId, episode.id, episodeJson(episode))];
     },
     async invalidated(brainId) {
-      if (!(await wanted(brainId, ["edge.invalidated"])).size) return undefined;
+      if (!(await wanted(brainId)).has("edge.invalidated")) return undefined;
       return (edge) => [job("edge.invalidated", brainId, edge.id, edgeJson(edge))];
     },
     committed: () => hooks.wake(),

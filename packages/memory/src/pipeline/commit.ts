@@ -1,5 +1,6 @@
 // Stage 7: commit everything the episode produced in one store call (one transaction in SQL stores, its events'
 // jobs included), idempotent on the episode; then index vectors when an embedder is configured.
+import type { MemoryEventType } from "../domain/events.js";
 import type { Embedder } from "../embeddings.js";
 import type { CommitResult, ExtractionCommit } from "../store/types.js";
 import type { EpisodeRun } from "./context.js";
@@ -16,8 +17,15 @@ export function playbookOf(metadata: Record<string, unknown>): { slug: string; t
   return { slug, title };
 }
 
-/** `expectVersion`: the brain version resolution started from (optimistic check; see MemoryStore). */
-export async function commit(run: EpisodeRun, expectVersion?: number): Promise<CommitResult> {
+/**
+ * `expectVersion`: the brain version resolution started from (optimistic check; see MemoryStore); `subscribed`: the
+ * brain's wanted event types, read while the run resolved (MemoryEvents.wanted).
+ */
+export async function commit(
+  run: EpisodeRun,
+  expectVersion?: number,
+  subscribed?: Promise<ReadonlySet<MemoryEventType>>,
+): Promise<CommitResult> {
   const { deps, episode } = run;
   const all = [...run.entities.values()];
   const mentioned = new Set<string>([...run.edges.flatMap((e) => [e.source, e.target]), ...all.map((r) => r.record.id)]);
@@ -44,7 +52,7 @@ export async function commit(run: EpisodeRun, expectVersion?: number): Promise<C
     ...(expectVersion === undefined ? {} : { expectVersion }),
   };
   // the commit's events ride in its transaction (docs/memory.md#webhooks)
-  const enqueue = await deps.events?.extraction(c);
+  const enqueue = await deps.events?.extraction(c, subscribed);
   const result = await deps.store.commitExtraction(enqueue ? { ...c, enqueue } : c);
   if (result.committed && enqueue) deps.events?.committed();
   return result;

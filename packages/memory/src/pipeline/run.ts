@@ -151,25 +151,11 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
           invalidations: [],
           slice: timeSlicer(),
         };
-        const resolver = createResolver(run);
+        // which events the brain's subscriptions take, read for the commit while the episode resolves
+        const subscribed = deps.events?.wanted(episode.brainId);
+        subscribed?.catch(() => {});
         try {
-          // the brain's entities named in the text are looked up while the extractor reads it
-          const candidates = knownCandidates(run);
-          candidates.catch(() => {});
-          const extracted = await extractEntities(run);
-          extracted.push(...(await knownMentions(run, await candidates, extracted)));
-          await prefetchEntities(run, extracted);
-          for (const e of extracted) {
-            await run.slice();
-            await resolver.resolve(e);
-          }
-          const facts = await extractFacts(run, resolver);
-          const timed = resolveTimes(run, facts);
-          await resolveTransfers(run, timed.edges);
-          await prefetchEdges(run, [...timed.edges, ...timed.endings]);
-          const ended = await applyEndings(run, timed.endings, timed.edges);
-          run.edges = await dropDuplicates(run, ended);
-          await resolveContradictions(run, run.edges, timed.generic);
+          await resolveEpisode(run);
         } catch (err) {
           if (typeof err === "object" && err !== null && (storeErrors.has(err) || (err as { transient?: unknown }).transient === true))
             throw err;
@@ -178,7 +164,7 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
           lagged(episode, "failed");
           return;
         }
-        const result = await commit(run, version);
+        const result = await commit(run, version, subscribed);
         if (result.committed) {
           await indexVectors(run, options.embedder);
           lagged(episode, "done");
@@ -201,4 +187,29 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
     },
     prepare,
   };
+}
+
+/**
+ * Stages 1-6 of one attempt: the episode's entities and facts resolved against the brain, its times, transfers,
+ * endings, duplicates and contradictions settled into `run`.
+ */
+async function resolveEpisode(run: EpisodeRun): Promise<void> {
+  const resolver = createResolver(run);
+  // the brain's entities named in the text are looked up while the extractor reads it
+  const candidates = knownCandidates(run);
+  candidates.catch(() => {});
+  const extracted = await extractEntities(run);
+  extracted.push(...(await knownMentions(run, await candidates, extracted)));
+  await prefetchEntities(run, extracted);
+  for (const e of extracted) {
+    await run.slice();
+    await resolver.resolve(e);
+  }
+  const facts = await extractFacts(run, resolver);
+  const timed = resolveTimes(run, facts);
+  await resolveTransfers(run, timed.edges);
+  await prefetchEdges(run, [...timed.edges, ...timed.endings]);
+  const ended = await applyEndings(run, timed.endings, timed.edges);
+  run.edges = await dropDuplicates(run, ended);
+  await resolveContradictions(run, run.edges, timed.generic);
 }
