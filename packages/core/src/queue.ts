@@ -169,8 +169,6 @@ export interface WorkerOptions<T> {
 
 export interface Worker {
   start(): void;
-  /** Whether it claims jobs: started and not stopped since. */
-  readonly running: boolean;
   /** Polls now instead of waiting for the next tick (call after enqueue). */
   wake(): void;
   /** Stops claiming and waits for in-flight jobs to finish. */
@@ -287,9 +285,6 @@ export function createWorker<T>(o: WorkerOptions<T>): Worker {
   }
 
   return {
-    get running() {
-      return running;
-    },
     start() {
       if (running) return;
       running = true;

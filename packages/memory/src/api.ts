@@ -6,7 +6,7 @@ import { erasureCalls } from "./api-erasure.js";
 import type { MemoryEvents } from "./domain/events.js";
 import { renderPlaybook } from "./domain/playbook.js";
 import { edgeFilterOf, episodeFilterOf, type FilterInput, type ScopeFilter } from "./domain/scope.js";
-import type { EdgeRecord, EpisodeRecord } from "./domain/types.js";
+import type { EdgeRecord } from "./domain/types.js";
 import { edgeVisibleAt } from "./domain/types.js";
 import { decodeCursor, edgeJson, encodeCursor, entityJson, episodeJson, playbookSummaryJson, scopeJson } from "./domain/wire.js";
 import type { Embedder } from "./embeddings.js";
@@ -23,8 +23,6 @@ export interface MemoryApiDeps {
   recallWeights?: Partial<RecallWeights>;
   /** Called after an episode is stored so the worker picks its job at once. */
   onEnqueued?: () => void;
-  /** Called with each episode stored, before its job is asked for: the pipeline's extractor may start on it. */
-  onAccepted?: (episode: EpisodeRecord) => void;
   maxAttempts?: number;
   /** Outbound events of changes (the manual invalidation's); none when absent. */
   events?: MemoryEvents;

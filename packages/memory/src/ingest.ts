@@ -28,8 +28,6 @@ export interface IngestDeps {
   clock: Clock;
   ids: IdGenerator;
   onEnqueued?: () => void;
-  /** Called with each episode stored (a replayed key's first episode is not): see MemoryApiDeps. */
-  onAccepted?: (episode: EpisodeRecord) => void;
   maxAttempts?: number;
   /** How long an idempotency key answers its first episode; default IDEMPOTENCY_TTL_MS. */
   idempotencyTtlMs?: number;
@@ -151,7 +149,6 @@ export function ingestCalls(deps: IngestDeps) {
         });
       return { episode: episodeJson(asAccepted(out.duplicate)), replayed: true };
     }
-    deps.onAccepted?.(episode);
     return { episode: episodeJson(episode), replayed: false };
   }
 

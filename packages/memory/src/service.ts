@@ -164,8 +164,6 @@ export function createMemoryService(options: MemoryServiceOptions = {}): MemoryS
     embedder: options.embedder,
     recallWeights: options.recallWeights,
     onEnqueued: () => worker.wake(),
-    // a process that leaves extraction to another never runs the job, so it starts nothing ahead
-    onAccepted: (episode) => (worker.running ? pipeline.prepare(episode) : undefined),
     maxAttempts: options.worker?.maxAttempts,
     events,
     ...(options.idempotencyTtlMs === undefined ? {} : { idempotencyTtlMs: options.idempotencyTtlMs }),

@@ -147,19 +147,6 @@ describe("threaded NLP extractor", () => {
     await expect(extractor.extractEntities(input("THROW"))).rejects.toThrow("the analysis broke 9");
   });
 
-  it("a service starts an accepted episode's analysis at once while its worker runs, and not when another process extracts", async () => {
-    const prepared: string[] = [];
-    const inner = nlpExtractor();
-    const extractor: Extractor = { ...inner, name: "spy", prepare: (i) => void prepared.push(i.content) };
-    const s = service({ extractor, worker: { start: false } });
-    await s.api.createEpisode("brain", { content: "Alice met Bruno." });
-    expect(prepared).toEqual([]);
-    s.worker.start();
-    await s.api.createEpisode("brain", { content: "Chloe met Dora." });
-    expect(prepared).toEqual(["Chloe met Dora."]);
-    await s.worker.idle();
-  });
-
   it("dispose ends the service's threads; an episode cut short is retried, not failed", async () => {
     const s = createMemoryService({ extraction: { threads: 2 } });
     await s.api.createEpisode("brain", { content: "Alice Moreau moved to Lisbon in 2021." });

@@ -63,9 +63,9 @@ export interface Extractor {
   /** `entities` are the resolved entities of the episode, with canonical names. */
   extractFacts(input: ExtractionInput & { entities: ExtractedEntity[] }): Promise<ExtractedFact[]>;
   /**
-   * A hint, given when an episode is accepted, that its extraction will be asked for soon: an extractor whose work
-   * does not depend on the brain may start it now, off the loop, and answer the later calls from it. Never throws;
-   * doing nothing is a valid answer.
+   * A hint that this episode's extraction will be asked for soon: given, as an extraction of a brain begins, for the
+   * brain's next queued episodes. An extractor whose work does not depend on the brain may start it now, off the loop,
+   * and answer the later calls from it. Never throws; doing nothing is a valid answer.
    */
   prepare?(input: ExtractionInput): void;
 }

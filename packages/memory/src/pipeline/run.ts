@@ -57,8 +57,6 @@ export interface Pipeline {
   handle(job: Job<ExtractionPayload>): Promise<void>;
   /** Marks an episode failed once its job has no attempts left. */
   onDead(job: Job<ExtractionPayload>, error: unknown): Promise<void>;
-  /** An episode was accepted: the extractor may start on it before its job runs (`Extractor.prepare`). */
-  prepare(episode: EpisodeRecord): void;
 }
 
 const reasonOf = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 1000) || "extraction failed";
@@ -185,7 +183,6 @@ export function createPipeline(options: PipelineDeps & { embedder?: Embedder }):
     async onDead(job, error) {
       await fail(job.payload.brainId, job.payload.episodeId, error);
     },
-    prepare,
   };
 }
 
