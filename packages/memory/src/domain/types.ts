@@ -119,6 +119,10 @@ export function edgeVisibleAt(
 }
 
 /** An episode happened by `asOf` (valid time) and was stored by `knownAt` (transaction time). */
+/** Oldest first: `createdAt`, then id (the order the stores give records of one time, and keyset pages). */
+export const byAge = (a: { createdAt: number; id: string }, b: { createdAt: number; id: string }) =>
+  a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
 export function episodeVisibleAt(e: Pick<EpisodeRecord, "createdAt" | "occurredAt">, asOf: number, knownAt: number = asOf): boolean {
   return e.occurredAt <= asOf && e.createdAt <= knownAt;
 }

@@ -2,7 +2,7 @@
 // checks the brain's version and resolves again on a conflict), so an answer read early stays true until it commits.
 // A 50 KB episode asked the store ~600 entity and ~1,100 edge lookups one by one.
 import { ownerScope } from "../domain/scope.js";
-import type { EdgeRecord, EntityRecord } from "../domain/types.js";
+import { byAge, type EdgeRecord, type EntityRecord } from "../domain/types.js";
 import type { ExtractedEntity } from "../extractors/types.js";
 import { nameKeys } from "../text/names.js";
 import type { EpisodeRun } from "./context.js";
@@ -16,8 +16,6 @@ interface Prefetched {
 
 const entities = new WeakMap<EpisodeRun, Prefetched>();
 const edges = new WeakMap<EpisodeRun, Map<string, Promise<EdgeRecord[]>>>();
-
-const byAge = (a: EntityRecord, b: EntityRecord) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** Reads, in one call, every stored entity that `extracted` could resolve to (as findEntitiesByKeys would). */
 export async function prefetchEntities(run: EpisodeRun, extracted: readonly ExtractedEntity[]): Promise<void> {

@@ -3,9 +3,8 @@
 // ordered reads and raw writes of export and import.
 import { CONTEXT_TURNS, episodeConversation, isInferredConversation, searchableText } from "../domain/conversation.js";
 import { type ErasureReads, type ErasureRecord, erasureRecord, planErasure } from "../domain/erasure.js";
-import type { EpisodeRecord, PageAfter } from "../domain/types.js";
+import { byAge, type EpisodeRecord, type PageAfter } from "../domain/types.js";
 import type { ExportKind, ExportRecords, StoreErasure } from "./erasure-types.js";
-import { episodeMethods } from "./in-memory-episodes.js";
 import {
   addTo,
   type BrainData,
@@ -16,6 +15,7 @@ import {
   clonePlaybook,
   type MemoryState,
 } from "./in-memory-data.js";
+import { episodeMethods } from "./in-memory-episodes.js";
 
 /**
  * Each episode's conversation as indexing assigned it, replayed in insertion order (the in-memory store keeps
@@ -231,11 +231,9 @@ export function erasureMethods(state: MemoryState): Methods {
   };
 }
 
-const cmp = (a: PageAfter, b: PageAfter) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-
 /** An oldest-first keyset page. */
 function ascending<T>(all: T[], pos: (t: T) => PageAfter, limit: number, after: PageAfter | null, clone: (t: T) => T) {
-  const sorted = all.filter((t) => !after || cmp(pos(t), after) > 0).sort((a, b) => cmp(pos(a), pos(b)));
+  const sorted = all.filter((t) => !after || byAge(pos(t), after) > 0).sort((a, b) => byAge(pos(a), pos(b)));
   const items = sorted.slice(0, limit).map(clone);
   const last = items[items.length - 1];
   return { items, next: sorted.length > limit && last ? pos(last) : null };

@@ -1,7 +1,7 @@
 // The in-memory store's graph reads: entities by id, key and words; edges by id, entity, episode and
 // words, each filtered to a bi-temporal point where asked; and the one edge write outside a commit.
 import { edgeMatches, matchesScope } from "../domain/scope.js";
-import { type EdgeRecord, edgeVisibleAt } from "../domain/types.js";
+import { byAge, type EdgeRecord, edgeVisibleAt } from "../domain/types.js";
 import { topK } from "../retrieval/topk.js";
 import { cloneEdge, cloneEntity, type MemoryState, one, paginate, some, touchPlaybooks } from "./in-memory-data.js";
 import type { MemoryStore, SearchHit } from "./types.js";
@@ -33,7 +33,7 @@ export function entityMethods({ data }: MemoryState): EntityMethods {
       const ids = new Set<string>();
       for (const k of keys) {
         const same = [...(d.entityKeys.get(k) ?? [])].map((id) => d.entities.get(id)!);
-        for (const e of same.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) ids.add(e.id);
+        for (const e of same.sort(byAge)) ids.add(e.id);
       }
       return [...ids].slice(0, limit).map((id) => cloneEntity(d.entities.get(id)!));
     },
