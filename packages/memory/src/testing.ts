@@ -4,7 +4,7 @@
 import { type SkipGroup, skipLookup } from "@mountkit/core/testing";
 import { describe, it } from "vitest";
 import { accessTests } from "./conformance/access.js";
-import { commitTests } from "./conformance/commits.js";
+import { commitReferenceTests, commitTests } from "./conformance/commits.js";
 import { episodeTests } from "./conformance/episodes.js";
 import { erasureTests } from "./conformance/erasure.js";
 import { eventTests } from "./conformance/events.js";
@@ -50,6 +50,7 @@ export function describeMemoryStore(name: string, factory: () => Promise<StoreFa
   describe(`MemoryStore conformance: ${name}`, () => {
     episodeTests(test);
     commitTests(test);
+    commitReferenceTests(test);
     invalidationTests(test);
     eventTests(test);
     timeTests(test);

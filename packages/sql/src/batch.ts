@@ -1,6 +1,7 @@
 // Statements that do not read each other's results, sent together: on SQLite one round trip to the writer thread
 // carries them all (inside the caller's transaction when it has one); on PostgreSQL they run one after another.
 import type { Compilable, CompiledQuery, Kysely, QueryResult, RawBuilder } from "kysely";
+import { type CheckedQuery, CheckFailed, EXPECT, type Expectation, meets } from "./check.js";
 import { batchQuery } from "./sqlite/thread-driver.js";
 
 /** A query builder or raw SQL (`sql```), not yet run. */
@@ -24,8 +25,27 @@ export async function executeBatch(
   if (compiled.length === 0) return [];
   if (pg || compiled.length === 1) {
     const out: QueryResult<unknown>[] = [];
-    for (const c of compiled) out.push(await db.executeQuery(c));
+    for (const c of compiled) {
+      const r = await db.executeQuery(c);
+      const expect = (c as CheckedQuery)[EXPECT];
+      if (expect && !meets(expect, r.rows.length)) throw new CheckFailed(expect.reason);
+      out.push(r);
+    }
     return out;
   }
   return (await db.executeQuery(batchQuery(compiled))).rows as QueryResult<unknown>[];
+}
+
+/**
+ * `item` with a check on its rows (see ../check.ts): in a batch, a failed check throws CheckFailed and stops the rest, so
+ * a transaction's checks can go in the same batch as its writes and COMMIT. `item` must answer rows (a select, or
+ * `returning`).
+ */
+export function expecting(item: BatchItem, expect: Expectation): BatchItem {
+  return {
+    compile(db: Kysely<any>) {
+      const c = (item as { compile(provider: Kysely<any>): CompiledQuery }).compile(db);
+      return { ...c, [EXPECT]: expect } as CheckedQuery;
+    },
+  } as unknown as BatchItem;
 }

@@ -1,7 +1,8 @@
 // Batches on the SQLite writer thread (src/batch.ts): statements that do not read each other's answers go in one round
 // trip, inside the caller's transaction; a failure stops the rest and the transaction rolls back; a committing batch
 // ends its transaction; a transaction's BEGIN travels with its first statement, so a BEGIN that cannot get the lock
-// fails that transaction's every statement and none runs outside it.
+// fails that transaction's every statement and none runs outside it. A checked statement that does not answer as
+// expected stops its batch (before its COMMIT) with CheckFailed.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,7 +10,8 @@ import { isKitError } from "@mountkit/core";
 import { openDatabase, type SqlDatabase } from "@mountkit/sql";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { executeBatch } from "../src/batch.js";
+import { executeBatch, expecting } from "../src/batch.js";
+import { CheckFailed } from "../src/check.js";
 import { exited, holdLock } from "./fixtures/lock-holder.js";
 
 describe("SQLite batches", () => {
@@ -84,6 +86,47 @@ describe("SQLite batches", () => {
     expect(await ids()).toEqual([1, 6, 7]);
     await db.kysely.insertInto("t").values({ id: 9, v: "nine" }).execute();
     expect(await ids()).toEqual([1, 6, 7, 9]);
+  });
+
+  it("a failed check stops the committing batch before its writes and its COMMIT; the checks that hold let it commit", async () => {
+    const attempt = (expectOne: "some" | "none", id: number) =>
+      db.kysely
+        .transaction()
+        .execute((trx) =>
+          executeBatch(
+            trx,
+            false,
+            [
+              expecting(trx.selectFrom("t").select("id").where("id", "=", 1), { rows: expectOne, reason: "row one" }),
+              trx.insertInto("t").values({ id, v: "checked" }),
+              expecting(sql`select id from t where id = ${id}`, { rows: "some", reason: "the insert" }),
+            ],
+            { commits: true },
+          ),
+        );
+    const refused = await attempt("none", 13).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(CheckFailed);
+    expect((refused as CheckFailed).reason).toBe("row one");
+    expect(await ids()).toEqual([1]);
+    const answers = await attempt("some", 14);
+    expect(answers.map((a) => a.rows.length)).toEqual([1, 0, 1]);
+    expect(await ids()).toEqual([1, 14]);
+    // outside a transaction, and a batch of one (checked on the main thread, as on PostgreSQL)
+    await expect(
+      executeBatch(db.kysely, false, [expecting(sql`select id from t where id = 99`, { rows: "some", reason: "99" })]),
+    ).rejects.toThrow(CheckFailed);
+    await expect(
+      executeBatch(db.kysely, false, [
+        db.kysely.insertInto("t").values({ id: 15, v: "autocommit" }),
+        expecting(sql`select id from t where id = 99`, { rows: "some", reason: "99" }),
+        db.kysely.insertInto("t").values({ id: 16, v: "never" }),
+      ]),
+    ).rejects.toThrow(CheckFailed);
+    // outside a transaction each statement commits by itself: the one before the check stays, the one after never ran
+    expect(await ids()).toEqual([1, 14, 15]);
+    // the writer is clean for the next holder
+    await db.kysely.insertInto("t").values({ id: 17, v: "seventeen" }).execute();
+    expect(await ids()).toEqual([1, 14, 15, 17]);
   });
 
   it("a BEGIN that cannot get the lock fails its transaction's every statement, none outside it; an empty one waits for nothing", async () => {

@@ -120,3 +120,41 @@ export function commitTests(test: StoreTest): void {
     expect(paris.id).toBeTruthy();
   });
 }
+
+/** A commit that references what its brain does not hold fails whole, and touches no other brain. */
+export function commitReferenceTests(test: StoreTest): void {
+  test("commitExtraction that links, updates or invalidates what the brain does not hold fails and writes nothing", async (store) => {
+    const { brainId, alice, e1 } = await seeded(store);
+    // another brain's entity and edge, under ids this brain does not hold
+    const other = await seeded(store);
+    const before = { entities: await store.listEntities({ brainId, limit: 100 }), edges: await store.listEdges({ brainId, limit: 100 }) };
+    const attempts = (ep: ReturnType<typeof episode>) => {
+      const zed = entity(brainId, "Zed");
+      return [
+        commitOf(ep, { createEntities: [zed], createEdges: [edge(brainId, ep.id, zed.id, other.alice.id)] }),
+        commitOf(ep, {
+          updateEntities: [
+            { id: other.alice.id, name: "Mallory", kind: "person", aliases: [], keys: nameKeys(["Mallory"]), updatedAt: T0 + DAY },
+          ],
+        }),
+        commitOf(ep, {
+          createEntities: [zed],
+          invalidate: [{ id: other.e1.id, tInvalid: T0 + DAY, tExpired: T0 + DAY, reason: "superseded", invalidatedBy: null }],
+        }),
+      ];
+    };
+    const ep = episode(brainId, { createdAt: T0 + DAY });
+    await addEpisode(store, ep);
+    for (const c of attempts(ep)) await expect(store.commitExtraction(c)).rejects.toThrow();
+    expect(await store.listEntities({ brainId, limit: 100 })).toEqual(before.entities);
+    expect(await store.listEdges({ brainId, limit: 100 })).toEqual(before.edges);
+    expect(await store.getEpisode({ brainId, id: ep.id })).toMatchObject({ status: "queued" });
+    expect(await store.getEntity({ brainId: other.brainId, id: other.alice.id })).toMatchObject({ name: other.alice.name });
+    expect(await store.getEdge({ brainId: other.brainId, id: other.e1.id })).toMatchObject({ tInvalid: null });
+    // the same episode still commits what the brain holds
+    expect(await store.commitExtraction(commitOf(ep, { createEdges: [edge(brainId, ep.id, alice.id, alice.id)] }))).toEqual({
+      committed: true,
+    });
+    expect(e1.id).toBeTruthy();
+  });
+}

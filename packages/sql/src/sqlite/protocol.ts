@@ -1,4 +1,5 @@
 // The messages between the main thread and a SQLite connection thread (see thread-driver.ts and worker.ts).
+import type { Expectation } from "../check.js";
 import type { SqliteDriverName } from "../drivers.js";
 
 /** What a connection thread is started with (its `workerData`). */
@@ -20,6 +21,8 @@ export type ThreadReady = { type: "ready"; driver: SqliteDriverName; vectors: bo
 export interface Statement {
   sql: string;
   params: readonly unknown[];
+  /** Checked on its answer's rows: a failed check stops the message there (code `MOUNTKIT_CHECK`, see ../check.ts). */
+  expect?: Expectation;
 }
 
 /** Statements the thread runs in order, answered in one reply (the first failure stops the rest). */

@@ -13,6 +13,7 @@ import {
   SelectQueryNode,
   SqliteDialect,
 } from "kysely";
+import { CHECK_FAILED, type CheckedQuery, CheckFailed, EXPECT } from "../check.js";
 import type { SqliteDriverName } from "../drivers.js";
 import { SqliteLiteralLimitCompiler } from "../limits.js";
 import type { ThreadInit } from "./protocol.js";
@@ -33,8 +34,12 @@ export function batchQuery(queries: readonly CompiledQuery[], commits = false): 
 
 const COMMIT: Statement = { sql: "commit", params: [] };
 
-const statementsOf = (q: CompiledQuery): Statement[] =>
-  BATCH in q ? (q as BatchQuery)[BATCH].map((c) => ({ sql: c.sql, params: c.parameters })) : [{ sql: q.sql, params: q.parameters }];
+const statementOf = (c: CheckedQuery): Statement => {
+  const expect = c[EXPECT];
+  return expect ? { sql: c.sql, params: c.parameters, expect } : { sql: c.sql, params: c.parameters };
+};
+
+const statementsOf = (q: CompiledQuery): Statement[] => (BATCH in q ? (q as BatchQuery)[BATCH].map(statementOf) : [statementOf(q)]);
 
 const commitsOf = (q: CompiledQuery) => BATCH in q && (q as BatchQuery).commits;
 
@@ -64,6 +69,13 @@ const busy = () =>
 const remaining = (deadline: number) => Math.max(0, deadline - Date.now());
 
 const isBusy = (e: unknown) => e instanceof SqliteThreadError && e.code === "SQLITE_BUSY";
+
+/** A thread's failure as the stores see it: a lock not had in time answers 503, a failed check is CheckFailed. */
+function failure(e: unknown): unknown {
+  if (isBusy(e)) return busy();
+  if (e instanceof SqliteThreadError && e.code === CHECK_FAILED) return new CheckFailed(e.message);
+  return e;
+}
 
 /** The writer, one holder at a time; waiters give up at their deadline. */
 function writerLock() {
@@ -206,7 +218,7 @@ class ThreadConnection implements DatabaseConnection {
       if (commits) this.tx = "committed";
       return answers.slice(begin ? 1 : 0, begin ? statements.length + 1 : statements.length);
     } catch (e) {
-      const err = isBusy(e) ? busy() : e;
+      const err = failure(e);
       // the BEGIN ran unless it is the statement that failed (a lock not had in time): only then is there nothing to end
       if (begin && !(e instanceof SqliteThreadError && e.index > 0)) this.tx = { failed: err };
       throw err;
@@ -218,7 +230,7 @@ class ThreadConnection implements DatabaseConnection {
     try {
       return await this.pool.writer.runAll(statements, remaining(deadline));
     } catch (e) {
-      throw isBusy(e) ? busy() : e;
+      throw failure(e);
     }
   }
 

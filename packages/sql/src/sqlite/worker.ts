@@ -3,6 +3,7 @@
 // Every synchronous wait (a statement's work, the busy timeout on another process's write lock) happens here, never
 // on the host's event loop.
 import { parentPort, workerData } from "node:worker_threads";
+import { CHECK_FAILED, CheckFailed, meets } from "../check.js";
 import { loadSqliteVec, openSqliteConnection, type SqliteConnection } from "../drivers.js";
 import type { Answer, QueryError, QueryMessage, QueryReply, Statement, ThreadInit, ThreadReady } from "./protocol.js";
 
@@ -22,6 +23,7 @@ const CONSTRAINTS: Record<number, string> = {
 
 /** The error as the main thread gets it: one `code` whichever driver threw (better-sqlite3's names). */
 function errorOf(e: unknown): QueryError {
+  if (e instanceof CheckFailed) return { message: e.reason, code: CHECK_FAILED };
   const err = e as { message?: unknown; code?: unknown; errcode?: unknown };
   const message = typeof err?.message === "string" ? err.message : String(e);
   let code = typeof err?.code === "string" && err.code.startsWith("SQLITE_") ? err.code : undefined;
@@ -67,10 +69,15 @@ async function main(init: ThreadInit) {
     cache.set(sql, stmt);
     return stmt;
   };
-  const execute = ({ sql, params }: Statement): Answer => {
+  const execute = ({ sql, params, expect }: Statement): Answer => {
     const stmt = prepare(sql);
     const values = params.map(param);
-    if (stmt.reader) return { rows: stmt.all(values) as unknown[] };
+    if (stmt.reader) {
+      const rows = stmt.all(values) as unknown[];
+      if (expect && !meets(expect, rows.length)) throw new CheckFailed(expect.reason);
+      return { rows };
+    }
+    if (expect) throw new Error("a checked statement must answer rows");
     const r = stmt.run(values);
     return { rows: [], changes: Number(r.changes), lastId: Number(r.lastInsertRowid) };
   };

@@ -2,21 +2,17 @@
 // episode row is locked and checked first, so a re-run job writes nothing twice) and optimistic on the
 // brain's version (a commit that expected an older version rolls back as a conflict).
 import type { CommitResult, EntityRecord, ExtractionCommit } from "@mountkit/memory";
-import { type QueryResult, sql } from "kysely";
-import { type BatchItem, executeBatch } from "../../batch.js";
+import { sql } from "kysely";
+import { type BatchItem, executeBatch, expecting } from "../../batch.js";
+import { CheckFailed } from "../../check.js";
 import { jobInsert } from "../kit/jobs.js";
-import { type Db, EDGE_COLS, EPISODE_COLS, type MemoryStoreContext, num, toEdge, toEpisode } from "./rows.js";
+import { type Db, EDGE_COLS, EPISODE_COLS, type MemoryStoreContext, toEdge, toEpisode } from "./rows.js";
 import { edgeInserts, indexedInserts, indexTextQueries } from "./search-index.js";
 
-/**
- * Thrown inside a commit's transaction to roll its writes back and answer `result` instead: the episode is gone or
- * already done, or the brain moved past `expectVersion` (a conflict).
- */
-class CommitRefused extends Error {
-  constructor(readonly result: CommitResult) {
-    super("commit refused");
-  }
-}
+/** The checks whose failure is answered as the commit's refusal (the others are errors: a commit the brain cannot hold). */
+const REFUSALS = new Set<string>(["episode_not_found", "already_done", "conflict"] satisfies Array<
+  Extract<CommitResult, { committed: false }>["reason"]
+>);
 
 const entityText = (e: Pick<EntityRecord, "name" | "aliases">) => [e.name, ...e.aliases].join(" \n ");
 
@@ -25,27 +21,25 @@ export async function commitExtraction(ctx: MemoryStoreContext, c: ExtractionCom
   return ctx.ftsByBrain
     .writing(c.brainId, () => ctx.db.transaction().execute(async (trx) => commitIn(ctx, trx, c)))
     .catch((e) => {
-      if (e instanceof CommitRefused) return e.result;
+      if (e instanceof CheckFailed && REFUSALS.has(e.reason)) return { committed: false, reason: e.reason as "conflict" };
       throw e;
     });
 }
 
 /**
- * One extraction commit inside `trx` (see MemoryStore.commitExtraction), in two batches (one round trip each on
- * SQLite): the checks with every write and the version bump, then what depends on the writes' answers. The checks'
- * answers are read after the first batch, and a failed one rolls its writes back. The transaction holds the SQLite
- * writer from its first batch to its COMMIT, and every other write of the process waits meanwhile: so every statement
- * is built (its text analysed) before the first goes, and nothing avoidable runs between the two.
+ * One extraction commit inside `trx` (see MemoryStore.commitExtraction). Its checks go first in the same batch as every
+ * write (one round trip on SQLite, where the connection thread checks them and a failed one stops the batch). When
+ * nothing else depends on the writes' answers (no edge closed, no playbook, no event), the batch also carries the
+ * COMMIT, so the transaction is one message; otherwise a second batch follows with what does. The transaction holds the
+ * SQLite writer until its COMMIT and every other write of the process waits meanwhile: so every statement is built (its
+ * text analysed) before the first goes, and nothing avoidable runs between the two.
  */
 async function commitIn(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit): Promise<CommitResult> {
   const writes = await commitWrites(ctx, trx, c);
   const checks = commitChecks(ctx, trx, c);
-  const all = await executeBatch(trx, ctx.pg, [...checks.items, ...writes.items]);
-  const refused = checks.verify(all.slice(0, checks.items.length));
-  if (refused) throw new CommitRefused(refused);
-  const answers = all.slice(checks.items.length);
-  const version = num((answers[0]!.rows[0] as { version: number }).version);
-  if (c.expectVersion !== undefined && version - 1 !== c.expectVersion) throw new CommitRefused({ committed: false, reason: "conflict" });
+  const whole = !c.playbook && c.invalidate.length === 0 && !c.enqueue;
+  const answers = (await executeBatch(trx, ctx.pg, [...checks, ...writes.items], { commits: whole })).slice(checks.length);
+  if (whole) return { committed: true } as const;
   // the invalidations' answers: the edges they closed (one already closed answers no row)
   const closed = answers
     .slice(writes.head, writes.head + c.invalidate.length)
@@ -71,17 +65,29 @@ async function commitIn(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit): 
 }
 
 /**
- * A commit's writes, in order: the version bump, the entities (`head` statements in all), the invalidations (one each,
- * answering the edge it closed), the edges, and the episode marked done (answering its row).
+ * A commit's writes, in order: the version bump and its check against `expectVersion`, the entities (`head` statements
+ * in all), the invalidations (one each, answering the edge it closed), the edges, and the episode marked done
+ * (answering its row).
  */
 async function commitWrites(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit): Promise<{ items: BatchItem[]; head: number }> {
   const head = [
     // every commit of the brain bumps its version; the row lock serialises the brain's commits on PostgreSQL
-    // (SQLite's write lock already does), so the previous version is exact
-    sql<{ version: number }>`
+    // (SQLite's write lock already does), so the version read after it is exact
+    sql`
       insert into memory_brain_versions (brain_id, version) values (${c.brainId}, 1)
-      on conflict (brain_id) do update set version = memory_brain_versions.version + 1
-      returning version`,
+      on conflict (brain_id) do update set version = memory_brain_versions.version + 1`,
+    ...(c.expectVersion === undefined
+      ? []
+      : [
+          expecting(
+            trx
+              .selectFrom("memory_brain_versions")
+              .select("version")
+              .where("brain_id", "=", c.brainId)
+              .where("version", "=", c.expectVersion + 1),
+            { rows: "some", reason: "conflict" },
+          ),
+        ]),
     ...(await entityWrites(ctx, trx, c)),
   ];
   const writes: BatchItem[] = [
@@ -105,42 +111,32 @@ async function commitWrites(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommi
 }
 
 /**
- * The statements that lock the episode and look up what the commit references, and `verify`, which reads their answers:
- * the refusal when the episode is gone or done; throws when the commit updates or links an entity, or invalidates an
- * edge, that the brain does not hold.
+ * The checks of a commit, each failing it with its reason: the episode, locked, must exist and not be done (a refusal),
+ * and every entity it updates or links and every edge it invalidates must be the brain's (an error).
  */
-function commitChecks(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit) {
+function commitChecks(ctx: MemoryStoreContext, trx: Db, c: ExtractionCommit): BatchItem[] {
   const created = new Set(c.createEntities.map((e) => e.id));
   const referenced = [...new Set([...c.updateEntities.map((u) => u.id), ...c.createEdges.flatMap((e) => [e.source, e.target])])].filter(
     (id) => !created.has(id),
   );
   const invalidated = [...new Set(c.invalidate.map((i) => i.id))];
+  const episode = () => trx.selectFrom("memory_episodes").select("status").where("brain_id", "=", c.brainId).where("id", "=", c.episodeId);
   // the lock makes a second run of the same job wait here and then see `done`
-  let q = trx.selectFrom("memory_episodes").select("status").where("brain_id", "=", c.brainId).where("id", "=", c.episodeId);
-  if (ctx.pg) q = q.forUpdate();
-  const ids = (from: string, list: string[]) => trx.selectFrom(from).select("id").where("brain_id", "=", c.brainId).where("id", "in", list);
-  // an empty list asks nothing
-  const lookups = [
-    referenced.length ? ids("memory_entities", referenced) : null,
-    invalidated.length ? ids("memory_edges", invalidated) : null,
+  const locked = ctx.pg ? episode().forUpdate() : episode();
+  // every id of `list` is a row of the brain in `table`
+  const held = (table: string, list: string[], reason: string) =>
+    expecting(
+      sql`select n from (select count(*) as n from ${sql.table(table)} where brain_id = ${c.brainId} and id in (${sql.join(list)})) held
+        where n = ${list.length}`,
+      { rows: "some", reason },
+    );
+  return [
+    expecting(locked, { rows: "some", reason: "episode_not_found" }),
+    expecting(episode().where("status", "=", "done"), { rows: "none", reason: "already_done" }),
+    // an empty list asks nothing
+    ...(referenced.length ? [held("memory_entities", referenced, "the commit updates or links an entity the brain does not hold")] : []),
+    ...(invalidated.length ? [held("memory_edges", invalidated, "the commit invalidates an edge the brain does not hold")] : []),
   ];
-  const verify = ([status, ...found]: QueryResult<unknown>[]): CommitResult | null => {
-    const episode = status!.rows[0] as { status: string } | undefined;
-    if (!episode) return { committed: false, reason: "episode_not_found" } as const;
-    if (episode.status === "done") return { committed: false, reason: "already_done" } as const;
-    // the answers of the lookups asked, in their order
-    const idsFound = (asked: unknown) => new Set(asked ? (found.shift()!.rows as Array<{ id: string }>).map((r) => r.id) : []);
-    const knownEntities = idsFound(lookups[0]);
-    const knownEdges = idsFound(lookups[1]);
-    for (const u of c.updateEntities) if (!knownEntities.has(u.id)) throw new Error(`unknown entity ${u.id}`);
-    for (const e of c.createEdges) {
-      const known = (id: string) => created.has(id) || knownEntities.has(id);
-      if (!known(e.source) || !known(e.target)) throw new Error(`edge ${e.id} references an unknown entity`);
-    }
-    for (const inv of c.invalidate) if (!knownEdges.has(inv.id)) throw new Error(`unknown edge ${inv.id}`);
-    return null;
-  };
-  return { items: [q, ...lookups.filter((l) => l !== null)] as BatchItem[], verify };
 }
 
 /** An entity's row, as a commit and an import write it. */
