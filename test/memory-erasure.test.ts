@@ -8,6 +8,7 @@ import { allMigrations, sqlMemoryStore } from "@mountkit/sql";
 import { describe, expect, it } from "vitest";
 import { call, forEachAdapter } from "./harness.js";
 import { createTestDatabase, pgSkipReason, type TestDatabase } from "./sql-targets.js";
+import { startReceiver } from "./webhook-receiver.js";
 
 const KEY = "mk_test_erasure_a_0123456789";
 const KEY_B = "mk_test_erasure_b_0123456789";
@@ -176,6 +177,66 @@ describe("memory erasure on a SQLite file", () => {
       await s.dispose();
       await db.close();
       await target.drop();
+    }
+  }, 60_000);
+});
+
+describe("memory erasure and the webhook log on a SQLite file", () => {
+  it("an erased episode's events and deliveries are deleted, sent or not, and a deleted brain leaves no event behind", async () => {
+    const target = await createTestDatabase("sqlite");
+    const db = await target.open({ migrations: [...allMigrations] });
+    const receiver = await startReceiver();
+    const s = createMemoryService({
+      store: sqlMemoryStore(db),
+      dailyQuota: 100_000,
+      worker: { pollMs: 20 },
+      webhooks: { allowPrivate: true, pollMs: 20 },
+    });
+    const { listen } = await import("./servers.js");
+    const running = await listen("fetch", [s]);
+    try {
+      await s.keys.create({ brainId: "hooked", key: KEY_C });
+      const c = client({ url: running.url });
+      const hook = await c.post("/v1/webhooks", { url: receiver.url, events: ["*"] }, KEY_C);
+      expect(hook.status, hook.text).toBe(201);
+      const kept = await c.ingest("Marta met a client at Acme.", KEY_C);
+      const secret = await c.ingest(`${SECRET} Zabrovic lives in Lisbon and works at Vantorix.`, KEY_C);
+      const sent = (id: string) => receiver.got.filter((g) => g.payload.data.id === id);
+      for (let i = 0; i < 500 && !(sent(kept.id).length && sent(secret.id).length); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(sent(secret.id)[0]!.body).toContain(SECRET);
+      // one more event after the receiver went down: it stays pending, with the erased text in it
+      receiver.down = true;
+      const pending = await c.ingest(`${SECRET} Zabrovic moved to Porto.`, KEY_C);
+      const log = async () =>
+        (await c.get(`/v1/webhooks/${hook.body.id}/deliveries?limit=100`, KEY_C)).body.data as Array<{ subject: string }>;
+      for (let i = 0; i < 500 && !(await log()).some((d) => d.subject === pending.id); i++) await new Promise((r) => setTimeout(r, 20));
+      const dir = target.env.DATA_DIR!;
+      const needle = (b: Buffer, w: string) => b.includes(Buffer.from(w)) || b.includes(Buffer.from(w.toLowerCase()));
+      expect(needle(fileBytes(dir), SECRET)).toBe(true);
+
+      for (const id of [secret.id, pending.id]) expect((await c.del(`/v1/episodes/${id}`, KEY_C)).status).toBe(200);
+      const subjects = (await log()).map((d) => d.subject);
+      expect(subjects).toContain(kept.id);
+      expect(subjects).not.toContain(secret.id);
+      expect(subjects).not.toContain(pending.id);
+      // neither the queue's jobs nor the delivery log keep the text, in the file or its WAL
+      const bytes = fileBytes(dir);
+      for (const word of [SECRET, "Zabrovic", "Vantorix"]) expect(needle(bytes, word), word).toBe(false);
+      expect(needle(bytes, "Marta")).toBe(true);
+      // the pending delivery is not sent once the receiver is back
+      receiver.down = false;
+      await s.webhooks.idle();
+      expect(receiver.got.filter((g) => g.body.includes(SECRET))).toHaveLength(1);
+
+      // a deleted brain: its subscriptions with their log, and its events in the queue
+      await s.brains.delete("hooked");
+      for (const word of ["Marta", "Acme"]) expect(needle(fileBytes(dir), word), word).toBe(false);
+    } finally {
+      await running.close();
+      await s.dispose();
+      await db.close();
+      await target.drop();
+      await receiver.close();
     }
   }, 60_000);
 });

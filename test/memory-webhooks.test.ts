@@ -202,6 +202,24 @@ forEachAdapter(
         expect((await call(hooks(`/${b.id}`), { method: "DELETE", headers: B })).status).toBe(204);
       });
 
+      it("erasing an episode deletes from the log every delivery naming what went; another brain's log keeps its own", async () => {
+        reset();
+        const a = (await subscribe({ url: receiver.url, events: ["*"] })).body;
+        const b = (await subscribe({ url: receiver.url, events: ["*"] }, B)).body;
+        const quito = await ingest("Ivo Marsh lives in Quito.", "2020-01-01T00:00:00Z");
+        const lima = await ingest("Ivo Marsh moved to Lima.", "2023-03-01T00:00:00Z");
+        const oslo = await ingest("Nora Quinn lives in Oslo.", undefined, B);
+        // two episode.done, the Quito edge superseded by the Lima one, brain b's episode.done
+        await receiver.waitFor(4);
+        expect((await deliveries(a.id)).map((d) => d.subject).sort()).toEqual([lima.id, quito.edgeIds[0], quito.id].sort());
+        expect((await call(`${t.url}/v1/episodes/${lima.id}`, { method: "DELETE", headers: A })).status).toBe(200);
+        // the erased episode's event, and the one naming the edge it created (which went with it)
+        expect((await deliveries(a.id)).map((d) => d.subject)).toEqual([quito.id]);
+        expect((await deliveries(b.id, B)).map((d) => d.subject)).toEqual([oslo.id]);
+        expect((await call(hooks(`/${a.id}`), { method: "DELETE", headers: A })).status).toBe(204);
+        expect((await call(hooks(`/${b.id}`), { method: "DELETE", headers: B })).status).toBe(204);
+      });
+
       it("a correction and a manual invalidation send edge.invalidated, a failed extraction episode.failed; other types are not sent", async () => {
         reset();
         const s = (await subscribe({ url: receiver.url, events: ["edge.invalidated", "episode.failed"] })).body;

@@ -21,6 +21,7 @@ export {
   type Job,
   type JobStore,
   memoryJobStore,
+  mentionsAny,
   type NewJob,
   type Queue,
   type Worker,

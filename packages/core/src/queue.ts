@@ -53,7 +53,17 @@ export interface JobStore {
   fail(input: { id: string; error: string; retryAt: number | null; now: number }): Promise<void>;
   /** Counts by state, for health and tests. */
   counts(queue: string): Promise<{ queued: number; running: number; done: number; dead: number }>;
+  /**
+   * Deletes the jobs of `queue` and `groupKey`, in any state, whose payload names any of `ids` (every one of the group
+   * without `ids`); answers how many. What an erasure calls so no job keeps or sends erased content; optional for a
+   * host's own store, which then keeps them.
+   */
+  forgetMentions?(input: { queue: string; groupKey: string; ids?: readonly string[] }): Promise<number>;
 }
+
+/** Whether a job or delivery payload (as stored: JSON text) names any of `ids`; every one without `ids`. */
+export const mentionsAny = (payload: string, ids: readonly string[] | undefined) =>
+  ids === undefined || ids.some((id) => payload.includes(id));
 
 type MemJob = Job & { state: "queued" | "running" | "done" | "dead"; leaseUntil: number; lastError?: string };
 
@@ -146,6 +156,16 @@ export function inMemoryJobStore(): JobStore {
       const c = { queued: 0, running: 0, done: 0, dead: 0 };
       for (const j of jobs.values()) if (j.queue === queue) c[j.state]++;
       return c;
+    },
+    async forgetMentions({ queue, groupKey, ids }) {
+      let n = 0;
+      for (const j of [...jobs.values()])
+        if (j.queue === queue && j.groupKey === groupKey && mentionsAny(JSON.stringify(j.payload), ids)) {
+          setState(j, "dead");
+          jobs.delete(j.id);
+          n++;
+        }
+      return n;
     },
   };
 }

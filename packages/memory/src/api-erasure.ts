@@ -4,9 +4,10 @@
 import type { Clock, IdGenerator } from "@mountkit/core";
 import { iso } from "@mountkit/core";
 import type { ErasureRecord, ErasureResult } from "./domain/erasure.js";
+import type { MemoryEvents } from "./domain/events.js";
+import type { PageAfter } from "./domain/types.js";
 import { memoryError } from "./errors.js";
 import { EXTRACTION_QUEUE } from "./pipeline/run.js";
-import type { PageAfter } from "./domain/types.js";
 import type { ExportBatch, ExportKind, ExportRecords, StoreErasure } from "./store/erasure-types.js";
 import type { EpisodeJob, MemoryStore } from "./store/types.js";
 
@@ -17,6 +18,8 @@ export interface ErasureApiDeps {
   maxAttempts?: number;
   /** Called after an import queued extraction jobs. */
   onEnqueued?: () => void;
+  /** The brain's outbound events: an erasure deletes those naming what it erased. */
+  events?: MemoryEvents | undefined;
 }
 
 /** The first line of an export. */
@@ -142,7 +145,7 @@ function parseLine(text: string, lineNo: number, brainId: string): Parsed {
   return { kind, record: { ...record, brainId } };
 }
 
-export function erasureCalls({ store, clock, ids, maxAttempts, onEnqueued }: ErasureApiDeps) {
+export function erasureCalls({ store, clock, ids, maxAttempts, onEnqueued, events }: ErasureApiDeps) {
   const erase = async (
     brainId: string,
     input: { episodeIds: string[]; subjectId?: string; kind: "episode" | "subject"; target: string },
@@ -157,6 +160,8 @@ export function erasureCalls({ store, clock, ids, maxAttempts, onEnqueued }: Era
       ...(input.subjectId ? { subjectId: input.subjectId } : {}),
       audit: { id, kind: input.kind, target: input.target, at: clock.now() },
     });
+    // after the records: an event written meanwhile names records that are gone, and is found here
+    await events?.forget(brainId, [...r.episodes, ...r.edges, ...r.entities]);
     return erasureJson(r, id);
   };
   return {
@@ -185,6 +190,7 @@ export function erasureCalls({ store, clock, ids, maxAttempts, onEnqueued }: Era
     async deleteBrain(brainId: string) {
       const r = await supported(store, "deleteBrain")({ brainId, audit: { id: ids("era"), at: clock.now() } });
       if (!r) throw memoryError("not_found", { message: "brain not found", details: { id: brainId } });
+      await events?.forget(brainId);
       return erasureRecordJson(r);
     },
 

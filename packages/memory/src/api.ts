@@ -56,7 +56,14 @@ export function createMemoryApi(deps: MemoryApiDeps) {
     ...edgeCalls(ctx),
     ...entityCalls(ctx),
     ...playbookCalls(ctx),
-    ...erasureCalls({ store: deps.store, clock: deps.clock, ids: deps.ids, maxAttempts: deps.maxAttempts, onEnqueued: deps.onEnqueued }),
+    ...erasureCalls({
+      store: deps.store,
+      clock: deps.clock,
+      ids: deps.ids,
+      maxAttempts: deps.maxAttempts,
+      onEnqueued: deps.onEnqueued,
+      events: deps.events,
+    }),
   };
 }
 

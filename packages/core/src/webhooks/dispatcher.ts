@@ -55,6 +55,12 @@ export interface WebhookDispatcher {
   redeliver(delivery: Delivery): Promise<void>;
   /** Wakes the fan-out worker (after a change was committed with its event). */
   wake(): void;
+  /**
+   * After an erasure in `scope`: deletes the events not yet fanned out and those done (their jobs keep the event), and
+   * the deliveries, sent or not, whose content names any of `ids`; every event and delivery of the scope without `ids`
+   * (a deleted tenant). A store without `forgetMentions` keeps its part.
+   */
+  forget(scope: string, ids?: readonly string[]): Promise<void>;
   /** Resolves when no event or delivery is queued or running (delayed retries count as queued). */
   idle(): Promise<void>;
   stop(): Promise<void>;
@@ -200,6 +206,12 @@ export function startWebhooks(o: {
         now: clock.now(),
       });
       deliver?.wake();
+    },
+    async forget(scope, ids) {
+      if (ids?.length === 0) return;
+      // the events first: an event fanned out after this would add deliveries again
+      await o.jobs.forgetMentions?.({ queue: fanoutQueue(o.service), groupKey: scope, ...(ids ? { ids } : {}) });
+      await store.forgetMentions?.(scope, ids);
     },
     wake() {
       fan.wake();

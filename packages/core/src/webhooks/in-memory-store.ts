@@ -1,4 +1,5 @@
 // The in-process WebhookStore: for tests and single-process hosts without a database.
+import { mentionsAny } from "../queue.js";
 import { type Delivery, KEPT_ATTEMPTS, type Subscription, type WebhookStore } from "./types.js";
 
 const copy = <T>(v: T): T => structuredClone(v);
@@ -39,6 +40,15 @@ export function inMemoryWebhookStore(): WebhookStore {
       subs.delete(id);
       for (const d of bySub(id)) deliveries.delete(d.id);
       return true;
+    },
+    async forgetMentions(scope, ids) {
+      let n = 0;
+      for (const d of [...deliveries.values()])
+        if (d.scope === scope && mentionsAny(d.payload, ids)) {
+          deliveries.delete(d.id);
+          n++;
+        }
+      return n;
     },
     async addDelivery(d) {
       if (deliveries.has(d.id)) return false;

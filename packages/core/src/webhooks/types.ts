@@ -92,6 +92,12 @@ export interface WebhookStore {
   recordAttempt(id: string, attempt: DeliveryAttempt, next: { state: DeliveryState; nextAttemptAt: number | null }): Promise<void>;
   /** Makes a delivery pending again (a manual redelivery); false when there is none. */
   resetDelivery(id: string, nextAttemptAt: number): Promise<boolean>;
+  /**
+   * Deletes the deliveries of `scope` whose payload names any of `ids` (sent or not: an erased record's content is
+   * neither kept in the log nor sent), every one of the scope without `ids`; answers how many. Optional for a host's own
+   * store, which then keeps them.
+   */
+  forgetMentions?(scope: string, ids?: readonly string[]): Promise<number>;
 }
 
 /** Attempts kept per delivery. */

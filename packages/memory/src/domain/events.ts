@@ -31,6 +31,11 @@ export interface MemoryEvents {
   invalidated(brainId: string): Promise<((edge: EdgeRecord) => NewJob[]) | undefined>;
   /** Tells the dispatcher a change with events was committed. */
   committed(): void;
+  /**
+   * After an erasure: the brain's events and webhook deliveries that name an erased record (`ids`: episodes, edges,
+   * entities) are deleted, sent or not; every event of the brain when it is deleted (no `ids`).
+   */
+  forget(brainId: string, ids?: readonly string[]): Promise<void>;
 }
 
 export function memoryEvents(hooks: WebhookDispatcher, clock: Clock): MemoryEvents {
@@ -79,5 +84,6 @@ export function memoryEvents(hooks: WebhookDispatcher, clock: Clock): MemoryEven
       return (edge) => [job("edge.invalidated", brainId, edge.id, edgeJson(edge))];
     },
     committed: () => hooks.wake(),
+    forget: (brainId, ids) => hooks.forget(brainScope(brainId), ids),
   };
 }

@@ -3,6 +3,8 @@
 import { type Delivery, type DeliveryAttempt, KEPT_ATTEMPTS, type Subscription, type WebhookStore } from "@mountkit/core/webhooks";
 import type { Kysely } from "kysely";
 import type { SqlDatabase } from "../../db.js";
+import { mentionChunks, mentionsAnySql } from "../../mentions.js";
+import { truncateWal } from "../../wal.js";
 
 interface SubscriptionRow {
   id: string;
@@ -80,6 +82,7 @@ const toDelivery = (r: DeliveryRow): Delivery => ({
 
 export function sqlWebhookStore(database: SqlDatabase): WebhookStore {
   const db = database.kysely as Kysely<WebhooksDb>;
+  const pg = database.dialect === "postgres";
   const subs = () => db.selectFrom("webhook_subscriptions").selectAll();
   return {
     async createSubscription(s) {
@@ -108,6 +111,17 @@ export function sqlWebhookStore(database: SqlDatabase): WebhookStore {
         await trx.deleteFrom("webhook_deliveries").where("subscription_id", "=", id).execute();
         return true;
       });
+    },
+    async forgetMentions(scope, ids) {
+      const inScope = db.deleteFrom("webhook_deliveries").where("scope", "=", scope);
+      let n = 0;
+      if (ids === undefined) n = Number((await inScope.executeTakeFirst()).numDeletedRows);
+      else
+        for (const chunk of mentionChunks(ids))
+          n += Number((await inScope.where(mentionsAnySql(pg, "payload", chunk)).executeTakeFirst()).numDeletedRows);
+      // nothing of what went stays in the SQLite file (the writer deletes securely)
+      if (n && !pg) await truncateWal(db);
+      return n;
     },
     async addDelivery(d) {
       const r = await db

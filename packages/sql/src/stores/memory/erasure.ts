@@ -21,6 +21,7 @@ import {
   searchableText,
 } from "@mountkit/memory";
 import { sql } from "kysely";
+import { truncateWal } from "../../wal.js";
 import { insertJob } from "../kit/jobs.js";
 import { entityRow, insertEntityKeys } from "./commit.js";
 import { storeEpisode } from "./episodes.js";
@@ -256,12 +257,7 @@ async function scrub(ctx: MemoryStoreContext, brainId: string, dropped: boolean)
       const name = await ctx.ftsByBrain.find(kind, brainId);
       if (name) await sql`insert into ${sql.table(name)} (${sql.table(name)}) values ('optimize')`.execute(ctx.db);
     }
-  // a reader in the middle of a statement can hold the WAL's older frames: try a few times
-  for (let i = 0; i < 20; i++) {
-    const r = await sql<{ busy: number }>`pragma wal_checkpoint(TRUNCATE)`.execute(ctx.db);
-    if (!Number(r.rows[0]?.busy)) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await truncateWal(ctx.db);
 }
 
 const secureDelete = async (ctx: MemoryStoreContext, trx: Db) => {
