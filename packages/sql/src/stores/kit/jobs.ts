@@ -8,8 +8,7 @@ import type { Job, JobStore, NewJob } from "@mountkit/core/jobs";
 import { type Kysely, sql } from "kysely";
 import type { SqlDatabase } from "../../db.js";
 import { sqlCount } from "../../limits.js";
-import { mentionChunks, mentionsAnySql } from "../../mentions.js";
-import { truncateWal } from "../../wal.js";
+import { deleteMentioning } from "../../mentions.js";
 
 export interface JobsTable {
   id: string;
@@ -227,15 +226,7 @@ export function sqlJobStore(database: SqlDatabase, options: SqlJobStoreOptions =
         .execute();
     },
     async forgetMentions({ queue, groupKey, ids }) {
-      const group = db.deleteFrom("jobs").where("queue", "=", queue).where("group_key", "=", groupKey);
-      let n = 0;
-      if (ids === undefined) n = Number((await group.executeTakeFirst()).numDeletedRows);
-      else
-        for (const chunk of mentionChunks(ids))
-          n += Number((await group.where(mentionsAnySql(pg, "payload", chunk)).executeTakeFirst()).numDeletedRows);
-      // nothing of what went stays in the SQLite file (the writer deletes securely)
-      if (n && !pg) await truncateWal(db);
-      return n;
+      return deleteMentioning(db, pg, db.deleteFrom("jobs").where("queue", "=", queue).where("group_key", "=", groupKey), ids);
     },
     async counts(queue) {
       const rows = await db

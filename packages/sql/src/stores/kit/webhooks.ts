@@ -3,8 +3,7 @@
 import { type Delivery, type DeliveryAttempt, KEPT_ATTEMPTS, type Subscription, type WebhookStore } from "@mountkit/core/webhooks";
 import type { Kysely } from "kysely";
 import type { SqlDatabase } from "../../db.js";
-import { mentionChunks, mentionsAnySql } from "../../mentions.js";
-import { truncateWal } from "../../wal.js";
+import { deleteMentioning } from "../../mentions.js";
 
 interface SubscriptionRow {
   id: string;
@@ -113,15 +112,7 @@ export function sqlWebhookStore(database: SqlDatabase): WebhookStore {
       });
     },
     async forgetMentions(scope, ids) {
-      const inScope = db.deleteFrom("webhook_deliveries").where("scope", "=", scope);
-      let n = 0;
-      if (ids === undefined) n = Number((await inScope.executeTakeFirst()).numDeletedRows);
-      else
-        for (const chunk of mentionChunks(ids))
-          n += Number((await inScope.where(mentionsAnySql(pg, "payload", chunk)).executeTakeFirst()).numDeletedRows);
-      // nothing of what went stays in the SQLite file (the writer deletes securely)
-      if (n && !pg) await truncateWal(db);
-      return n;
+      return deleteMentioning(db, pg, db.deleteFrom("webhook_deliveries").where("scope", "=", scope), ids);
     },
     async addDelivery(d) {
       const r = await db
