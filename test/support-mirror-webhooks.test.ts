@@ -59,18 +59,7 @@ it("a GitHub-backed conversation's creation and an agent's comment on GitHub arr
   const id = created.body.conversationId as string;
   const n = Number(/_(\d+)$/.exec(id)![1]);
   const cm = gh.agentComment(n, "octo-agent", "On it");
-  const json = JSON.stringify(
-    githubDelivery("issue_comment", { action: "created", issue: gh.issueJson(n), comment: gh.commentJson(cm) }, REPO),
-  );
-  const delivered = await call(`${running.url}/agent/webhooks/github`, {
-    rawBody: json,
-    headers: {
-      "content-type": "application/json",
-      "x-hub-signature-256": `sha256=${createHmac("sha256", SECRET).update(json).digest("hex")}`,
-      "x-github-event": "issue_comment",
-      "x-github-delivery": crypto.randomUUID(),
-    },
-  });
+  const delivered = await fromGithub("issue_comment", { action: "created", issue: gh.issueJson(n), comment: gh.commentJson(cm) });
   expect(delivered.status, delivered.text).toBe(200);
   // the agent's reply also moves the conversation's status, as on the built-in backend
   const got = await receiver.waitFor(4);
@@ -93,4 +82,32 @@ it("a GitHub-backed conversation's creation and an agent's comment on GitHub arr
   // the ids are the ones the customer API shows
   const view = await call(`${running.url}/api/conversations/${id}?productSlug=gh&customerId=${customerId}`);
   expect(view.body.comments.map((c: { id: string }) => c.id)).toContain(mine[2]!.payload.data.id);
+
+  // the comment deleted on GitHub: the deliveries naming it leave the log; the issue deleted there takes the rest
+  const log = async () =>
+    (await call(`${running.url}/care/webhooks/${sub.body.id}/deliveries?limit=100`, { headers: { authorization: `Bearer ${SPI}` } })).body
+      .data as Array<{ subject: string; payload: unknown }>;
+  const naming = async (text: string) => (await log()).filter((d) => JSON.stringify(d.payload).includes(text));
+  expect(await naming(mine[2]!.payload.data.id)).toHaveLength(1);
+  const removed = await fromGithub("issue_comment", { action: "deleted", issue: gh.issueJson(n), comment: gh.commentJson(cm) });
+  expect(removed.status, removed.text).toBe(200);
+  expect(await naming(mine[2]!.payload.data.id)).toEqual([]);
+  expect((await log()).filter((d) => d.subject === id)).toHaveLength(3);
+  const gone = await fromGithub("issues", { action: "deleted", issue: gh.issueJson(n) });
+  expect(gone.status, gone.text).toBe(200);
+  expect((await log()).filter((d) => d.subject === id)).toEqual([]);
 });
+
+/** A signed GitHub webhook delivery of `event` to the kit. */
+function fromGithub(event: string, payload: Record<string, unknown>) {
+  const json = JSON.stringify(githubDelivery(event, payload, REPO));
+  return call(`${running.url}/agent/webhooks/github`, {
+    rawBody: json,
+    headers: {
+      "content-type": "application/json",
+      "x-hub-signature-256": `sha256=${createHmac("sha256", SECRET).update(json).digest("hex")}`,
+      "x-github-event": event,
+      "x-github-delivery": crypto.randomUUID(),
+    },
+  });
+}

@@ -4,7 +4,7 @@
 import { createSupportService, stripMetadata } from "@mountkit/support";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { call, forEachAdapter } from "./harness.js";
-import { type Receiver, type Received, startReceiver } from "./webhook-receiver.js";
+import { type Received, type Receiver, startReceiver } from "./webhook-receiver.js";
 
 const SHOP = "spi-token-shop-0123456789";
 const OTHER = "spi-token-other-0123456789";
@@ -212,6 +212,40 @@ forEachAdapter(
         await sleep(200);
         expect(otherReceiver.requests()).toBe(0);
         expect(off.enabled).toBe(false);
+      });
+
+      it("deleting a message or a conversation deletes the events and deliveries naming it, sent or pending; others stay", async () => {
+        const s = (await subscribe({ url: receiver.url, events: ["*"] })).body;
+        const customer = cust();
+        const id = await create("shop", customer, "Where is parcel Vexlomb?");
+        const second = await post(id, "shop", customer, "The code is Quandrix-7781");
+        const kept = await create("shop", cust(), "Another order");
+        const log = async () => {
+          const r = await call(hooks(`/${s.id}/deliveries?limit=100`), { headers: bearer(SHOP) });
+          expect(r.status, r.text).toBe(200);
+          return r.body.data as Array<{ subject: string; state: string; payload: unknown }>;
+        };
+        const naming = async (text: string) => (await log()).filter((d) => JSON.stringify(d.payload).includes(text));
+        for (let i = 0; i < 500 && (await naming("Quandrix")).length === 0; i++) await sleep(10);
+        await receiver.waitFor(5);
+        // a reply while the receiver is down: its delivery stays pending, naming the conversation
+        receiver.down = true;
+        expect((await agent(`/${id}/messages`, "POST", { body: "Parcel Vexlomb left today", author: "Ann" })).status).toBe(200);
+        for (let i = 0; i < 500 && !(await naming("left today")).length; i++) await sleep(10);
+        expect((await naming("left today"))[0]!.state).toBe("pending");
+
+        expect((await agent(`/${id}/messages/${second}`, "DELETE")).status).toBe(204);
+        expect(await naming("Quandrix")).toEqual([]);
+        expect((await naming("Vexlomb")).length).toBeGreaterThan(0);
+        expect((await agent(`/${id}`, "DELETE")).status).toBe(204);
+        expect((await log()).filter((d) => d.subject === id)).toEqual([]);
+        expect((await log()).filter((d) => d.subject === kept).length).toBeGreaterThan(0);
+        // nothing of the deleted conversation is sent once the receiver is back
+        const before = receiver.got.length;
+        receiver.down = false;
+        await create("shop", cust(), "After the deletion");
+        await receiver.waitFor(new Set(receiver.got.map((g) => g.id)).size + 2);
+        expect(receiver.got.slice(before).filter((g) => g.payload.data.conversationId === id)).toEqual([]);
       });
 
       it("a receiver down for a while gets every event once back, in order per conversation; the log shows the failed attempts", async () => {

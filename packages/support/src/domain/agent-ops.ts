@@ -2,8 +2,8 @@
 // agent's messages (reply, edit, delete), and the conversation's labels, assignee, status and removal.
 import { supportError } from "../errors.js";
 import type { ConversationRecord, ListConversationsQuery } from "../store/types.js";
-import { noteView } from "./agent-notes.js";
 import { authorIdOf, replyBody } from "./agent-identity.js";
+import { noteView } from "./agent-notes.js";
 import { appendWithStatus, live, mutate, newMessage, type StoreCx, statusEvents } from "./conversation-writes.js";
 import type { Conversations } from "./conversations-types.js";
 import { ev } from "./events.js";
@@ -104,9 +104,14 @@ export function agentMessages(x: StoreCx): Pick<Conversations, "reply" | "editMe
     },
 
     async deleteMessage(id, messageId) {
+      let product = "";
       await mutate(
         x,
-        () => live(x, id),
+        async () => {
+          const c = await live(x, id);
+          product = c.productSlug;
+          return c;
+        },
         async (c) => {
           const at = x.now();
           const w = await store.deleteMessage({
@@ -121,6 +126,7 @@ export function agentMessages(x: StoreCx): Pick<Conversations, "reply" | "editMe
           return w;
         },
       );
+      await x.events?.forget(product, [messageId]);
     },
   };
 }
@@ -178,14 +184,20 @@ export function agentChanges(x: StoreCx): Pick<Conversations, "setLabels" | "set
     },
 
     async remove(id) {
+      let product = "";
       await mutate(
         x,
-        () => live(x, id),
+        async () => {
+          const c = await live(x, id);
+          product = c.productSlug;
+          return c;
+        },
         (c) => {
           const at = x.now();
           return store.deleteConversation({ conversationId: id, expectedSeq: c.lastSeq, deletedAt: at, events: [ev.issueDeleted(id, at)] });
         },
       );
+      await x.events?.forget(product, [id]);
     },
   };
 }

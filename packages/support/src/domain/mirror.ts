@@ -257,7 +257,9 @@ function messageChanges(x: MirrorCx): Pick<Mirror, "addMessage" | "editMessage" 
     },
 
     async removeMessage(conversationId, messageId) {
+      let product = "";
       const r = await mutate(x, conversationId, async (c) => {
+        product = c.productSlug;
         if (messageId === c.firstMessageId || !(await store.getMessage({ conversationId, id: messageId }))) return null;
         const at = x.now();
         return store.deleteMessage({
@@ -268,6 +270,7 @@ function messageChanges(x: MirrorCx): Pick<Mirror, "addMessage" | "editMessage" 
           events: [ev.commentDeleted(x.msgId(messageId, conversationId), at)],
         });
       });
+      if (r !== null) await x.events?.forget(product, [x.msgId(messageId, conversationId)]);
       return r !== null;
     },
   };
@@ -292,7 +295,9 @@ function conversationChanges(x: MirrorCx): Pick<Mirror, "setState" | "remove"> {
     },
 
     async remove(conversationId) {
+      let product = "";
       const r = await mutate(x, conversationId, async (c) => {
+        product = c.productSlug;
         const at = x.now();
         return store.deleteConversation({
           conversationId,
@@ -301,6 +306,7 @@ function conversationChanges(x: MirrorCx): Pick<Mirror, "setState" | "remove"> {
           events: [ev.issueDeleted(x.convId(conversationId), at)],
         });
       });
+      if (r !== null) await x.events?.forget(product, [x.convId(conversationId)]);
       return r !== null;
     },
   };

@@ -37,6 +37,11 @@ export interface SupportEvents {
   prepare(productSlug: string, before: ConversationRecord | null, patch?: ConversationPatch, ids?: PublicIds): Promise<Enqueue | undefined>;
   /** Tells the dispatcher a change with events was committed. */
   committed(): void;
+  /**
+   * After a deletion: the product's events and webhook deliveries naming a deleted message or conversation (`ids`, as
+   * customers see them) are deleted, sent or not, so neither the log nor the queue keeps or sends their text.
+   */
+  forget(productSlug: string, ids: readonly string[]): Promise<void>;
 }
 
 export function supportEvents(hooks: WebhookDispatcher, clock: Clock): SupportEvents {
@@ -67,5 +72,6 @@ export function supportEvents(hooks: WebhookDispatcher, clock: Clock): SupportEv
       };
     },
     committed: () => hooks.wake(),
+    forget: (productSlug, ids) => hooks.forget(productScope(productSlug), ids),
   };
 }
