@@ -114,5 +114,14 @@ export const coreMigrations: MigrationSet = {
         ]);
       },
     },
+    {
+      version: 7,
+      name: "webhook deliveries by scope",
+      async up(db) {
+        // an erasure deletes the deliveries of one scope (a brain, a product) naming what it erased: read by index, not
+        // by a scan of every scope's log while the write lock is held (stores/kit/webhooks.ts, forgetMentions)
+        await exec(db, ["create index webhook_deliveries_scope on webhook_deliveries (scope)"]);
+      },
+    },
   ],
 };
