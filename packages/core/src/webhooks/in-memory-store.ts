@@ -1,6 +1,6 @@
 // The in-process WebhookStore: for tests and single-process hosts without a database.
 import { mentionsAny } from "../queue.js";
-import { type Delivery, KEPT_ATTEMPTS, type Subscription, type WebhookStore } from "./types.js";
+import { type Delivery, KEPT_ATTEMPTS, type Subscription, takesEvent, type WebhookStore } from "./types.js";
 
 const copy = <T>(v: T): T => structuredClone(v);
 
@@ -24,9 +24,7 @@ export function inMemoryWebhookStore(): WebhookStore {
         .map(copy);
     },
     async matchingSubscriptions(scope, type) {
-      return [...subs.values()]
-        .filter((s) => s.scope === scope && s.enabled && (s.events.includes("*") || s.events.includes(type)))
-        .map(copy);
+      return [...subs.values()].filter((s) => s.scope === scope && takesEvent(s, type)).map(copy);
     },
     async updateSubscription(s) {
       const old = subs.get(s.id);

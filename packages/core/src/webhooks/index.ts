@@ -12,6 +12,7 @@ export {
   type DeliveryState,
   KEPT_ATTEMPTS,
   type Subscription,
+  takesEvent,
   type WebhookEvent,
   type WebhookStore,
 } from "./types.js";

@@ -32,6 +32,10 @@ export interface Subscription {
   updatedAt: number;
 }
 
+/** Whether the subscription takes new events of `type`: enabled, and `type` or `*` among its events. */
+export const takesEvent = (s: Pick<Subscription, "enabled" | "events">, type: string) =>
+  s.enabled && (s.events.includes("*") || s.events.includes(type));
+
 export type DeliveryState = "pending" | "delivered" | "failed";
 
 /** One try of one delivery. */

@@ -3,7 +3,7 @@
 // and only when the brain has a subscription taking one of the types it may emit (docs/memory.md#webhooks).
 import type { Clock } from "@mountkit/core";
 import type { NewJob } from "@mountkit/core/jobs";
-import { eventJob, type WebhookDispatcher, webhookEvent } from "@mountkit/core/webhooks";
+import { eventJob, takesEvent, type WebhookDispatcher, webhookEvent } from "@mountkit/core/webhooks";
 import type { AppliedCommit, ExtractionCommit } from "../store/types.js";
 import type { EdgeRecord, EpisodeRecord } from "./types.js";
 import { edgeJson, episodeJson } from "./wire.js";
@@ -43,7 +43,7 @@ export function memoryEvents(hooks: WebhookDispatcher, clock: Clock): MemoryEven
   async function wanted(brainId: string): Promise<ReadonlySet<MemoryEventType>> {
     const out = new Set<MemoryEventType>();
     for (const s of await hooks.store.listSubscriptions(brainScope(brainId)))
-      if (s.enabled) for (const t of MEMORY_EVENTS) if (s.events.includes("*") || s.events.includes(t)) out.add(t);
+      for (const t of MEMORY_EVENTS) if (takesEvent(s, t)) out.add(t);
     return out;
   }
   const job = (type: MemoryEventType, brainId: string, subject: string, data: unknown) =>

@@ -4,7 +4,7 @@
 // only when the product has a subscription taking one of them.
 import type { Clock } from "@mountkit/core";
 import type { NewJob } from "@mountkit/core/jobs";
-import { eventJob, type WebhookDispatcher, webhookEvent } from "@mountkit/core/webhooks";
+import { eventJob, takesEvent, type WebhookDispatcher, webhookEvent } from "@mountkit/core/webhooks";
 import type { ConversationPatch, ConversationRecord, Enqueue } from "../store/types.js";
 import { agentSummary, comment } from "./views.js";
 
@@ -48,8 +48,8 @@ export function supportEvents(hooks: WebhookDispatcher, clock: Clock): SupportEv
   return {
     async prepare(productSlug, before, patch = {}, ids = SAME_IDS) {
       const scope = productScope(productSlug);
-      const subs = (await hooks.store.listSubscriptions(scope)).filter((s) => s.enabled);
-      const wanted = (type: SupportEventType) => subs.some((s) => s.events.includes("*") || s.events.includes(type));
+      const subs = await hooks.store.listSubscriptions(scope);
+      const wanted = (type: SupportEventType) => subs.some((s) => takesEvent(s, type));
       if (!SUPPORT_EVENTS.some(wanted)) return undefined;
       return ({ conversation: c, message }) => {
         const out: NewJob[] = [];

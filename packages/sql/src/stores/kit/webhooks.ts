@@ -1,6 +1,13 @@
 // WebhookStore on SQL: subscriptions and deliveries in two tables of the core migrations. A delivery's attempts are a
 // JSON list (the latest twenty) on its row; its id is its primary key, so a fan-out repeated after a crash adds nothing.
-import { type Delivery, type DeliveryAttempt, KEPT_ATTEMPTS, type Subscription, type WebhookStore } from "@mountkit/core/webhooks";
+import {
+  type Delivery,
+  type DeliveryAttempt,
+  KEPT_ATTEMPTS,
+  type Subscription,
+  takesEvent,
+  type WebhookStore,
+} from "@mountkit/core/webhooks";
 import type { Kysely } from "kysely";
 import type { SqlDatabase } from "../../db.js";
 import { deleteMentioning } from "../../mentions.js";
@@ -96,7 +103,7 @@ export function sqlWebhookStore(database: SqlDatabase): WebhookStore {
     },
     async matchingSubscriptions(scope, type) {
       const rows = await subs().where("scope", "=", scope).where("enabled", "=", 1).execute();
-      return rows.map(toSubscription).filter((s) => s.events.includes("*") || s.events.includes(type));
+      return rows.map(toSubscription).filter((s) => takesEvent(s, type));
     },
     async updateSubscription(s) {
       const { id, scope, created_at: _c, ...set } = subscriptionRow(s);
