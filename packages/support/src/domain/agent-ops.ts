@@ -107,12 +107,9 @@ export function agentMessages(x: StoreCx): Pick<Conversations, "reply" | "editMe
       let product = "";
       await mutate(
         x,
-        async () => {
-          const c = await live(x, id);
-          product = c.productSlug;
-          return c;
-        },
+        () => live(x, id),
         async (c) => {
+          product = c.productSlug;
           const at = x.now();
           const w = await store.deleteMessage({
             conversationId: id,
@@ -187,12 +184,9 @@ export function agentChanges(x: StoreCx): Pick<Conversations, "setLabels" | "set
       let product = "";
       await mutate(
         x,
-        async () => {
-          const c = await live(x, id);
-          product = c.productSlug;
-          return c;
-        },
+        () => live(x, id),
         (c) => {
+          product = c.productSlug;
           const at = x.now();
           return store.deleteConversation({ conversationId: id, expectedSeq: c.lastSeq, deletedAt: at, events: [ev.issueDeleted(id, at)] });
         },

@@ -9,10 +9,11 @@ import { jobInsert } from "../kit/jobs.js";
 import { type Db, EDGE_COLS, EPISODE_COLS, type MemoryStoreContext, toEdge, toEpisode } from "./rows.js";
 import { edgeInserts, indexedInserts, indexTextQueries } from "./search-index.js";
 
+type Refusal = Extract<CommitResult, { committed: false }>["reason"];
+
 /** The checks whose failure is answered as the commit's refusal (the others are errors: a commit the brain cannot hold). */
-const REFUSALS = new Set<string>(["episode_not_found", "already_done", "conflict"] satisfies Array<
-  Extract<CommitResult, { committed: false }>["reason"]
->);
+const REFUSALS: ReadonlySet<string> = new Set<Refusal>(["episode_not_found", "already_done", "conflict"]);
+const isRefusal = (reason: string): reason is Refusal => REFUSALS.has(reason);
 
 const entityText = (e: Pick<EntityRecord, "name" | "aliases">) => [e.name, ...e.aliases].join(" \n ");
 
@@ -21,7 +22,7 @@ export async function commitExtraction(ctx: MemoryStoreContext, c: ExtractionCom
   return ctx.ftsByBrain
     .writing(c.brainId, () => ctx.db.transaction().execute(async (trx) => commitIn(ctx, trx, c)))
     .catch((e) => {
-      if (e instanceof CheckFailed && REFUSALS.has(e.reason)) return { committed: false, reason: e.reason as "conflict" };
+      if (e instanceof CheckFailed && isRefusal(e.reason)) return { committed: false, reason: e.reason };
       throw e;
     });
 }
