@@ -5,9 +5,9 @@ import { loadavg } from "node:os";
 import { type Service, silentLogger } from "@mountkit/core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FRAMEWORKS, listen, type Running } from "../servers.js";
 import { supportFromEnv } from "../../examples/server/src/services/support.js";
 import { call } from "../harness.js";
+import { FRAMEWORKS, listen, type Running } from "../servers.js";
 import { accessibilityViolations, findChromium, launchChromium, screenshots, servePage } from "./browser.js";
 
 const AGENT = "agent-token-inbox-0123456789";
@@ -200,6 +200,49 @@ describeBrowser("support agent inbox in Chromium", () => {
           .selectOption({ label: `/shipped-${framework} · Parcel shipped` });
         expect(await box.inputValue()).toBe(body);
         await box.fill("");
+      });
+
+      it("suggests a shortcut typed while the product's canned replies are still being read", async () => {
+        const body = `It will arrive tomorrow (${framework}).`;
+        const made = await call(`${apiUrl}/agent/canned-replies?productSlug=demo`, {
+          headers: { authorization: `Bearer ${AGENT}` },
+          body: { shortcut: `tomorrow-${framework}`, title: "Arrives tomorrow", body },
+        });
+        expect(made.status, made.text).toBe(201);
+        // the inbox's read of the list is held until the shortcut is typed: the read an opened conversation starts
+        let release = () => {};
+        const held = new Promise<void>((r) => {
+          release = r;
+        });
+        let reads = 0;
+        const list = "**/agent/canned-replies?*";
+        await inbox.route(list, async (route) => {
+          reads++;
+          await held;
+          await route.continue();
+        });
+        try {
+          await inbox.reload();
+          await app()
+            .getByRole("button", { name: new RegExp(subject) })
+            .click();
+          await app().getByRole("heading", { name: subject }).waitFor();
+          const box = app().getByLabel("Reply");
+          await box.pressSequentially(`/tomorrow-${framework.slice(0, 2)}`);
+          await expect.poll(() => reads).toBeGreaterThan(0);
+          expect(await app().getByRole("listbox", { name: "Canned responses" }).isVisible()).toBe(false);
+          release();
+          const option = app()
+            .getByRole("listbox", { name: "Canned responses" })
+            .getByRole("option", { name: new RegExp(`/tomorrow-${framework}`) });
+          await option.waitFor({ timeout: 5000 });
+          await box.press("Enter");
+          expect(await box.inputValue()).toBe(body);
+          await box.fill("");
+        } finally {
+          release();
+          await inbox.unroute(list);
+        }
       });
 
       it("adds a private note that the inbox shows and the customer's widget never does", async () => {

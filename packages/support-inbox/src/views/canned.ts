@@ -10,7 +10,8 @@ import type { InboxContext } from "./context.js";
 const SLASH = /(^|\s)\/([a-z0-9_-]*)$/i;
 /** How long the product's list is trusted before the reply box's next focus reads it again. */
 const FRESH_MS = 30_000;
-/** A typed shortcut that matches nothing reads the list again (one saved meanwhile), one read at a time, this far apart. */
+/** A typed shortcut that matches nothing reads the list again (one saved meanwhile), one read at a time, reads this
+ * far apart (a failing read is not asked again at every key). */
 const RETRY_MS = 300;
 
 export class CannedReplies {
@@ -23,6 +24,7 @@ export class CannedReplies {
   readonly #box: HTMLTextAreaElement;
   #replies: CannedReply[] = [];
   #loadedAt = 0;
+  #triedAt = 0;
   #loading: Promise<void> | undefined;
   #shown: CannedReply[] = [];
   #active = 0;
@@ -49,15 +51,22 @@ export class CannedReplies {
     void this.load();
   }
 
-  /** Reads the product's canned replies; a failure leaves the last list (the reply box works without them). */
+  /** Reads the product's canned replies; a failure leaves the last list (the reply box works without them). A shortcut
+   * typed while the list was being read is suggested from the new list once it is in, whatever started the read. */
   load(): Promise<void> {
     this.#loading ??= this.#read().finally(() => {
       this.#loading = undefined;
+      if (this.#focused() && this.#typed()) this.#suggest();
     });
     return this.#loading;
   }
 
+  #focused() {
+    return (this.#box.getRootNode() as Document | ShadowRoot).activeElement === this.#box;
+  }
+
   async #read() {
+    this.#triedAt = Date.now();
     try {
       this.#replies = await this.#cx.api.cannedReplies(this.#cx.product);
       this.#loadedAt = Date.now();
@@ -90,7 +99,7 @@ export class CannedReplies {
     this.#shown = [...starts, ...within].slice(0, 8);
     if (!this.#shown.length) {
       this.#hide();
-      if (!this.#loading && Date.now() - this.#loadedAt > RETRY_MS) void this.load().then(() => this.#typed() && this.#suggest());
+      if (!this.#loading && Date.now() - this.#triedAt > RETRY_MS) void this.load();
       return;
     }
     this.#active = Math.min(this.#active, this.#shown.length - 1);
