@@ -1,15 +1,16 @@
 // Ingestion throughput on LoCoMo turns (issue #25's target: >= 300 episodes/s through HTTP with the queue on SQLite
 // and extraction on worker threads): every turn of the dataset stored with its time and speaker, one brain per
 // conversation, then waited for until every episode is extracted. In process (`api.createEpisode`) and over HTTP
-// (`inFlight` POSTs at a time), each on a fresh SQLite file, in one run so the two share the machine's load; the
-// load average and this process's CPU time (all its threads: HTTP, pipeline, SQLite, extraction) are printed beside.
+// (`inFlight` POSTs at a time, from this process to the service in a process of its own), each on a fresh SQLite file,
+// in one run so the two share the machine's load; the load average and the service's process's CPU time (all its
+// threads: HTTP, pipeline, SQLite, extraction) are printed beside.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createMemoryService, type MemoryService } from "@mountkit/memory";
 import { allMigrations, openDatabase, sqlMemoryStore } from "@mountkit/sql";
-import { listen } from "../examples/server/src/listen.js";
+import { spawnTarget } from "./lib.js";
 
 const KEY = "mk_bench_throughput_0123456789";
 
@@ -86,9 +87,21 @@ async function onSqlite<T>(concurrency: number | undefined, fn: (service: Memory
   }
 }
 
+/** The posting loops: `inFlight` at a time, in the dataset's order. */
+async function postAll(turns: readonly TurnEpisode[], inFlight: number, post: (t: TurnEpisode) => Promise<void>) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      for (let i = next++; i < turns.length; i = next++) await post(turns[i]!);
+    }),
+  );
+}
+
 /**
- * Stores `turns` through `via` and waits until every one is extracted. The service's threads are warmed first on
- * another brain (model load), outside the timing.
+ * Stores `turns` through `via` and waits until every one is extracted. In process, the service runs in this process;
+ * over HTTP, in a process of its own behind Fastify (bench/servers/memory-target.ts) and this process is its client,
+ * as a host's clients are other processes: the CPU and loop delay are the service's process's. The service's threads
+ * are warmed first on another brain (model load), outside the timing.
  */
 export async function measureThroughput(
   turns: readonly TurnEpisode[],
@@ -96,55 +109,81 @@ export async function measureThroughput(
   options: { inFlight?: number; concurrency?: number } = {},
 ): Promise<ThroughputRow> {
   const inFlight = options.inFlight ?? 8;
+  const brains = [...new Set(turns.map((t) => t.brainId))];
+  if (via === "HTTP") return overHttp(turns, brains, inFlight, options.concurrency);
   return onSqlite(options.concurrency, async (service) => {
-    const brains = [...new Set(turns.map((t) => t.brainId))];
-    const keys = new Map<string, string>();
-    for (const [i, b] of brains.entries()) keys.set(b, (await service.keys.create({ brainId: b, key: `${KEY}_${i}` })).key);
     await service.api.createEpisode("tp-warm-up", { content: "Warm-up: Ana moved to Lisbon in 2019." });
     await service.worker.idle();
-    const server = via === "HTTP" ? await listen("fastify", [service]) : undefined;
-    const post = async (t: TurnEpisode) => {
-      if (!server) return void (await service.api.createEpisode(t.brainId, { content: t.content, occurredAt: Date.parse(t.occurredAt), metadata: t.metadata }));
-      const res = await fetch(`${server.url}/v1/episodes`, {
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    const load0 = loadavg()[0]!;
+    loop.enable();
+    const t0 = performance.now();
+    const c0 = process.cpuUsage();
+    await postAll(turns, inFlight, async (t) => {
+      await service.api.createEpisode(t.brainId, { content: t.content, occurredAt: Date.parse(t.occurredAt), metadata: t.metadata });
+    });
+    await service.worker.idle();
+    const seconds = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(c0);
+    loop.disable();
+    let edges = 0;
+    for (const b of brains) edges += (await service.store.listEdges({ brainId: b, limit: 1_000_000 })).items.length;
+    return {
+      via,
+      n: turns.length,
+      seconds,
+      perSecond: turns.length / seconds,
+      perCpuSecond: turns.length / ((cpu.user + cpu.system) / 1e6),
+      worstLoop: loop.max / 1e6,
+      load: [load0, loadavg()[0]!],
+      edges,
+    };
+  });
+}
+
+async function overHttp(
+  turns: readonly TurnEpisode[],
+  brains: string[],
+  inFlight: number,
+  concurrency: number | undefined,
+): Promise<ThroughputRow> {
+  const target = await spawnTarget("./servers/memory-target.ts", ["fastify", String(concurrency ?? "default")], {
+    BENCH_BRAINS: brains.join(","),
+    BENCH_KEY: KEY,
+  });
+  try {
+    const keys = new Map(brains.map((b, i) => [b, `${KEY}_${i}`]));
+    const load0 = loadavg()[0]!;
+    const started = target.expect("started");
+    target.send("start");
+    await started;
+    const t0 = performance.now();
+    await postAll(turns, inFlight, async (t) => {
+      const res = await fetch(`${target.url}/v1/episodes`, {
         method: "POST",
         headers: { authorization: `Bearer ${keys.get(t.brainId)}`, "content-type": "application/json" },
         body: JSON.stringify({ content: t.content, occurredAt: t.occurredAt, metadata: t.metadata }),
       });
       if (res.status !== 202) throw new Error(`POST /v1/episodes -> ${res.status} ${await res.text()}`);
       await res.arrayBuffer();
+    });
+    const idle = target.expect("idle ");
+    target.send("idle");
+    const [, cpuMs, worstLoop, edges] = (await idle).split(" ").map(Number) as [number, number, number, number];
+    const seconds = (performance.now() - t0) / 1000;
+    return {
+      via: "HTTP",
+      n: turns.length,
+      seconds,
+      perSecond: turns.length / seconds,
+      perCpuSecond: turns.length / (cpuMs / 1000),
+      worstLoop,
+      load: [load0, loadavg()[0]!],
+      edges,
     };
-    const loop = monitorEventLoopDelay({ resolution: 10 });
-    const load0 = loadavg()[0]!;
-    try {
-      loop.enable();
-      const t0 = performance.now();
-      const c0 = process.cpuUsage();
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: inFlight }, async () => {
-          for (let i = next++; i < turns.length; i = next++) await post(turns[i]!);
-        }),
-      );
-      await service.worker.idle();
-      const seconds = (performance.now() - t0) / 1000;
-      const cpu = process.cpuUsage(c0);
-      loop.disable();
-      let edges = 0;
-      for (const b of brains) edges += (await service.store.listEdges({ brainId: b, limit: 1_000_000 })).items.length;
-      return {
-        via,
-        n: turns.length,
-        seconds,
-        perSecond: turns.length / seconds,
-        perCpuSecond: turns.length / ((cpu.user + cpu.system) / 1e6),
-        worstLoop: loop.max / 1e6,
-        load: [load0, loadavg()[0]!],
-        edges,
-      };
-    } finally {
-      await server?.close();
-    }
-  });
+  } finally {
+    await target.stop();
+  }
 }
 
 /** Prints section T: in-process then HTTP, on the dataset's turns. */
@@ -155,7 +194,7 @@ export async function runThroughput(dataset: string, options: { turns?: number; 
   const per = options.turns ? Math.ceil(options.turns / brains.length) : Number.POSITIVE_INFINITY;
   const turns = brains.flatMap((b) => all.filter((t) => t.brainId === b).slice(0, per));
   console.log(
-    `T. ingestion throughput on LoCoMo turns (${turns.length} turns, ${new Set(turns.map((t) => t.brainId)).size} brains, one per conversation): queue and store on SQLite, extraction on worker threads; stored then extracted (target 300 episodes/s over HTTP)`,
+    `T. ingestion throughput on LoCoMo turns (${turns.length} turns, ${new Set(turns.map((t) => t.brainId)).size} brains, one per conversation): queue and store on SQLite, extraction on worker threads; stored then extracted (target 300 episodes/s over HTTP); over HTTP the service runs in a process of its own and this process is its client (CPU and loop delay: the service's process)`,
   );
   console.log(
     `   ${"via".padEnd(10)} ${"episodes/s".padStart(11)} ${"per CPU-s".padStart(10)} ${"seconds".padStart(8)} ${"worst loop".padStart(11)} ${"edges".padStart(6)}   load (1 min) start -> end`,

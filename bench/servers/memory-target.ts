@@ -1,0 +1,70 @@
+// Benchmark target: the memory service alone in this process, on a fresh SQLite file (queue and store), behind a
+// framework, so that ingestion over HTTP is measured as a host serves it: the client in another process.
+// argv: <framework> <worker concurrency or "default">; env BENCH_BRAINS: brain ids, comma-separated, each given the key
+// `${BENCH_KEY}_${index}`. stdin: "start" -> "started" (CPU and loop delay counted from here); "idle" -> after every
+// episode is extracted, "idle <CPU ms of every thread of this process> <worst loop delay ms> <edges>".
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { createMemoryService } from "@mountkit/memory";
+import { allMigrations, openDatabase, sqlMemoryStore } from "@mountkit/sql";
+import { FRAMEWORKS, type Framework, listen } from "../../examples/server/src/listen.js";
+
+const framework = (process.argv[2] ?? "fastify") as Framework;
+if (!FRAMEWORKS.includes(framework)) throw new Error(`framework must be one of ${FRAMEWORKS.join(", ")}`);
+const concurrency = process.argv[3] && process.argv[3] !== "default" ? Number(process.argv[3]) : undefined;
+const brains = (process.env.BENCH_BRAINS ?? "").split(",").filter(Boolean);
+const keyPrefix = process.env.BENCH_KEY ?? "mk_bench_target";
+
+const dataDir = mkdtempSync(join(tmpdir(), "mountkit-bench-memory-target-"));
+const db = await openDatabase({ dataDir, migrations: [...allMigrations] });
+const service = createMemoryService({
+  store: sqlMemoryStore(db),
+  dailyQuota: 1e9,
+  extraction: { timeoutMs: 600_000 },
+  ...(concurrency ? { worker: { concurrency } } : {}),
+});
+for (const [i, brainId] of brains.entries()) await service.keys.create({ brainId, key: `${keyPrefix}_${i}` });
+// the threads warmed (model load) on another brain, outside the timing
+await service.api.createEpisode("tp-warm-up", { content: "Warm-up: Ana moved to Lisbon in 2019." });
+await service.worker.idle();
+const running = await listen(framework, [service]);
+
+const loop = monitorEventLoopDelay({ resolution: 10 });
+let cpu0 = process.cpuUsage();
+async function command(cmd: string) {
+  if (cmd === "start") {
+    loop.reset();
+    loop.enable();
+    cpu0 = process.cpuUsage();
+    process.stdout.write("started\n");
+  } else if (cmd === "idle") {
+    await service.worker.idle();
+    const cpu = process.cpuUsage(cpu0);
+    loop.disable();
+    let edges = 0;
+    for (const b of brains) edges += (await service.store.listEdges({ brainId: b, limit: 1_000_000 })).items.length;
+    process.stdout.write(`idle ${(cpu.user + cpu.system) / 1000} ${loop.max / 1e6} ${edges}\n`);
+  }
+}
+
+process.stdin.setEncoding("utf8");
+let buf = "";
+process.stdin.on("data", (d: string) => {
+  buf += d;
+  let i: number;
+  while ((i = buf.indexOf("\n")) >= 0) {
+    const cmd = buf.slice(0, i).trim();
+    buf = buf.slice(i + 1);
+    void command(cmd);
+  }
+});
+process.stdin.on("end", async () => {
+  await running.close();
+  await service.dispose();
+  await db.close();
+  rmSync(dataDir, { recursive: true, force: true });
+  process.exit(0);
+});
+process.stdout.write(`url ${running.url}\n`);
