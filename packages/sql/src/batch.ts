@@ -1,5 +1,6 @@
 // Statements that do not read each other's results, sent together: on SQLite one round trip to the writer thread
-// carries them all (inside the caller's transaction when it has one); on PostgreSQL they run one after another.
+// carries them all (inside the caller's transaction when it has one; reads alone outside one go to a reader thread);
+// on PostgreSQL they run one after another.
 import type { Compilable, CompiledQuery, Kysely, QueryResult, RawBuilder } from "kysely";
 import { type CheckedQuery, CheckFailed, EXPECT, type Expectation, meets } from "./check.js";
 import { batchQuery } from "./sqlite/thread-driver.js";

@@ -2,7 +2,7 @@
 // trip, inside the caller's transaction; a failure stops the rest and the transaction rolls back; a committing batch
 // ends its transaction; a transaction's BEGIN travels with its first statement, so a BEGIN that cannot get the lock
 // fails that transaction's every statement and none runs outside it. A checked statement that does not answer as
-// expected stops its batch (before its COMMIT) with CheckFailed.
+// expected stops its batch (before its COMMIT) with CheckFailed. Reads alone outside a transaction go to a reader thread.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -127,6 +127,35 @@ describe("SQLite batches", () => {
     // the writer is clean for the next holder
     await db.kysely.insertInto("t").values({ id: 17, v: "seventeen" }).execute();
     expect(await ids()).toEqual([1, 14, 15, 17]);
+  });
+
+  it("reads alone outside a transaction go to a reader in one round trip, answered while the writer is held", async () => {
+    let release = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let held = true;
+    const writing = db.kysely.transaction().execute(async (trx) => {
+      await trx.insertInto("t").values({ id: 5, v: "five" }).execute();
+      await gate;
+    });
+    try {
+      // the writer's transaction holds it past the lock timeout (800 ms): on the writer, this batch would wait and fail
+      await new Promise((r) => setTimeout(r, 50));
+      const answers = await executeBatch(db.kysely, false, [
+        db.kysely.selectFrom("t").select("id").orderBy("id"),
+        sql`select count(*) as n from t`,
+        db.kysely.selectFrom("t").select("v").where("id", "=", 1),
+      ]);
+      expect(held).toBe(true);
+      // each read sees what was committed: not the held transaction's insert
+      expect(answers.map((a) => a.rows)).toEqual([[{ id: 1 }], [{ n: 1 }], [{ v: "one" }]]);
+    } finally {
+      held = false;
+      release();
+      await writing;
+    }
+    expect(await ids()).toEqual([1, 5]);
   });
 
   it("a BEGIN that cannot get the lock fails its transaction's every statement, none outside it; an empty one waits for nothing", async () => {

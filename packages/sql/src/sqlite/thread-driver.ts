@@ -117,6 +117,8 @@ export interface ThreadPool {
   readonly lock: ReturnType<typeof writerLock>;
   readonly lockTimeoutMs: number;
   read(sql: string, params: readonly unknown[]): Promise<Answer>;
+  /** Reads in order in one round trip to a reader (each sees what was committed when it runs). */
+  readAll(statements: Statement[]): Promise<Answer[]>;
   close(): Promise<void>;
 }
 
@@ -149,6 +151,10 @@ export function threadPool(o: SqliteThreadOptions): ThreadPool {
     async read(sql, params) {
       if (o.readers === 0) return writer.run(sql, params);
       return reader().run(sql, params);
+    },
+    async readAll(statements) {
+      if (o.readers === 0) return writer.runAll(statements);
+      return reader().runAll(statements);
     },
     async close() {
       await Promise.all([writer.close(), ...readers.map((r) => r.close())]);
@@ -184,9 +190,9 @@ class ThreadConnection implements DatabaseConnection {
   async executeQuery<R>(q: CompiledQuery): Promise<QueryResult<R>> {
     const { pool } = this;
     if (this.deadline !== undefined) return resultOf(q, await this.inTransaction(statementsOf(q), this.deadline, commitsOf(q)));
-    if (!(BATCH in q) && isRead(q)) {
+    if (BATCH in q ? !commitsOf(q) && (q as BatchQuery)[BATCH].every(isRead) : isRead(q)) {
       try {
-        return result(await pool.read(q.sql, q.parameters));
+        return BATCH in q ? resultOf(q, await pool.readAll(statementsOf(q))) : result(await pool.read(q.sql, q.parameters));
       } catch (e) {
         // raw SQL that looked like a read and writes after all
         if (!(e instanceof SqliteThreadError && e.code === "SQLITE_READONLY")) throw e;

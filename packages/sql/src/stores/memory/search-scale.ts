@@ -32,6 +32,11 @@ export interface SearchTiers<R> {
   newest(expr: string, n: number): Promise<R[]>;
   /** Whether more than `n` rows match. */
   moreThan(expr: string, n: number): Promise<boolean>;
+  /**
+   * A search's first step in one round trip: whether more than `budget` rows match; when not, `ranked(expr, pool)` too
+   * and whether more than `pool` rows match (over the budget, nothing is ranked).
+   */
+  opening(expr: string, budget: number, pool: number): Promise<{ over: true } | { over: false; ranked: R[]; overPool: boolean }>;
   phrase(word: string): string;
 }
 
@@ -52,12 +57,13 @@ export async function tieredSearch<R extends Ranked>(
 ): Promise<R[]> {
   const any = words.map(io.phrase).join(" OR ");
   const best = bestPool(limit);
+  // the filter left fewer than `limit` from a full pool: rank every match after the filter
   const exact = async () => {
     const r = await io.ranked(any, best);
-    // the filter left fewer than `limit` from a full pool: rank every match after the filter
     return r.length < limit && (await io.moreThan(any, best)) ? io.ranked(any, null) : r;
   };
-  if (!(await io.moreThan(any, budget))) return exact();
+  const open = await io.opening(any, budget, best);
+  if (!open.over) return open.ranked.length < limit && open.overPool ? io.ranked(any, null) : open.ranked;
   const present: string[] = [];
   for (const w of words) if (await io.moreThan(io.phrase(w), 0)) present.push(w);
   const first = present.length > 1 ? await io.newest(present.map(io.phrase).join(" AND "), pool) : [];

@@ -4,6 +4,7 @@
 // are ranked (search-scale.ts).
 import { type SearchHit, searchTerms } from "@mountkit/memory";
 import { sql } from "kysely";
+import { executeBatch } from "../../batch.js";
 import { sqlCount } from "../../limits.js";
 import { bm25, type FtsStatistics, ftsRanker, ftsTokens } from "./fts-rank.js";
 import { type At, cols, type Db, type Kind, type MemorySearchContext, type Row, table, visible } from "./rows.js";
@@ -33,17 +34,41 @@ function sqliteTiers(db: Db, ftsName: string, kind: Kind, brainId: string, words
       .sort(byRank)
       .slice(0, limit);
   };
+  /** More than `n` rows match: answers a row. */
+  const moreThan = (expr: string, n: number) =>
+    sql`select rowid from ${fts} where ${fts} match ${expr} order by rowid desc limit 1 offset ${sqlCount(n)}`;
+  /**
+   * FTS5 ranks its own matches first (ORDER BY rank on the FTS table alone, no row lookups), then only the best `pool`
+   * are read and filtered bi-temporally. `unlessOver`: nothing is ranked when more than that many rows match (a LIMIT
+   * of 0 skips the ranking; a condition in WHERE would be tested only after FTS5 had ranked every match).
+   */
+  const ranked = (expr: string, pool: number | null, unlessOver?: number) => {
+    const cap =
+      pool === null
+        ? sql``
+        : unlessOver === undefined
+          ? sql`limit ${sqlCount(pool)}`
+          : sql`limit (case when exists (${moreThan(expr, unlessOver)}) then 0 else ${sqlCount(pool)} end)`;
+    return sql<Row>`
+      select ${cols(kind)}, f.rank as rank
+      from (select rowid, rank from ${fts} where ${fts} match ${expr} order by rank ${cap}) f
+      cross join ${t} t
+      where t.rowid = f.rowid and t.brain_id = ${brainId} and ${visible[kind](at)}
+      order by f.rank, t.id limit ${sqlCount(limit)}`;
+  };
   return {
-    // FTS5 ranks its own matches first (ORDER BY rank on the FTS table alone, no row lookups), then only the best
-    // `pool` are read and filtered bi-temporally
     async ranked(expr, pool) {
-      const r = await sql<Row>`
-        select ${cols(kind)}, f.rank as rank
-        from (select rowid, rank from ${fts} where ${fts} match ${expr} order by rank ${pool === null ? sql`` : sql`limit ${sqlCount(pool)}`}) f
-        cross join ${t} t
-        where t.rowid = f.rowid and t.brain_id = ${brainId} and ${visible[kind](at)}
-        order by f.rank, t.id limit ${sqlCount(limit)}`.execute(db);
-      return r.rows;
+      return (await ranked(expr, pool).execute(db)).rows;
+    },
+    // one message to a reader: the budget's check, the guarded ranking, and the pool's check
+    async opening(expr, budget, pool) {
+      const [over, best, overPool] = await executeBatch(db, false, [
+        moreThan(expr, budget),
+        ranked(expr, pool, budget),
+        moreThan(expr, pool),
+      ]);
+      if (over!.rows.length > 0) return { over: true };
+      return { over: false, ranked: best!.rows as Row[], overPool: overPool!.rows.length > 0 };
     },
     // FTS5 walks a match newest first and stops after `n` rows, fewer for long rows (RANK_TOKENS); the rows' own
     // text gives each word's occurrences
@@ -59,10 +84,7 @@ function sqliteTiers(db: Db, ftsName: string, kind: Kind, brainId: string, words
       return visibleOf(new Map(scored.slice(0, bestPool(limit))));
     },
     async moreThan(expr, n) {
-      const r = await sql`select rowid from ${fts} where ${fts} match ${expr} order by rowid desc limit 1 offset ${sqlCount(n)}`.execute(
-        db,
-      );
-      return r.rows.length > 0;
+      return (await moreThan(expr, n).execute(db)).rows.length > 0;
     },
     phrase: ftsPhrase,
   };
