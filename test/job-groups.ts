@@ -68,6 +68,31 @@ export function groupedClaimCases(makeStores: () => Promise<GroupedStores>) {
       expect((await a.claim({ queue, limit: 5, now: 170, leaseMs: 100 })).map((j) => j.id)).toEqual(["l2"]);
     }));
 
+  it("completeAndClaim completes first, so the claim it carries finds the finished job's group free", () =>
+    withStores(async ({ stores: [a, b] }, queue) => {
+      await a.enqueue({ queue, id: "c1", payload: null, groupKey: "g", now: 0 });
+      await a.enqueue({ queue, id: "c2", payload: null, groupKey: "g", now: 1 });
+      await a.enqueue({ queue, id: "c3", payload: null, groupKey: "h", now: 2 });
+      expect((await a.claim({ queue, limit: 1, now: 10, leaseMs: 1000 })).map((j) => j.id)).toEqual(["c1"]);
+      expect(a.completeAndClaim && b.completeAndClaim).toBeTypeOf("function");
+      const next = await b.completeAndClaim!({ done: [{ id: "c1", now: 20 }], queue, limit: 5, now: 30, leaseMs: 1000 });
+      expect(next.map((j) => j.id)).toEqual(["c2", "c3"]);
+      // nothing left to claim: the completions still count
+      expect(
+        await a.completeAndClaim!({
+          done: [
+            { id: "c2", now: 40 },
+            { id: "c3", now: 40 },
+          ],
+          queue,
+          limit: 5,
+          now: 50,
+          leaseMs: 1000,
+        }),
+      ).toEqual([]);
+      expect(await a.counts(queue)).toEqual({ queued: 0, running: 0, done: 3, dead: 0 });
+    }));
+
   it("never overlaps two jobs of a group under concurrent workers, while groups overlap", () =>
     withStores(async ({ stores: [a, b] }, queue) => {
       const groups = ["ga", "gb", "gc"];

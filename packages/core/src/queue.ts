@@ -49,6 +49,18 @@ export interface JobStore {
    */
   claim(input: { queue: string; limit: number; now: number; leaseMs: number }): Promise<Job[]>;
   complete(input: { id: string; now: number }): Promise<void>;
+  /**
+   * Optional: completes `done` (each as `complete` would), then claims as `claim` would, in one step (on SQLite one
+   * message to the writer). A worker whose store has it completes a finished job with its next claim, which follows at
+   * once; without it, each job is completed on its own.
+   */
+  completeAndClaim?(input: {
+    done: ReadonlyArray<{ id: string; now: number }>;
+    queue: string;
+    limit: number;
+    now: number;
+    leaseMs: number;
+  }): Promise<Job[]>;
   /** `retryAt: null` marks the job dead (no more attempts). */
   fail(input: { id: string; error: string; retryAt: number | null; now: number }): Promise<void>;
   /** Counts by state, for health and tests. */
@@ -90,7 +102,7 @@ export function inMemoryJobStore(): JobStore {
     for (const r of runningByGroup.get(g) ?? []) if (r !== j && r.leaseUntil > now) return true;
     return false;
   };
-  return {
+  const store: JobStore = {
     async enqueue(j) {
       if (jobs.has(j.id)) return j.id;
       jobs.set(j.id, {
@@ -142,6 +154,10 @@ export function inMemoryJobStore(): JobStore {
       const j = jobs.get(id);
       if (j) setState(j, "done");
     },
+    async completeAndClaim({ done, ...claim }) {
+      for (const d of done) await store.complete(d);
+      return store.claim(claim);
+    },
     async fail({ id, error, retryAt }) {
       const j = jobs.get(id);
       if (!j) return;
@@ -168,6 +184,7 @@ export function inMemoryJobStore(): JobStore {
       return n;
     },
   };
+  return store;
 }
 
 export interface WorkerOptions<T> {
@@ -203,14 +220,16 @@ interface JobRun {
   log: Logger;
   backoff: (attempt: number, job: Job<never>) => number;
   tel: QueueTelemetry | undefined;
+  /** Records a finished job as done: at once, or with the worker's next claim. */
+  complete: (id: string, now: number) => Promise<void>;
 }
 
 /** Runs one claimed job: completed on success; on failure `onDead` after its last attempt, and the retry or death recorded. */
-async function runJob<T>(o: WorkerOptions<T>, job: Job<T>, { clock, log, backoff, tel }: JobRun) {
+async function runJob<T>(o: WorkerOptions<T>, job: Job<T>, { clock, log, backoff, tel, complete }: JobRun) {
   const started = performance.now();
   try {
     await o.handler(job);
-    await o.store.complete({ id: job.id, now: clock.now() });
+    await complete(job.id, clock.now());
     tel?.ran((performance.now() - started) / 1000, "done");
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
@@ -244,7 +263,37 @@ export function createWorker<T>(o: WorkerOptions<T>): Worker {
   let again = false;
   let idleWaiters: Array<() => void> = [];
   const tel = queueTelemetry(o.queue, () => o.store.counts(o.queue));
-  const run: JobRun = { clock, log, backoff, tel };
+  const { completeAndClaim } = o.store;
+  /** Finished jobs whose completion goes with the next claim (a store with completeAndClaim). */
+  let done: Array<{ id: string; now: number }> = [];
+  const complete = completeAndClaim
+    ? async (id: string, now: number) => {
+        done.push({ id, now });
+      }
+    : (id: string, now: number) => o.store.complete({ id, now });
+  /** Completes what waits for a claim that will not come (the worker stopped). */
+  async function flush() {
+    const waiting = done;
+    done = [];
+    for (const d of waiting)
+      await o.store.complete(d).catch((e) => log.error("could not record job completion", { queue: o.queue, job: d.id, error: e }));
+  }
+  const run: JobRun = { clock, log, backoff, tel, complete };
+
+  /** A claim, carrying the completions that wait for it. */
+  async function claim(limit: number): Promise<Job[]> {
+    const input = { queue: o.queue, limit, now: clock.now(), leaseMs };
+    if (!completeAndClaim || !done.length) return o.store.claim(input);
+    const finished = done;
+    done = [];
+    try {
+      return await completeAndClaim.call(o.store, { done: finished, ...input });
+    } catch (e) {
+      // completing again is harmless: they wait for the next claim
+      done = [...finished, ...done];
+      throw e;
+    }
+  }
 
   async function poll(): Promise<void> {
     do {
@@ -253,7 +302,7 @@ export function createWorker<T>(o: WorkerOptions<T>): Worker {
         const wanted = concurrency - inFlight.size;
         let jobs: Job[];
         try {
-          jobs = await o.store.claim({ queue: o.queue, limit: wanted, now: clock.now(), leaseMs });
+          jobs = await claim(wanted);
         } catch (e) {
           log.error("job claim failed", { queue: o.queue, error: e });
           break;
@@ -318,6 +367,7 @@ export function createWorker<T>(o: WorkerOptions<T>): Worker {
       clearTimeout(timer);
       await polling;
       await Promise.allSettled([...inFlight]);
+      await flush();
     },
     async idle() {
       for (;;) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { groupedClaimCases } from "../../../test/job-groups.js";
-import { manualClock } from "../src/index.js";
-import { createQueue, createWorker, type Job, inMemoryJobStore } from "../src/jobs.js";
+import { manualClock, silentLogger as silent } from "../src/index.js";
+import { createQueue, createWorker, inMemoryJobStore, type Job, type JobStore } from "../src/jobs.js";
 
 describe("queue", () => {
   it("retries a failing handler with backoff, then succeeds", async () => {
@@ -99,6 +99,60 @@ describe("queue", () => {
     await w.idle();
     expect(peak).toBe(3);
     await q.stop();
+  });
+});
+
+describe("queue completions with the next claim", () => {
+  it("completes each finished job with the claim that follows it, one store call for both", async () => {
+    const store = inMemoryJobStore();
+    const calls: string[] = [];
+    const counted: JobStore = {
+      ...store,
+      claim: (i) => {
+        calls.push("claim");
+        return store.claim(i);
+      },
+      complete: (i) => {
+        calls.push("complete");
+        return store.complete(i);
+      },
+      completeAndClaim: (i) => {
+        calls.push(`completeAndClaim:${i.done.length}`);
+        return store.completeAndClaim!(i);
+      },
+    };
+    for (let i = 0; i < 4; i++) await store.enqueue({ queue: "q", id: `j${i}`, payload: i, groupKey: "g", now: i });
+    const ran: number[] = [];
+    const w = createWorker<number>({ store: counted, queue: "q", handler: async (job) => void ran.push(job.payload), pollMs: 5 });
+    w.start();
+    await w.idle();
+    await w.stop();
+    expect(ran).toEqual([0, 1, 2, 3]);
+    expect(await store.counts("q")).toEqual({ queued: 0, running: 0, done: 4, dead: 0 });
+    // one job of the group at a time: each completion travels with the claim of the next job
+    expect(calls.filter((c) => c === "complete")).toEqual([]);
+    expect(calls.filter((c) => c.startsWith("completeAndClaim")).length).toBeGreaterThanOrEqual(4);
+  });
+
+  it("keeps a completion whose claim failed for the next one, and stop() records what is still waiting", async () => {
+    const store = inMemoryJobStore();
+    let claims = 0;
+    const failing: JobStore = {
+      ...store,
+      // the first claim works; every claim after it fails (the database went away)
+      claim: (i) => (claims++ ? Promise.reject(new Error("claims down")) : store.claim(i)),
+      completeAndClaim: () => Promise.reject(new Error("claims down")),
+    };
+    await store.enqueue({ queue: "q", id: "only", payload: null, now: 0 });
+    let ran = 0;
+    const w = createWorker({ store: failing, queue: "q", handler: async () => void ran++, pollMs: 5, logger: silent });
+    w.start();
+    await expect.poll(() => ran).toBe(1);
+    // the claim carrying its completion failed: the job is still running in the store
+    await new Promise((r) => setTimeout(r, 30));
+    expect(await store.counts("q")).toMatchObject({ running: 1, done: 0 });
+    await w.stop();
+    expect(await store.counts("q")).toEqual({ queued: 0, running: 0, done: 1, dead: 0 });
   });
 });
 

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Job, JobStore, NewJob } from "@mountkit/core/jobs";
 import { type Kysely, sql } from "kysely";
+import { executeBatch } from "../../batch.js";
 import type { SqlDatabase } from "../../db.js";
 import { sqlCount } from "../../limits.js";
 import { deleteMentioning } from "../../mentions.js";
@@ -75,6 +76,10 @@ export function jobInsert(db: Kysely<any>, job: NewJob) {
 export async function insertJob(db: Kysely<any>, job: NewJob): Promise<void> {
   await jobInsert(db, job).execute();
 }
+
+/** A job marked done. */
+const completion = (db: Kysely<JobsDb>, { id, now }: { id: string; now: number }) =>
+  db.updateTable("jobs").set({ state: "done", updated_at: now }).where("id", "=", id);
 
 function toJob(r: Pick<JobsTable, "id" | "queue" | "payload" | "attempts" | "max_attempts" | "run_at" | "group_key">): Job {
   return {
@@ -189,30 +194,54 @@ export function sqlJobStore(database: SqlDatabase, options: SqlJobStoreOptions =
     await beat();
   }
 
+  /**
+   * Completes `done`, then leases up to `limit` due jobs: on SQLite one transaction in one message to the writer, on
+   * PostgreSQL one transaction under the queue's claim lock.
+   */
+  async function completeAndClaim(
+    done: ReadonlyArray<{ id: string; now: number }>,
+    { queue, limit, now, leaseMs }: { queue: string; limit: number; now: number; leaseMs: number },
+  ): Promise<Job[]> {
+    if (limit <= 0) {
+      for (const d of done) await completion(db, d).execute();
+      return [];
+    }
+    await startHeartbeat();
+    const { due, claimable } = claimQuery({ queue, limit, now, staleBefore: Date.now() - staleAfterMs, pg });
+    const lease = async (trx: Kysely<JobsDb>) => {
+      const completes = done.map((d) => completion(trx, d));
+      // `due` again on the row itself: a row its holder completed meanwhile is not leased again
+      const leasing = sql<JobsTable>`
+        update jobs set state = 'running', attempts = attempts + 1, lease_until = ${now + leaseMs},
+          locked_by = ${owner}, updated_at = ${now}
+        where id in (${claimable}) and ${due("jobs")}
+        returning id, queue, payload, attempts, max_attempts, run_at, group_key`;
+      if (pg) {
+        for (const c of completes) await c.execute();
+        await sql`select pg_advisory_xact_lock(${CLAIM_LOCK_KEY}, hashtext(${queue}))`.execute(trx);
+        return (await leasing.execute(trx)).rows;
+      }
+      if (!completes.length) return (await leasing.execute(trx)).rows;
+      const answers = await executeBatch(trx, false, [...completes, leasing], { commits: true });
+      return answers.at(-1)!.rows as JobsTable[];
+    };
+    const rows = pg || done.length ? await db.transaction().execute(lease) : await lease(db);
+    return rows.map(toJob).sort((a, b) => a.runAt - b.runAt || (a.id < b.id ? -1 : 1));
+  }
+
   return {
     async enqueue(job) {
       await insertJob(db, job);
       return job.id;
     },
-    async claim({ queue, limit, now, leaseMs }) {
-      if (limit <= 0) return [];
-      await startHeartbeat();
-      const { due, claimable } = claimQuery({ queue, limit, now, staleBefore: Date.now() - staleAfterMs, pg });
-      const lease = async (trx: Kysely<JobsDb>) => {
-        if (pg) await sql`select pg_advisory_xact_lock(${CLAIM_LOCK_KEY}, hashtext(${queue}))`.execute(trx);
-        // `due` again on the row itself: a row its holder completed meanwhile is not leased again
-        const r = await sql<JobsTable>`
-          update jobs set state = 'running', attempts = attempts + 1, lease_until = ${now + leaseMs},
-            locked_by = ${owner}, updated_at = ${now}
-          where id in (${claimable}) and ${due("jobs")}
-          returning id, queue, payload, attempts, max_attempts, run_at, group_key`.execute(trx);
-        return r.rows;
-      };
-      const rows = pg ? await db.transaction().execute(lease) : await lease(db);
-      return rows.map(toJob).sort((a, b) => a.runAt - b.runAt || (a.id < b.id ? -1 : 1));
+    async claim(input) {
+      return completeAndClaim([], input);
     },
     async complete({ id, now }) {
-      await db.updateTable("jobs").set({ state: "done", updated_at: now }).where("id", "=", id).execute();
+      await completion(db, { id, now }).execute();
+    },
+    async completeAndClaim({ done, ...input }) {
+      return completeAndClaim(done, input);
     },
     async fail({ id, error, retryAt, now }) {
       await db
