@@ -247,6 +247,42 @@ async function runJob<T>(o: WorkerOptions<T>, job: Job<T>, { clock, log, backoff
   }
 }
 
+/**
+ * How a worker records finished jobs: with a store that has completeAndClaim, each waits for the next claim, which
+ * carries it; otherwise each is completed at once.
+ */
+function pendingCompletions(store: JobStore, queue: string, log: Logger) {
+  const { completeAndClaim } = store;
+  let done: Array<{ id: string; now: number }> = [];
+  return {
+    complete: completeAndClaim
+      ? async (id: string, now: number) => {
+          done.push({ id, now });
+        }
+      : (id: string, now: number) => store.complete({ id, now }),
+    /** A claim, carrying the completions that wait for it. */
+    async claim(input: { queue: string; limit: number; now: number; leaseMs: number }): Promise<Job[]> {
+      if (!completeAndClaim || !done.length) return store.claim(input);
+      const finished = done;
+      done = [];
+      try {
+        return await completeAndClaim.call(store, { done: finished, ...input });
+      } catch (e) {
+        // completing again is harmless: they wait for the next claim
+        done = [...finished, ...done];
+        throw e;
+      }
+    },
+    /** Completes what waits for a claim that will not come (the worker stopped). */
+    async flush() {
+      const waiting = done;
+      done = [];
+      for (const d of waiting)
+        await store.complete(d).catch((e) => log.error("could not record job completion", { queue, job: d.id, error: e }));
+    },
+  };
+}
+
 export function createWorker<T>(o: WorkerOptions<T>): Worker {
   const clock = o.clock ?? systemClock;
   const log = kitLogger(o.logger);
@@ -263,37 +299,9 @@ export function createWorker<T>(o: WorkerOptions<T>): Worker {
   let again = false;
   let idleWaiters: Array<() => void> = [];
   const tel = queueTelemetry(o.queue, () => o.store.counts(o.queue));
-  const { completeAndClaim } = o.store;
-  /** Finished jobs whose completion goes with the next claim (a store with completeAndClaim). */
-  let done: Array<{ id: string; now: number }> = [];
-  const complete = completeAndClaim
-    ? async (id: string, now: number) => {
-        done.push({ id, now });
-      }
-    : (id: string, now: number) => o.store.complete({ id, now });
-  /** Completes what waits for a claim that will not come (the worker stopped). */
-  async function flush() {
-    const waiting = done;
-    done = [];
-    for (const d of waiting)
-      await o.store.complete(d).catch((e) => log.error("could not record job completion", { queue: o.queue, job: d.id, error: e }));
-  }
-  const run: JobRun = { clock, log, backoff, tel, complete };
-
-  /** A claim, carrying the completions that wait for it. */
-  async function claim(limit: number): Promise<Job[]> {
-    const input = { queue: o.queue, limit, now: clock.now(), leaseMs };
-    if (!completeAndClaim || !done.length) return o.store.claim(input);
-    const finished = done;
-    done = [];
-    try {
-      return await completeAndClaim.call(o.store, { done: finished, ...input });
-    } catch (e) {
-      // completing again is harmless: they wait for the next claim
-      done = [...finished, ...done];
-      throw e;
-    }
-  }
+  const completions = pendingCompletions(o.store, o.queue, log);
+  const run: JobRun = { clock, log, backoff, tel, complete: completions.complete };
+  const claim = (limit: number) => completions.claim({ queue: o.queue, limit, now: clock.now(), leaseMs });
 
   async function poll(): Promise<void> {
     do {
@@ -367,7 +375,7 @@ export function createWorker<T>(o: WorkerOptions<T>): Worker {
       clearTimeout(timer);
       await polling;
       await Promise.allSettled([...inFlight]);
-      await flush();
+      await completions.flush();
     },
     async idle() {
       for (;;) {
