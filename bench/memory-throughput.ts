@@ -69,7 +69,8 @@ export interface ThroughputRow {
   edges: number;
 }
 
-async function onSqlite<T>(concurrency: number | undefined, fn: (service: MemoryService) => Promise<T>): Promise<T> {
+/** The memory service on a fresh SQLite file (queue and store), as the throughput runs use it; `close` removes the file. */
+export async function benchMemory(concurrency: number | undefined): Promise<{ service: MemoryService; close(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), "mountkit-bench-throughput-"));
   const db = await openDatabase({ dataDir, migrations: [...allMigrations] });
   const service = createMemoryService({
@@ -78,12 +79,22 @@ async function onSqlite<T>(concurrency: number | undefined, fn: (service: Memory
     extraction: { timeoutMs: 600_000 },
     ...(concurrency ? { worker: { concurrency } } : {}),
   });
+  return {
+    service,
+    async close() {
+      await service.dispose();
+      await db.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function onSqlite<T>(concurrency: number | undefined, fn: (service: MemoryService) => Promise<T>): Promise<T> {
+  const { service, close } = await benchMemory(concurrency);
   try {
     return await fn(service);
   } finally {
-    await service.dispose();
-    await db.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await close();
   }
 }
 

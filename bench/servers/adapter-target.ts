@@ -2,13 +2,14 @@
 // argv: <framework: express|fastify|fetch> <mode: kit|native>. Prints its URL on stdout.
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { channel, defineService, json, type SseEvent, sse, route } from "@mountkit/core";
+import { channel, defineService, json, route, type SseEvent, sse } from "@mountkit/core";
 import { mountkit } from "@mountkit/express";
 import { mountkitPlugin } from "@mountkit/fastify";
 import { createFetchServer, nodeToRequest, writeResponse } from "@mountkit/fetch";
 import express from "express";
 import Fastify from "fastify";
 import * as z from "zod";
+import { onCommands } from "./control.js";
 
 const [framework, mode] = process.argv.slice(2) as ["express" | "fastify" | "fetch", "kit" | "native"];
 const Body = z.object({ name: z.string().min(1), count: z.number().int() });
@@ -121,22 +122,12 @@ if (framework === "express") {
 }
 
 // control channel: stdin lines "publish <sentAt>" / "count"
-process.stdin.setEncoding("utf8");
-let buf = "";
-process.stdin.on("data", (d: string) => {
-  buf += d;
-  let i: number;
-  while ((i = buf.indexOf("\n")) >= 0) {
-    const line = buf.slice(0, i);
-    buf = buf.slice(i + 1);
-    const [cmd, arg] = line.split(" ");
-    if (cmd === "publish") publish(Number(arg));
-    if (cmd === "count") process.stdout.write(`count ${mode === "kit" ? kitStreams.size : nativeWriters.size}\n`);
-    if (cmd === "cpu") {
-      const u = process.cpuUsage();
-      process.stdout.write(`cpu ${u.user + u.system}\n`);
-    }
+onCommands((cmd, arg) => {
+  if (cmd === "publish") publish(Number(arg));
+  if (cmd === "count") process.stdout.write(`count ${mode === "kit" ? kitStreams.size : nativeWriters.size}\n`);
+  if (cmd === "cpu") {
+    const u = process.cpuUsage();
+    process.stdout.write(`cpu ${u.user + u.system}\n`);
   }
 });
-process.stdin.on("end", () => process.exit(0));
 server.listen(0, "127.0.0.1", () => process.stdout.write(`url http://127.0.0.1:${(server.address() as AddressInfo).port}\n`));

@@ -4,6 +4,7 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createEntriesService, devAuth } from "@mountkit/entries";
 import { FRAMEWORKS, type Framework, listen } from "../../examples/server/src/listen.js";
+import { onCommands } from "./control.js";
 
 const framework = (process.argv[2] ?? "fastify") as Framework;
 if (!FRAMEWORKS.includes(framework)) throw new Error(`framework must be one of ${FRAMEWORKS.join(", ")}`);
@@ -23,21 +24,21 @@ setInterval(() => {
   peak = Math.max(peak, process.memoryUsage.rss());
 }, 20).unref();
 console.log(`url ${running.url}`);
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (d: string) => {
-  for (const line of d.split("\n"))
-    if (line.trim() === "rss") {
+onCommands(
+  (cmd) => {
+    if (cmd === "rss") {
       const now = process.memoryUsage.rss();
       console.log(`rss ${(now / 2 ** 20).toFixed(1)} ${(Math.max(peak, now) / 2 ** 20).toFixed(1)}`);
       peak = 0;
-    } else if (line.trim() === "eld") {
+    } else if (cmd === "eld") {
       const ms = (ns: number) => (ns / 1e6).toFixed(1);
       console.log(`eld ${ms(delay.percentile(50))} ${ms(delay.percentile(99))} ${ms(delay.max)}`);
       delay.reset();
     }
-});
-process.stdin.on("end", async () => {
-  await running.close();
-  await entries.dispose();
-  process.exit(0);
-});
+  },
+  async () => {
+    await running.close();
+    await entries.dispose();
+    process.exit(0);
+  },
+);

@@ -3,13 +3,10 @@
 // argv: <framework> <worker concurrency or "default">; env BENCH_BRAINS: brain ids, comma-separated, each given the key
 // `${BENCH_KEY}_${index}`. stdin: "start" -> "started" (CPU and loop delay counted from here); "idle" -> after every
 // episode is extracted, "idle <CPU ms of every thread of this process> <worst loop delay ms> <edges>".
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { createMemoryService } from "@mountkit/memory";
-import { allMigrations, openDatabase, sqlMemoryStore } from "@mountkit/sql";
 import { FRAMEWORKS, type Framework, listen } from "../../examples/server/src/listen.js";
+import { benchMemory } from "../memory-throughput.js";
+import { onCommands } from "./control.js";
 
 const framework = (process.argv[2] ?? "fastify") as Framework;
 if (!FRAMEWORKS.includes(framework)) throw new Error(`framework must be one of ${FRAMEWORKS.join(", ")}`);
@@ -17,14 +14,7 @@ const concurrency = process.argv[3] && process.argv[3] !== "default" ? Number(pr
 const brains = (process.env.BENCH_BRAINS ?? "").split(",").filter(Boolean);
 const keyPrefix = process.env.BENCH_KEY ?? "mk_bench_target";
 
-const dataDir = mkdtempSync(join(tmpdir(), "mountkit-bench-memory-target-"));
-const db = await openDatabase({ dataDir, migrations: [...allMigrations] });
-const service = createMemoryService({
-  store: sqlMemoryStore(db),
-  dailyQuota: 1e9,
-  extraction: { timeoutMs: 600_000 },
-  ...(concurrency ? { worker: { concurrency } } : {}),
-});
+const { service, close } = await benchMemory(concurrency);
 for (const [i, brainId] of brains.entries()) await service.keys.create({ brainId, key: `${keyPrefix}_${i}` });
 // the threads warmed (model load) on another brain, outside the timing
 await service.api.createEpisode("tp-warm-up", { content: "Warm-up: Ana moved to Lisbon in 2019." });
@@ -49,22 +39,9 @@ async function command(cmd: string) {
   }
 }
 
-process.stdin.setEncoding("utf8");
-let buf = "";
-process.stdin.on("data", (d: string) => {
-  buf += d;
-  let i: number;
-  while ((i = buf.indexOf("\n")) >= 0) {
-    const cmd = buf.slice(0, i).trim();
-    buf = buf.slice(i + 1);
-    void command(cmd);
-  }
-});
-process.stdin.on("end", async () => {
+onCommands(command, async () => {
   await running.close();
-  await service.dispose();
-  await db.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await close();
   process.exit(0);
 });
 process.stdout.write(`url ${running.url}\n`);

@@ -1,9 +1,9 @@
 // Benchmark target for stalled uploads: the support service under one adapter, as the example server hosts it.
 // argv: <framework: express|fastify|fetch> <mode: limits|none> <bodyTimeoutMs>. Prints its URL; answers
 // `connections` on stdin with `connections <n>` (the server's own count of open sockets).
-import { createInterface } from "node:readline";
 import { createSupportService } from "@mountkit/support";
 import { type Framework, listen } from "../../examples/server/src/listen.js";
+import { onCommands } from "./control.js";
 
 const [framework, mode, timeout] = process.argv.slice(2) as [Framework, "limits" | "none", string];
 const bodyTimeoutMs = Number(timeout);
@@ -24,11 +24,12 @@ const running = await listen(framework, [support], {
 });
 console.log(`url ${running.url}`);
 
-const rl = createInterface({ input: process.stdin });
-rl.on("line", (line) => {
-  if (line === "connections") running.server.getConnections((_e, n) => console.log(`connections ${n}`));
-});
-rl.on("close", () => {
-  running.server.closeAllConnections();
-  void running.close().then(() => process.exit(0));
-});
+onCommands(
+  (cmd) => {
+    if (cmd === "connections") running.server.getConnections((_e, n) => console.log(`connections ${n}`));
+  },
+  () => {
+    running.server.closeAllConnections();
+    void running.close().then(() => process.exit(0));
+  },
+);

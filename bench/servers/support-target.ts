@@ -4,6 +4,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { createSupportService } from "@mountkit/support";
 import { FRAMEWORKS, type Framework, listen } from "../../examples/server/src/listen.js";
+import { onCommands } from "./control.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -16,24 +17,18 @@ const service = createSupportService({
 });
 const running = await listen(framework, [service]);
 
-process.stdin.setEncoding("utf8");
-let buf = "";
-process.stdin.on("data", (d: string) => {
-  buf += d;
-  let i: number;
-  while ((i = buf.indexOf("\n")) >= 0) {
-    const cmd = buf.slice(0, i).trim();
-    buf = buf.slice(i + 1);
+onCommands(
+  (cmd) => {
     if (cmd === "mem") {
       for (let k = 0; k < 3; k++) gc();
       const m = process.memoryUsage();
       process.stdout.write(`mem ${m.rss} ${m.heapUsed} ${m.external}\n`);
     } else if (cmd === "count") process.stdout.write(`count ${service.hub.size}\n`);
-  }
-});
-process.stdin.on("end", async () => {
-  await running.close();
-  await service.dispose();
-  process.exit(0);
-});
+  },
+  async () => {
+    await running.close();
+    await service.dispose();
+    process.exit(0);
+  },
+);
 process.stdout.write(`url ${running.url}\n`);
