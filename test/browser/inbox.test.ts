@@ -85,6 +85,11 @@ describeBrowser("support agent inbox in Chromium", () => {
       const agentApi = (path: string) => call(`${apiUrl}/agent${path}`, { headers: { authorization: `Bearer ${AGENT}` } });
       const thread = () => app().getByRole("list", { name: "Messages" });
       const pane = () => app().getByRole("region", { name: "Conversation", exact: true });
+      /** The `/` suggestion of a canned reply under the reply box. */
+      const suggestion = (shortcut: string) =>
+        app()
+          .getByRole("listbox", { name: "Canned responses" })
+          .getByRole("option", { name: new RegExp(shortcut) });
 
       it("serves the page under /agent/inbox/ with its CSP; a wrong token is refused and nothing is kept", async () => {
         const r = await fetch(`${apiUrl}/agent/inbox/`);
@@ -183,10 +188,7 @@ describeBrowser("support agent inbox in Chromium", () => {
         const box = app().getByLabel("Reply");
         await box.fill("");
         await box.pressSequentially(`/shipped-${framework.slice(0, 2)}`);
-        const option = app()
-          .getByRole("listbox", { name: "Canned responses" })
-          .getByRole("option", { name: new RegExp(`/shipped-${framework}`) });
-        await option.waitFor({ timeout: 5000 });
+        await suggestion(`/shipped-${framework}`).waitFor({ timeout: 5000 });
         await box.press("Enter");
         expect(await box.inputValue()).toBe(body);
         await app().getByRole("button", { name: "Send reply" }).click();
@@ -232,10 +234,7 @@ describeBrowser("support agent inbox in Chromium", () => {
           await expect.poll(() => reads).toBeGreaterThan(0);
           expect(await app().getByRole("listbox", { name: "Canned responses" }).isVisible()).toBe(false);
           release();
-          const option = app()
-            .getByRole("listbox", { name: "Canned responses" })
-            .getByRole("option", { name: new RegExp(`/tomorrow-${framework}`) });
-          await option.waitFor({ timeout: 5000 });
+          await suggestion(`/tomorrow-${framework}`).waitFor({ timeout: 5000 });
           await box.press("Enter");
           expect(await box.inputValue()).toBe(body);
           await box.fill("");
