@@ -217,8 +217,9 @@ export function sqlJobStore(database: SqlDatabase, options: SqlJobStoreOptions =
         where id in (${claimable}) and ${due("jobs")}
         returning id, queue, payload, attempts, max_attempts, run_at, group_key`;
       if (pg) {
-        for (const c of completes) await c.execute();
+        // the claim lock first: a claimer holding it never waits on this transaction's completed rows
         await sql`select pg_advisory_xact_lock(${CLAIM_LOCK_KEY}, hashtext(${queue}))`.execute(trx);
+        for (const c of completes) await c.execute();
         return (await leasing.execute(trx)).rows;
       }
       if (!completes.length) return (await leasing.execute(trx)).rows;
