@@ -1,7 +1,16 @@
 // Making events and the jobs that carry them: an event is written as a fan-out job, in the same transaction as the
 // change it reports when the store can (EnqueueInput is what stores insert), so a committed change always has its event.
 import type { NewJob } from "../queue.js";
-import type { WebhookEvent } from "./types.js";
+import { takesEvent, type WebhookEvent, type WebhookStore } from "./types.js";
+
+/**
+ * Which of `types` some enabled subscription of `scope` takes, in one read of the scope's subscriptions: a service
+ * writes an event's job only when someone takes it.
+ */
+export async function subscribedTypes<T extends string>(store: WebhookStore, scope: string, types: readonly T[]): Promise<ReadonlySet<T>> {
+  const subs = await store.listSubscriptions(scope);
+  return new Set(types.filter((t) => subs.some((s) => takesEvent(s, t))));
+}
 
 let lastTime = 0;
 let sequence = 0;

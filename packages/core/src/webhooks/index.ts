@@ -1,7 +1,7 @@
 // @mountkit/core/webhooks: outbound events for every service. Events ride the durable queue (enqueued with the change
 // they report), fan out to the subscriptions of their scope, and are delivered signed per Standard Webhooks.
 export { DEFAULT_RETRY_SCHEDULE_MS, retryDelay, startWebhooks, type WebhookDispatcher, type WebhookOptions } from "./dispatcher.js";
-export { deliveryQueue, eventId, eventJob, fanoutQueue, webhookEvent } from "./events.js";
+export { deliveryQueue, eventId, eventJob, fanoutQueue, subscribedTypes, webhookEvent } from "./events.js";
 export { inMemoryWebhookStore, memoryWebhookStore } from "./in-memory-store.js";
 export { type WebhookRoutesOptions, webhookRoutes } from "./routes.js";
 export { newSecret } from "./secret.js";

@@ -3,7 +3,7 @@
 // and only when the brain has a subscription taking one of the types it may emit (docs/memory.md#webhooks).
 import type { Clock } from "@mountkit/core";
 import type { NewJob } from "@mountkit/core/jobs";
-import { eventJob, takesEvent, type WebhookDispatcher, webhookEvent } from "@mountkit/core/webhooks";
+import { eventJob, subscribedTypes, type WebhookDispatcher, webhookEvent } from "@mountkit/core/webhooks";
 import type { AppliedCommit, ExtractionCommit } from "../store/types.js";
 import type { EdgeRecord, EpisodeRecord } from "./types.js";
 import { edgeJson, episodeJson } from "./wire.js";
@@ -40,12 +40,7 @@ export interface MemoryEvents {
 
 export function memoryEvents(hooks: WebhookDispatcher, clock: Clock): MemoryEvents {
   /** The types that some enabled subscription of the brain takes, in one read of its subscriptions. */
-  async function wanted(brainId: string): Promise<ReadonlySet<MemoryEventType>> {
-    const out = new Set<MemoryEventType>();
-    for (const s of await hooks.store.listSubscriptions(brainScope(brainId)))
-      for (const t of MEMORY_EVENTS) if (takesEvent(s, t)) out.add(t);
-    return out;
-  }
+  const wanted = (brainId: string) => subscribedTypes(hooks.store, brainScope(brainId), MEMORY_EVENTS);
   const job = (type: MemoryEventType, brainId: string, subject: string, data: unknown) =>
     eventJob("memory", webhookEvent({ type, scope: brainScope(brainId), subject, data, now: clock.now() }));
 

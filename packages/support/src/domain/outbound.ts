@@ -4,7 +4,7 @@
 // only when the product has a subscription taking one of them.
 import type { Clock } from "@mountkit/core";
 import type { NewJob } from "@mountkit/core/jobs";
-import { eventJob, takesEvent, type WebhookDispatcher, webhookEvent } from "@mountkit/core/webhooks";
+import { eventJob, subscribedTypes, type WebhookDispatcher, webhookEvent } from "@mountkit/core/webhooks";
 import type { ConversationPatch, ConversationRecord, Enqueue } from "../store/types.js";
 import { agentSummary, comment } from "./views.js";
 
@@ -48,16 +48,15 @@ export function supportEvents(hooks: WebhookDispatcher, clock: Clock): SupportEv
   return {
     async prepare(productSlug, before, patch = {}, ids = SAME_IDS) {
       const scope = productScope(productSlug);
-      const subs = await hooks.store.listSubscriptions(scope);
-      const wanted = (type: SupportEventType) => subs.some((s) => takesEvent(s, type));
-      if (!SUPPORT_EVENTS.some(wanted)) return undefined;
+      const wanted = await subscribedTypes(hooks.store, scope, SUPPORT_EVENTS);
+      if (!wanted.size) return undefined;
       return ({ conversation: c, message }) => {
         const out: NewJob[] = [];
         const conversationId = ids.convId(c.id);
         const conversation = { ...agentSummary(c), id: conversationId };
         const shown = message && { ...comment(message), id: ids.msgId(message.id, c.id) };
         const add = (type: SupportEventType, data: Record<string, unknown>) => {
-          if (!wanted(type)) return;
+          if (!wanted.has(type)) return;
           const event = webhookEvent({ type, scope, subject: conversationId, data: { conversationId, ...data }, now: clock.now() });
           out.push(eventJob("support", event));
         };
