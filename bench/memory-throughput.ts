@@ -89,6 +89,13 @@ export async function benchMemory(concurrency: number | undefined): Promise<{ se
   };
 }
 
+/** The edges the brains hold once extraction is done (the runs print them beside the speed). */
+export async function countEdges(service: MemoryService, brains: readonly string[]): Promise<number> {
+  let edges = 0;
+  for (const b of brains) edges += (await service.store.listEdges({ brainId: b, limit: 1_000_000 })).items.length;
+  return edges;
+}
+
 async function onSqlite<T>(concurrency: number | undefined, fn: (service: MemoryService) => Promise<T>): Promise<T> {
   const { service, close } = await benchMemory(concurrency);
   try {
@@ -137,8 +144,7 @@ export async function measureThroughput(
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(c0);
     loop.disable();
-    let edges = 0;
-    for (const b of brains) edges += (await service.store.listEdges({ brainId: b, limit: 1_000_000 })).items.length;
+    const edges = await countEdges(service, brains);
     return {
       via,
       n: turns.length,

@@ -5,7 +5,7 @@
 // episode is extracted, "idle <CPU ms of every thread of this process> <worst loop delay ms> <edges>".
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { FRAMEWORKS, type Framework, listen } from "../../examples/server/src/listen.js";
-import { benchMemory } from "../memory-throughput.js";
+import { benchMemory, countEdges } from "../memory-throughput.js";
 import { onCommands } from "./control.js";
 
 const framework = (process.argv[2] ?? "fastify") as Framework;
@@ -33,8 +33,7 @@ async function command(cmd: string) {
     await service.worker.idle();
     const cpu = process.cpuUsage(cpu0);
     loop.disable();
-    let edges = 0;
-    for (const b of brains) edges += (await service.store.listEdges({ brainId: b, limit: 1_000_000 })).items.length;
+    const edges = await countEdges(service, brains);
     process.stdout.write(`idle ${(cpu.user + cpu.system) / 1000} ${loop.max / 1e6} ${edges}\n`);
   }
 }
