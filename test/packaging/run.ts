@@ -261,9 +261,11 @@ const results = await inParallel(hosts, 2, async (host) => {
     if (existsSync(join(dir, "node_modules", name))) throw new Error(`host ${host.name}: ${name} was installed`);
   await run(join(hostsDir, "node_modules/.bin/tsc"), ["-p", "."], dir);
   const dataDir = join(dir, "data");
+  // started as production hosts often are, with V8's and the process's own flags, which Node refuses in a worker
+  // thread's execArgv: the kit's threads must start all the same
   const out = await run(
     process.execPath,
-    ["dist/main.js"],
+    ["--max-old-space-size=1024", "--stack-trace-limit=50", "dist/main.js"],
     dir,
     { DATA_DIR: dataDir, MOUNTKIT_PACKAGES: JSON.stringify(host.require) },
     60_000,

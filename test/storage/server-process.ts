@@ -40,12 +40,17 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-export async function startServer(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
+/** `nodeFlags` go to Node before the loaders, as a host's own (`node --max-old-space-size=4096 server.js`). */
+export async function startServer(
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  nodeFlags: readonly string[] = [],
+): Promise<ServerProcess> {
   delayDir ??= mkdtempSync(join(tmpdir(), "mk-loop-delay-"));
   const delayFile = join(delayDir, `${childDelays.length}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
   const child = spawn(
     process.execPath,
-    ["--conditions=mountkit-source", "--import", "tsx", "--import", probe, "examples/server/src/main.ts"],
+    [...nodeFlags, "--conditions=mountkit-source", "--import", "tsx", "--import", probe, "examples/server/src/main.ts"],
     {
       cwd: repo,
       env: {

@@ -15,10 +15,10 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function server(env: Record<string, string>): Promise<ServerProcess> {
+async function server(env: Record<string, string>, nodeFlags: readonly string[] = []): Promise<ServerProcess> {
   const dir = mkdtempSync(join(tmpdir(), "mk-front-door-"));
   dirs.push(dir);
-  const s = await startServer({ DATA_DIR: dir, LOG_LEVEL: "info", MOUNTKIT_ENV: "", NODE_ENV: "", ...env });
+  const s = await startServer({ DATA_DIR: dir, LOG_LEVEL: "info", MOUNTKIT_ENV: "", NODE_ENV: "", ...env }, undefined, nodeFlags);
   started.push(s);
   return s;
 }
@@ -127,6 +127,34 @@ describe("development mode", () => {
     expect(series("mountkit_queue_job_age_count", { mountkit_queue: "memory.extract" })).toBe(true);
     expect(series("mountkit_queue_job_duration_count", { mountkit_queue: "memory.extract", mountkit_job_outcome: "done" })).toBe(true);
     expect(series("mountkit_memory_extraction_lag_count", { mountkit_outcome: "done" })).toBe(true);
+  });
+});
+
+describe("a host started with Node's own flags", () => {
+  // V8's and the process's options, which Node refuses in a worker thread's execArgv: the kit's SQLite and extraction
+  // threads must start without them (they apply to every thread anyway), not take the host down
+  const FLAGS = ["--max-old-space-size=768", "--max-semi-space-size=32", "--stack-trace-limit=50", "--expose-gc", "--title", "mountkit-host"];
+
+  it("starts, stores an episode and extracts it on its threads", async () => {
+    const s = await server({}, FLAGS);
+    // the credentials are printed with the page's, after "listening on"
+    expect((await fetch(`${s.url}/`)).status).toBe(200);
+    const key = /memory key \(brain "dev"\): (\S+)/.exec(s.output())?.[1];
+    expect(key, "memory key printed").toBeDefined();
+    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const posted = await fetch(`${s.url}/v1/episodes`, { method: "POST", headers, body: JSON.stringify({ content: "Ada joined Acme in 2021." }) });
+    expect(posted.status).toBe(202);
+    const { id } = (await posted.json()) as { id: string };
+    let status = "";
+    for (let i = 0; i < 200 && status !== "done" && status !== "failed"; i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 50));
+      status = ((await (await fetch(`${s.url}/v1/episodes/${id}`, { headers })).json()) as { status: string }).status;
+    }
+    expect(status).toBe("done");
+    const recall = await fetch(`${s.url}/v1/recall`, { method: "POST", headers, body: JSON.stringify({ query: "Where does Ada work?" }) });
+    expect(JSON.stringify(await recall.json())).toContain("Acme");
+    await s.stop();
+    expect(s.output()).not.toMatch(/ERR_WORKER_INVALID_EXEC_ARGV|invalid execArgv/);
   });
 });
 

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
 
 export interface WorkerModuleSpec {
   /** `import.meta.url` of the module that starts the worker. */
@@ -91,20 +92,47 @@ function packageDir(file: string): string {
   return at < 0 ? dirname(file) : file.slice(0, at);
 }
 
+/** Module loaders and preloads, with their value given apart or after `=`. */
+const LOADER = /^(--(import|loader|experimental-loader|require)(=|$)|-r$)/;
+/** Always refused in a worker's `execArgv` (it sets the process's title): makes every probe below throw, never start. */
+const PROBE_FLAG = "--title=mountkit-probe";
+const accepted = new Map<string, boolean>();
+
+/**
+ * Whether Node accepts `option` (a flag and its value, when given apart) in a worker's `execArgv`. Node refuses V8
+ * options and options of the whole process (`--max-old-space-size`, `--stack-trace-limit`, `--expose-gc`,
+ * `--title`...), and those apply to every thread anyway, being the process's. A Worker given the option and one flag
+ * always refused throws before any thread starts, listing what it refused: the option is accepted when only that flag
+ * is listed. The answer is kept for the process.
+ */
+function acceptedInWorker(option: string[]): boolean {
+  const key = option.join("\0");
+  let ok = accepted.get(key);
+  if (ok === undefined) {
+    ok = false;
+    try {
+      new Worker("", { eval: true, execArgv: [...option, PROBE_FLAG] }).terminate();
+    } catch (e) {
+      const listed = /execArgv flags: (.*)$/s.exec(e instanceof Error ? e.message : "")?.[1];
+      ok = listed === PROBE_FLAG;
+    }
+    accepted.set(key, ok);
+  }
+  return ok;
+}
+
 /**
  * The host's Node options for a worker thread, without module loaders and preloads (`--import tsx`, `--loader`,
- * `--require`): the worker's module is plain JavaScript, and a loader per thread is what crashed Node 20.
+ * `--require`: the worker's module is plain JavaScript, and a loader per thread is what crashed Node 20) and without
+ * the options Node refuses in a worker (a host started with `node --max-old-space-size=4096` must still get its
+ * threads).
  */
 export function workerExecArgv(argv: readonly string[] = process.execArgv): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (/^(--(import|loader|experimental-loader|require)|-r)$/.test(a)) {
-      i++;
-      continue;
-    }
-    if (/^--(import|loader|experimental-loader|require)=/.test(a)) continue;
-    out.push(a);
+  // each option with the values given apart after it (`--conditions x`): everything in execArgv is one or the other
+  const options: string[][] = [];
+  for (const a of argv) {
+    if (a.startsWith("-") || options.length === 0) options.push([a]);
+    else options.at(-1)!.push(a);
   }
-  return out;
+  return options.filter((o) => !LOADER.test(o[0]!) && acceptedInWorker(o)).flat();
 }
