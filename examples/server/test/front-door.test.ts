@@ -1,7 +1,7 @@
 // The example server as a process, as an operator starts it: production mode answers 404 at `/`, serves no metrics
 // unless asked and prints no credential; development mode prints working credentials and its /metrics shows the
 // kit's series after traffic; /readyz turns 503 when the PostgreSQL database under it is dropped.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -135,8 +135,20 @@ describe("a host started with Node's own flags", () => {
   // threads must start without them (they apply to every thread anyway), not take the host down
   const FLAGS = ["--max-old-space-size=768", "--max-semi-space-size=32", "--stack-trace-limit=50", "--expose-gc", "--title", "mountkit-host"];
 
-  it("starts, stores an episode and extracts it on its threads", async () => {
-    const s = await server({}, FLAGS);
+  it("starts, stores an episode and extracts it on its threads, which never run the host's preloads", async () => {
+    // a preload in NODE_OPTIONS, as a tracing SDK is started (`--require @opentelemetry/auto-instrumentations-node/register`):
+    // it must run in the host's thread only, not again in each of the kit's
+    const dir = mkdtempSync(join(tmpdir(), "mk-preload-"));
+    dirs.push(dir);
+    const preload = join(dir, "preload.cjs");
+    const ran = join(dir, "ran.txt");
+    // each thread it runs in writes its id, and whether it is Node's own module-hooks thread (`--import tsx` here):
+    // `isInternalThread` from Node 22.14, and on Node 20 that thread is always the first started (id 1)
+    writeFileSync(
+      preload,
+      `const w = require("node:worker_threads"); require("node:fs").appendFileSync(${JSON.stringify(ran)}, JSON.stringify([w.threadId, w.isInternalThread]) + "\\n");`,
+    );
+    const s = await server({ NODE_OPTIONS: `--require "${preload}" --stack-trace-limit=40` }, FLAGS);
     // the credentials are printed with the page's, after "listening on"
     expect((await fetch(`${s.url}/`)).status).toBe(200);
     const key = /memory key \(brain "dev"\): (\S+)/.exec(s.output())?.[1];
@@ -155,6 +167,13 @@ describe("a host started with Node's own flags", () => {
     expect(JSON.stringify(await recall.json())).toContain("Acme");
     await s.stop();
     expect(s.output()).not.toMatch(/ERR_WORKER_INVALID_EXEC_ARGV|invalid execArgv/);
+    const threads = readFileSync(ran, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as [number, boolean | null]);
+    expect(threads[0]![0]).toBe(0);
+    const kits = threads.slice(1).filter(([id, internal]) => internal !== true && !(internal === null && id === 1));
+    expect(kits, "threads other than the host's and Node's own ran the host's preload").toEqual([]);
   });
 });
 

@@ -128,11 +128,59 @@ function acceptedInWorker(option: string[]): boolean {
  * threads).
  */
 export function workerExecArgv(argv: readonly string[] = process.execArgv): string[] {
-  // each option with the values given apart after it (`--conditions x`): everything in execArgv is one or the other
+  return optionsOf(argv)
+    .filter((o) => !LOADER.test(o[0]!) && acceptedInWorker(o))
+    .flat();
+}
+
+/** Each option with the values given apart after it (`--conditions x`): everything in execArgv is one or the other. */
+function optionsOf(args: readonly string[]): string[][] {
   const options: string[][] = [];
-  for (const a of argv) {
+  for (const a of args) {
     if (a.startsWith("-") || options.length === 0) options.push([a]);
     else options.at(-1)!.push(a);
   }
-  return options.filter((o) => !LOADER.test(o[0]!) && acceptedInWorker(o)).flat();
+  return options;
+}
+
+/** NODE_OPTIONS split as Node splits it: at spaces outside double quotes, inside which a backslash escapes. */
+function splitNodeOptions(value: string): string[] {
+  const out: string[] = [];
+  let quoted = false;
+  let fresh = true;
+  for (let i = 0; i < value.length; i++) {
+    let c = value[i]!;
+    if (c === "\\" && quoted && i + 1 < value.length) c = value[++i]!;
+    else if (c === " " && !quoted) {
+      fresh = true;
+      continue;
+    } else if (c === '"') {
+      quoted = !quoted;
+      continue;
+    }
+    if (fresh) out.push(c);
+    else out[out.length - 1] += c;
+    fresh = false;
+  }
+  return out;
+}
+
+const quoteOption = (a: string) => (/[ "\\]/.test(a) ? `"${a.replace(/["\\]/g, "\\$&")}"` : a);
+
+/**
+ * The environment for a worker thread: the host's, unless its NODE_OPTIONS holds module loaders or preloads
+ * (`--require @opentelemetry/auto-instrumentations-node/register`, `--import tsx`), which Node runs again in every
+ * worker given no `env` (a tracing SDK started in each of the kit's threads): then the same without them. Undefined
+ * when there is nothing to drop (the Worker's default, the host's environment as it is).
+ */
+export function workerEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv | undefined {
+  const value = env.NODE_OPTIONS;
+  if (!value) return undefined;
+  const options = optionsOf(splitNodeOptions(value));
+  const kept = options.filter((o) => !LOADER.test(o[0]!));
+  if (kept.length === options.length) return undefined;
+  const rest = kept.flat().map(quoteOption).join(" ");
+  const out: NodeJS.ProcessEnv = { ...env, NODE_OPTIONS: rest };
+  if (!rest) delete out.NODE_OPTIONS;
+  return out;
 }

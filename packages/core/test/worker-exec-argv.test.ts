@@ -1,7 +1,11 @@
-// The Node options the kit's worker threads get from the host's: module loaders dropped, and the options Node refuses
-// in a worker's execArgv (V8's and the whole process's) dropped, so a host started with them still gets its threads.
+// The Node options the kit's worker threads get from the host's: module loaders and preloads dropped (from execArgv and
+// NODE_OPTIONS), and the options Node refuses in a worker's execArgv (V8's and the whole process's) dropped, so a host
+// started with them still gets its threads, and a host's tracing preload does not start again in each of them.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Worker } from "node:worker_threads";
-import { workerExecArgv } from "@mountkit/core/worker-module";
+import { workerEnv, workerExecArgv } from "@mountkit/core/worker-module";
 import { describe, expect, it } from "vitest";
 
 /** Starts a worker with `execArgv` and answers what it saw as its own, once it has run. */
@@ -58,5 +62,50 @@ describe("workerExecArgv", () => {
     expect(() => new Worker("", { eval: true, execArgv: host.filter((a) => !a.startsWith("--import") && a !== "tsx") })).toThrow(
       /invalid execArgv/,
     );
+  });
+});
+
+describe("workerEnv", () => {
+  it("leaves the environment alone when NODE_OPTIONS holds no loader or preload", () => {
+    expect(workerEnv({ PATH: "/bin" })).toBeUndefined();
+    expect(workerEnv({ NODE_OPTIONS: "--max-old-space-size=512 --conditions x" })).toBeUndefined();
+  });
+
+  it("drops loaders and preloads from NODE_OPTIONS, quoted as Node reads them, and keeps the rest", () => {
+    const env = {
+      PATH: "/bin",
+      NODE_OPTIONS:
+        '--require "/my dir/otel.cjs" --stack-trace-limit=7 --import=tsx -r dotenv/config --conditions "a \\"b\\""  --no-warnings',
+    };
+    expect(workerEnv(env)).toEqual({ PATH: "/bin", NODE_OPTIONS: '--stack-trace-limit=7 --conditions "a \\"b\\"" --no-warnings' });
+    expect(workerEnv({ PATH: "/bin", NODE_OPTIONS: "--import tsx" })).toEqual({ PATH: "/bin" });
+  });
+
+  it("keeps a host's preload out of a worker given it, and the host's other options in", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mk-worker-env-"));
+    try {
+      const preload = join(dir, "preload.cjs");
+      writeFileSync(preload, "globalThis.preloaded = true;");
+      const host = { ...process.env, NODE_OPTIONS: `--require "${preload}" --no-deprecation` };
+      const seen = (env: NodeJS.ProcessEnv) => {
+        const w = new Worker(
+          "require('node:worker_threads').parentPort.postMessage([globalThis.preloaded === true, process.noDeprecation === true])",
+          { eval: true, env },
+        );
+        return new Promise<[boolean, boolean]>((resolve, reject) => {
+          w.once("message", (m: [boolean, boolean]) => {
+            resolve(m);
+            void w.terminate();
+          });
+          w.once("error", reject);
+        });
+      };
+      // as Node would start it for the host, and as the kit starts it
+      expect(await seen({ ...process.env, NODE_OPTIONS: "" })).toEqual([false, false]);
+      expect(await seen(host)).toEqual([true, true]);
+      expect(await seen(workerEnv(host)!)).toEqual([false, true]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
