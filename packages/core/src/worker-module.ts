@@ -52,6 +52,24 @@ function save(spec: WorkerModuleSpec, entry: string, output: { hash: string; con
   return url;
 }
 
+const found = new Set<string>();
+
+/**
+ * The built worker beside the calling chunk. It is missing when the host bundled the kit's package into its own file
+ * (esbuild, webpack, ncc): the Worker would fail with a bare "Cannot find module", so this says what to do instead.
+ */
+function builtModule(spec: WorkerModuleSpec): string {
+  const url = new URL(spec.built, spec.from);
+  if (found.has(url.href)) return url.href;
+  if (url.protocol === "file:" && !existsSync(url))
+    throw new Error(
+      `mountkit's worker module ${fileURLToPath(url)} is missing: the package starting it was bundled into ${fileURLToPath(spec.from)}. ` +
+        "Keep the @mountkit/* packages external to the bundle (esbuild --external:@mountkit/*, webpack externals): their worker threads start files of their own dist/.",
+    );
+  found.add(url.href);
+  return url.href;
+}
+
 /**
  * The worker's module URL. From sources the worker is bundled with esbuild (a dev dependency, loaded only then)
  * into the package's node_modules/.cache, its dependencies left external so they resolve as usual. A caller on an
@@ -59,7 +77,7 @@ function save(spec: WorkerModuleSpec, entry: string, output: { hash: string; con
  * bundles on the spot when nothing prepared it.
  */
 export function workerModule(spec: WorkerModuleSpec): string {
-  if (!isSource(spec.from)) return new URL(spec.built, spec.from).href;
+  if (!isSource(spec.from)) return builtModule(spec);
   const entry = fileURLToPath(new URL(spec.source, spec.from));
   const known = bundled.get(entry);
   if (known) return known;
@@ -69,7 +87,13 @@ export function workerModule(spec: WorkerModuleSpec): string {
 
 /** `workerModule`, with the bundling from sources done by esbuild's service off the event loop. */
 export function prepareWorkerModule(spec: WorkerModuleSpec): Promise<string> {
-  if (!isSource(spec.from)) return Promise.resolve(new URL(spec.built, spec.from).href);
+  if (!isSource(spec.from)) {
+    try {
+      return Promise.resolve(builtModule(spec));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
   const entry = fileURLToPath(new URL(spec.source, spec.from));
   const known = bundled.get(entry);
   if (known) return Promise.resolve(known);

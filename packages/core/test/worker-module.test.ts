@@ -1,11 +1,13 @@
-// The Node options the kit's worker threads get from the host's: module loaders and preloads dropped (from execArgv and
+// How the kit's worker threads start inside a host. Their module: a clear error when the host bundled the kit into its
+// own file. The Node options they get from the host's: module loaders and preloads dropped (from execArgv and
 // NODE_OPTIONS), and the options Node refuses in a worker's execArgv (V8's and the whole process's) dropped, so a host
 // started with them still gets its threads, and a host's tracing preload does not start again in each of them.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import { workerEnv, workerExecArgv } from "@mountkit/core/worker-module";
+import { prepareWorkerModule, workerEnv, workerExecArgv, workerModule } from "@mountkit/core/worker-module";
 import { describe, expect, it } from "vitest";
 
 /** Starts a worker with `execArgv` and answers what it saw as its own, once it has run. */
@@ -104,6 +106,25 @@ describe("workerEnv", () => {
       expect(await seen({ ...process.env, NODE_OPTIONS: "" })).toEqual([false, false]);
       expect(await seen(host)).toEqual([true, true]);
       expect(await seen(workerEnv(host)!)).toEqual([false, true]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("workerModule", () => {
+  it("answers the built worker beside the calling chunk, and says what to do when a bundler left it behind", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mk-worker-module-"));
+    try {
+      writeFileSync(join(dir, "thread.js"), "");
+      const spec = { from: pathToFileURL(join(dir, "chunk.js")).href, built: "./thread.js", source: "./thread.ts", name: "thread" };
+      expect(workerModule(spec)).toBe(pathToFileURL(join(dir, "thread.js")).href);
+      expect(await prepareWorkerModule(spec)).toBe(pathToFileURL(join(dir, "thread.js")).href);
+      // the host's bundle in place of the package's chunk: its worker is not beside it
+      const bundled = { ...spec, from: pathToFileURL(join(dir, "server.mjs")).href, built: "./sqlite-worker.js" };
+      const said = /worker module .*sqlite-worker\.js is missing: .*server\.mjs\. Keep the @mountkit\/\* packages external to the bundle/;
+      expect(() => workerModule(bundled)).toThrow(said);
+      await expect(prepareWorkerModule(bundled)).rejects.toThrow(said);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
