@@ -118,6 +118,11 @@ function packageDir(file: string): string {
 
 /** Module loaders and preloads, with their value given apart or after `=`. */
 const LOADER = /^(--(import|loader|experimental-loader|require)(=|$)|-r$)/;
+/**
+ * Debugger options that pause a thread at its start until a debugger resumes it: a host debugged with
+ * `node --inspect-brk` would wait on its database. The kit's threads are debugged through the host's session.
+ */
+const PAUSES = /^--(inspect-brk|inspect-brk-node|inspect-wait)(=|$)/;
 /** Always refused in a worker's `execArgv` (it sets the process's title): makes every probe below throw, never start. */
 const PROBE_FLAG = "--title=mountkit-probe";
 const accepted = new Map<string, boolean>();
@@ -147,13 +152,14 @@ function acceptedInWorker(option: string[]): boolean {
 
 /**
  * The host's Node options for a worker thread, without module loaders and preloads (`--import tsx`, `--loader`,
- * `--require`: the worker's module is plain JavaScript, and a loader per thread is what crashed Node 20) and without
+ * `--require`: the worker's module is plain JavaScript, and a loader per thread is what crashed Node 20), without
+ * `--inspect-brk` and `--inspect-wait` (the thread would wait for a debugger), and without
  * the options Node refuses in a worker (a host started with `node --max-old-space-size=4096` must still get its
  * threads).
  */
 export function workerExecArgv(argv: readonly string[] = process.execArgv): string[] {
   return optionsOf(argv)
-    .filter((o) => !LOADER.test(o[0]!) && acceptedInWorker(o))
+    .filter((o) => !LOADER.test(o[0]!) && !PAUSES.test(o[0]!) && acceptedInWorker(o))
     .flat();
 }
 
@@ -194,14 +200,15 @@ const quoteOption = (a: string) => (/[ "\\]/.test(a) ? `"${a.replace(/["\\]/g, "
 /**
  * The environment for a worker thread: the host's, unless its NODE_OPTIONS holds module loaders or preloads
  * (`--require @opentelemetry/auto-instrumentations-node/register`, `--import tsx`), which Node runs again in every
- * worker given no `env` (a tracing SDK started in each of the kit's threads): then the same without them. Undefined
+ * worker given no `env` (a tracing SDK started in each of the kit's threads), or `--inspect-brk`: then the same
+ * without them. Undefined
  * when there is nothing to drop (the Worker's default, the host's environment as it is).
  */
 export function workerEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv | undefined {
   const value = env.NODE_OPTIONS;
   if (!value) return undefined;
   const options = optionsOf(splitNodeOptions(value));
-  const kept = options.filter((o) => !LOADER.test(o[0]!));
+  const kept = options.filter((o) => !LOADER.test(o[0]!) && !PAUSES.test(o[0]!));
   if (kept.length === options.length) return undefined;
   const rest = kept.flat().map(quoteOption).join(" ");
   const out: NodeJS.ProcessEnv = { ...env, NODE_OPTIONS: rest };

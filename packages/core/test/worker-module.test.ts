@@ -41,7 +41,7 @@ describe("workerExecArgv", () => {
     ).toEqual([]);
   });
 
-  it("drops the options Node refuses in a worker, with their values given apart, and keeps the others in order", async () => {
+  it("drops the options Node refuses in a worker (with their values given apart) and the debugger pauses, and keeps the others in order", async () => {
     const host = [
       "--max-old-space-size=512",
       "--enable-source-maps",
@@ -55,6 +55,8 @@ describe("workerExecArgv", () => {
       "tsx",
       "--no-warnings",
       "--abort-on-uncaught-exception",
+      "--inspect-brk=127.0.0.1:0",
+      "--inspect-wait",
     ];
     const kept = workerExecArgv(host);
     expect(kept).toEqual(["--enable-source-maps", "--conditions", "mountkit-source", "--no-warnings"]);
