@@ -153,9 +153,8 @@ function acceptedInWorker(option: string[]): boolean {
 /**
  * The host's Node options for a worker thread, without module loaders and preloads (`--import tsx`, `--loader`,
  * `--require`: the worker's module is plain JavaScript, and a loader per thread is what crashed Node 20), without
- * `--inspect-brk` and `--inspect-wait` (the thread would wait for a debugger), and without
- * the options Node refuses in a worker (a host started with `node --max-old-space-size=4096` must still get its
- * threads).
+ * `--inspect-brk` and `--inspect-wait` (the thread would wait for a debugger), and without the options Node refuses in
+ * a worker (a host started with `node --max-old-space-size=4096` must still get its threads).
  */
 export function workerExecArgv(argv: readonly string[] = process.execArgv): string[] {
   return optionsOf(argv)
@@ -201,8 +200,7 @@ const quoteOption = (a: string) => (/[ "\\]/.test(a) ? `"${a.replace(/["\\]/g, "
  * The environment for a worker thread: the host's, unless its NODE_OPTIONS holds module loaders or preloads
  * (`--require @opentelemetry/auto-instrumentations-node/register`, `--import tsx`), which Node runs again in every
  * worker given no `env` (a tracing SDK started in each of the kit's threads), or `--inspect-brk`: then the same
- * without them. Undefined
- * when there is nothing to drop (the Worker's default, the host's environment as it is).
+ * without them. Undefined when there is nothing to drop (the Worker's default, the host's environment as it is).
  */
 export function workerEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv | undefined {
   const value = env.NODE_OPTIONS;
