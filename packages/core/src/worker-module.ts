@@ -119,6 +119,13 @@ function packageDir(file: string): string {
 /** Module loaders and preloads, with their value given apart or after `=`. */
 const LOADER = /^(--(import|loader|experimental-loader|require)(=|$)|-r$)/;
 /**
+ * Yarn's Plug'n'Play runtime (`.pnp.cjs`, `.pnp.loader.mjs`, which `yarn node` puts in NODE_OPTIONS): it is how modules
+ * resolve at all in such a project, so every thread needs it, as it had before the kit took loaders out.
+ */
+const PNP = /(^|[/\\=])\.pnp\.([cm]?js|loader\.mjs)$/;
+/** A loader or preload the kit's threads do without: every one but Yarn's resolution. */
+const dropsLoader = (option: string[]) => LOADER.test(option[0]!) && !PNP.test(option.at(-1)!);
+/**
  * Debugger options that pause a thread at its start until a debugger resumes it: a host debugged with
  * `node --inspect-brk` would wait on its database. The kit's threads are debugged through the host's session.
  */
@@ -152,13 +159,14 @@ function acceptedInWorker(option: string[]): boolean {
 
 /**
  * The host's Node options for a worker thread, without module loaders and preloads (`--import tsx`, `--loader`,
- * `--require`: the worker's module is plain JavaScript, and a loader per thread is what crashed Node 20), without
- * `--inspect-brk` and `--inspect-wait` (the thread would wait for a debugger), and without the options Node refuses in
- * a worker (a host started with `node --max-old-space-size=4096` must still get its threads).
+ * `--require`: the worker's module is plain JavaScript, and a loader per thread is what crashed Node 20) other than
+ * Yarn's Plug'n'Play runtime, without `--inspect-brk` and `--inspect-wait` (the thread would wait for a debugger),
+ * and without the options Node refuses in a worker (a host started with `node --max-old-space-size=4096` must still
+ * get its threads).
  */
 export function workerExecArgv(argv: readonly string[] = process.execArgv): string[] {
   return optionsOf(argv)
-    .filter((o) => !LOADER.test(o[0]!) && !PAUSES.test(o[0]!) && acceptedInWorker(o))
+    .filter((o) => !dropsLoader(o) && !PAUSES.test(o[0]!) && acceptedInWorker(o))
     .flat();
 }
 
@@ -200,13 +208,13 @@ const quoteOption = (a: string) => (/[ "\\]/.test(a) ? `"${a.replace(/["\\]/g, "
  * The environment for a worker thread: the host's, unless its NODE_OPTIONS holds module loaders or preloads
  * (`--require @opentelemetry/auto-instrumentations-node/register`, `--import tsx`), which Node runs again in every
  * worker given no `env` (a tracing SDK started in each of the kit's threads), or `--inspect-brk`: then the same
- * without them. Undefined when there is nothing to drop (the Worker's default, the host's environment as it is).
+ * without them (Yarn's Plug'n'Play runtime stays). Undefined when there is nothing to drop (the Worker's default, the host's environment as it is).
  */
 export function workerEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv | undefined {
   const value = env.NODE_OPTIONS;
   if (!value) return undefined;
   const options = optionsOf(splitNodeOptions(value));
-  const kept = options.filter((o) => !LOADER.test(o[0]!) && !PAUSES.test(o[0]!));
+  const kept = options.filter((o) => !dropsLoader(o) && !PAUSES.test(o[0]!));
   if (kept.length === options.length) return undefined;
   const rest = kept.flat().map(quoteOption).join(" ");
   const out: NodeJS.ProcessEnv = { ...env, NODE_OPTIONS: rest };

@@ -23,6 +23,15 @@ function execArgvSeen(execArgv: string[]): Promise<string[]> {
 }
 
 describe("workerExecArgv", () => {
+  it("keeps Yarn's Plug'n'Play runtime, without which no module resolves in such a project", () => {
+    expect(
+      workerExecArgv(["--require", "/app/.pnp.cjs", "--experimental-loader=file:///app/.pnp.loader.mjs", "--require", "/app/otel.cjs"]),
+    ).toEqual(["--require", "/app/.pnp.cjs", "--experimental-loader=file:///app/.pnp.loader.mjs"]);
+    const env = { NODE_OPTIONS: '--require "/my app/.pnp.cjs" --experimental-loader "/my app/.pnp.loader.mjs" --require /app/otel.cjs' };
+    expect(workerEnv(env)).toEqual({ NODE_OPTIONS: '--require "/my app/.pnp.cjs" --experimental-loader "/my app/.pnp.loader.mjs"' });
+    expect(workerEnv({ NODE_OPTIONS: "--require /app/.pnp.cjs" })).toBeUndefined();
+  });
+
   it("drops loaders and preloads, given with '=' or apart", () => {
     expect(
       workerExecArgv([
