@@ -1,7 +1,8 @@
 // Packaging test (CI, after `npm run build`): packs every package, checks that no packed file points at a
 // document outside the repository, lints each tarball with publint and @arethetypeswrong/cli, installs the
 // tarballs into fresh Express, Fastify, Hono and memory-only hosts outside the workspace (effect only where a
-// host registers an Effect Schema type), type-checks them strictly and runs them. Exits non-zero on the first
+// host registers an Effect Schema type), type-checks them strictly and runs them, and runs a memory host installed by
+// Yarn with Plug'n'Play. Exits non-zero on the first
 // failure. Independent steps (packs, lints, hosts) run a few at a time: most of their time is npm's and tsc's
 // start-up and the registry's latency.
 import { spawn } from "node:child_process";
@@ -292,6 +293,46 @@ const results = await inParallel(hosts, 2, async (host) => {
   }
   return out.trim();
 });
+
+// 4. a memory host installed by Yarn with Plug'n'Play (no node_modules): the kit's SQLite and extraction threads load
+// their modules from Yarn's zip cache, through the runtime Yarn puts in NODE_OPTIONS, which they must keep
+step("yarn plug'n'play host");
+const pnpDir = join(work, "pnp-host");
+mkdirSync(pnpDir);
+await run("npm", ["install", "--no-audit", "--no-fund", "--prefix", join(work, "yarn"), "@yarnpkg/cli-dist@^4.9.0"], work);
+const yarn = join(work, "yarn/node_modules/@yarnpkg/cli-dist/bin/yarn.js");
+const pnpKit = kit(["@mountkit/core", "@mountkit/memory", "@mountkit/sql"]);
+writeFileSync(
+  join(pnpDir, "package.json"),
+  JSON.stringify({
+    name: "host-memory-pnp",
+    private: true,
+    type: "module",
+    // the workspace's better-sqlite3 (built for this Node), as the npm hosts link it; the kit's packages depend on each
+    // other by version, resolved to the tarballs too
+    dependencies: { ...pnpKit, "better-sqlite3": `portal:${join(root, "node_modules/better-sqlite3")}` },
+    resolutions: pnpKit,
+  }),
+);
+const registry = (await run("npm", ["config", "get", "registry"], work)).trim();
+writeFileSync(
+  join(pnpDir, ".yarnrc.yml"),
+  [
+    "nodeLinker: pnp",
+    `npmRegistryServer: "${registry}"`,
+    "enableGlobalCache: false",
+    "enableTelemetry: false",
+    "enableScripts: false",
+    "",
+  ].join("\n"),
+);
+writeFileSync(join(pnpDir, "yarn.lock"), "");
+cpSync(join(hostsSrc, "memory-pnp.mjs"), join(pnpDir, "main.mjs"));
+await run(process.execPath, [yarn, "install"], pnpDir, { YARN_ENABLE_IMMUTABLE_INSTALLS: "false" });
+if (existsSync(join(pnpDir, "node_modules"))) throw new Error("the Plug'n'Play host has a node_modules folder");
+const pnpOut = await run(process.execPath, [yarn, "node", "main.mjs"], pnpDir, { DATA_DIR: join(pnpDir, "data") }, 60_000);
+console.log(`host memory-pnp: ${pnpOut.trim()}`);
+results.push(pnpOut.trim());
 
 console.log(`\npackaging: ${tarballs.size} tarballs clean, ${results.length} hosts passed`);
 if (!keep) rmSync(work, { recursive: true, force: true });
