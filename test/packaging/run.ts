@@ -2,9 +2,8 @@
 // document outside the repository, lints each tarball with publint and @arethetypeswrong/cli, installs the
 // tarballs into fresh Express, Fastify, Hono and memory-only hosts outside the workspace (effect only where a
 // host registers an Effect Schema type), type-checks them strictly and runs them, and runs a memory host installed by
-// Yarn with Plug'n'Play. Exits non-zero on the first
-// failure. Independent steps (packs, lints, hosts) run a few at a time: most of their time is npm's and tsc's
-// start-up and the registry's latency.
+// Yarn with Plug'n'Play. Exits non-zero on the first failure. Independent steps (packs, lints, hosts) run a few at a
+// time: most of their time is npm's and tsc's start-up and the registry's latency.
 import { spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

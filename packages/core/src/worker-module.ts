@@ -208,7 +208,8 @@ const quoteOption = (a: string) => (/[ "\\]/.test(a) ? `"${a.replace(/["\\]/g, "
  * The environment for a worker thread: the host's, unless its NODE_OPTIONS holds module loaders or preloads
  * (`--require @opentelemetry/auto-instrumentations-node/register`, `--import tsx`), which Node runs again in every
  * worker given no `env` (a tracing SDK started in each of the kit's threads), or `--inspect-brk`: then the same
- * without them (Yarn's Plug'n'Play runtime stays). Undefined when there is nothing to drop (the Worker's default, the host's environment as it is).
+ * without them (Yarn's Plug'n'Play runtime stays). Undefined when there is nothing to drop (the Worker's default,
+ * the host's environment as it is).
  */
 export function workerEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv | undefined {
   const value = env.NODE_OPTIONS;
