@@ -26,6 +26,10 @@ export class CannedReplies {
   #loadedAt = 0;
   #triedAt = 0;
   #loading: Promise<void> | undefined;
+  /** When a typed shortcut last matched nothing in the list. */
+  #missedAt = 0;
+  /** A read put off until RETRY_MS after the last one began. */
+  #retry: ReturnType<typeof setTimeout> | undefined;
   #shown: CannedReply[] = [];
   #active = 0;
 
@@ -54,11 +58,36 @@ export class CannedReplies {
   /** Reads the product's canned replies; a failure leaves the last list (the reply box works without them). A shortcut
    * typed while the list was being read is suggested from the new list once it is in, whatever started the read. */
   load(): Promise<void> {
-    this.#loading ??= this.#read().finally(() => {
-      this.#loading = undefined;
-      if (this.#focused() && this.#typed()) this.#suggest();
-    });
+    if (!this.#loading) {
+      const began = Date.now();
+      this.#loading = this.#read().finally(() => {
+        this.#loading = undefined;
+        if (!this.#focused() || !this.#typed()) return;
+        this.#suggest(false);
+        // a key found nothing while this read was out: the read may predate a reply saved just before, so once more
+        if (!this.#shown.length && this.#missedAt >= began) this.#missed();
+      });
+    }
     return this.#loading;
+  }
+
+  /**
+   * A typed shortcut matched nothing: the list may predate a reply saved since. It is read again, at once, or after
+   * the read in flight (which reads once more if it still finds nothing), or RETRY_MS after the last read began: a
+   * miss is never dropped, so a shortcut typed whole in the meantime is still suggested.
+   */
+  #missed() {
+    this.#missedAt = Date.now();
+    if (this.#loading || this.#retry) return;
+    const wait = this.#triedAt + RETRY_MS - this.#missedAt;
+    if (wait <= 0) {
+      void this.load();
+      return;
+    }
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      if (this.#focused() && this.#typed()) void this.load();
+    }, wait);
   }
 
   #focused() {
@@ -89,7 +118,8 @@ export class CannedReplies {
     return { start: box.selectionStart - m[2]!.length - 1, query: m[2]!.toLowerCase() };
   }
 
-  #suggest() {
+  /** `byKey`: the agent typed or moved the cursor (a miss asks for the list again); else a read just ended. */
+  #suggest(byKey = true) {
     const t = this.#typed();
     if (!t) return this.#hide();
     const starts = this.#replies.filter((r) => r.shortcut.startsWith(t.query));
@@ -99,7 +129,7 @@ export class CannedReplies {
     this.#shown = [...starts, ...within].slice(0, 8);
     if (!this.#shown.length) {
       this.#hide();
-      if (!this.#loading && Date.now() - this.#triedAt > RETRY_MS) void this.load();
+      if (byKey) this.#missed();
       return;
     }
     this.#active = Math.min(this.#active, this.#shown.length - 1);
