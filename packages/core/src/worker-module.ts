@@ -123,13 +123,16 @@ const LOADER = /^(--(import|loader|experimental-loader|require)(=|$)|-r$)/;
  * resolve at all in such a project, so every thread needs it, as it had before the kit took loaders out.
  */
 const PNP = /(^|[/\\=])\.pnp\.([cm]?js|loader\.mjs)$/;
-/** A loader or preload the kit's threads do without: every one but Yarn's resolution. */
-const dropsLoader = (option: string[]) => LOADER.test(option[0]!) && !PNP.test(option.at(-1)!);
 /**
  * Debugger options that pause a thread at its start until a debugger resumes it: a host debugged with
  * `node --inspect-brk` would wait on its database. The kit's threads are debugged through the host's session.
  */
 const PAUSES = /^--(inspect-brk|inspect-brk-node|inspect-wait)(=|$)/;
+/**
+ * Whether a thread takes this option of the host's: not a loader or preload (but Yarn's resolution), and not a
+ * debugger pause. Said once for the command line and for NODE_OPTIONS.
+ */
+const forThreads = (option: string[]) => !(LOADER.test(option[0]!) && !PNP.test(option.at(-1)!)) && !PAUSES.test(option[0]!);
 /** Always refused in a worker's `execArgv` (it sets the process's title): makes every probe below throw, never start. */
 const PROBE_FLAG = "--title=mountkit-probe";
 const accepted = new Map<string, boolean>();
@@ -166,7 +169,7 @@ function acceptedInWorker(option: string[]): boolean {
  */
 export function workerExecArgv(argv: readonly string[] = process.execArgv): string[] {
   return optionsOf(argv)
-    .filter((o) => !dropsLoader(o) && !PAUSES.test(o[0]!) && acceptedInWorker(o))
+    .filter((o) => forThreads(o) && acceptedInWorker(o))
     .flat();
 }
 
@@ -215,10 +218,19 @@ export function workerEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessE
   const value = env.NODE_OPTIONS;
   if (!value) return undefined;
   const options = optionsOf(splitNodeOptions(value));
-  const kept = options.filter((o) => !dropsLoader(o) && !PAUSES.test(o[0]!));
+  const kept = options.filter(forThreads);
   if (kept.length === options.length) return undefined;
   const rest = kept.flat().map(quoteOption).join(" ");
   const out: NodeJS.ProcessEnv = { ...env, NODE_OPTIONS: rest };
   if (!rest) delete out.NODE_OPTIONS;
   return out;
+}
+
+/**
+ * What a Worker (or a pool of them) of the kit's takes from the host: `execArgv` from workerExecArgv, and `env` from
+ * workerEnv when it has one (else the Worker's default, the host's environment).
+ */
+export function workerOptions(): { execArgv: string[]; env?: NodeJS.ProcessEnv } {
+  const env = workerEnv();
+  return { execArgv: workerExecArgv(), ...(env ? { env } : {}) };
 }

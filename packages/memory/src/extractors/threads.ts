@@ -3,7 +3,7 @@
 // waits in a bounded queue, has a time limit, and a thread that throws or dies fails only its own episode.
 import { availableParallelism } from "node:os";
 import type { Logger } from "@mountkit/core";
-import { prepareWorkerModule, type WorkerModuleSpec, workerEnv, workerExecArgv, workerModule } from "@mountkit/core/worker-module";
+import { prepareWorkerModule, type WorkerModuleSpec, workerModule, workerOptions } from "@mountkit/core/worker-module";
 import { Piscina } from "piscina";
 import type { RelationSpec } from "../domain/relations.js";
 import type { ExtractionThreadsOptions, OwnedExtractor } from "../runtime/types.js";
@@ -84,7 +84,6 @@ function acquire(s: PoolSettings, logger: Logger | undefined): SharedPool {
   const key = JSON.stringify(s);
   let shared = pools.get(key);
   if (!shared) {
-    const env = workerEnv();
     const pool = new Piscina({
       filename: s.file,
       name: "analyse",
@@ -92,8 +91,7 @@ function acquire(s: PoolSettings, logger: Logger | undefined): SharedPool {
       maxThreads: s.size,
       maxQueue: s.maxQueue,
       idleTimeout: s.idleMs,
-      execArgv: workerExecArgv(),
-      ...(env ? { env } : {}),
+      ...workerOptions(),
     });
     // a thread that fails while it holds no episode is only logged (an EventEmitter with no listener would throw)
     pool.on("error", (err: unknown) => logger?.warn("extraction thread failed", { error: String(err) }));

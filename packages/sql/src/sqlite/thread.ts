@@ -1,7 +1,7 @@
 // One SQLite connection thread as seen from the main thread: send a statement, await its answer. Ref'ed only while
 // a statement is out, so an idle database never keeps the host's process alive (as a plain connection would not).
 import { Worker } from "node:worker_threads";
-import { prepareWorkerModule, type WorkerModuleSpec, workerEnv, workerExecArgv, workerModule } from "@mountkit/core/worker-module";
+import { prepareWorkerModule, type WorkerModuleSpec, workerModule, workerOptions } from "@mountkit/core/worker-module";
 import type { Answer, QueryError, QueryReply, Statement, ThreadInit, ThreadReady } from "./protocol.js";
 
 export type { Answer, Statement };
@@ -36,14 +36,7 @@ export interface SqliteThread {
 }
 
 export function startThread(init: ThreadInit): SqliteThread {
-  const env = workerEnv();
-  const worker = new Worker(new URL(moduleUrl()), {
-    workerData: init,
-    execArgv: workerExecArgv(),
-    ...(env ? { env } : {}),
-    stdout: false,
-    stderr: false,
-  });
+  const worker = new Worker(new URL(moduleUrl()), { workerData: init, ...workerOptions(), stdout: false, stderr: false });
   const waiting = new Map<number, { resolve(a: Answer[]): void; reject(e: Error): void }>();
   let next = 1;
   let dead: Error | undefined;
