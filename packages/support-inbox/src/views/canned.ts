@@ -58,16 +58,14 @@ export class CannedReplies {
   /** Reads the product's canned replies; a failure leaves the last list (the reply box works without them). A shortcut
    * typed while the list was being read is suggested from the new list once it is in, whatever started the read. */
   load(): Promise<void> {
-    if (!this.#loading) {
-      const began = Date.now();
-      this.#loading = this.#read().finally(() => {
-        this.#loading = undefined;
-        if (!this.#focused() || !this.#typed()) return;
-        this.#suggest(false);
-        // a key found nothing while this read was out: the read may predate a reply saved just before, so once more
-        if (!this.#shown.length && this.#missedAt >= began) this.#missed();
-      });
-    }
+    this.#loading ??= this.#read().finally(() => {
+      this.#loading = undefined;
+      if (!this.#focused() || !this.#typed()) return;
+      this.#suggest(false);
+      // a key found nothing while this read was out (reads go one at a time: #triedAt is when it began): the read may
+      // predate a reply saved just before, so once more
+      if (!this.#shown.length && this.#missedAt >= this.#triedAt) this.#missed();
+    });
     return this.#loading;
   }
 
