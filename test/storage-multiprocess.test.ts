@@ -137,12 +137,21 @@ forEachDatabase("two server processes on one database", () => {
     const brains = WORK_KEYS.map((w) => w.brain);
     await waitDone(brains, n);
 
-    const jobs = await db.kysely
-      .selectFrom("jobs")
-      .select(["id", "state", "attempts", "locked_by", "payload", "group_key"])
-      .where("queue", "=", EXTRACTION_QUEUE)
-      .execute();
-    const mine = jobs.filter((j) => ids.includes(JSON.parse(j.payload).episodeId));
+    const extractionJobs = async () => {
+      const jobs = await db.kysely
+        .selectFrom("jobs")
+        .select(["id", "state", "attempts", "locked_by", "payload", "group_key"])
+        .where("queue", "=", EXTRACTION_QUEUE)
+        .execute();
+      return jobs.filter((j) => ids.includes(JSON.parse(j.payload).episodeId));
+    };
+    // a worker records a finished job with its next claim, just after the episode's commit: wait for those too
+    const deadline = Date.now() + 10_000;
+    let mine = await extractionJobs();
+    while (mine.some((j) => j.state === "running") && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      mine = await extractionJobs();
+    }
     expect(mine).toHaveLength(n);
     for (const j of mine) expect({ state: j.state, attempts: Number(j.attempts) }).toEqual({ state: "done", attempts: 1 });
     for (const j of mine) expect(j.group_key).toBe(JSON.parse(j.payload).brainId);
