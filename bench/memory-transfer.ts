@@ -1,12 +1,14 @@
 // `npm run bench -- memory-transfer [--edges N] [--per-episode N] [--store sqlite,postgres]`: moving a brain
 // (docs/memory.md#export-and-import) and erasing a subject (docs/memory.md#erasure) at scale. For each engine it
 // loads a brain of N edges (default 100k) by importing a generated JSON Lines export (no extraction), exports it
-// to a file (export edges/s), imports that file into a second brain (import edges/s), then erases one subject of
-// the first brain with `forgetSubject` and prints the time and what went. SQLite is a file under a temp DATA_DIR;
+// to a file (export edges/s), imports that file into a second brain (import edges/s), imports the same brain with every
+// episode stored in one millisecond into a third (a batch ingest's export: "one-instant import edges/s"), then erases
+// one subject of the first brain with `forgetSubject` and prints the time and what went. SQLite is a file under a temp DATA_DIR;
 // PostgreSQL comes from MOUNTKIT_BENCH_PG_URL or a throwaway local cluster (skipped, with the reason, without
 // initdb/pg_ctl).
-import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
+
 import { once } from "node:events";
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createMemoryService } from "@mountkit/memory";
@@ -42,8 +44,9 @@ const line = (type: string, record: Record<string, unknown>) => `${JSON.stringif
 /**
  * A brain of `edges` edges as an export file's lines, `perEpisode` edges per episode: 144 people, the cities and
  * organisations, one edge in ten invalidated (all four time fields set). Yields chunks of a few hundred lines.
+ * `oneInstant`: every episode was stored (createdAt) in the same millisecond, as a batch ingest stores them.
  */
-export function* generatedExport(edges: number, perEpisode: number): Generator<string> {
+export function* generatedExport(edges: number, perEpisode: number, oneInstant = false): Generator<string> {
   const r = rng(26);
   const pick = <T>(a: readonly T[]) => a[Math.floor(r() * a.length)]!;
   const t0 = Date.UTC(2024, 0, 1);
@@ -95,7 +98,7 @@ export function* generatedExport(edges: number, perEpisode: number): Generator<s
       content: facts.join(" "),
       metadata: { source: "bench", n: e },
       occurredAt: at,
-      createdAt: at,
+      createdAt: oneInstant ? t0 : at,
       status: "done",
       error: null,
       entityIds: [...named],
@@ -132,6 +135,7 @@ interface Row extends Record<string, string | number> {
   "export edges/s": number;
   "export MB": number;
   "import edges/s": number;
+  "one-instant import edges/s": number;
   "erase subject ms": number;
   erased: string;
 }
@@ -159,7 +163,13 @@ async function measure(name: StoreName, edges: number, perEpisode: number, dir: 
     const imported = await service.api.importBrain("copy", createReadStream(file));
     const importRate = edges / ((performance.now() - t) / 1000);
     if (imported.counts.edges !== edges) throw new Error(`${name}: imported ${imported.counts.edges} edges of ${edges}`);
-    // 4. one subject erased in the 100k-edge brain (the second brain holds as many again in the same tables)
+    // 4. the same brain, every episode stored in one millisecond: each new episode follows the newest one, which
+    // an index must find without reading the others of that millisecond
+    t = performance.now();
+    await opened.store.createBrain({ brain: { id: "instant", name: "instant", createdAt: Date.now() } });
+    await service.api.importBrain("instant", generatedExport(edges, perEpisode, true));
+    const instantRate = edges / ((performance.now() - t) / 1000);
+    // 5. one subject erased in the 100k-edge brain (the other two brains hold as many again in the same tables)
     // ent_b_0 is a person named in about 1 episode in 30: every such episode goes whole, with its edges
     const subject = "ent_b_0";
     t = performance.now();
@@ -172,6 +182,7 @@ async function measure(name: StoreName, edges: number, perEpisode: number, dir: 
       "export edges/s": exportRate,
       "export MB": statSync(file).size / 1e6,
       "import edges/s": importRate,
+      "one-instant import edges/s": instantRate,
       "erase subject ms": eraseMs,
       erased: `${r.removed.episodes.length} ep, ${r.removed.edges.length} edges, ${r.removed.entities.length} ent`,
     };

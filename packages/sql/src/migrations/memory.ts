@@ -298,5 +298,20 @@ export const memoryMigrations: MigrationSet = {
         ]);
       },
     },
+    {
+      version: 28,
+      name: "episodes: a brain's newest by time then insertion order, read from an index (the turn a new one follows)",
+      async up(db, dialect) {
+        // newEpisodeConversation reads the newest episode by (created_at, insertion order). memory_episodes_newest
+        // breaks ties by id, so every episode of the newest millisecond was read and sorted (EXPLAIN: USE TEMP B-TREE
+        // FOR LAST TERM OF ORDER BY): an import of an export whose episodes share a time read all the earlier ones for
+        // each new one. SQLite's index ends with the rowid on its own.
+        await exec(db, [
+          dialect === "postgres"
+            ? "create index memory_episodes_inserted on memory_episodes (brain_id, created_at desc, ord desc)"
+            : "create index memory_episodes_inserted on memory_episodes (brain_id, created_at)",
+        ]);
+      },
+    },
   ],
 };

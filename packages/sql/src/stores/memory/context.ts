@@ -26,13 +26,20 @@ export async function newEpisodeConversation(trx: Db, pg: boolean, episode: Epis
   const named = conversationKey(episode.metadata);
   if (named !== null) return named;
   if (episode.content.length > INFERRED_TURN_CHARS) return null;
-  const order = sql.raw(pg ? "ord" : "rowid");
-  const r = await sql<{ occurred_at: number | string; conversation: string | null }>`
-    select occurred_at, conversation from memory_episodes
-    where brain_id = ${episode.brainId}
-    order by created_at desc, ${order} desc limit 1`.execute(trx);
-  const previous = r.rows[0];
+  const previous = (await newestEpisodeQuery(pg, episode.brainId).execute(trx)).rows[0];
   return episodeConversation(episode, previous ? { occurredAt: Number(previous.occurred_at), conversation: previous.conversation } : null);
+}
+
+/**
+ * The brain's latest stored episode: greatest created_at, then last inserted (rowid, or `ord` on PostgreSQL). Read
+ * from memory_episodes_inserted, never by sorting the episodes of that millisecond (an import's can be thousands).
+ */
+export function newestEpisodeQuery(pg: boolean, brainId: string) {
+  const order = sql.raw(pg ? "ord" : "rowid");
+  return sql<{ id: string; occurred_at: number | string; conversation: string | null }>`
+    select id, occurred_at, conversation from memory_episodes
+    where brain_id = ${brainId}
+    order by created_at desc, ${order} desc limit 1`;
 }
 
 /**
