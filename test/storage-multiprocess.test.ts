@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { call } from "./harness.js";
 import { createTestDatabase, forEachDatabase, type TestDatabase } from "./sql-targets.js";
 import { type ServerProcess, startServer } from "./storage/server-process.js";
+import { eventually } from "./support/raw-http.js";
 import { waitFor, watch } from "./support/sse.js";
 
 const QUOTA_KEY = "mk_multiprocess_quota_key_0001";
@@ -116,8 +117,7 @@ forEachDatabase("two server processes on one database", () => {
     );
 
   async function waitDone(brains: string[], n: number) {
-    const deadline = Date.now() + 90_000;
-    while ((await doneCount(brains)) < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    await eventually(async () => (await doneCount(brains)) >= n, 90_000, 200);
     expect(await doneCount(brains)).toBe(n);
   }
 
@@ -146,12 +146,8 @@ forEachDatabase("two server processes on one database", () => {
       return jobs.filter((j) => ids.includes(JSON.parse(j.payload).episodeId));
     };
     // a worker records a finished job with its next claim, just after the episode's commit: wait for those too
-    const deadline = Date.now() + 10_000;
-    let mine = await extractionJobs();
-    while (mine.some((j) => j.state === "running") && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      mine = await extractionJobs();
-    }
+    let mine: Awaited<ReturnType<typeof extractionJobs>> = [];
+    await eventually(async () => !(mine = await extractionJobs()).some((j) => j.state === "running"), 10_000, 100);
     expect(mine).toHaveLength(n);
     for (const j of mine) expect({ state: j.state, attempts: Number(j.attempts) }).toEqual({ state: "done", attempts: 1 });
     for (const j of mine) expect(j.group_key).toBe(JSON.parse(j.payload).brainId);
