@@ -51,6 +51,13 @@ export async function resolveContradictions(
 ): Promise<void> {
   const table = run.deps.relations ?? relationTable();
   const closedStored = new Set<string>(run.invalidations.map((i) => i.id));
+  // two edges conflict only under one relation: each is compared with its relation's edges, in the episode's order
+  const byRelation = new Map<string, EdgeRecord[]>();
+  for (const o of edges) {
+    const list = byRelation.get(o.relation);
+    if (list) list.push(o);
+    else byRelation.set(o.relation, [o]);
+  }
   for (const e of [...edges].sort((a, b) => validFrom(a) - validFrom(b))) {
     await run.slice();
     const info = table.info(e.relation);
@@ -67,10 +74,15 @@ export async function resolveContradictions(
         conflicts(e, s, info, !generic.has(e)) &&
         (validAfter(s, validFrom(e)) || info.immutable),
     );
-    const fresh = edges.filter(
-      (o) =>
-        o !== e && conflicts(e, o, info, !generic.has(e) && !generic.has(o)) && validAfter(o, validFrom(e)) && validFrom(o) <= validFrom(e),
-    );
+    const fresh = byRelation
+      .get(e.relation)!
+      .filter(
+        (o) =>
+          o !== e &&
+          conflicts(e, o, info, !generic.has(e) && !generic.has(o)) &&
+          validAfter(o, validFrom(e)) &&
+          validFrom(o) <= validFrom(e),
+      );
     for (const old of [...stored, ...fresh]) {
       const isFresh = fresh.includes(old);
       if (!isFresh && (info.immutable || validFrom(old) === validFrom(e))) {
