@@ -12,21 +12,6 @@ const FUZZY_THRESHOLD = 0.93;
 
 const kindsCompatible = (a: EntityKind, b: EntityKind) => a === b || a === "other" || b === "other";
 
-/**
- * `nameKey` remembered per spelling: resolving a large episode compares each name with every entity met so
- * far (issue #24), and folding the same spellings again dominated the stage. Cleared past a bound.
- */
-const keyMemo = new Map<string, string>();
-function memoKey(name: string): string {
-  let k = keyMemo.get(name);
-  if (k === undefined) {
-    if (keyMemo.size >= 20_000) keyMemo.clear();
-    k = nameKey(name);
-    keyMemo.set(name, k);
-  }
-  return k;
-}
-
 /** Characters of a key counted in 32 buckets (each letter has one of its own; digits share theirs). */
 function bagOf(key: string): Uint16Array {
   const bag = new Uint16Array(32);
@@ -83,8 +68,8 @@ const facetMemo = new WeakMap<Readonly<EntityRecord>, Facets>();
 function facets(e: Readonly<EntityRecord>): Facets {
   let f = facetMemo.get(e);
   if (!f || f.name !== e.name || f.aliases !== e.aliases || f.aliasCount !== e.aliases.length) {
-    const keys = [e.name, ...e.aliases].map(memoKey).filter(Boolean);
-    f = { name: e.name, aliases: e.aliases, aliasCount: e.aliases.length, keys, tokens: memoKey(e.name).split(" ") };
+    const keys = [e.name, ...e.aliases].map(nameKey).filter(Boolean);
+    f = { name: e.name, aliases: e.aliases, aliasCount: e.aliases.length, keys, tokens: nameKey(e.name).split(" ") };
     facetMemo.set(e, f);
   }
   return f;
@@ -155,16 +140,16 @@ function mergeInto(resolved: ResolvedEntity, extracted: ExtractedEntity, now: nu
   const rec = resolved.record;
   const surface = [extracted.name, ...(extracted.aliases ?? [])];
   // the longest spelling becomes the name: "Alice" seen before, "Alice Moreau" now
-  const tokenCount = (s: string) => memoKey(s).split(" ").length;
+  const tokenCount = (s: string) => nameKey(s).split(" ").length;
   for (const s of surface) {
-    if (rec.kind === "person" && tokenCount(s) > tokenCount(rec.name) && memoKey(s).startsWith(memoKey(rec.name).split(" ")[0]!)) {
+    if (rec.kind === "person" && tokenCount(s) > tokenCount(rec.name) && nameKey(s).startsWith(nameKey(rec.name).split(" ")[0]!)) {
       if (!rec.aliases.includes(rec.name)) rec.aliases.push(rec.name);
       rec.name = s;
       resolved.changed = true;
     }
   }
   for (const s of surface) {
-    if (s !== rec.name && !rec.aliases.includes(s) && memoKey(s) && rec.aliases.length < 32) {
+    if (s !== rec.name && !rec.aliases.includes(s) && nameKey(s) && rec.aliases.length < 32) {
       rec.aliases.push(s);
       resolved.changed = true;
     }
@@ -271,7 +256,7 @@ export function createResolver(run: EpisodeRun): Resolver {
   };
 
   async function resolve(extracted: ExtractedEntity): Promise<ResolvedEntity | null> {
-    const key = memoKey(extracted.name);
+    const key = nameKey(extracted.name);
     if (!key) return null;
     const kind = extracted.kind;
     const q = queryOf(key, kind);
@@ -318,7 +303,7 @@ export function createResolver(run: EpisodeRun): Resolver {
 
   return {
     resolve,
-    byName: (name) => index.get(memoKey(name)),
+    byName: (name) => index.get(nameKey(name)),
   };
 }
 

@@ -5,8 +5,25 @@ import { fold } from "./tokenize.js";
 const HONORIFICS = new Set(["mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam", "mx"]);
 const ORG_SUFFIXES = new Set(["inc", "corp", "corporation", "ltd", "llc", "plc", "gmbh", "sa", "co", "company", "ag"]);
 
+/**
+ * Keys already made, per spelling: extraction and resolution ask for the same names' keys again and again (a 50 KB
+ * episode names some 600 entities, each met in many sentences and compared with many others), and folding them
+ * again was a tenth of the extraction thread's work. Cleared past a bound; one per thread.
+ */
+const made = new Map<string, string>();
+
 /** Canonical key of a name: folded, punctuation and honorifics removed, possessive dropped. */
 export function nameKey(name: string): string {
+  let k = made.get(name);
+  if (k === undefined) {
+    if (made.size >= 20_000) made.clear();
+    k = foldedKey(name);
+    made.set(name, k);
+  }
+  return k;
+}
+
+function foldedKey(name: string): string {
   const parts = fold(name)
     .replace(/['’]s\b/g, "")
     .replace(/[^\p{L}\p{N}]+/gu, " ")
