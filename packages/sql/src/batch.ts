@@ -1,6 +1,7 @@
 // Statements that do not read each other's results, sent together: on SQLite one round trip to the writer thread
 // carries them all (inside the caller's transaction when it has one; reads alone outside one go to a reader thread);
 // on PostgreSQL they run one after another.
+import { timeSlicer } from "@mountkit/core";
 import type { Compilable, CompiledQuery, Kysely, QueryResult, RawBuilder } from "kysely";
 import { type CheckedQuery, CheckFailed, EXPECT, type Expectation, meets } from "./check.js";
 import { batchQuery } from "./sqlite/thread-driver.js";
@@ -20,8 +21,14 @@ export async function executeBatch(
   queries: ReadonlyArray<BatchItem>,
   options: { commits?: boolean } = {},
 ): Promise<QueryResult<unknown>[]> {
-  // a raw builder compiles with the executor it is given (a builder ignores it): `db`'s, so the same compiler and checks
-  const compiled = queries.map((q) => (q as { compile(provider: Kysely<any>): CompiledQuery }).compile(db));
+  // a raw builder compiles with the executor it is given (a builder ignores it): `db`'s, so the same compiler and checks.
+  // A batch of thousands of rows takes tens of milliseconds to compile: the host's loop gets a turn between statements
+  const compiled: CompiledQuery[] = [];
+  const turn = timeSlicer();
+  for (const q of queries) {
+    compiled.push((q as { compile(provider: Kysely<any>): CompiledQuery }).compile(db));
+    await turn();
+  }
   if (!pg && options.commits && db.isTransaction) return (await db.executeQuery(batchQuery(compiled, true))).rows as QueryResult<unknown>[];
   if (compiled.length === 0) return [];
   if (pg || compiled.length === 1) {

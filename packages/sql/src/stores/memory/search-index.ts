@@ -1,6 +1,7 @@
 // Full-text index writes of the SQL memory store: a row's analysed text goes to its `search` tsvector on
 // PostgreSQL, to the brain's FTS5 table on SQLite (fts.ts), in the transaction that writes the row.
 
+import { timeSlicer } from "@mountkit/core";
 import { type EdgeRecord, searchTerms } from "@mountkit/memory";
 import { sql } from "kysely";
 import { type BatchItem, executeBatch } from "../../batch.js";
@@ -90,7 +91,10 @@ export async function indexedInserts<T extends { id: string }>(
   const CHUNK = 200;
   const fts = pg ? null : sql.table(await ctx.ftsByBrain.ensure(trx, kind, brainId));
   const out: BatchItem[] = [];
+  // a large episode's commit analyses the text of some 2,000 rows: the host's loop gets a turn between chunks
+  const turn = timeSlicer();
   for (let i = 0; i < items.length; i += CHUNK) {
+    if (i > 0) await turn();
     const chunk = items.slice(i, i + CHUNK);
     const terms = chunk.map((item) => searchTerms(text(item)));
     out.push(
