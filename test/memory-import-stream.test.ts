@@ -20,12 +20,13 @@ const CLIENT = fileURLToPath(new URL("./fixtures/import-client.mjs", import.meta
 // a full collection before each sample: what is measured is what the process holds, not garbage not yet collected.
 // Twice: V8 (Node 22 and 24 most) frees a collection's dead ArrayBuffers on a background sweeper after it returns, so
 // right after one collection `arrayBuffers` still counts the socket chunks already read and dropped (spikes of 4 to 14
-// MiB in one sample). The next collection waits for that sweep before it starts.
+// MiB in one sample). The next collection, a young-generation one (a full one more held this process's server loop
+// past the loop-delay guard on a loaded machine), waits for that sweep before it starts.
 setFlagsFromString("--expose-gc");
-const collect = runInNewContext("gc") as () => void;
+const collect = runInNewContext("gc") as (options?: { type: "major" | "minor" }) => void;
 const gc = () => {
   collect();
-  collect();
+  collect({ type: "minor" });
 };
 const keyOf = (brain: string) => `mk_test_stream_${brain}_0123456789`;
 
