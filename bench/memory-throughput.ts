@@ -3,14 +3,14 @@
 // conversation, then waited for until every episode is extracted. In process (`api.createEpisode`) and over HTTP
 // (`inFlight` POSTs at a time, from this process to the service in a process of its own), each on a fresh SQLite file,
 // in one run so the two share the machine's load; the load average and the service's process's CPU time (all its
-// threads: HTTP, pipeline, SQLite, extraction) are printed beside.
+// threads: HTTP, pipeline, SQLite, extraction; and its main thread alone, the host's event loop) are printed beside.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createMemoryService, type MemoryService } from "@mountkit/memory";
 import { allMigrations, openDatabase, sqlMemoryStore } from "@mountkit/sql";
-import { spawnTarget } from "./lib.js";
+import { mainThreadCpuMs, spawnTarget } from "./lib.js";
 
 const KEY = "mk_bench_throughput_0123456789";
 
@@ -62,6 +62,8 @@ export interface ThroughputRow {
   perSecond: number;
   /** Episodes per CPU-second of this process (every thread). */
   perCpuSecond: number;
+  /** CPU ms per episode of the main thread alone (the host's event loop); NaN where it cannot be read (not Linux). */
+  mainMsPerEpisode: number;
   /** Worst event-loop delay while it ran, ms. */
   worstLoop: number;
   /** 1-minute load average at the start and the end. */
@@ -137,12 +139,14 @@ export async function measureThroughput(
     loop.enable();
     const t0 = performance.now();
     const c0 = process.cpuUsage();
+    const main0 = mainThreadCpuMs();
     await postAll(turns, inFlight, async (t) => {
       await service.api.createEpisode(t.brainId, { content: t.content, occurredAt: Date.parse(t.occurredAt), metadata: t.metadata });
     });
     await service.worker.idle();
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(c0);
+    const main1 = mainThreadCpuMs();
     loop.disable();
     const edges = await countEdges(service, brains);
     return {
@@ -151,6 +155,7 @@ export async function measureThroughput(
       seconds,
       perSecond: turns.length / seconds,
       perCpuSecond: turns.length / ((cpu.user + cpu.system) / 1e6),
+      mainMsPerEpisode: main0 !== undefined && main1 !== undefined ? (main1 - main0) / turns.length : Number.NaN,
       worstLoop: loop.max / 1e6,
       load: [load0, loadavg()[0]!],
       edges,
@@ -186,7 +191,7 @@ async function overHttp(
     });
     const idle = target.expect("idle ");
     target.send("idle");
-    const [, cpuMs, worstLoop, edges] = (await idle).split(" ").map(Number) as [number, number, number, number];
+    const [, cpuMs, worstLoop, edges, mainMs] = (await idle).split(" ").map(Number) as [number, number, number, number, number];
     const seconds = (performance.now() - t0) / 1000;
     return {
       via: "HTTP",
@@ -194,6 +199,7 @@ async function overHttp(
       seconds,
       perSecond: turns.length / seconds,
       perCpuSecond: turns.length / (cpuMs / 1000),
+      mainMsPerEpisode: mainMs / turns.length,
       worstLoop,
       load: [load0, loadavg()[0]!],
       edges,
@@ -214,14 +220,14 @@ export async function runThroughput(dataset: string, options: { turns?: number; 
     `T. ingestion throughput on LoCoMo turns (${turns.length} turns, ${new Set(turns.map((t) => t.brainId)).size} brains, one per conversation): queue and store on SQLite, extraction on worker threads; stored then extracted (target 300 episodes/s over HTTP); over HTTP the service runs in a process of its own and this process is its client (CPU and loop delay: the service's process)`,
   );
   console.log(
-    `   ${"via".padEnd(10)} ${"episodes/s".padStart(11)} ${"per CPU-s".padStart(10)} ${"seconds".padStart(8)} ${"worst loop".padStart(11)} ${"edges".padStart(6)}   load (1 min) start -> end`,
+    `   ${"via".padEnd(10)} ${"episodes/s".padStart(11)} ${"per CPU-s".padStart(10)} ${"main ms/ep".padStart(11)} ${"seconds".padStart(8)} ${"worst loop".padStart(11)} ${"edges".padStart(6)}   load (1 min) start -> end`,
   );
   const rows: ThroughputRow[] = [];
   for (const via of ["in-process", "HTTP"] as const) {
     const r = await measureThroughput(turns, via, options);
     rows.push(r);
     console.log(
-      `   ${via.padEnd(10)} ${r.perSecond.toFixed(0).padStart(11)} ${r.perCpuSecond.toFixed(0).padStart(10)} ${r.seconds.toFixed(1).padStart(8)} ${`${r.worstLoop.toFixed(1)} ms`.padStart(11)} ${String(r.edges).padStart(6)}   ${r.load[0].toFixed(1)} -> ${r.load[1].toFixed(1)} (${availableParallelism()} cores)`,
+      `   ${via.padEnd(10)} ${r.perSecond.toFixed(0).padStart(11)} ${r.perCpuSecond.toFixed(0).padStart(10)} ${(Number.isNaN(r.mainMsPerEpisode) ? "n/a" : r.mainMsPerEpisode.toFixed(2)).padStart(11)} ${r.seconds.toFixed(1).padStart(8)} ${`${r.worstLoop.toFixed(1)} ms`.padStart(11)} ${String(r.edges).padStart(6)}   ${r.load[0].toFixed(1)} -> ${r.load[1].toFixed(1)} (${availableParallelism()} cores)`,
     );
   }
   const [inProcess, viaHttp] = rows;

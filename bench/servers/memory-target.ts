@@ -2,9 +2,11 @@
 // framework, so that ingestion over HTTP is measured as a host serves it: the client in another process.
 // argv: <framework> <worker concurrency or "default">; env BENCH_BRAINS: brain ids, comma-separated, each given the key
 // `${BENCH_KEY}_${index}`. stdin: "start" -> "started" (CPU and loop delay counted from here); "idle" -> after every
-// episode is extracted, "idle <CPU ms of every thread of this process> <worst loop delay ms> <edges>".
+// episode is extracted, "idle <CPU ms of every thread of this process> <worst loop delay ms> <edges> <CPU ms of the
+// main thread, or NaN off Linux>".
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { FRAMEWORKS, type Framework, listen } from "../../examples/server/src/listen.js";
+import { mainThreadCpuMs } from "../lib.js";
 import { benchMemory, countEdges } from "../memory-throughput.js";
 import { onCommands } from "./control.js";
 
@@ -23,18 +25,22 @@ const running = await listen(framework, [service]);
 
 const loop = monitorEventLoopDelay({ resolution: 10 });
 let cpu0 = process.cpuUsage();
+let main0 = mainThreadCpuMs();
 async function command(cmd: string) {
   if (cmd === "start") {
     loop.reset();
     loop.enable();
     cpu0 = process.cpuUsage();
+    main0 = mainThreadCpuMs();
     process.stdout.write("started\n");
   } else if (cmd === "idle") {
     await service.worker.idle();
     const cpu = process.cpuUsage(cpu0);
+    const main1 = mainThreadCpuMs();
     loop.disable();
     const edges = await countEdges(service, brains);
-    process.stdout.write(`idle ${(cpu.user + cpu.system) / 1000} ${loop.max / 1e6} ${edges}\n`);
+    const mainMs = main0 !== undefined && main1 !== undefined ? main1 - main0 : Number.NaN;
+    process.stdout.write(`idle ${(cpu.user + cpu.system) / 1000} ${loop.max / 1e6} ${edges} ${mainMs}\n`);
   }
 }
 
