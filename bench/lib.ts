@@ -8,18 +8,18 @@ import { fileURLToPath } from "node:url";
 export const now = () => performance.timeOrigin + performance.now();
 
 /**
- * CPU time of this process's main thread alone (the host's event loop), ms; undefined where /proc is missing (not
- * Linux). `process.cpuUsage()` counts every thread: the kit's SQLite and extraction threads and V8's helpers too.
+ * CPU time of this process's main thread alone (the host's event loop), ms; NaN where /proc is missing (not Linux), so
+ * a difference of two readings is NaN there too. `process.cpuUsage()` counts every thread: the kit's SQLite and extraction threads and V8's helpers too.
  * Read from /proc/self/task/<pid>/stat (utime and stime, fields 14 and 15, in clock ticks of 10 ms).
  */
-export function mainThreadCpuMs(): number | undefined {
+export function mainThreadCpuMs(): number {
   try {
     const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
     // the fields after the command name, which is in parentheses and may hold spaces: field 3 is the first
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
-    return undefined;
+    return Number.NaN;
   }
 }
 

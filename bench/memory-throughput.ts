@@ -155,7 +155,7 @@ export async function measureThroughput(
       seconds,
       perSecond: turns.length / seconds,
       perCpuSecond: turns.length / ((cpu.user + cpu.system) / 1e6),
-      mainMsPerEpisode: main0 !== undefined && main1 !== undefined ? (main1 - main0) / turns.length : Number.NaN,
+      mainMsPerEpisode: (main1 - main0) / turns.length,
       worstLoop: loop.max / 1e6,
       load: [load0, loadavg()[0]!],
       edges,

@@ -39,8 +39,7 @@ async function command(cmd: string) {
     const main1 = mainThreadCpuMs();
     loop.disable();
     const edges = await countEdges(service, brains);
-    const mainMs = main0 !== undefined && main1 !== undefined ? main1 - main0 : Number.NaN;
-    process.stdout.write(`idle ${(cpu.user + cpu.system) / 1000} ${loop.max / 1e6} ${edges} ${mainMs}\n`);
+    process.stdout.write(`idle ${(cpu.user + cpu.system) / 1000} ${loop.max / 1e6} ${edges} ${main1 - main0}\n`);
   }
 }
 
